@@ -1,0 +1,83 @@
+"""Atomic file writes: temp file in the same folder, fsync, os.replace.
+
+A reader never sees a half-written file; a killed writer leaves only a `.tmp-*` file that the next
+run ignores and overwrites.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path next to `path`; on success fsync it and rename it into place."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".tmp-{target.name}.", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        with open(tmp_path, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp_path, target)
+        _fsync_dir(target.parent)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
+    """Open a temp file for writing that replaces `path` only when the block succeeds."""
+    with atomic_path(path) as tmp:
+        enc = None if "b" in mode else encoding
+        with open(tmp, mode, encoding=enc) as fh:
+            yield fh
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_text(path: str | Path, text: str) -> None:
+    with atomic_open(path) as fh:
+        fh.write(text)
+
+
+def write_json(path: str | Path, obj: Any) -> None:
+    with atomic_open(path) as fh:
+        json.dump(obj, fh, indent=2, ensure_ascii=False, default=str)
+        fh.write("\n")
+
+
+def write_parquet(path: str | Path, data: pl.DataFrame | pa.Table) -> None:
+    """Write a DataFrame/Table as Parquet (zstd) atomically."""
+    table = data.to_arrow() if isinstance(data, pl.DataFrame) else data
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+
+
+def write_csv(path: str | Path, df: pl.DataFrame) -> None:
+    with atomic_path(path) as tmp:
+        df.write_csv(tmp)
