@@ -1,0 +1,118 @@
+"""The record: what every input (folder, JSONL, WARC, Parquet, crawl) becomes before extraction."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pyarrow as pa
+
+RECORD_FIELDS: tuple[pa.Field, ...] = (
+    pa.field("source", pa.string()),
+    pa.field("offset", pa.int64()),
+    pa.field("url", pa.string()),
+    pa.field("fetched_at", pa.timestamp("us", tz="UTC")),
+    pa.field("status", pa.int32()),
+    pa.field("content_type", pa.string()),
+    pa.field("body", pa.binary()),
+    pa.field("given_text", pa.string()),
+    pa.field("http_charset", pa.string()),
+)
+RECORD_SCHEMA = pa.schema(list(RECORD_FIELDS))
+RECORD_COLUMNS = tuple(f.name for f in RECORD_FIELDS)
+
+ERROR_SCHEMA = pa.schema(
+    [
+        pa.field("source", pa.string()),
+        pa.field("offset", pa.int64()),
+        pa.field("url", pa.string()),
+        pa.field("stage", pa.string()),
+        pa.field("code", pa.string()),
+        pa.field("message", pa.string()),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class ErrorRow:
+    """One input record that did not become a page, and why (one line, no traceback)."""
+
+    source: str
+    offset: int | None
+    url: str | None
+    stage: str
+    code: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RecordBatch:
+    """A batch of records plus the error rows met while reading them."""
+
+    records: pa.Table
+    errors: list[ErrorRow] = field(default_factory=list)
+
+
+def records_table(rows: Sequence[Mapping[str, Any]], extra_columns: Iterable[str] = ()) -> pa.Table:
+    """Build a record table from dicts; missing record fields are null, extra columns are strings.
+
+    Extra input fields that collide with record/page column names are renamed `input_<name>`.
+    """
+    arrays: dict[str, pa.Array] = {}
+    for f in RECORD_FIELDS:
+        arrays[f.name] = pa.array([r.get(f.name) for r in rows], type=f.type)
+    for name in extra_columns:
+        out = f"input_{name}" if name in RESERVED_COLUMNS else name
+        values = [r.get(name) for r in rows]
+        try:
+            arrays[out] = pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            arrays[out] = pa.array([None if v is None else str(v) for v in values], type=pa.string())
+    return pa.table(arrays)
+
+
+def errors_table(errors: Sequence[ErrorRow]) -> pa.Table:
+    return pa.Table.from_pylist([e.to_dict() for e in errors], schema=ERROR_SCHEMA)
+
+
+def normalize_url(url: str) -> str:
+    """Canonical form used for doc_id: lower-case scheme/host, no default port, no fragment."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return url.strip()
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower().rstrip(".")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = host
+    if port and not ((scheme == "http" and port == 80) or (scheme == "https" and port == 443)):
+        netloc = f"{host}:{port}"
+    path = parts.path or "/"
+    return urlunsplit((scheme, netloc, path, parts.query, ""))
+
+
+def doc_id_for(url: str | None, source: str, offset: int | None) -> str:
+    """Stable id across runs: hash of the normalized URL, else of source#offset."""
+    key = normalize_url(url) if url else f"{source}#{offset}"
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+# Columns the pipeline writes into pages.parquet; input fields with these names get an `input_` prefix.
+RESERVED_COLUMNS = frozenset(
+    {
+        *RECORD_COLUMNS,
+        "doc_id", "final_url", "host", "registered_domain", "content_hash", "title", "text",
+        "published", "license", "sitename", "author", "lang", "word_count", "paragraphs",
+        "html_hidden_text", "html_bytes", "html_truncated", "extractor", "encoding",
+        "injection_findings", "html",
+    }
+)
