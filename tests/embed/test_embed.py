@@ -1,0 +1,119 @@
+"""Embedder API: protocol, normalisation, disk-cache hits, model selection (never distils)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trustaudit.embed import (
+    CachedEmbedder,
+    Embedder,
+    HashingEmbedder,
+    ModelUnavailableError,
+    cache_root,
+    get_embedder,
+)
+from trustaudit.policy.corpus import EmbeddingPolicy
+
+
+class CountingEmbedder:
+    """Counts texts actually computed, to prove cache hits compute nothing."""
+
+    def __init__(self) -> None:
+        self.inner = HashingEmbedder(64)
+        self.name = "counting-64"
+        self.dim = 64
+        self.computed = 0
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self.computed += len(texts)
+        return self.inner.encode(texts)
+
+
+def test_hashing_embedder_contract() -> None:
+    emb = HashingEmbedder(128)
+    assert isinstance(emb, Embedder)
+    vecs = emb.encode(
+        ["the cat sat on the mat", "the cat sat on a mat", "quarterly bank earnings", ""]
+    )
+    assert vecs.shape == (4, 128) and vecs.dtype == np.float32
+    norms = np.linalg.norm(vecs, axis=1)
+    assert np.allclose(norms[:3], 1.0, atol=1e-5) and norms[3] == 0.0
+    sims = vecs @ vecs.T
+    assert sims[0, 1] > 0.5 > sims[0, 2]
+    assert np.array_equal(emb.encode(["the cat sat on the mat"])[0], vecs[0])  # deterministic
+    assert emb.encode([]).shape == (0, 128)
+
+
+def test_cache_hit_path_recomputes_nothing(tmp_path: Path) -> None:
+    inner = CountingEmbedder()
+    texts = ["alpha beta gamma", "delta epsilon", "alpha beta gamma"]
+    first = CachedEmbedder(inner, tmp_path / "c").encode(texts)
+    assert inner.computed == 2  # duplicate inside one call is computed once
+    # A new process-level wrapper reads the parts from disk: nothing is recomputed.
+    again = CachedEmbedder(inner, tmp_path / "c")
+    second = again.encode([*texts, "new text"])
+    assert inner.computed == 3 and again.hits == 3 and again.misses == 1
+    assert np.allclose(first, second[:3], atol=2e-3)  # float16 storage
+    assert np.allclose(np.linalg.norm(second, axis=1), 1.0, atol=1e-5)
+
+
+def test_cache_compacts_parts(tmp_path: Path) -> None:
+    inner = CountingEmbedder()
+    c = CachedEmbedder(inner, tmp_path, compact_at=3)
+    for i in range(5):
+        c.encode([f"text number {i}"])
+    assert len(list(tmp_path.glob("part-*.npz"))) == 5
+    c2 = CachedEmbedder(inner, tmp_path, compact_at=3)
+    c2.encode(["text number 0"])
+    assert len(list(tmp_path.glob("part-*.npz"))) == 1 and c2.hits == 1
+
+
+def test_damaged_part_is_ignored(tmp_path: Path) -> None:
+    (tmp_path / "part-bad.npz").write_bytes(b"not a zip")
+    c = CachedEmbedder(CountingEmbedder(), tmp_path)
+    assert c.encode(["x y z"]).shape == (1, 64)
+
+
+def test_get_embedder_hashing_is_cached_per_process(tmp_path: Path) -> None:
+    pol = EmbeddingPolicy(static_model="hashing-32", cache_dir=str(tmp_path))
+    a = get_embedder(pol)
+    assert a is get_embedder(pol)
+    assert a.name == "hashing-32" and a.dim == 32
+    a.encode(["some paragraph text"])
+    assert list((tmp_path / "embeddings" / "hashing-32").glob("part-*.npz"))
+
+
+def test_cache_root_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRUSTAUDIT_CACHE", str(tmp_path / "env"))
+    assert cache_root(EmbeddingPolicy()) == tmp_path / "env"
+    assert cache_root(EmbeddingPolicy(cache_dir=str(tmp_path / "p"))) == tmp_path / "p"
+    monkeypatch.delenv("TRUSTAUDIT_CACHE")
+    assert cache_root(None) == Path.home() / ".cache" / "trustaudit"
+
+
+def test_unknown_static_model_is_a_diagnostic_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelUnavailableError) as exc:
+        get_embedder(EmbeddingPolicy(static_model="no-such-model", cache_dir=str(tmp_path)))
+    assert exc.value.hint
+
+
+@pytest.mark.slow
+def test_default_static_model_end_to_end() -> None:
+    """The real default: distils once into the shared cache (~45 s on 2 cores) unless prepared."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    emb = get_embedder(EmbeddingPolicy())
+    assert emb.name == "minilm-static-256" and emb.dim == 256
+    v = emb.encode(
+        [
+            "The cat sat on the mat and purred.",
+            "A kitten rested on the rug, purring.",
+            "The central bank raised interest rates by half a point.",
+        ]
+    )
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)
+    assert v[0] @ v[1] > v[0] @ v[2] + 0.2
