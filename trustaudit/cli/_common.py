@@ -56,8 +56,8 @@ def guarded(func: F) -> F:
         except KeyboardInterrupt:
             fail("interrupted; re-run the same command to resume")
             raise typer.Exit(130) from None
-        except Exception as exc:
-            if os.environ.get("TRUSTAUDIT_DEBUG"):
+        except (Exception, BaseException) as exc:  # pyo3 panics derive from BaseException
+            if isinstance(exc, GeneratorExit) or os.environ.get("TRUSTAUDIT_DEBUG"):
                 raise
             fail(
                 f"internal error: {type(exc).__name__}: {exc}",

@@ -39,7 +39,9 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 
 
 @contextlib.contextmanager
-def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
+def atomic_open(
+    path: str | Path, mode: str = "w", encoding: str | None = "utf-8"
+) -> Iterator[IO[Any]]:
     """Open a temp file for writing that replaces `path` only when the block succeeds."""
     with atomic_path(path) as tmp:
         enc = None if "b" in mode else encoding

@@ -73,7 +73,9 @@ def records_table(rows: Sequence[Mapping[str, Any]], extra_columns: Iterable[str
         try:
             arrays[out] = pa.array(values)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
-            arrays[out] = pa.array([None if v is None else str(v) for v in values], type=pa.string())
+            arrays[out] = pa.array(
+                [None if v is None else str(v) for v in values], type=pa.string()
+            )
     return pa.table(arrays)
 
 
@@ -110,9 +112,26 @@ def doc_id_for(url: str | None, source: str, offset: int | None) -> str:
 RESERVED_COLUMNS = frozenset(
     {
         *RECORD_COLUMNS,
-        "doc_id", "final_url", "host", "registered_domain", "content_hash", "title", "text",
-        "published", "license", "sitename", "author", "lang", "word_count", "paragraphs",
-        "html_hidden_text", "html_bytes", "html_truncated", "extractor", "encoding",
-        "injection_findings", "html",
+        "doc_id",
+        "final_url",
+        "host",
+        "registered_domain",
+        "content_hash",
+        "title",
+        "text",
+        "published",
+        "license",
+        "sitename",
+        "author",
+        "lang",
+        "word_count",
+        "paragraphs",
+        "html_hidden_text",
+        "html_bytes",
+        "html_truncated",
+        "extractor",
+        "encoding",
+        "injection_findings",
+        "html",
     }
 )

@@ -185,7 +185,11 @@ def _toml_value(v: Any) -> str:
 def policy_toml(policy: Policy) -> str:
     """The effective policy as a commented TOML document (what `trustaudit policy show` prints)."""
     lines: list[str] = []
-    top = [f for f in dataclasses.fields(policy) if not dataclasses.is_dataclass(getattr(policy, f.name))]
+    top = [
+        f
+        for f in dataclasses.fields(policy)
+        if not dataclasses.is_dataclass(getattr(policy, f.name))
+    ]
     for f in top:
         lines.append(f"# {f.metadata.get('doc', '')}")
         lines.append(f"{f.name} = {_toml_value(getattr(policy, f.name))}")

@@ -46,7 +46,9 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
             return tuple(_coerce(v, args[0], f"{where}[{i}]") for i, v in enumerate(value))
         if len(args) != len(value):
             raise PolicyError(f"{where}: expected {len(args)} items, got {len(value)}")
-        return tuple(_coerce(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(args, value, strict=True)))
+        return tuple(
+            _coerce(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(args, value, strict=True))
+        )
     if origin in (dict, Mapping) or tp is dict:
         if not isinstance(value, Mapping):
             raise PolicyError(f"{where}: expected a table, got {type(value).__name__}")
@@ -57,7 +59,16 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
     if tp is bool:
         if isinstance(value, bool):
             return value
-        if isinstance(value, str) and value.lower() in {"true", "1", "yes", "on", "false", "0", "no", "off"}:
+        if isinstance(value, str) and value.lower() in {
+            "true",
+            "1",
+            "yes",
+            "on",
+            "false",
+            "0",
+            "no",
+            "off",
+        }:
             return value.lower() in {"true", "1", "yes", "on"}
         raise PolicyError(f"{where}: expected true/false, got {value!r}")
     if tp is float:
@@ -92,7 +103,9 @@ def build(cls: type[T], data: Mapping[str, Any], where: str = "policy") -> T:
     names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(data) - names)
     if unknown:
-        raise PolicyError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(names))})")
+        raise PolicyError(
+            f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(names))})"
+        )
     kwargs = {k: _coerce(v, hints[k], f"{where}.{k}") for k, v in data.items()}
     try:
         return cls(**kwargs)
@@ -106,7 +119,9 @@ def merge(base: Any, data: Mapping[str, Any], where: str = "policy") -> Any:
     names = {f.name for f in dataclasses.fields(base)}
     unknown = sorted(set(data) - names)
     if unknown:
-        raise PolicyError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(names))})")
+        raise PolicyError(
+            f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(names))})"
+        )
     changes: dict[str, Any] = {}
     for key, value in data.items():
         current = getattr(base, key)

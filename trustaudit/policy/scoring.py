@@ -34,7 +34,9 @@ class Bands:
 
 @dataclass(frozen=True)
 class DomainPolicy:
-    allowlist_files: tuple[str, ...] = opt((), "allowlist files (plain, hosts-file or ||domain^ lines)")
+    allowlist_files: tuple[str, ...] = opt(
+        (), "allowlist files (plain, hosts-file or ||domain^ lines)"
+    )
     blocklist_files: tuple[str, ...] = opt((), "blocklist files (same formats)")
     domain_info_file: str = opt("", "CSV with columns domain, created (ISO date) for domain age")
     age_cap_years: float = opt(5.0, "age sub-score = min(age_days/365, cap)/cap")
@@ -45,7 +47,9 @@ class DomainPolicy:
     age_weight: float = opt(0.6, "domain = age_weight*age + activity_weight*activity")
     activity_weight: float = opt(0.4, "see age_weight")
     young_domain_days: int = opt(90, "domains younger than this get reason DOMAIN_YOUNG")
-    anchor_bonus_per_anchor: float = opt(0.05, "domain sub-score bonus per distinct anchor domain linking in")
+    anchor_bonus_per_anchor: float = opt(
+        0.05, "domain sub-score bonus per distinct anchor domain linking in"
+    )
     anchor_bonus_cap: float = opt(0.15, "maximum anchor bonus")
 
 
@@ -53,7 +57,9 @@ class DomainPolicy:
 class AffiliatePolicy:
     extra_hosts: tuple[str, ...] = opt((), "affiliate hosts added to the bundled list")
     extra_params: tuple[str, ...] = opt((), "affiliate query parameters added to the bundled list")
-    extra_disclosure_phrases: tuple[str, ...] = opt((), "disclosure phrases added to the bundled ones")
+    extra_disclosure_phrases: tuple[str, ...] = opt(
+        (), "disclosure phrases added to the bundled ones"
+    )
     min_words: int = opt(100, "pages with fewer words get the neutral 0.5")
     dense_per_1k: float = opt(10.0, "density above this without disclosure -> 0.1 and quarantine")
     high_per_1k: float = opt(5.0, "density above this -> 0.4 disclosed / 0.25 undisclosed")
@@ -62,7 +68,9 @@ class AffiliatePolicy:
 @dataclass(frozen=True)
 class TextualPolicy:
     weight: float = opt(0.10, "max penalty subtracted from trust by textual signals (0 disables)")
-    max_dup_line_frac: float = opt(0.30, "duplicate-line character fraction above this is penalised")
+    max_dup_line_frac: float = opt(
+        0.30, "duplicate-line character fraction above this is penalised"
+    )
     max_superlative_per_100w: float = opt(3.0, "superlatives per 100 words above this is penalised")
     min_lexical_density: float = opt(0.30, "distinct/total words below this is penalised")
     thin_words: int = opt(150, "pages with fewer words get reason TEXT_THIN")
@@ -70,8 +78,14 @@ class TextualPolicy:
 
 @dataclass(frozen=True)
 class ExtractPolicy:
-    max_html_bytes: int = opt(5_000_000, "HTML beyond this is cut before extraction (reason HTML_TRUNCATED)")
+    max_html_bytes: int = opt(
+        5_000_000, "HTML beyond this is cut before extraction (reason HTML_TRUNCATED)"
+    )
     max_record_bytes: int = opt(50_000_000, "records larger than this become error rows")
-    doc_timeout_s: float = opt(10.0, "per-document extraction budget; past it a fast fallback is used")
+    doc_timeout_s: float = opt(
+        10.0, "per-document extraction budget; past it a fast fallback is used"
+    )
     batch_size: int = opt(64, "records per map batch")
-    trafilatura_fast: bool = opt(True, "trafilatura fast mode (no fallback extractors): ~1.4x faster")
+    trafilatura_fast: bool = opt(
+        True, "trafilatura fast mode (no fallback extractors): ~1.4x faster"
+    )

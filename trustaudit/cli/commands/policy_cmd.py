@@ -10,13 +10,17 @@ import typer
 from trustaudit.cli._common import guarded
 from trustaudit.policy import load_policy, policy_hash, policy_toml
 
-policy_app = typer.Typer(help="Inspect the policy (weights, bands, lists, rules).", no_args_is_help=True)
+policy_app = typer.Typer(
+    help="Inspect the policy (weights, bands, lists, rules).", no_args_is_help=True
+)
 
 
 @policy_app.command("show")
 @guarded
 def show(
-    policy: Path | None = typer.Option(None, "--policy", "-p", help="Policy TOML (default ./trustaudit.toml)."),
+    policy: Path | None = typer.Option(
+        None, "--policy", "-p", help="Policy TOML (default ./trustaudit.toml)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of commented TOML."),
 ) -> None:
     """Print the effective policy: defaults < trustaudit.toml < TRUSTAUDIT_* env.
@@ -25,7 +29,11 @@ def show(
     """
     p = load_policy(policy)
     if as_json:
-        typer.echo(json.dumps({"hash": policy_hash(p), "policy": p.to_dict()}, indent=2, ensure_ascii=False))
+        typer.echo(
+            json.dumps(
+                {"hash": policy_hash(p), "policy": p.to_dict()}, indent=2, ensure_ascii=False
+            )
+        )
     else:
         typer.echo(f"# effective trustaudit policy (hash {policy_hash(p)})")
         typer.echo(policy_toml(p), nl=False)

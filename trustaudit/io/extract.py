@@ -1,0 +1,505 @@
+"""Map stage: a record table -> pages, links and error rows.
+
+Runs per batch in worker processes. Per document: decode, cheap metadata from meta tags/JSON-LD with
+lexbor (selectolax), links, main text with trafilatura under a time budget (trafilatura has no timeout
+of its own), and the raw-HTML injection scan. One pathological page degrades to a fast fallback
+extraction; it never stalls or kills the batch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import re
+import signal
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import pyarrow as pa
+from selectolax.lexbor import LexborHTMLParser
+
+from trustaudit.io.decode import charset_from_content_type, decode_html, looks_binary
+from trustaudit.io.records import RECORD_COLUMNS, ErrorRow, doc_id_for
+from trustaudit.policy import Policy
+
+FINDING_TYPE = pa.struct(
+    [
+        pa.field("location", pa.string()),
+        pa.field("technique", pa.string()),
+        pa.field("snippet", pa.string()),
+        pa.field("offset", pa.int64()),
+        pa.field("rule", pa.string()),
+        pa.field("score", pa.float64()),
+    ]
+)
+
+PAGE_SCHEMA = pa.schema(
+    [
+        pa.field("doc_id", pa.string()),
+        pa.field("url", pa.string()),
+        pa.field("final_url", pa.string()),
+        pa.field("url_source", pa.string()),
+        pa.field("host", pa.string()),
+        pa.field("source", pa.string()),
+        pa.field("offset", pa.int64()),
+        pa.field("fetched_at", pa.timestamp("us", tz="UTC")),
+        pa.field("status", pa.int32()),
+        pa.field("content_type", pa.string()),
+        pa.field("content_hash", pa.string()),
+        pa.field("title", pa.string()),
+        pa.field("text", pa.string()),
+        pa.field("published", pa.date32()),
+        pa.field("license", pa.string()),
+        pa.field("sitename", pa.string()),
+        pa.field("author", pa.string()),
+        pa.field("lang", pa.string()),
+        pa.field("word_count", pa.int64()),
+        pa.field("paragraphs", pa.list_(pa.string())),
+        pa.field("html_hidden_text", pa.string()),
+        pa.field("html_bytes", pa.int64()),
+        pa.field("html_truncated", pa.bool_()),
+        pa.field("extractor", pa.string()),
+        pa.field("encoding", pa.string()),
+        pa.field("injection_findings", pa.list_(FINDING_TYPE)),
+    ]
+)
+
+LINK_SCHEMA = pa.schema(
+    [
+        pa.field("doc_id", pa.string()),
+        pa.field("href", pa.string()),
+        pa.field("host", pa.string()),
+        pa.field("rel", pa.list_(pa.string())),
+        pa.field("anchor_text", pa.string()),
+        pa.field(
+            "_record", pa.string()
+        ),  # source#offset, so duplicate records' links can be dropped
+    ]
+)
+
+_HTML_TYPES = ("text/html", "application/xhtml", "text/plain", "application/xml", "text/xml")
+_DATE_RE = re.compile(r"(19[89]\d|20\d\d)[-/.](1[0-2]|0?[1-9])[-/.](3[01]|[12]\d|0?[1-9])(?!\d)")
+_JSONLD_DATE = re.compile(r'"datePublished"\s*:\s*"([^"]{8,40})"')
+_JSONLD_AUTHOR = re.compile(r'"author"\s*:\s*(?:\[\s*)?\{[^{}]*?"name"\s*:\s*"([^"]{1,120})"')
+_JSONLD_LICENSE = re.compile(r'"license"\s*:\s*"([^"]{1,300})"')
+_DATE_METAS = (
+    "article:published_time",
+    "og:published_time",
+    "datepublished",
+    "date",
+    "pubdate",
+    "publishdate",
+    "dc.date",
+    "dc.date.issued",
+    "dcterms.date",
+    "dcterms.created",
+    "citation_publication_date",
+    "sailthru.date",
+    "parsely-pub-date",
+    "publish-date",
+)
+_SKIP_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "object")
+_MAX_LINKS = 5000
+_MAX_PARAGRAPHS = 400
+
+
+class _Timeout(BaseException):
+    """BaseException so library code's `except Exception` cannot swallow the budget."""
+
+
+@contextlib.contextmanager
+def time_budget(seconds: float) -> Iterator[None]:
+    """Raise _Timeout after `seconds` (main thread only; elsewhere no budget is enforced)."""
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _raise(signum: int, frame: Any) -> None:
+        raise _Timeout()
+
+    old = signal.signal(signal.SIGALRM, _raise)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@dataclass
+class ExtractResult:
+    pages: pa.Table
+    links: pa.Table
+    errors: list[ErrorRow] = field(default_factory=list)
+
+
+def valid_url(url: str) -> bool:
+    """http(s) with a host, or file:. Everything else (javascript:, data:, garbage) is not a page URL."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    if parts.scheme in ("http", "https"):
+        host = parts.hostname or ""
+        return bool(host) and not any(c in host for c in " <>\"'{}|\\^`") and ".." not in host
+    return parts.scheme == "file"
+
+
+def host_of(url: str | None) -> str | None:
+    if not url:
+        return None
+    try:
+        return (urlsplit(url).hostname or "").lower().rstrip(".") or None
+    except ValueError:
+        return None
+
+
+def _parse_date(value: str | None) -> date | None:
+    if not value:
+        return None
+    m = _DATE_RE.search(value)
+    if not m:
+        return None
+    try:
+        d = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
+    return d if d.year <= datetime.now(UTC).year + 1 else None
+
+
+def _meta(tree: LexborHTMLParser) -> dict[str, str]:
+    """All <meta> name/property/itemprop -> content (first wins), keys lower-cased."""
+    out: dict[str, str] = {}
+    for node in tree.css("meta"):
+        attrs = node.attributes
+        key = (
+            attrs.get("property")
+            or attrs.get("name")
+            or attrs.get("itemprop")
+            or attrs.get("http-equiv")
+        )
+        content = attrs.get("content")
+        if key and content and key.lower() not in out:
+            out[key.lower()] = content.strip()
+    return out
+
+
+def _metadata(tree: LexborHTMLParser, head_html: str) -> dict[str, Any]:
+    meta = _meta(tree)
+    title_node = tree.css_first("title")
+    title = (title_node.text(strip=True) if title_node else "") or meta.get("og:title") or None
+    canonical = None
+    license_ = None
+    for link in tree.css("link[rel]"):
+        rels = (link.attributes.get("rel") or "").lower().split()
+        href = link.attributes.get("href")
+        if not href:
+            continue
+        if "canonical" in rels and canonical is None:
+            canonical = href.strip()
+        if "license" in rels and license_ is None:
+            license_ = href.strip()
+    if license_ is None:
+        a = tree.css_first('a[rel~="license"]')
+        if a is not None:
+            license_ = a.attributes.get("href")
+    jsonld = " ".join(n.text() or "" for n in tree.css('script[type="application/ld+json"]'))[
+        :200_000
+    ]
+    published = None
+    for key in _DATE_METAS:
+        published = _parse_date(meta.get(key))
+        if published:
+            break
+    if published is None and jsonld:
+        m = _JSONLD_DATE.search(jsonld)
+        published = _parse_date(m.group(1)) if m else None
+    if published is None:
+        t = tree.css_first("time[datetime]")
+        published = _parse_date(t.attributes.get("datetime")) if t is not None else None
+    author = meta.get("author") or meta.get("article:author") or meta.get("dc.creator")
+    if not author and jsonld:
+        m = _JSONLD_AUTHOR.search(jsonld)
+        author = m.group(1) if m else None
+    if license_ is None:
+        license_ = meta.get("license") or meta.get("dc.rights") or meta.get("dcterms.license")
+        if license_ is None and jsonld:
+            m = _JSONLD_LICENSE.search(jsonld)
+            license_ = m.group(1) if m else None
+    html_node = tree.css_first("html")
+    lang = html_node.attributes.get("lang") if html_node is not None else None
+    lang = lang or meta.get("content-language") or meta.get("og:locale") or meta.get("language")
+    if lang:
+        lang = re.split(r"[-_]", lang.strip().lower())[0][:8] or None
+    return {
+        "title": title[:1000] if title else None,
+        "canonical": canonical,
+        "og_url": meta.get("og:url"),
+        "published": published,
+        "license": license_[:500] if license_ else None,
+        "sitename": meta.get("og:site_name") or meta.get("application-name"),
+        "author": author[:200] if author else None,
+        "lang": lang,
+    }
+
+
+def _links(tree: LexborHTMLParser, base: str | None, doc_id: str) -> list[dict[str, Any]]:
+    base_node = tree.css_first("base[href]")
+    if base_node is not None and base:
+        base = urljoin(base, base_node.attributes.get("href") or "")
+    out: list[dict[str, Any]] = []
+    for node in tree.css("a[href], area[href]"):
+        href = (node.attributes.get("href") or "").strip()
+        if not href or href.startswith("#"):
+            continue
+        low = href[:12].lower().replace("\t", "").replace("\n", "")
+        if low.startswith(
+            ("javascript:", "data:", "mailto:", "tel:", "vbscript:", "about:", "blob:")
+        ):
+            continue  # never followed, never counted as a link
+        try:
+            absolute = urljoin(base, href) if base else href
+            parts = urlsplit(absolute)
+        except ValueError:
+            continue
+        if parts.scheme not in ("http", "https"):
+            continue
+        rel = (node.attributes.get("rel") or "").lower().split()
+        text = node.text(deep=True, separator=" ", strip=True)[:200]
+        out.append(
+            {
+                "doc_id": doc_id,
+                "href": absolute[:2000],
+                "host": (parts.hostname or "").lower() or None,
+                "rel": rel,
+                "anchor_text": text,
+            }
+        )
+        if len(out) >= _MAX_LINKS:
+            break
+    return out
+
+
+def _fallback_text(tree: LexborHTMLParser) -> str:
+    """Cheap main-text guess used when trafilatura finds nothing or runs out of time."""
+    tree.strip_tags(list(_SKIP_TAGS))
+    blocks = [
+        n.text(deep=True, separator=" ", strip=True)
+        for n in tree.css("p, li, h1, h2, h3, blockquote")
+    ]
+    blocks = [b for b in blocks if len(b) > 1]
+    if blocks:
+        return "\n".join(blocks)
+    body = tree.body
+    return body.text(separator="\n", strip=True) if body is not None else ""
+
+
+def _trafilatura(html: str, url: str | None, fast: bool) -> str | None:
+    import trafilatura
+
+    return trafilatura.extract(
+        html,
+        url=url,
+        fast=fast,
+        include_comments=False,
+        include_tables=True,
+        deduplicate=False,
+        with_metadata=False,
+        output_format="txt",
+    )
+
+
+def _paragraphs(text: str) -> list[str]:
+    paras = [p.strip() for p in text.split("\n")]
+    return [p for p in paras if p][:_MAX_PARAGRAPHS]
+
+
+def _scan(
+    html: str | None, text: str | None, policy: Policy
+) -> tuple[list[dict[str, Any]], str | None]:
+    if not policy.injection.enabled:
+        return [], None
+    try:
+        from trustaudit import injection
+    except ImportError:  # scanner not installed in this build
+        return [], None
+    try:
+        if html is not None:
+            res = injection.scan_html(html, policy.injection)
+            return list(res.findings), res.hidden_text or None
+        hits = injection.detect_text(text or "")
+        return [dict(h) for h in hits], None
+    except Exception:  # the scanner promises never to raise; belt and braces
+        return [], None
+
+
+def extract_record(
+    rec: dict[str, Any], policy: Policy
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]], ErrorRow | None]:
+    """One record -> (page row, link rows, error). Exactly one of page/error is set."""
+    source, offset, url = rec.get("source") or "", rec.get("offset"), rec.get("url")
+
+    def err(code: str, message: str) -> tuple[None, list[dict[str, Any]], ErrorRow]:
+        return None, [], ErrorRow(source, offset, url, "extract", code, message)
+
+    if url is not None and not valid_url(url):
+        return err("BAD_URL", f"not an http(s) or file URL: {url[:200]!r}")
+    status = rec.get("status")
+    if status is not None and status >= 400:
+        return err("HTTP_STATUS", f"HTTP status {status}")
+    if status is not None and 300 <= status < 400:
+        return err("HTTP_REDIRECT", f"HTTP status {status} (a redirect, not a page)")
+    ctype = (rec.get("content_type") or "").lower()
+    if ctype and not ctype.startswith(_HTML_TYPES):
+        return err("NOT_HTML", f"content type {ctype[:80]!r} is not HTML or text")
+    body: bytes | None = rec.get("body")
+    given_text: str | None = rec.get("given_text")
+    x = policy.extract
+    page: dict[str, Any] = {
+        "source": source,
+        "offset": offset,
+        "fetched_at": rec.get("fetched_at"),
+        "status": status,
+        "content_type": rec.get("content_type"),
+        "html_truncated": False,
+        "html_bytes": len(body or b""),
+        "published": None,
+        "license": None,
+        "sitename": None,
+        "author": None,
+        "lang": None,
+        "title": None,
+        "html_hidden_text": None,
+    }
+    links: list[dict[str, Any]] = []
+    url_source = rec.get("url_origin") or "input"
+    if body is None:
+        if given_text is None:
+            return err("EMPTY_BODY", "record has neither HTML nor text")
+        text = given_text
+        page.update(
+            extractor="given_text",
+            encoding=None,
+            content_hash=hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
+        )
+        findings, _ = _scan(None, text, policy)
+        final_url = url
+    else:
+        if not body.strip():
+            return err("EMPTY_BODY", "empty document")
+        if looks_binary(body):
+            return err("BINARY_CONTENT", f"binary content ({len(body)} bytes), not HTML")
+        page["content_hash"] = hashlib.sha256(body).hexdigest()
+        if len(body) > x.max_html_bytes:
+            body = body[: x.max_html_bytes]
+            page["html_truncated"] = True
+        charset = rec.get("http_charset") or charset_from_content_type(rec.get("content_type"))
+        html, encoding, _decided = decode_html(body, charset)
+        page["encoding"] = encoding
+        tree = LexborHTMLParser(html)
+        meta = _metadata(tree, html)
+        final_url = url
+        for candidate, origin in (
+            (meta.pop("canonical"), "canonical"),
+            (meta.pop("og_url"), "og_url"),
+        ):
+            if url_source in ("sidecar", "file") and candidate:
+                absolute = urljoin(url, candidate) if url else candidate
+                if absolute.startswith(("http://", "https://")) and valid_url(absolute):
+                    final_url, url_source = absolute, origin
+                    break
+        page.update(meta)
+        findings, hidden = _scan(html, None, policy)
+        page["html_hidden_text"] = hidden
+        text = None
+        extractor = "trafilatura"
+        try:
+            with time_budget(x.doc_timeout_s):
+                text = _trafilatura(html, final_url, x.trafilatura_fast)
+        except _Timeout:
+            extractor = "fallback-timeout"
+        except Exception:  # trafilatura/lxml choke on some broken HTML
+            extractor = "fallback-error"
+        if not text:
+            if extractor == "trafilatura":
+                extractor = "fallback-empty"
+            text = _fallback_text(LexborHTMLParser(html))
+        page["extractor"] = extractor
+        base = final_url if final_url and final_url.startswith(("http://", "https://")) else url
+        links = _links(tree, base, "")
+    doc_id = doc_id_for(final_url, source, offset)
+    record_key = f"{source}#{offset}"
+    for link in links:
+        link["doc_id"] = doc_id
+        link["_record"] = record_key
+    paragraphs = _paragraphs(text)
+    page.update(
+        doc_id=doc_id,
+        url=final_url,
+        final_url=final_url,
+        url_source=url_source,
+        host=host_of(final_url),
+        text=text,
+        paragraphs=paragraphs,
+        word_count=len(text.split()),
+        injection_findings=findings,
+    )
+    if url_source in ("canonical", "og_url"):
+        page["final_url"] = final_url
+    return page, links, None
+
+
+def extract_records(records: pa.Table, policy: Policy) -> ExtractResult:
+    """The map stage over one batch. Never raises for a bad record: it becomes an ErrorRow."""
+    rows = records.to_pylist()
+    extra_cols = [c for c in records.column_names if c not in RECORD_COLUMNS]
+    pages: list[dict[str, Any]] = []
+    kept: list[int] = []
+    links: list[dict[str, Any]] = []
+    errors: list[ErrorRow] = []
+    for i, rec in enumerate(rows):
+        try:
+            page, page_links, error = extract_record(rec, policy)
+        except _Timeout:  # pragma: no cover - only if a budget fires outside trafilatura
+            page, page_links, error = (
+                None,
+                [],
+                ErrorRow(
+                    rec.get("source") or "",
+                    rec.get("offset"),
+                    rec.get("url"),
+                    "extract",
+                    "TIMEOUT",
+                    "extraction timed out",
+                ),
+            )
+        except Exception as exc:
+            page, page_links = None, []
+            error = ErrorRow(
+                rec.get("source") or "",
+                rec.get("offset"),
+                rec.get("url"),
+                "extract",
+                "EXTRACT_FAILED",
+                f"{type(exc).__name__}: {exc}"[:300],
+            )
+        if error is not None:
+            errors.append(error)
+            continue
+        assert page is not None
+        pages.append(page)
+        kept.append(i)
+        links.extend(page_links)
+    table = pa.Table.from_pylist(pages, schema=PAGE_SCHEMA)
+    if extra_cols and kept:
+        picked = records.select(extra_cols).take(pa.array(kept, type=pa.int64()))
+        for name in extra_cols:
+            table = table.append_column(name, picked.column(name))
+    elif extra_cols:
+        for name in extra_cols:
+            table = table.append_column(name, pa.nulls(0, records.schema.field(name).type))
+    return ExtractResult(table, pa.Table.from_pylist(links, schema=LINK_SCHEMA), errors)

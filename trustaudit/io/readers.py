@@ -1,0 +1,733 @@
+"""Input readers: folder of HTML, JSONL(.gz), WARC/ARC, Parquet -> streams of RecordBatch.
+
+Each reader is deterministic for the same input (so resume can skip committed batches by index),
+streams (never loads a whole corpus) and turns every bad record into an ErrorRow instead of raising.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, BinaryIO, Protocol
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from trustaudit.errors import UsageError
+from trustaudit.io.records import ErrorRow, RecordBatch, records_table
+
+HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".xhtml.gz")
+JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz", ".json.gz")
+WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
+PARQUET_SUFFIXES = (".parquet",)
+URL_LIST_SUFFIXES = (".txt", ".csv", ".urls")
+
+
+class Source(Protocol):
+    name: str
+    kind: str
+
+    def batches(self, batch_size: int) -> Iterator[RecordBatch]: ...
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _gunzip_capped(data: bytes, cap: int) -> bytes:
+    """Decompress gzip with a cap so a gzip bomb cannot exhaust memory."""
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    out = d.decompress(data, cap + 1)
+    if len(out) > cap:
+        raise ValueError(f"decompressed size exceeds {cap} bytes")
+    if not d.eof:
+        raise EOFError("gzip stream is truncated")
+    return out
+
+
+def _open_maybe_gz(path: Path) -> BinaryIO:
+    fh = open(path, "rb")  # noqa: SIM115 - returned to the caller's with-block
+    magic = fh.read(2)
+    fh.seek(0)
+    if magic == b"\x1f\x8b":
+        return gzip.GzipFile(fileobj=fh)  # type: ignore[return-value]
+    return fh
+
+
+def _chunks(rows: list[dict[str, Any]], errors: list[ErrorRow], extra: list[str]) -> RecordBatch:
+    return RecordBatch(records_table(rows, extra), list(errors))
+
+
+# ---------------------------------------------------------------- folder of HTML files
+@dataclass
+class FolderSource:
+    """A folder (searched recursively) or a single HTML file.
+
+    URL priority: <link rel=canonical>/og:url (decided at extraction) > urls.csv sidecar > file: URL.
+    """
+
+    path: Path
+    max_bytes: int = 50_000_000
+    kind: str = "folder"
+    files: list[Path] = field(init=False)
+    sidecar: dict[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.name = str(self.path)
+        if self.path.is_file():
+            self.files = [self.path]
+            base = self.path.parent
+        else:
+            base = self.path
+            self.files = sorted(
+                p
+                for p in self.path.rglob("*")
+                if p.is_file() and p.name.lower().endswith(HTML_SUFFIXES)
+            )
+        self.sidecar = _read_sidecar(base)
+        self.base = base
+
+    def batches(self, batch_size: int) -> Iterator[RecordBatch]:
+        rows: list[dict[str, Any]] = []
+        errors: list[ErrorRow] = []
+        for index, file in enumerate(self.files):
+            rel = file.relative_to(self.base).as_posix()
+            sidecar_url = self.sidecar.get(rel) or self.sidecar.get(file.name)
+            url = sidecar_url or file.resolve().as_uri()
+            try:
+                stat = file.stat()
+                if stat.st_size > self.max_bytes:
+                    raise ValueError(
+                        f"file is {stat.st_size} bytes, over the {self.max_bytes}-byte cap"
+                    )
+                data = file.read_bytes()
+                if data[:2] == b"\x1f\x8b":
+                    data = _gunzip_capped(data, self.max_bytes)
+            except (OSError, ValueError, EOFError, zlib.error) as exc:
+                code = "GZIP_CORRUPT" if isinstance(exc, EOFError | zlib.error) else "READ_FAILED"
+                if isinstance(exc, ValueError):
+                    code = "TOO_LARGE"
+                errors.append(ErrorRow(self.name, index, url, "read", code, f"{rel}: {exc}"))
+            else:
+                if not data.strip():
+                    errors.append(
+                        ErrorRow(
+                            self.name, index, url, "read", "EMPTY_FILE", f"{rel}: file is empty"
+                        )
+                    )
+                else:
+                    rows.append(
+                        {
+                            "source": self.name,
+                            "offset": index,
+                            "url": url,
+                            "fetched_at": datetime.fromtimestamp(stat.st_mtime, UTC),
+                            "body": data,
+                            "url_origin": "sidecar" if sidecar_url else "file",
+                            "source_file": rel,
+                        }
+                    )
+            if len(rows) + len(errors) >= batch_size:
+                yield _chunks(rows, errors, ["url_origin", "source_file"])
+                rows, errors = [], []
+        if rows or errors:
+            yield _chunks(rows, errors, ["url_origin", "source_file"])
+
+
+def _read_sidecar(folder: Path) -> dict[str, str]:
+    path = folder / "urls.csv"
+    if not path.is_file():
+        return {}
+    out: dict[str, str] = {}
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                name = (row.get("file") or row.get("path") or "").strip()
+                url = (row.get("url") or "").strip()
+                if name and url:
+                    out[name] = url
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise UsageError(f"cannot read URL sidecar {path}: {exc}") from None
+    return out
+
+
+# ---------------------------------------------------------------- JSONL
+_JSONL_RESERVED = {"url", "html", "text", "fetched_at", "status", "content_type"}
+
+
+@dataclass
+class JsonlSource:
+    """One JSON object per line with `url` and `html` (or `text`); other fields become columns."""
+
+    path: Path
+    max_bytes: int = 50_000_000
+    kind: str = "jsonl"
+
+    def __post_init__(self) -> None:
+        self.name = str(self.path)
+
+    def batches(self, batch_size: int) -> Iterator[RecordBatch]:
+        rows: list[dict[str, Any]] = []
+        errors: list[ErrorRow] = []
+        extra: dict[str, None] = {}
+        line_no = 0
+        try:
+            fh = _open_maybe_gz(self.path)
+        except OSError as exc:
+            yield RecordBatch(
+                records_table([]),
+                [ErrorRow(self.name, None, None, "read", "READ_FAILED", str(exc))],
+            )
+            return
+        with fh:
+            try:
+                for raw in fh:
+                    line_no += 1
+                    self._parse_line(raw, line_no, rows, errors, extra)
+                    if len(rows) + len(errors) >= batch_size:
+                        yield _chunks(rows, errors, list(extra))
+                        rows, errors, extra = [], [], {}
+            except (EOFError, OSError, zlib.error) as exc:
+                errors.append(
+                    ErrorRow(
+                        self.name,
+                        line_no + 1,
+                        None,
+                        "read",
+                        "GZIP_TRUNCATED",
+                        f"input is truncated or corrupt after line {line_no}: {exc}",
+                    )
+                )
+        if line_no == 0 and not rows:
+            errors.append(
+                ErrorRow(self.name, None, None, "read", "EMPTY_FILE", "file has no lines")
+            )
+        if rows or errors:
+            yield _chunks(rows, errors, list(extra))
+
+    def _parse_line(
+        self,
+        raw: bytes,
+        line_no: int,
+        rows: list[dict[str, Any]],
+        errors: list[ErrorRow],
+        extra: dict[str, None],
+    ) -> None:
+        if not raw.strip():
+            return
+        if len(raw) > self.max_bytes:
+            errors.append(
+                ErrorRow(
+                    self.name,
+                    line_no,
+                    None,
+                    "read",
+                    "TOO_LARGE",
+                    f"line {line_no} is {len(raw)} bytes",
+                )
+            )
+            return
+        try:
+            obj = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            errors.append(
+                ErrorRow(self.name, line_no, None, "read", "JSON_DECODE", f"line {line_no}: {exc}")
+            )
+            return
+        if not isinstance(obj, dict):
+            errors.append(
+                ErrorRow(
+                    self.name,
+                    line_no,
+                    None,
+                    "read",
+                    "NOT_AN_OBJECT",
+                    f"line {line_no}: expected a JSON object, got {type(obj).__name__}",
+                )
+            )
+            return
+        url = obj.get("url")
+        url = url if isinstance(url, str) else None
+        html, text = obj.get("html"), obj.get("text")
+        if not isinstance(html, str) and not isinstance(text, str):
+            errors.append(
+                ErrorRow(
+                    self.name,
+                    line_no,
+                    url,
+                    "read",
+                    "MISSING_FIELDS",
+                    f"line {line_no}: needs an 'html' or 'text' string field",
+                )
+            )
+            return
+        row: dict[str, Any] = {
+            "source": self.name,
+            "offset": line_no,
+            "url": url,
+            "fetched_at": _parse_ts(obj.get("fetched_at")),
+            "status": obj.get("status") if isinstance(obj.get("status"), int) else None,
+            "content_type": obj.get("content_type")
+            if isinstance(obj.get("content_type"), str)
+            else None,
+            "body": html.encode("utf-8", "surrogatepass") if isinstance(html, str) else None,
+            "given_text": text if isinstance(text, str) and not isinstance(html, str) else None,
+        }
+        for key, value in obj.items():
+            if key in _JSONL_RESERVED:
+                continue
+            extra[key] = None
+            row[key] = (
+                json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value
+            )
+        rows.append(row)
+
+
+def _parse_ts(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
+
+
+# ---------------------------------------------------------------- WARC / ARC
+@dataclass
+class WarcSource:
+    """Response/resource records of a WARC or ARC file (gzipped or not), via warcio.
+
+    A truncated or corrupt file yields every record before the damage plus one error row.
+    """
+
+    path: Path
+    max_bytes: int = 50_000_000
+    kind: str = "warc"
+
+    def __post_init__(self) -> None:
+        self.name = str(self.path)
+
+    def batches(self, batch_size: int) -> Iterator[RecordBatch]:
+        from warcio.archiveiterator import ArchiveIterator
+        from warcio.exceptions import ArchiveLoadFailed
+
+        rows: list[dict[str, Any]] = []
+        errors: list[ErrorRow] = []
+        seen_any = False
+        page_records = 0
+        offset: int | None = 0
+        prev: tuple[int | None, str | None] = (None, None)
+        try:
+            fh = open(self.path, "rb")  # noqa: SIM115 - closed by the with-block below
+        except OSError as exc:
+            yield RecordBatch(
+                records_table([]),
+                [ErrorRow(self.name, None, None, "read", "READ_FAILED", str(exc))],
+            )
+            return
+        with fh:
+            it = ArchiveIterator(fh, arc2warc=True)
+            it.INC_RECORD = (
+                ""  # warcio prints to stderr on damage; we count it via err_count instead
+            )
+            while True:
+                errs_before = it.err_count
+                try:
+                    record = next(it)
+                except StopIteration:
+                    break
+                except (
+                    ArchiveLoadFailed,
+                    EOFError,
+                    OSError,
+                    ValueError,
+                    zlib.error,
+                    Exception,
+                ) as exc:
+                    # warcio raises a variety of types on damage; anything here means the rest is unreadable
+                    code = "WARC_TRUNCATED" if isinstance(exc, EOFError) else "WARC_CORRUPT"
+                    msg = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+                    errors.append(
+                        ErrorRow(
+                            self.name,
+                            offset,
+                            None,
+                            "read",
+                            code,
+                            f"unreadable from byte {offset}: {msg}",
+                        )
+                    )
+                    break
+                if it.err_count > errs_before:
+                    # the previous record's Content-Length was wrong: the file is damaged from there on
+                    bad_offset, bad_url = prev
+                    if rows and rows[-1]["offset"] == bad_offset:
+                        rows.pop()
+                        page_records -= 1
+                    errors.append(
+                        ErrorRow(
+                            self.name,
+                            bad_offset,
+                            bad_url,
+                            "read",
+                            "WARC_TRUNCATED",
+                            f"record at byte {bad_offset} is truncated or has a wrong "
+                            "Content-Length; the rest of the file was skipped",
+                        )
+                    )
+                    break
+                seen_any = True
+                url = record.rec_headers.get_header("WARC-Target-URI")
+                if record.rec_type not in ("response", "resource", "conversion"):
+                    offset = it.get_record_offset()
+                    prev = (offset, url)
+                    continue
+                page_records += 1
+                try:
+                    # read the payload before asking for the offset: warcio's get_record_offset()
+                    # skips the unread payload of the current record
+                    row = self._row(record, url, 0)
+                except Exception as exc:  # a damaged payload: keep going with the next record
+                    offset = it.get_record_offset()
+                    errors.append(
+                        ErrorRow(
+                            self.name,
+                            offset,
+                            url,
+                            "read",
+                            "WARC_RECORD_CORRUPT",
+                            f"record at byte {offset}: {type(exc).__name__}: {exc}"[:400],
+                        )
+                    )
+                else:
+                    offset = it.get_record_offset()
+                    prev = (offset, url)
+                    if isinstance(row, ErrorRow):
+                        row = ErrorRow(
+                            row.source, offset, row.url, row.stage, row.code, row.message
+                        )
+                    else:
+                        row["offset"] = offset
+                    if isinstance(row, ErrorRow):
+                        errors.append(row)
+                    else:
+                        rows.append(row)
+                if it.err_count > errs_before:  # damage noticed while reading this record's payload
+                    if rows and rows[-1]["offset"] == offset:
+                        rows.pop()
+                    errors.append(
+                        ErrorRow(
+                            self.name,
+                            offset,
+                            url,
+                            "read",
+                            "WARC_TRUNCATED",
+                            f"record at byte {offset} is truncated or has a wrong "
+                            "Content-Length; the rest of the file was skipped",
+                        )
+                    )
+                    break
+                if len(rows) + len(errors) >= batch_size:
+                    yield _chunks(rows, errors, [])
+                    rows, errors = [], []
+        if not errors and page_records == 0:
+            what = (
+                "no WARC/ARC records found"
+                if not seen_any
+                else "no response, resource or conversion records"
+            )
+            errors.append(ErrorRow(self.name, None, None, "read", "NO_PAGE_RECORDS", what))
+        if rows or errors:
+            yield _chunks(rows, errors, [])
+
+    def _row(self, record: Any, url: str | None, offset: int) -> dict[str, Any] | ErrorRow:
+        status: int | None = None
+        ctype: str | None = None
+        if record.http_headers is not None:
+            code = record.http_headers.get_statuscode()
+            status = int(code) if code and str(code).isdigit() else None
+            ctype = record.http_headers.get_header("Content-Type")
+        else:
+            ctype = record.rec_headers.get_header("Content-Type")
+        stream = record.content_stream()
+        body = stream.read(self.max_bytes + 1)
+        if len(body) > self.max_bytes:
+            return ErrorRow(
+                self.name, offset, url, "read", "TOO_LARGE", f"payload over {self.max_bytes} bytes"
+            )
+        date = record.rec_headers.get_header("WARC-Date")
+        if record.rec_type == "conversion":  # WET: extracted text, no HTML
+            return {
+                "source": self.name,
+                "offset": offset,
+                "url": url,
+                "fetched_at": _parse_ts(date),
+                "given_text": body.decode("utf-8", "replace"),
+            }
+        return {
+            "source": self.name,
+            "offset": offset,
+            "url": url,
+            "fetched_at": _parse_ts(date),
+            "status": status,
+            "content_type": ctype,
+            "body": body,
+        }
+
+
+# ---------------------------------------------------------------- Parquet
+@dataclass
+class ParquetSource:
+    """Parquet with `url` and `html` or `text` columns; other columns are kept."""
+
+    path: Path
+    kind: str = "parquet"
+
+    def __post_init__(self) -> None:
+        self.name = str(self.path)
+
+    def batches(self, batch_size: int) -> Iterator[RecordBatch]:
+        try:
+            pf = pq.ParquetFile(self.path)
+        except (OSError, pa.ArrowException) as exc:
+            yield RecordBatch(
+                records_table([]),
+                [
+                    ErrorRow(
+                        self.name,
+                        None,
+                        None,
+                        "read",
+                        "PARQUET_CORRUPT",
+                        f"cannot open Parquet file: {exc}",
+                    )
+                ],
+            )
+            return
+        names = pf.schema_arrow.names
+        if "html" not in names and "text" not in names:
+            yield RecordBatch(
+                records_table([]),
+                [
+                    ErrorRow(
+                        self.name,
+                        None,
+                        None,
+                        "read",
+                        "MISSING_FIELDS",
+                        "Parquet input needs an 'html' or 'text' column",
+                    )
+                ],
+            )
+            return
+        extra = [n for n in names if n not in _JSONL_RESERVED and n != "body"]
+        start = 0
+        try:
+            for batch in pf.iter_batches(batch_size=batch_size):
+                rows = batch.to_pylist()
+                out: list[dict[str, Any]] = []
+                errors: list[ErrorRow] = []
+                for i, r in enumerate(rows):
+                    off = start + i
+                    html, text = r.get("html"), r.get("text")
+                    if isinstance(html, bytes):
+                        html_b: bytes | None = html
+                    elif isinstance(html, str):
+                        html_b = html.encode("utf-8", "surrogatepass")
+                    else:
+                        html_b = None
+                    if html_b is None and not isinstance(text, str):
+                        errors.append(
+                            ErrorRow(
+                                self.name,
+                                off,
+                                r.get("url"),
+                                "read",
+                                "MISSING_FIELDS",
+                                f"row {off}: html and text are both empty",
+                            )
+                        )
+                        continue
+                    row = {k: r.get(k) for k in extra}
+                    fetched = r.get("fetched_at")
+                    row.update(
+                        source=self.name,
+                        offset=off,
+                        url=r.get("url") if isinstance(r.get("url"), str) else None,
+                        fetched_at=fetched if isinstance(fetched, datetime) else _parse_ts(fetched),
+                        status=r.get("status") if isinstance(r.get("status"), int) else None,
+                        content_type=r.get("content_type")
+                        if isinstance(r.get("content_type"), str)
+                        else None,
+                        body=html_b,
+                        given_text=text if html_b is None else None,
+                    )
+                    out.append(row)
+                start += len(rows)
+                yield RecordBatch(records_table(out, extra), errors)
+        except (OSError, pa.ArrowException) as exc:
+            yield RecordBatch(
+                records_table([]),
+                [
+                    ErrorRow(
+                        self.name,
+                        start,
+                        None,
+                        "read",
+                        "PARQUET_CORRUPT",
+                        f"unreadable from row {start}: {exc}",
+                    )
+                ],
+            )
+
+
+# ---------------------------------------------------------------- detection
+def is_url_list(path: Path) -> bool:
+    return (path.is_file() and path.name.lower().endswith(URL_LIST_SUFFIXES)) or str(path) == "-"
+
+
+def detect_kind(path: Path) -> str:
+    """Kind of input by name, then by sniffing the first bytes."""
+    if str(path) == "-":
+        return "urls"
+    if not path.exists():
+        raise UsageError(f"input not found: {path}")
+    if path.is_dir():
+        return "folder"
+    name = path.name.lower()
+    for kind, suffixes in (
+        ("warc", WARC_SUFFIXES),
+        ("jsonl", JSONL_SUFFIXES),
+        ("parquet", PARQUET_SUFFIXES),
+        ("folder", HTML_SUFFIXES),
+        ("urls", URL_LIST_SUFFIXES),
+    ):
+        if name.endswith(suffixes):
+            return kind
+    return _sniff(path)
+
+
+def _sniff(path: Path) -> str:
+    try:
+        with _open_maybe_gz(path) as fh:
+            head = fh.read(2048)
+    except (OSError, EOFError, zlib.error):
+        head = b""
+    stripped = head.lstrip()
+    if stripped.startswith(b"WARC/"):
+        return "warc"
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    if stripped.startswith(b"{"):
+        return "jsonl"
+    if stripped[:1] == b"<":
+        return "folder"
+    if stripped.startswith((b"http://", b"https://")):
+        return "urls"
+    return "unknown"
+
+
+@dataclass
+class UnreadableSource:
+    """An input of unknown kind: one error row, the batch goes on."""
+
+    path: Path
+    kind: str = "unknown"
+
+    def __post_init__(self) -> None:
+        self.name = str(self.path)
+
+    def batches(self, batch_size: int) -> Iterator[RecordBatch]:
+        size = self.path.stat().st_size if self.path.exists() else 0
+        code = "EMPTY_FILE" if size == 0 else "UNKNOWN_FORMAT"
+        msg = (
+            "file is empty" if size == 0 else "not a folder, HTML, JSONL, WARC/ARC or Parquet input"
+        )
+        yield RecordBatch(records_table([]), [ErrorRow(self.name, None, None, "read", code, msg)])
+
+
+def open_source(path: str | Path, *, max_bytes: int = 50_000_000) -> Source:
+    """A record source for one local input (URL lists are the crawler's, see `trustaudit crawl`)."""
+    p = Path(path)
+    kind = detect_kind(p)
+    if kind == "folder":
+        return FolderSource(p, max_bytes=max_bytes)
+    if kind == "jsonl":
+        return JsonlSource(p, max_bytes=max_bytes)
+    if kind == "warc":
+        return WarcSource(p, max_bytes=max_bytes)
+    if kind == "parquet":
+        return ParquetSource(p)
+    if kind == "urls":
+        raise UsageError(
+            f"{p} is a URL list", hint=f"fetch it first: trustaudit crawl {p} --out RUN"
+        )
+    return UnreadableSource(p)
+
+
+def open_sources(path: str | Path, *, max_bytes: int = 50_000_000) -> list[Source]:
+    """Sources for one input; a folder also expands the WARC/JSONL/Parquet files inside it."""
+    p = Path(path)
+    if not p.is_dir():
+        return [open_source(p, max_bytes=max_bytes)]
+    out: list[Source] = []
+    folder = FolderSource(p, max_bytes=max_bytes)
+    if folder.files:
+        out.append(folder)
+    for f in sorted(x for x in p.rglob("*") if x.is_file()):
+        name = f.name.lower()
+        if name.endswith(WARC_SUFFIXES + JSONL_SUFFIXES + PARQUET_SUFFIXES):
+            out.append(open_source(f, max_bytes=max_bytes))
+    if not out:
+        out.append(EmptyFolderSource(p))
+    return out
+
+
+@dataclass
+class EmptyFolderSource:
+    """A folder with no readable input: one error row, so the run still accounts for it."""
+
+    path: Path
+    kind: str = "folder"
+
+    def __post_init__(self) -> None:
+        self.name = str(self.path)
+
+    def batches(self, batch_size: int) -> Iterator[RecordBatch]:
+        yield RecordBatch(
+            records_table([]),
+            [
+                ErrorRow(
+                    self.name,
+                    None,
+                    None,
+                    "read",
+                    "NO_INPUT_FILES",
+                    "folder holds no HTML, JSONL, WARC/ARC or Parquet file",
+                )
+            ],
+        )
+
+
+__all__ = [
+    "FolderSource",
+    "JsonlSource",
+    "ParquetSource",
+    "RecordBatch",
+    "Source",
+    "UnreadableSource",
+    "WarcSource",
+    "detect_kind",
+    "io",
+    "is_url_list",
+    "open_source",
+    "open_sources",
+]

@@ -1,0 +1,414 @@
+"""Wires the stages of `audit`: ingest (map, per batch) -> signals (reduce, per key) -> score -> reports.
+
+Every stage reads and writes the run directory, so each can be re-run alone (`trustaudit score RUN`),
+and ingest commits one part per input batch so a killed run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import multiprocessing as mp
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+
+from trustaudit import __version__
+from trustaudit.errors import NothingReadError, UsageError
+from trustaudit.io.atomic import write_parquet, write_text
+from trustaudit.io.extract import LINK_SCHEMA, PAGE_SCHEMA, ExtractResult, extract_records
+from trustaudit.io.lists import read_domain_info, read_domain_lists
+from trustaudit.io.readers import Source, open_sources
+from trustaudit.io.records import ERROR_SCHEMA, ErrorRow, errors_table
+from trustaudit.io.rundir import SCHEMA_VERSION, RunDir
+from trustaudit.policy import Policy, policy_hash
+from trustaudit.progress import NullProgress, Progress
+from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
+from trustaudit.scoring.domain import domain_signals, with_registered_domain
+from trustaudit.scoring.score import score
+from trustaudit.scoring.textual import textual_signals
+
+
+# ------------------------------------------------------------------ fingerprints
+def fingerprint_input(path: str) -> dict[str, Any]:
+    """Identity of one input for the manifest and for resume: sha256 of files, listing hash of folders."""
+    p = Path(path)
+    h = hashlib.sha256()
+    if p.is_dir():
+        n = 0
+        for f in sorted(x for x in p.rglob("*") if x.is_file()):
+            st = f.stat()
+            h.update(f"{f.relative_to(p).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+            n += 1
+        return {"path": str(p), "kind": "folder", "files": n, "sha256": h.hexdigest()}
+    size = 0
+    try:
+        with open(p, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+                size += len(chunk)
+    except OSError:
+        return {"path": str(p), "kind": "missing", "bytes": 0, "sha256": None}
+    return {"path": str(p), "kind": "file", "bytes": size, "sha256": h.hexdigest()}
+
+
+# ------------------------------------------------------------------ ingest (map stage)
+@dataclass
+class IngestStats:
+    records: int = 0
+    read_errors: int = 0
+    batches: int = 0
+    batches_skipped: int = 0
+    seconds: float = 0.0
+    extract_seconds: float = 0.0
+
+
+def _part_base(run: RunDir, source_idx: int, batch_idx: int) -> Path:
+    return run.parts / f"s{source_idx:04d}-b{batch_idx:07d}"
+
+
+def _commit_part(
+    base: Path, result: ExtractResult, read_errors: list[ErrorRow], n_records: int
+) -> None:
+    """Write one batch's three tables, then its marker: the marker is the commit point."""
+    write_parquet(base.with_suffix(".pages.parquet"), result.pages)
+    write_parquet(base.with_suffix(".links.parquet"), result.links)
+    write_parquet(base.with_suffix(".errors.parquet"), errors_table(read_errors + result.errors))
+    write_text(base.with_suffix(".done"), f"{n_records} {len(read_errors)}\n")
+
+
+def _worker_init() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import trafilatura  # noqa: F401  (import once per worker, not per batch)
+
+
+def _iter_batches(sources: list[Source], batch_size: int) -> Iterator[tuple[int, int, Any]]:
+    for si, src in enumerate(sources):
+        for bi, batch in enumerate(src.batches(batch_size)):
+            yield si, bi, batch
+
+
+def ingest(
+    sources: list[Source],
+    run: RunDir,
+    policy: Policy,
+    *,
+    workers: int = 1,
+    progress: Progress | None = None,
+) -> IngestStats:
+    """Map stage: read every source in batches, extract in a process pool, commit one part per batch.
+
+    Committed parts (those with a `.done` marker) are skipped, so a re-run resumes.
+    """
+    progress = progress or NullProgress()
+    stats = IngestStats()
+    t0 = time.perf_counter()
+    run.parts.mkdir(parents=True, exist_ok=True)
+    progress.start("extract")
+    bs = policy.extract.batch_size
+
+    def handle(base: Path, result: ExtractResult, batch: Any) -> None:
+        _commit_part(base, result, batch.errors, batch.records.num_rows)
+        stats.batches += 1
+        progress.advance(
+            "extract",
+            batch.records.num_rows + len(batch.errors),
+            errors=len(result.errors) + len(batch.errors),
+        )
+
+    def account(batch: Any) -> None:
+        stats.records += batch.records.num_rows
+        stats.read_errors += len(batch.errors)
+
+    if workers <= 1:
+        for si, bi, batch in _iter_batches(sources, bs):
+            base = _part_base(run, si, bi)
+            account(batch)
+            if base.with_suffix(".done").exists():
+                stats.batches_skipped += 1
+                progress.advance("extract", batch.records.num_rows + len(batch.errors))
+                continue
+            handle(base, extract_records(batch.records, policy), batch)
+    else:
+        ctx = mp.get_context("forkserver")
+        with cf.ProcessPoolExecutor(
+            max_workers=workers, mp_context=ctx, initializer=_worker_init
+        ) as pool:
+            pending: dict[cf.Future[ExtractResult], tuple[Path, Any]] = {}
+            for si, bi, batch in _iter_batches(sources, bs):
+                base = _part_base(run, si, bi)
+                account(batch)
+                if base.with_suffix(".done").exists():
+                    stats.batches_skipped += 1
+                    progress.advance("extract", batch.records.num_rows + len(batch.errors))
+                    continue
+                pending[pool.submit(extract_records, batch.records, policy)] = (base, batch)
+                while len(pending) >= workers * 2:  # bounded in-flight: memory stays flat
+                    done, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+                    for fut in done:
+                        b, bt = pending.pop(fut)
+                        handle(b, fut.result(), bt)
+            for fut in cf.as_completed(list(pending)):
+                b, bt = pending.pop(fut)
+                handle(b, fut.result(), bt)
+    stats.seconds = time.perf_counter() - t0
+    progress.done("extract")
+    return stats
+
+
+def merge_parts(run: RunDir) -> dict[str, int]:
+    """Concatenate committed parts into pages/links/errors; duplicate URLs keep the first record."""
+    markers = sorted(run.parts.glob("*.done"))
+    bases = [m.with_suffix("") for m in markers]
+
+    def read_all(kind: str, schema: pa.Schema) -> pl.DataFrame:
+        frames = [pl.read_parquet(b.with_suffix(f".{kind}.parquet")) for b in bases]
+        frames = [f for f in frames if f.width]
+        if not frames:
+            return pl.from_arrow(schema.empty_table())  # type: ignore[return-value]
+        return pl.concat(frames, how="diagonal_relaxed")
+
+    pages = read_all("pages", PAGE_SCHEMA)
+    links = read_all("links", LINK_SCHEMA)
+    errors = read_all("errors", ERROR_SCHEMA)
+    pages = pages.with_row_index("_row")
+    first = pages.select(pl.col("_row").first().over("doc_id").alias("_first"))["_first"]
+    dup_mask = pages["_row"] != first
+    dups = pages.filter(dup_mask)
+    if dups.height:
+        firsts = pages.select("doc_id", "source", "offset").unique("doc_id", keep="first")
+        dup_errors = (
+            dups.select("doc_id", "source", "offset", "url")
+            .join(firsts.rename({"source": "first_source", "offset": "first_offset"}), on="doc_id")
+            .select(
+                "source",
+                "offset",
+                "url",
+                stage=pl.lit("dedupe"),
+                code=pl.lit("DUPLICATE_URL"),
+                message=pl.concat_str(
+                    [
+                        pl.lit("same URL as the record at "),
+                        pl.col("first_source"),
+                        pl.lit("#"),
+                        pl.col("first_offset").cast(pl.String),
+                    ]
+                ),
+            )
+        )
+        errors = pl.concat([errors, dup_errors], how="diagonal_relaxed")
+        dup_keys = dups.select(
+            _record=pl.concat_str([pl.col("source"), pl.lit("#"), pl.col("offset").cast(pl.String)])
+        )
+        links = links.join(dup_keys, on="_record", how="anti")
+    pages = pages.filter(~dup_mask).drop("_row")
+    links = links.drop("_record")
+    pages = with_registered_domain(pages)
+    links = with_registered_domain(links)
+    write_parquet(run.pages, pages)
+    write_parquet(run.links, links)
+    write_parquet(run.errors, errors)
+    return {
+        "pages": pages.height,
+        "links": links.height,
+        "errors": errors.height,
+        "duplicates": dups.height,
+    }
+
+
+# ------------------------------------------------------------------ signals (reduce stages)
+def _optional(module: str, name: str) -> Any:
+    """A stage function from a module that may not be part of this build yet."""
+    import importlib
+
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return None
+
+
+def compute_signals(
+    run: RunDir, policy: Policy, *, now: date, progress: Progress | None = None
+) -> dict[str, Any]:
+    """Reduce stage: every signal family over the pages/links tables -> signals.parquet, domains.parquet."""
+    progress = progress or NullProgress()
+    progress.start("signals")
+    t0 = time.perf_counter()
+    pages = run.read("pages")
+    links = run.read("links")
+    d = policy.domain
+    allow = read_domain_lists(d.allowlist_files)
+    block = read_domain_lists(d.blocklist_files)
+    created = read_domain_info(d.domain_info_file) if d.domain_info_file else {}
+    computed: dict[str, str] = {}
+
+    anchors = None
+    anchor_fn = _optional("trustaudit.scoring.anchors", "anchor_presence")
+    if anchor_fn is not None:
+        anchors = anchor_fn(links, pages, policy)
+        computed["anchors"] = "computed"
+    page_domain, domains = domain_signals(
+        pages, policy, now=now, allow=allow, block=block, created=created, anchors=anchors
+    )
+    links = flag_affiliate_links(links, policy)
+    parts = [
+        pages.select("doc_id", "url", "registered_domain", "word_count"),
+        page_domain,
+        affiliate_signals(pages, links, policy),
+        textual_signals(pages, policy),
+    ]
+    computed.update(domain="computed", affiliate="computed", textual="computed")
+    inj = _optional("trustaudit.scoring.injection", "injection_signals")
+    if inj is not None and policy.injection.enabled:
+        parts.append(inj(pages, policy))
+        computed["injection"] = "computed"
+    else:
+        computed["injection"] = "not computed"
+    corpus = _optional("trustaudit.scoring.corpus", "corpus_signals")
+    if corpus is not None:
+        get_embedder = _optional("trustaudit.embed", "get_embedder")
+        embedder = get_embedder(policy.embeddings) if get_embedder is not None else None
+        parts.append(corpus(pages, links, policy, embedder))
+        computed["corpus"] = "computed"
+    else:
+        computed["corpus"] = "not computed"
+    signals = parts[0]
+    for frame in parts[1:]:
+        signals = signals.join(frame, on="doc_id", how="left")
+    write_parquet(run.signals, signals)
+    write_parquet(run.links, links)
+    write_parquet(run.domains, domains)
+    seconds = time.perf_counter() - t0
+    progress.done("signals", f"{signals.height} pages")
+    return {
+        "status": "done",
+        "pages": signals.height,
+        "domains": domains.height,
+        "seconds": round(seconds, 3),
+        "families": computed,
+    }
+
+
+def score_run(run: RunDir, policy: Policy, *, progress: Progress | None = None) -> dict[str, Any]:
+    """Score stage: signals.parquet -> scores.parquet; domains.parquet gains page aggregates."""
+    progress = progress or NullProgress()
+    progress.start("score")
+    t0 = time.perf_counter()
+    signals = run.read("signals")
+    scores = score(signals, policy)
+    write_parquet(run.scores, scores)
+    domains = run.read("domains")
+    agg = scores.group_by("registered_domain").agg(
+        mean_trust=pl.col("trust_score").mean().round(3),
+        min_trust=pl.col("trust_score").min(),
+        quarantined=(pl.col("band") == "quarantine").sum(),
+        medium=(pl.col("band") == "medium").sum(),
+        trusted=(pl.col("band") == "trusted").sum(),
+    )
+    keep = [c for c in domains.columns if c not in agg.columns or c == "registered_domain"]
+    domains = domains.select(keep).join(agg, on="registered_domain", how="left", nulls_equal=True)
+    write_parquet(run.domains, domains)
+    progress.done("score", f"{scores.height} pages")
+    return {"status": "done", "pages": scores.height, "seconds": round(time.perf_counter() - t0, 3)}
+
+
+# ------------------------------------------------------------------ the whole job
+@dataclass
+class AuditOptions:
+    inputs: list[str]
+    out: Path
+    workers: int = 1
+    fresh: bool = False
+    now: date | None = None
+    labels: Path | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _sources(inputs: list[str], policy: Policy) -> list[Source]:
+    if not inputs:
+        raise UsageError("no input given", hint="trustaudit audit CORPUS_DIR_OR_FILE... --out RUN")
+    return [s for p in inputs for s in open_sources(p, max_bytes=policy.extract.max_record_bytes)]
+
+
+def audit(
+    options: AuditOptions, policy: Policy, *, progress: Progress | None = None
+) -> dict[str, Any]:
+    """The main job: ingest -> signals -> score -> reports. Returns summary.json's content."""
+    from trustaudit.report.summary import write_reports
+
+    progress = progress or NullProgress()
+    run = RunDir.at(options.out)
+    now = options.now or datetime.now(UTC).date()
+    sources = _sources(options.inputs, policy)
+    with run.locked():
+        manifest = run.read_manifest()
+        inputs = [fingerprint_input(p) for p in options.inputs]
+        ingest_key = hashlib.sha256(
+            repr(([i.get("sha256") for i in inputs], policy.extract, policy.injection)).encode()
+        ).hexdigest()[:16]
+        resumable = (
+            not options.fresh
+            and manifest.get("ingest_key") == ingest_key
+            and manifest.get("schema_version") == SCHEMA_VERSION
+        )
+        if not resumable:
+            for stale in (run.parts, run.reports):
+                shutil.rmtree(stale, ignore_errors=True)
+            manifest = {
+                "run_id": uuid.uuid4().hex[:12],
+                "created_at": datetime.now(UTC).isoformat(),
+            }
+        manifest.update(
+            trustaudit_version=__version__,
+            schema_version=SCHEMA_VERSION,
+            ingest_key=ingest_key,
+            inputs=inputs,
+            policy=policy.to_dict(),
+            policy_hash=policy_hash(policy),
+            now=now.isoformat(),
+            updated_at=datetime.now(UTC).isoformat(),
+            stages=manifest.get("stages", {}),
+        )
+        manifest["stages"]["ingest"] = {"status": "running"}
+        run.write_manifest(manifest)
+        stats = ingest(sources, run, policy, workers=options.workers, progress=progress)
+        counts = merge_parts(run)
+        accounting = {
+            "inputs": stats.records + stats.read_errors,
+            "pages": counts["pages"],
+            "errors": counts["errors"],
+        }
+        accounting["balanced"] = accounting["inputs"] == accounting["pages"] + accounting["errors"]
+        manifest["stages"]["ingest"] = {
+            "status": "done",
+            "seconds": round(stats.seconds, 3),
+            "batches": stats.batches,
+            "batches_resumed": stats.batches_skipped,
+            **counts,
+            "accounting": accounting,
+        }
+        run.write_manifest(manifest)
+        if counts["pages"] == 0:
+            write_reports(run, policy, manifest)
+            raise NothingReadError(
+                f"nothing could be read: {counts['errors']} input record(s), all errors",
+                hint=f"see {run.errors} (codes and messages per record)",
+            )
+        manifest["stages"]["signals"] = compute_signals(run, policy, now=now, progress=progress)
+        run.write_manifest(manifest)
+        manifest["stages"]["score"] = score_run(run, policy, progress=progress)
+        run.write_manifest(manifest)
+        summary = write_reports(run, policy, manifest, labels=options.labels, progress=progress)
+        manifest["stages"]["report"] = {"status": "done"}
+        manifest["completed_at"] = datetime.now(UTC).isoformat()
+        run.write_manifest(manifest)
+    return summary

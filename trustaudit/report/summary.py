@@ -1,0 +1,202 @@
+"""summary.json, quarantine.csv, quarantine.md and domains.csv — what a person or CI reads first."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from trustaudit.io.atomic import write_json, write_text
+from trustaudit.io.rundir import RunDir
+from trustaudit.policy import Policy
+from trustaudit.progress import NullProgress, Progress
+from trustaudit.report.escape import csv_cell, md
+
+
+def _optional(module: str, name: str) -> Any:
+    import importlib
+
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return None
+
+
+def build_summary(run: RunDir, policy: Policy, manifest: dict[str, Any]) -> dict[str, Any]:
+    """The run's headline numbers (also what `audit --json` prints)."""
+    errors = run.read("errors") if run.errors.exists() else pl.DataFrame()
+    stages = manifest.get("stages", {})
+    acc = stages.get("ingest", {}).get("accounting", {})
+    summary: dict[str, Any] = {
+        "run_id": manifest.get("run_id"),
+        "run_dir": str(run.root),
+        "trustaudit_version": manifest.get("trustaudit_version"),
+        "policy_hash": manifest.get("policy_hash"),
+        "generated_at": datetime.now(UTC).isoformat(),
+        "accounting": acc,
+        "errors_by_code": (
+            dict(errors.group_by("code").len().sort("len", descending=True).iter_rows())
+            if errors.height
+            else {}
+        ),
+        "stages": {
+            k: {kk: vv for kk, vv in v.items() if kk in ("status", "seconds", "pages", "families")}
+            for k, v in stages.items()
+        },
+    }
+    if run.scores.exists():
+        scores = run.read("scores")
+        bands = dict(scores.group_by("band").len().iter_rows())
+        summary["pages"] = scores.height
+        summary["bands"] = {b: int(bands.get(b, 0)) for b in ("quarantine", "medium", "trusted")}
+        summary["mean_trust"] = round(float(scores["trust_score"].mean() or 0.0), 3)
+        summary["threshold"] = policy.bands.quarantine_below
+        reasons = scores.select(pl.col("reasons").explode()).drop_nulls()
+        summary["top_reasons"] = dict(
+            reasons.group_by("reasons")
+            .len()
+            .sort(["len", "reasons"], descending=[True, False])
+            .head(15)
+            .iter_rows()
+        )
+        q = scores.filter(pl.col("band") == "quarantine")
+        summary["top_quarantined_domains"] = (
+            dict(
+                q.group_by("registered_domain")
+                .len()
+                .sort(["len", "registered_domain"], descending=[True, False])
+                .head(10)
+                .iter_rows()
+            )
+            if q.height
+            else {}
+        )
+        summary["hard_quarantined"] = int(scores["hard_quarantine"].sum())
+        if "adjust_syndication" in scores.columns:
+            summary["syndicated_pages"] = int((scores["adjust_syndication"] < 0).sum())
+    if run.signals.exists():
+        sig = run.scan("signals")
+        cols = sig.collect_schema().names()
+        if "injection_count" in cols:
+            summary["injection_pages"] = int(
+                sig.select((pl.col("injection_count") > 0).sum()).collect().item()
+            )
+    pps = {}
+    for name, st in stages.items():
+        if st.get("seconds") and summary.get("pages"):
+            pps[name] = round(summary["pages"] / st["seconds"], 1) if st["seconds"] > 0 else None
+    summary["pages_per_second"] = pps
+    return summary
+
+
+def _quarantine_table(run: RunDir) -> pl.DataFrame:
+    scores = run.read("scores")
+    pages = run.read("pages", columns=["doc_id", "title"])
+    return (
+        scores.filter(pl.col("band") == "quarantine")
+        .join(pages, on="doc_id", how="left")
+        .sort(["trust_score", "url"], nulls_last=True)
+    )
+
+
+def write_quarantine(run: RunDir) -> int:
+    q = _quarantine_table(run)
+    rows = q.select(
+        "doc_id",
+        "url",
+        "registered_domain",
+        "trust_score",
+        "band",
+        "hard_quarantine",
+        "reasons",
+        "reason_details",
+        "title",
+    ).to_dicts()
+    cols = [
+        "doc_id",
+        "url",
+        "registered_domain",
+        "trust_score",
+        "hard_quarantine",
+        "reasons",
+        "reason_details",
+        "title",
+    ]
+    table = pl.DataFrame(
+        {
+            "doc_id": [r["doc_id"] for r in rows],
+            "url": [csv_cell(r["url"]) for r in rows],
+            "registered_domain": [csv_cell(r["registered_domain"]) for r in rows],
+            "trust_score": [r["trust_score"] for r in rows],
+            "hard_quarantine": [r["hard_quarantine"] for r in rows],
+            "reasons": [";".join(r["reasons"] or []) for r in rows],
+            "reason_details": [csv_cell(" | ".join(r["reason_details"] or [])) for r in rows],
+            "title": [csv_cell(r["title"]) for r in rows],
+        },
+        schema={
+            c: (
+                pl.Float64
+                if c == "trust_score"
+                else pl.Boolean
+                if c == "hard_quarantine"
+                else pl.String
+            )
+            for c in cols
+        },
+    )
+    from trustaudit.io.atomic import write_csv
+
+    write_csv(run.report("quarantine.csv"), table)
+    lines = [
+        "# Quarantined sources",
+        "",
+        f"{len(rows)} page(s) fell below the threshold or hit a hard rule. They are kept in the run, not "
+        "deleted; reasons say why each one was not used.",
+        "",
+        "| trust | url | domain | reasons |",
+        "|---:|---|---|---|",
+    ]
+    for r in rows:
+        reasons = "<br>".join(md(x, 200) for x in (r["reason_details"] or []))
+        lines.append(
+            f"| {r['trust_score']:.3f} | {md(r['url'], 200)} | {md(r['registered_domain'])} | {reasons} |"
+        )
+    write_text(run.report("quarantine.md"), "\n".join(lines) + "\n")
+    return len(rows)
+
+
+def write_domains_csv(run: RunDir) -> None:
+    from trustaudit.io.atomic import write_csv
+
+    domains = run.read("domains")
+    flat = domains.select([c for c, t in domains.schema.items() if not isinstance(t, pl.List)])
+    flat = flat.with_columns(
+        pl.col("registered_domain").map_elements(csv_cell, return_dtype=pl.String)
+    )
+    write_csv(run.report("domains.csv"), flat.sort("registered_domain", nulls_last=True))
+
+
+def write_reports(
+    run: RunDir,
+    policy: Policy,
+    manifest: dict[str, Any],
+    *,
+    labels: Path | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Every report of a run. Optional report families plug in when present in this build."""
+    progress = progress or NullProgress()
+    progress.start("report")
+    run.reports.mkdir(parents=True, exist_ok=True)
+    if run.scores.exists():
+        write_quarantine(run)
+        write_domains_csv(run)
+        extra = _optional("trustaudit.report.extra", "write_extra_reports")
+        if extra is not None:
+            extra(run, policy, manifest, labels=labels)
+    summary = build_summary(run, policy, manifest)
+    write_json(run.report("summary.json"), summary)
+    progress.done("report")
+    return summary

@@ -1,0 +1,166 @@
+"""Affiliate density and disclosure (DESIGN §3): links flagged by host or parameter, per 1,000 words.
+
+All matching is one combined regex per concern, run by Polars over the whole links table.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from importlib import resources
+from typing import Any
+
+import polars as pl
+
+from trustaudit.policy import Policy
+from trustaudit.scoring._reasons import reason_list
+
+
+@functools.lru_cache(maxsize=1)
+def bundled() -> dict[str, Any]:
+    """The bundled affiliate hosts, parameters and disclosure phrases (trustaudit/data/affiliate.json)."""
+    return json.loads(
+        resources.files("trustaudit.data").joinpath("affiliate.json").read_text("utf-8")
+    )
+
+
+def _host_regex(hosts: list[str]) -> str:
+    plain = sorted({h.lower() for h in hosts if "/" not in h}, key=len, reverse=True)
+    return r"^(?:[^.]+\.)*(?:" + "|".join(re.escape(h) for h in plain) + r")$"
+
+
+def _path_prefixes(hosts: list[str]) -> list[str]:
+    return sorted({h.lower() for h in hosts if "/" in h})
+
+
+def _param_regex(params: list[str]) -> str:
+    parts = []
+    for p in sorted(set(x.lower() for x in params), key=len, reverse=True):
+        if "=" in p:
+            k, v = p.split("=", 1)
+            parts.append(re.escape(k) + "=" + re.escape(v) + r"(?:&|#|$)")
+        else:
+            parts.append(re.escape(p) + "=")
+    return r"(?i)[?&](?:" + "|".join(parts) + ")"
+
+
+def affiliate_link_expr(policy: Policy) -> pl.Expr:
+    """Boolean expression over links (`host`, `href`): is this an affiliate link?"""
+    data = bundled()
+    hosts = list(data["hosts"]) + list(policy.affiliate.extra_hosts)
+    params = list(data["params"]) + list(policy.affiliate.extra_params)
+    host = pl.col("host").fill_null("").str.to_lowercase()
+    href = pl.col("href").fill_null("")
+    expr = host.str.contains(_host_regex(hosts)) | href.str.contains(_param_regex(params))
+    for prefix in _path_prefixes(hosts):
+        expr = expr | href.str.to_lowercase().str.contains(
+            r"^https?://(?:www\.)?" + re.escape(prefix)
+        )
+    for merchant, mparams in data["merchant_params"].items():
+        m_host = re.escape(merchant) + (r"" if merchant.endswith(".") else r"$")
+        expr = expr | (
+            host.str.contains(r"(?:^|\.)" + m_host) & href.str.contains(_param_regex(mparams))
+        )
+    return expr
+
+
+def disclosure_regex(policy: Policy) -> str:
+    phrases = list(bundled()["disclosure_phrases"]) + list(
+        policy.affiliate.extra_disclosure_phrases
+    )
+    alts = "|".join(re.escape(p.lower()) for p in sorted(set(phrases), key=len, reverse=True))
+    return r"(?i)(?:^|\W)(?:" + alts + r")(?:\W|$)"
+
+
+def flag_affiliate_links(links: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    """links + `is_affiliate` and `is_sponsored` (rel contains sponsored)."""
+    return links.with_columns(
+        is_affiliate=affiliate_link_expr(policy),
+        is_sponsored=pl.col("rel").list.contains("sponsored").fill_null(False),
+    )
+
+
+def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    """Per page: link counts, ratio, density per 1k words, disclosure, sub-score and reasons.
+
+    `links` must already carry `is_affiliate`/`is_sponsored` (see flag_affiliate_links).
+    """
+    a = policy.affiliate
+    per_doc = links.group_by("doc_id").agg(
+        links_total=pl.len(),
+        affiliate_links=pl.col("is_affiliate").sum(),
+        sponsored_affiliate_links=(pl.col("is_affiliate") & pl.col("is_sponsored")).sum(),
+    )
+    out = (
+        pages.select("doc_id", "word_count", "text")
+        .join(per_doc, on="doc_id", how="left")
+        .with_columns(
+            pl.col("links_total", "affiliate_links", "sponsored_affiliate_links").fill_null(0)
+        )
+        .with_columns(
+            affiliate_ratio=pl.when(pl.col("links_total") > 0)
+            .then(pl.col("affiliate_links") / pl.col("links_total"))
+            .otherwise(0.0),
+            affiliate_per_1k_words=pl.when(pl.col("word_count") > 0)
+            .then(pl.col("affiliate_links") * 1000.0 / pl.col("word_count"))
+            .otherwise(None),
+            disclosure_in_text=pl.col("text").fill_null("").str.contains(disclosure_regex(policy)),
+        )
+        .with_columns(
+            affiliate_disclosed=pl.col("disclosure_in_text")
+            | (pl.col("sponsored_affiliate_links") > 0)
+        )
+    )
+    dens, disc = pl.col("affiliate_per_1k_words"), pl.col("affiliate_disclosed")
+    short = pl.col("word_count") < a.min_words
+    dense_undisclosed = ~short & (dens > a.dense_per_1k) & ~disc
+    out = out.with_columns(
+        affiliate_score=pl.when(short)
+        .then(0.5)
+        .when(pl.col("affiliate_links") == 0)
+        .then(1.0)
+        .when(dense_undisclosed)
+        .then(0.1)
+        .when(dens > a.high_per_1k)
+        .then(pl.when(disc).then(0.4).otherwise(0.25))
+        .otherwise(pl.when(disc).then(0.7).otherwise(0.5)),
+        quarantine_affiliate=dense_undisclosed,
+    )
+    d = dens.round(1).cast(pl.String)
+    has = ~short & (pl.col("affiliate_links") > 0)
+    out = out.with_columns(
+        reasons_affiliate=reason_list(
+            [
+                pl.when(short).then(
+                    pl.format(
+                        "AFFILIATE_TOO_FEW_WORDS: {} words < {} (neutral 0.5)",
+                        pl.col("word_count"),
+                        pl.lit(a.min_words),
+                    )
+                ),
+                pl.when(dense_undisclosed).then(
+                    pl.format(
+                        "AFFILIATE_DENSE_NO_DISCLOSURE: {} affiliate links per 1k words, no disclosure",
+                        d,
+                    )
+                ),
+                pl.when(has & ~dense_undisclosed & (dens > a.high_per_1k)).then(
+                    pl.format("AFFILIATE_HIGH_DENSITY: {} affiliate links per 1k words", d)
+                ),
+                pl.when(has & ~disc & ~dense_undisclosed).then(
+                    pl.format(
+                        "AFFILIATE_UNDISCLOSED: {} affiliate link(s), no disclosure",
+                        pl.col("affiliate_links"),
+                    )
+                ),
+                pl.when(has & disc).then(
+                    pl.format(
+                        "AFFILIATE_DISCLOSED: {} affiliate link(s) with a disclosure",
+                        pl.col("affiliate_links"),
+                    )
+                ),
+            ]
+        )
+    )
+    return out.drop("word_count", "text")

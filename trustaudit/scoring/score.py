@@ -1,0 +1,98 @@
+"""Combine sub-scores into the trust score, band and reasons (DESIGN §4).
+
+trust = round(w_d*domain + w_a*affiliate + w_c*coherence, 3), then + sum(adjust_*), clipped to [0, 1]
+and rounded again; hard rules (`quarantine_*` columns) force the band to quarantine without changing the
+number, so curves over the score stay honest and `hard_quarantine` says why the band differs.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from trustaudit.policy import Policy
+from trustaudit.scoring._reasons import codes_of
+
+BANDS = ("quarantine", "medium", "trusted")
+
+
+def reference_score(
+    domain: pl.Expr, affiliate: pl.Expr, coherence: pl.Expr, policy: Policy
+) -> pl.Expr:
+    """The reference formula, exactly (rounded to 3 decimals)."""
+    w = policy.weights
+    return (w.domain * domain + w.affiliate * affiliate + w.coherence * coherence).round(3)
+
+
+def score(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    """signals (one row per doc_id, with sub-scores, adjust_*, quarantine_*, reasons_*) -> scores."""
+    df = signals
+    extra_reasons: list[pl.Expr] = []
+    if "coherence_score" not in df.columns:
+        df = df.with_columns(coherence_score=pl.lit(None, dtype=pl.Float64))
+        extra_reasons.append(
+            pl.lit(
+                [f"COHERENCE_NOT_COMPUTED: neutral {policy.coherence.neutral}"],
+                dtype=pl.List(pl.String),
+            )
+        )
+    neutral = {
+        "domain_score": policy.domain.age_neutral,
+        "affiliate_score": 0.5,
+        "coherence_score": policy.coherence.neutral,
+    }
+    for col in neutral:
+        if col not in df.columns:
+            df = df.with_columns(pl.lit(None, dtype=pl.Float64).alias(col))
+    df = df.with_columns([pl.col(c).fill_null(v).alias(c) for c, v in neutral.items()])
+    adjust_cols = sorted(c for c in df.columns if c.startswith("adjust_"))
+    quarantine_cols = sorted(c for c in df.columns if c.startswith("quarantine_"))
+    reason_cols = sorted(c for c in df.columns if c.startswith("reasons_"))
+    base = reference_score(
+        pl.col("domain_score"), pl.col("affiliate_score"), pl.col("coherence_score"), policy
+    )
+    adjust = (
+        pl.sum_horizontal([pl.col(c).fill_null(0.0) for c in adjust_cols])
+        if adjust_cols
+        else pl.lit(0.0)
+    )
+    hard = (
+        pl.any_horizontal([pl.col(c).fill_null(False) for c in quarantine_cols])
+        if quarantine_cols
+        else pl.lit(False)
+    )
+    b = policy.bands
+    details = (
+        pl.concat_list([pl.col(c).fill_null([]) for c in reason_cols] + extra_reasons)
+        if (reason_cols or extra_reasons)
+        else pl.lit([], dtype=pl.List(pl.String))
+    )
+    df = df.with_columns(
+        trust_score_base=base,
+        trust_score=(base + adjust).clip(0.0, 1.0).round(3),
+        hard_quarantine=hard,
+        reason_details=details,
+    )
+    df = df.with_columns(
+        band=pl.when(pl.col("hard_quarantine") | (pl.col("trust_score") < b.quarantine_below))
+        .then(pl.lit("quarantine"))
+        .when(pl.col("trust_score") < b.trusted_from)
+        .then(pl.lit("medium"))
+        .otherwise(pl.lit("trusted")),
+        reasons=codes_of(pl.col("reason_details")),
+    )
+    keep = [
+        "doc_id",
+        "url",
+        "registered_domain",
+        "trust_score",
+        "band",
+        "reasons",
+        "reason_details",
+        "hard_quarantine",
+        "trust_score_base",
+        "domain_score",
+        "affiliate_score",
+        "coherence_score",
+        *adjust_cols,
+    ]
+    return df.select([c for c in keep if c in df.columns])

@@ -1,0 +1,80 @@
+"""Cheap textual signals: lexical density, duplicate lines, superlatives, digits. Weak alone.
+
+Repetition uses duplicate-line character fractions rather than word n-grams: n-gram repetition
+through Polars list operations is slower than Python (DESIGN §6).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from trustaudit.policy import Policy
+from trustaudit.scoring._reasons import reason_list
+
+# en/pt/es/de/fr hype words; a high rate marks marketing copy, not a verdict on its own
+SUPERLATIVES = (
+    r"(?i)\b(?:best|greatest|ultimate|amazing|incredible|unbelievable|perfect|unbeatable|revolutionary|"
+    r"top-rated|must-have|life-changing|guaranteed|miracle|insane|mind-blowing|world-class|"
+    r"melhor(?:es)?|incr[íi]vel|perfeito|imperd[íi]vel|garantido|mejor(?:es)?|incre[íi]ble|perfecto|"
+    r"beste[nr]?|unglaublich|perfekt|meilleur(?:e|s|es)?|incroyable|parfait)\b"
+)
+
+
+def textual_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    """Per page raw textual values, an `adjust_textual` penalty (≤ 0) and reasons."""
+    t = policy.textual
+    text = pl.col("text").fill_null("")
+    words = pl.col("word_count").cast(pl.Float64)
+    para_len = pl.col("paragraphs").list.eval(pl.element().str.len_chars())
+    dup_len = pl.col("paragraphs").list.eval(
+        pl.when(pl.element().is_duplicated()).then(pl.element().str.len_chars()).otherwise(0)
+    )
+    out = pages.select(
+        "doc_id",
+        "word_count",
+        lexical_density=pl.when(pl.col("word_count") > 0)
+        .then(text.str.to_lowercase().str.extract_all(r"\w+").list.n_unique() / words)
+        .otherwise(None),
+        dup_line_char_frac=pl.when(para_len.list.sum() > 0)
+        .then(dup_len.list.sum() / para_len.list.sum())
+        .otherwise(0.0),
+        superlatives_per_100_words=pl.when(pl.col("word_count") > 0)
+        .then(text.str.count_matches(SUPERLATIVES) * 100.0 / words)
+        .otherwise(None),
+        digits_per_100_words=pl.when(pl.col("word_count") > 0)
+        .then(text.str.count_matches(r"\d") * 100.0 / words)
+        .otherwise(None),
+    )
+    long_enough = pl.col("word_count") >= 50  # density and rates are noise on tiny texts
+    repetitive = pl.col("dup_line_char_frac") > t.max_dup_line_frac
+    hype = long_enough & (pl.col("superlatives_per_100_words") > t.max_superlative_per_100w)
+    low_density = long_enough & (pl.col("lexical_density") < t.min_lexical_density)
+    thin = pl.col("word_count") < t.thin_words
+    failed = repetitive.cast(pl.Int8) + hype.cast(pl.Int8) + low_density.cast(pl.Int8)
+    out = out.with_columns(
+        adjust_textual=-(t.weight * failed.cast(pl.Float64) / 3.0),
+        reasons_textual=reason_list(
+            [
+                pl.when(thin).then(pl.format("TEXT_THIN: {} words", pl.col("word_count"))),
+                pl.when(repetitive).then(
+                    pl.format(
+                        "TEXT_REPETITIVE: {}% of characters in duplicated lines",
+                        (pl.col("dup_line_char_frac") * 100).round(1),
+                    )
+                ),
+                pl.when(hype).then(
+                    pl.format(
+                        "TEXT_SUPERLATIVE_HEAVY: {} superlatives per 100 words",
+                        pl.col("superlatives_per_100_words").round(1),
+                    )
+                ),
+                pl.when(low_density).then(
+                    pl.format(
+                        "TEXT_LOW_LEXICAL_DENSITY: {} distinct/total words",
+                        pl.col("lexical_density").round(2),
+                    )
+                ),
+            ]
+        ),
+    )
+    return out.drop("word_count")
