@@ -1,4 +1,8 @@
-"""Policy section for the CI gate (owned by the gate)."""
+"""Policy section for the CI gate (owned by the gate): the `[gate]` table of trustaudit.toml.
+
+Each rule has a stable name (used in `warn_rules`, gate.json, JUnit and annotations). A limit at its
+permissive end (share 1.0, minimum 0.0) never fails, but the rule still reports its measured value.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,74 @@ from dataclasses import dataclass
 
 from trustaudit.policy._field import opt
 
+# Stable rule names; order is the order of reports.
+GATE_RULES: tuple[str, ...] = (
+    "quarantined_share",
+    "medium_share",
+    "mean_trust",
+    "injection",
+    "blocklisted_domain",
+    "label_precision",
+    "label_recall",
+    "cards",
+)
+
 
 @dataclass(frozen=True)
 class GatePolicy:
-    max_quarantined_share: float = opt(1.0, "fail when more than this share of pages is quarantined")
-    fail_on_injection: bool = opt(True, "fail when any page carries an injection finding")
+    max_quarantined_share: float = opt(
+        1.0, "fail when more than this share of pages is quarantined (rule quarantined_share)"
+    )
+    warn_quarantined_share: float = opt(
+        1.0, "warn (not fail) when more than this share of pages is quarantined"
+    )
+    max_medium_share: float = opt(
+        1.0, "fail when more than this share of pages is medium trust (rule medium_share)"
+    )
+    warn_medium_share: float = opt(1.0, "warn when more than this share of pages is medium trust")
+    min_mean_trust: float = opt(
+        0.0, "fail when the mean trust score of all pages is below this (rule mean_trust)"
+    )
+    warn_mean_trust: float = opt(0.0, "warn when the mean trust score is below this")
+    fail_on_injection: bool = opt(
+        True, "fail when any page carries an injection finding (rule injection)"
+    )
+    fail_on_blocklisted: bool = opt(
+        True, "fail when any page comes from a blocklisted domain (rule blocklisted_domain)"
+    )
+    min_precision: float = opt(
+        0.0,
+        "with --labels: fail when precision of the quarantine decision (trust < bands.quarantine_below"
+        " or hard rule) on 'untrusted' labels is below this (rule label_precision)",
+    )
+    min_recall: float = opt(
+        0.0,
+        "with --labels: fail when recall of the quarantine decision on 'untrusted' labels is below"
+        " this (rule label_recall)",
+    )
+    max_failed_card_share: float = opt(
+        0.0,
+        "when RUN/cards.parquet exists: fail when more than this share of KB cards fail (rule cards)",
+    )
+    warn_rules: tuple[str, ...] = opt(
+        (), "rule names that only warn instead of failing (--strict makes them fail again)"
+    )
+    strict: bool = opt(False, "treat warnings as failures (same as --strict)")
+    max_offenders: int = opt(10, "worst offenders listed per rule in outputs")
+
+    def __post_init__(self) -> None:
+        shares = ("max_quarantined_share", "warn_quarantined_share", "max_medium_share")
+        for name in (*shares, "warn_medium_share", "max_failed_card_share"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"gate.{name} must be a share in [0, 1]")
+        for name in ("min_mean_trust", "warn_mean_trust", "min_precision", "min_recall"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"gate.{name} must be in [0, 1]")
+        unknown = sorted(set(self.warn_rules) - set(GATE_RULES))
+        if unknown:
+            # A typo must not silently turn a failing rule into a hard one (or vice versa).
+            raise ValueError(
+                f"gate.warn_rules: unknown rule(s) {', '.join(unknown)} (known: {', '.join(GATE_RULES)})"
+            )
+        if self.max_offenders < 0:
+            raise ValueError("gate.max_offenders must be >= 0")
