@@ -82,7 +82,8 @@ class CrawlSource:
     """Record source over `RUN/crawl/parts/*` committed by `crawl_urls` (read-only, no network).
 
     Rows come part by part in commit order, each part sorted by (source, offset): deterministic for a
-    given committed state, which is what the pipeline's resume needs. Pages become records with the
+    given committed state, and stable as parts are appended, which is what the pipeline's resume
+    needs. Pages become records with the
     decided charset in `http_charset` and extra columns `crawl_final_url`, `crawl_charset_source`;
     failures become ErrorRows with their crawl code.
     """
@@ -93,39 +94,41 @@ class CrawlSource:
         self.name = f"crawl:{self.run_dir}"
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
-        rows: list[dict[str, Any]] = []
-        errors: list[ErrorRow] = []
+        """Batches never span two parts, so batch *i* keeps its content as later parts are added.
+
+        That is what lets the pipeline's ingest resume by batch index after a resumed crawl.
+        """
         for table in read_committed(self.crawl_dir):
             table = table.sort_by([("source", "ascending"), ("offset", "ascending")])
+            rows: list[dict[str, Any]] = []
+            errors: list[ErrorRow] = []
             for r in table.to_pylist():
                 if r["error_code"]:
                     errors.append(
                         ErrorRow(
-                            r["source"],
-                            r["offset"],
-                            r["url"],
-                            r["error_stage"] or "crawl",
-                            r["error_code"],
-                            r["error_message"] or "",
+                            r["source"], r["offset"], r["url"], r["error_stage"] or "crawl",
+                            r["error_code"], r["error_message"] or "",
                         )
-                    )
-                    continue
-                rows.append(
-                    {
-                        "source": r["source"],
-                        "offset": r["offset"],
-                        "url": r["url"],
-                        "fetched_at": r["fetched_at"],
-                        "status": r["status"],
-                        "content_type": r["content_type"],
-                        "body": r["body"],
-                        "http_charset": r["charset"],
-                        "crawl_final_url": r["final_url"],
-                        "crawl_charset_source": r["charset_source"],
-                    }
-                )
-                if len(rows) >= batch_size:
+                    )  # fmt: skip
+                else:
+                    rows.append(_record(r))
+                if len(rows) + len(errors) >= batch_size:
                     yield RecordBatch(records_table(rows, CRAWL_EXTRA_COLUMNS), errors)
                     rows, errors = [], []
-        if rows or errors:
-            yield RecordBatch(records_table(rows, CRAWL_EXTRA_COLUMNS), errors)
+            if rows or errors:
+                yield RecordBatch(records_table(rows, CRAWL_EXTRA_COLUMNS), errors)
+
+
+def _record(r: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "source": r["source"],
+        "offset": r["offset"],
+        "url": r["url"],
+        "fetched_at": r["fetched_at"],
+        "status": r["status"],
+        "content_type": r["content_type"],
+        "body": r["body"],
+        "http_charset": r["charset"],
+        "crawl_final_url": r["final_url"],
+        "crawl_charset_source": r["charset_source"],
+    }

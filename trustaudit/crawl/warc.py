@@ -65,15 +65,16 @@ class WarcSink:
             f"{ex.status} {ex.reason}".strip(), headers, protocol=version
         )
         warc_common = {"WARC-Date": date, "WARC-IP-Address": ex.ip}
+        resp_extra = {"WARC-Record-ID": resp_id}
         if not ex.body_complete:
-            warc_common["WARC-Truncated"] = "length"
+            resp_extra["WARC-Truncated"] = "length"
         response = self._writer.create_warc_record(
             ex.url,
             "response",
             payload=io.BytesIO(ex.body),
             length=None,
             http_headers=resp_headers,
-            warc_headers_dict={**warc_common, "WARC-Record-ID": resp_id},
+            warc_headers_dict={**warc_common, **resp_extra},
         )
         request = self._writer.create_warc_record(
             ex.url,

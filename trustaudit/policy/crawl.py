@@ -49,6 +49,7 @@ class CrawlPolicy:
     commit_interval_s: float = opt(5.0, "commit at least this often (work lost on kill -9)")
     commit_bytes: int = opt(64 * 1024 * 1024, "commit when buffered bodies reach this many bytes")
     rdap_cache_dir: str = opt("", "RDAP cache folder (default ~/.cache/trustaudit/rdap)")
+    rdap_bootstrap_file: str = opt("", "IANA RDAP bootstrap JSON (default: the bundled copy)")
     rdap_ttl_days: float = opt(30.0, "how long an RDAP registration date is cached")
     rdap_negative_ttl_days: float = opt(1.0, "how long an RDAP failure is cached")
     rdap_min_interval_s: float = opt(1.0, "minimum seconds between requests to one RDAP server")
