@@ -142,3 +142,19 @@ def test_edit_distance_matches_reference(a: str, b: str) -> None:
 def test_nearest_id_prefers_smaller_distance_then_order() -> None:
     assert nearest_id("doc-1", ["dxc-2", "doc-2", "doc-3"], 2) == ("doc-2", 1)
     assert nearest_id("same", ["same"], 2) is None  # distance 0 is not a typo
+
+
+def test_url_and_its_trustaudit_doc_id_are_one_document() -> None:
+    from trustaudit.io.records import doc_id_for
+
+    url = "https://ex.example/review"
+    rid = doc_id_for(url, "", None)
+    typo = rid[:-1] + ("0" if rid[-1] != "0" else "1")
+    t = turn([(url, "search"), (rid, "fetch")], [url, typo])
+    rows, trow = audit_turn(t, POLICY)
+    by = {r["doc_id"]: r for r in rows}
+    assert set(by) == {url, typo}
+    assert by[url]["kinds"] == ["search", "fetch"] and by[url]["cited"] and by[url]["consulted"]
+    assert by[url]["reasons"] == []  # read in full *and* cited: no CONSULTED_NOT_CITED
+    assert (by[typo]["likely_meant"], by[typo]["likely_meant_distance"]) == (url, 1)
+    assert trow["retrieved"] == [url]

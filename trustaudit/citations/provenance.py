@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trustaudit.citations.schema import Turn, doc_key, is_http_url
+from trustaudit.io.records import doc_id_for
 from trustaudit.policy.citations import CitationsPolicy
 
 
@@ -77,38 +78,58 @@ class _Doc:
     score_scale: str | None = None
 
 
+def identities(doc_id: str, url: str | None = None) -> list[str]:
+    """Every key that names the same document: the ID, its URL's normal form, and the URL's
+    trustaudit doc_id (a hash of the normalised URL), so `https://x/a` and its run ID unify."""
+    out = [doc_key(doc_id)]
+    for u in (doc_id, url):
+        if u and is_http_url(u):
+            out += [doc_key(u), doc_id_for(u.strip(), "", None)]
+    return list(dict.fromkeys(out))
+
+
 def audit_turn(turn: Turn, policy: CitationsPolicy) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """One turn -> (one row per retrieved-or-cited document, one turn row). Pure, no run data."""
     docs: dict[str, _Doc] = {}
-    alias: dict[str, str] = {}  # URL a tool returned for an ID -> that ID's key
+    lookup: dict[str, str] = {}  # any identity of a retrieved document -> its key in `docs`
     for r in turn.retrievals:
-        d = docs.get(r.key)
+        ids = identities(r.doc_id, r.url)
+        key = next((lookup[i] for i in ids if i in lookup), ids[0])
+        d = docs.get(key)
         if d is None:
-            d = docs[r.key] = _Doc(r.doc_id, [], [], [], [])
+            d = docs[key] = _Doc(r.doc_id, [], [], [], [])
+        for i in ids:
+            lookup.setdefault(i, key)
         if r.kind not in d.kinds:
             d.kinds.append(r.kind)
         if r.tool not in d.tools:
             d.tools.append(r.tool)
         if d.url is None and r.url:
             d.url = r.url
-            alias.setdefault(doc_key(r.url), r.key)
         if d.score is None and r.score is not None:
             # First score wins: direction differs per scale (rank vs similarity), so never max().
             d.score, d.score_scale = r.score, r.score_scale
     retrieved_keys = list(docs)
     fabricated: dict[str, _Doc] = {}
+    fab_lookup: dict[str, str] = {}
     for c in turn.citations:
-        key = c.key if c.key in docs else alias.get(c.key, c.key)
-        d = docs.get(key) or fabricated.get(key)
-        if d is None:
-            d = fabricated[key] = _Doc(c.doc_id, [], [], [], [])
+        ids = identities(c.doc_id)
+        key = next((lookup[i] for i in ids if i in lookup), None)
+        if key is not None:
+            d = docs[key]
+        else:
+            key = next((fab_lookup[i] for i in ids if i in fab_lookup), ids[0])
+            d = fabricated.setdefault(key, _Doc(c.doc_id, [], [], [], []))
+            for i in ids:
+                fab_lookup.setdefault(i, key)
         if c.doc_id not in d.cited_as:
             d.cited_as.append(c.doc_id)
         if c.span:
             d.spans.append(c.span)
 
-    candidates = [docs[k].doc_id for k in retrieved_keys] + [a for a in alias if a not in docs]
-    alias_to_id = {a: docs[k].doc_id for a, k in alias.items()}
+    # A typo is looked for among every identity of the retrieved documents (ID, URL, run ID).
+    alias_to_id = {i: docs[k].doc_id for i, k in lookup.items()}
+    candidates = list(alias_to_id)
     rows: list[dict[str, Any]] = []
     consulted: list[str] = []
     cited: list[str] = []
@@ -123,7 +144,7 @@ def audit_turn(turn: Turn, policy: CitationsPolicy) -> tuple[list[dict[str, Any]
         likely: str | None = None
         dist: int | None = None
         if is_cited and not is_retrieved:
-            hit = nearest_id(d.doc_id, candidates, policy.typo_max_distance)
+            hit = nearest_id(doc_key(d.doc_id), candidates, policy.typo_max_distance)
             if hit is not None:
                 likely = alias_to_id.get(hit[0], hit[0])
                 dist = hit[1]
