@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trustaudit.citations.schema import parse_turn, read_turns, tool_kind
 from trustaudit.policy.citations import CitationsPolicy
@@ -168,3 +170,28 @@ def test_json_array_file_and_bom(tmp_path: Path) -> None:
 def test_garbage_never_raises(obj: object) -> None:
     turn, errors = parse(obj)
     assert turn is not None or errors
+
+
+_json = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=8)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.dictionaries(
+            st.sampled_from(["id", "turn_id", "tool_calls", "results", "kind", "tool", "citations", "answer",
+                             "messages", "role", "content", "span", "url", "score", "question", "fetched"]),
+            children, max_size=5,
+        ),
+    ),
+    max_leaves=25,
+)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(_json)
+def test_any_json_value_parses_or_errors(obj: object) -> None:
+    from trustaudit.citations.provenance import audit_turn
+
+    turn, errors = parse(obj)
+    assert turn is not None or errors
+    if turn is not None:
+        audit_turn(turn, POLICY)  # whatever parsed is auditable
