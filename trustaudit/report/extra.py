@@ -1,0 +1,77 @@
+"""The decision reports summary.py plugs in: list suggestions, calibration, report.html.
+
+`write_extra_reports` runs after quarantine.csv/domains.csv exist (summary.write_reports calls it), so
+suggestions can append their evidence columns to domains.csv and the HTML can show everything.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from trustaudit.io.rundir import RunDir
+from trustaudit.policy import Policy, PolicyError, build_policy, load_policy
+
+
+def policy_of_run(run: RunDir, policy_path: str | Path | None = None) -> Policy:
+    """The policy a run was scored with (from its manifest), unless a policy file is given.
+
+    Re-rendering with the recorded policy keeps bands and weights consistent with scores.parquet; a
+    manifest from another version that no longer parses falls back to the current defaults.
+    """
+    if policy_path is not None:
+        return load_policy(policy_path)
+    recorded = run.read_manifest().get("policy")
+    if isinstance(recorded, dict):
+        try:
+            return build_policy(recorded)
+        except PolicyError:
+            pass
+    return load_policy()
+
+
+def _previous_targets(run: RunDir) -> dict[str, float]:
+    """The target a previous `calibrate` used, so re-rendering keeps the user's choice."""
+    try:
+        prev = json.loads(run.report("calibration.json").read_text(encoding="utf-8"))
+        rec = prev.get("recommended") or {}
+        kind, value = rec.get("target"), float(rec.get("target_value"))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
+    if kind == "precision":
+        return {"target_precision": value}
+    return {"target_recall": value} if kind == "recall" else {}
+
+
+def write_extra_reports(
+    run: RunDir,
+    policy: Policy,
+    manifest: dict[str, Any],
+    *,
+    labels: Path | None = None,
+    target_recall: float | None = None,
+    target_precision: float | None = None,
+) -> dict[str, Any]:
+    """allowlist/blocklist.suggested.txt (+ evidence columns in domains.csv), calibration
+    (threshold_curve.csv/.png, pr_curve.png, calibration.json/.md, recommended_policy.toml) and
+    report.html. Without `labels`, a labels file remembered from an earlier calibration is reused,
+    else the allow/blocklists serve as weak labels. Returns calibration.json's content."""
+    from trustaudit.report.calibrate import calibrate_run, remembered_labels
+    from trustaudit.report.html import write_html_report
+    from trustaudit.report.suggest import write_suggestions
+
+    run.reports.mkdir(parents=True, exist_ok=True)
+    evidence = write_suggestions(run, policy, manifest)
+    targets: dict[str, float] = {}
+    if target_recall is not None:
+        targets["target_recall"] = target_recall
+    elif target_precision is not None:
+        targets["target_precision"] = target_precision
+    if labels is None:
+        labels = remembered_labels(run)
+        if labels is not None and not targets:
+            targets = _previous_targets(run)
+    calibration = calibrate_run(run, policy, labels=labels, **targets)
+    write_html_report(run, policy, manifest, evidence=evidence)
+    return calibration
