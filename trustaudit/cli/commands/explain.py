@@ -1,0 +1,101 @@
+"""`trustaudit explain`: why one page got its score."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from trustaudit.cli._common import guarded, out_console
+from trustaudit.io.rundir import RunDir
+
+
+def _v(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    return escape(str(x))
+
+
+@guarded
+def explain_cmd(
+    run_dir: Path = typer.Argument(..., help="Run directory written by `trustaudit audit`."),
+    url: str = typer.Argument(..., help="The page: its URL (exact or normalized) or its doc_id."),
+    policy: Path | None = typer.Option(
+        None, "--policy", "-p", help="Policy TOML (default: the policy recorded in the run)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the explanation as JSON."),
+) -> None:
+    """Print a page's score, band, each sub-score with its weight and contribution, every raw
+    signal and the reasons.
+
+    Example: trustaudit explain runs/demo https://example.org/article --json
+    """
+    from trustaudit.report.explain import explain_page
+    from trustaudit.report.extra import policy_of_run
+
+    run = RunDir.at(run_dir)
+    run.require("scores.parquet")
+    data = explain_page(run, url, policy_of_run(run, policy))
+    if as_json:
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        return
+    print_explanation(data)
+
+
+def print_explanation(data: dict[str, Any]) -> None:
+    """Rich tables: headline, sub-scores, adjustments, reasons, raw signals."""
+    console = out_console()
+    band = str(data.get("band"))
+    color = {"quarantine": "red", "medium": "yellow", "trusted": "green"}.get(band, "white")
+    page = data.get("page") or {}
+    console.print(f"[bold]{_v(data['url'])}[/bold]  (doc_id {data['doc_id']})")
+    if page.get("title"):
+        console.print(f"title: {_v(page['title'])}")
+    hard = f"  hard rule: {', '.join(data['hard_rules'])}" if data["hard_quarantine"] else ""
+    console.print(
+        f"trust [bold]{_v(data['trust_score'])}[/bold]  band [{color}]{band}[/{color}]"
+        f"  (quarantine < {data['bands']['quarantine_below']}, trusted >= "
+        f"{data['bands']['trusted_from']}){hard}"
+    )
+    t = Table(title="score", header_style="bold")
+    for col in ("part", "value", "weight", "contribution"):
+        t.add_column(col, justify="left" if col == "part" else "right")
+    for s in data["sub_scores"]:
+        note = "" if s["computed"] else " (neutral)"
+        t.add_row(s["name"] + note, _v(s["value"]), _v(s["weight"]), _v(s["contribution"]))
+    t.add_row("= base (rounded)", _v(data["trust_score_base"]), "", "")
+    for a in data["adjustments"]:
+        t.add_row(a["name"], "", "", _v(a["value"]))
+    t.add_row("[bold]= trust[/bold]", _v(data["trust_score"]), "", "")
+    console.print(t)
+    if data["reasons"]:
+        r = Table(title="reasons", header_style="bold")
+        r.add_column("code")
+        r.add_column("why")
+        for reason in data["reasons"]:
+            r.add_row(escape(reason["code"]), escape(reason["text"]))
+        console.print(r)
+    findings = page.get("injection_findings") or []
+    if findings:
+        f = Table(title="injection findings", header_style="bold")
+        for col in ("technique", "location", "rule", "snippet"):
+            f.add_column(col)
+        for x in findings[:10]:
+            f.add_row(*(_v(x.get(k)) for k in ("technique", "location", "rule", "snippet")))
+        console.print(f)
+    s = Table(title="raw signals", header_style="bold")
+    s.add_column("signal")
+    s.add_column("value", justify="right")
+    for k, v in data["signals"].items():
+        s.add_row(escape(k), _v(v))
+    console.print(s)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("explain")(explain_cmd)

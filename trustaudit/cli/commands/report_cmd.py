@@ -1,0 +1,48 @@
+"""`trustaudit report`: re-render every report of an existing run (no re-scoring)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from trustaudit.cli._common import guarded
+from trustaudit.errors import UsageError
+from trustaudit.io.rundir import RunDir
+
+
+@guarded
+def report_cmd(
+    run_dir: Path = typer.Argument(..., help="Run directory written by `trustaudit audit`."),
+    labels: Path | None = typer.Option(
+        None, "--labels", "-l", help="Labels CSV for the calibration (default: the one used last)."
+    ),
+    policy: Path | None = typer.Option(
+        None, "--policy", "-p", help="Policy TOML (default: the policy recorded in the run)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print summary.json to stdout."),
+) -> None:
+    """Re-render summary.json, quarantine.csv/.md, domains.csv, list suggestions, calibration
+    and report.html from the run's tables (after an upgrade, or to change report settings).
+
+    Example: trustaudit report runs/demo && xdg-open runs/demo/reports/report.html
+    """
+    from trustaudit.report.extra import policy_of_run
+    from trustaudit.report.summary import write_reports
+
+    if labels is not None and not labels.is_file():
+        raise UsageError(f"labels file not found: {labels}")
+    run = RunDir.at(run_dir)
+    run.require("manifest.json", "scores.parquet")
+    pol = policy_of_run(run, policy)
+    with run.locked():
+        summary = write_reports(run, pol, run.read_manifest(), labels=labels)
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+    else:
+        typer.echo(f"reports written to {run.reports} (open report.html in a browser)")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(report_cmd)
