@@ -18,9 +18,10 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/trustaudit audit fixtures/corpus --out runs/demo \
+	$(VENV)/bin/trustaudit audit fixtures/corpus/pages fixtures/corpus/extra.jsonl --out runs/demo --fresh \
 	  --allowlist fixtures/corpus/allowlist.txt --blocklist fixtures/corpus/blocklist.txt \
-	  --domain-info fixtures/corpus/domain_info.csv --labels fixtures/corpus/labels.csv
+	  --domain-info fixtures/corpus/domain_info.csv --labels fixtures/corpus/labels.csv --now 2026-11-01
+	@echo "report: runs/demo/reports/ (summary.json, quarantine.md, report.html)"
 
 test: $(STAMP)
 	$(PY) -m pytest -q

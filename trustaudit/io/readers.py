@@ -395,6 +395,18 @@ class WarcSource:
                     # read the payload before asking for the offset: warcio's get_record_offset()
                     # skips the unread payload of the current record
                     row = self._row(record, url, 0)
+                except EOFError as exc:
+                    errors.append(
+                        ErrorRow(
+                            self.name,
+                            it.get_record_offset(),
+                            url,
+                            "read",
+                            "WARC_TRUNCATED",
+                            f"record: {exc}",
+                        )
+                    )
+                    break
                 except Exception as exc:  # a damaged payload: keep going with the next record
                     offset = it.get_record_offset()
                     errors.append(
@@ -462,6 +474,13 @@ class WarcSource:
         if len(body) > self.max_bytes:
             return ErrorRow(
                 self.name, offset, url, "read", "TOO_LARGE", f"payload over {self.max_bytes} bytes"
+            )
+        if getattr(record.raw_stream, "limit", 0) > 0:
+            if record.raw_stream.read(1):
+                raise ValueError("payload encoding is damaged (e.g. wrong chunk sizes)")
+            # the file ended before Content-Length bytes: a truncated last record
+            raise EOFError(
+                f"payload is {record.raw_stream.limit} bytes short of its Content-Length"
             )
         date = record.rec_headers.get_header("WARC-Date")
         if record.rec_type == "conversion":  # WET: extracted text, no HTML

@@ -47,7 +47,7 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
         if len(args) != len(value):
             raise PolicyError(f"{where}: expected {len(args)} items, got {len(value)}")
         return tuple(
-            _coerce(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(args, value, strict=True))
+            _coerce(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(value, args, strict=True))
         )
     if origin in (dict, Mapping) or tp is dict:
         if not isinstance(value, Mapping):

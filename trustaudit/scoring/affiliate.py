@@ -87,10 +87,14 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
     `links` must already carry `is_affiliate`/`is_sponsored` (see flag_affiliate_links).
     """
     a = policy.affiliate
-    per_doc = links.group_by("doc_id").agg(
-        links_total=pl.len(),
-        affiliate_links=pl.col("is_affiliate").sum(),
-        sponsored_affiliate_links=(pl.col("is_affiliate") & pl.col("is_sponsored")).sum(),
+    per_doc = (
+        links.with_columns(pl.col("doc_id").cast(pl.String))
+        .group_by("doc_id")
+        .agg(
+            links_total=pl.len(),
+            affiliate_links=pl.col("is_affiliate").sum(),
+            sponsored_affiliate_links=(pl.col("is_affiliate") & pl.col("is_sponsored")).sum(),
+        )
     )
     out = (
         pages.select("doc_id", "word_count", "text")

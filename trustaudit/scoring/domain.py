@@ -15,8 +15,11 @@ from trustaudit.scoring._reasons import reason_list
 def _extractor():  # type: ignore[no-untyped-def]
     import tldextract
 
-    # suffix_list_urls=() + no cache dir: the bundled public suffix list, never a download
-    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+    # suffix_list_urls=() + no cache dir: the bundled public suffix list, never a download.
+    # Private suffixes (github.io, blogspot.com) count: each user site there is its own publisher.
+    return tldextract.TLDExtract(
+        suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True
+    )
 
 
 def registered_domain_of(host: str | None) -> str | None:

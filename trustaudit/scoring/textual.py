@@ -29,11 +29,18 @@ def textual_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     dup_len = pl.col("paragraphs").list.eval(
         pl.when(pl.element().is_duplicated()).then(pl.element().str.len_chars()).otherwise(0)
     )
-    out = pages.select(
+    out = pages.with_columns(pl.col("paragraphs").cast(pl.List(pl.String))).select(
         "doc_id",
         "word_count",
+        # type/token ratio over the first 300 words: the plain ratio falls with length (Heaps' law),
+        # so a long honest article would look as poor as short spam
         lexical_density=pl.when(pl.col("word_count") > 0)
-        .then(text.str.to_lowercase().str.extract_all(r"\w+").list.n_unique() / words)
+        .then(
+            text.str.to_lowercase()
+            .str.extract_all(r"\w+")
+            .list.head(300)
+            .pipe(lambda w: w.list.n_unique() / w.list.len())
+        )
         .otherwise(None),
         dup_line_char_frac=pl.when(para_len.list.sum() > 0)
         .then(dup_len.list.sum() / para_len.list.sum())

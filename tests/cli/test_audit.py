@@ -1,0 +1,314 @@
+"""`trustaudit audit` end to end through the CLI, for every input format, with accounting and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from helpers import article_html, write_jsonl, write_warc
+
+from trustaudit.exit_codes import ExitCode
+
+NOW = ["--now", "2026-11-01"]
+
+
+def audit(runner, app, *args: str):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, ["audit", *args, "--workers", "1", *NOW])
+
+
+def check_run(out: Path, *, pages: int, errors: int) -> dict:  # type: ignore[type-arg]
+    """The contract other tools rely on, plus the accounting invariant."""
+    scores = pl.read_parquet(out / "scores.parquet")
+    assert {"url", "registered_domain", "trust_score", "band", "reasons"} <= set(scores.columns)
+    assert scores["trust_score"].is_between(0, 1).all()
+    assert set(scores["band"]) <= {"quarantine", "medium", "trusted"}
+    assert scores.schema["reasons"] == pl.List(pl.String)
+    page_df = pl.read_parquet(out / "pages.parquet")
+    assert {"url", "text"} <= set(page_df.columns)
+    assert page_df["doc_id"].is_unique().all()
+    err = pl.read_parquet(out / "errors.parquet")
+    assert {"source", "offset", "url", "stage", "code", "message"} <= set(err.columns)
+    summary = json.loads((out / "reports" / "summary.json").read_text())
+    acc = summary["accounting"]
+    assert (acc["pages"], acc["errors"]) == (pages, errors), (acc, err.to_dicts())
+    assert acc["inputs"] == acc["pages"] + acc["errors"] and acc["balanced"] is True
+    for name in ("quarantine.csv", "quarantine.md", "domains.csv"):
+        assert (out / "reports" / name).is_file()
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert (
+        manifest["policy_hash"]
+        and manifest["inputs"]
+        and manifest["stages"]["report"]["status"] == "done"
+    )
+    return summary
+
+
+def test_folder_input(runner, app, html_folder: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "run"
+    res = audit(runner, app, str(html_folder), "--out", str(out))
+    assert res.exit_code == 0, res.output
+    check_run(out, pages=3, errors=2)
+    errs = pl.read_parquet(out / "errors.parquet")
+    assert sorted(errs["code"]) == ["BINARY_CONTENT", "EMPTY_FILE"]
+    urls = set(pl.read_parquet(out / "scores.parquet")["url"])
+    assert "https://alpha.example.com/a" in urls and "https://beta.example.net/b" in urls
+
+
+def test_jsonl_warc_and_parquet_inputs_in_one_call(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    j = write_jsonl(
+        tmp_path / "in.jsonl.gz",
+        [
+            {"url": "https://j.example/1", "html": article_html("J1"), "entity": "E"},
+            {"url": "https://j.example/2", "text": "plain text " * 80},
+        ],
+        raw_lines=["{broken"],
+    )
+    w = write_warc(
+        tmp_path / "in.warc.gz",
+        [("https://w.example/1", article_html("W1")), ("https://w.example/2", article_html("W2"))],
+    )
+    p = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"url": ["https://p.example/1"], "html": [article_html("P1")]}), p)
+    out = tmp_path / "run"
+    res = audit(runner, app, str(j), str(w), str(p), "--out", str(out))
+    assert res.exit_code == 0, res.output
+    check_run(out, pages=5, errors=1)
+    pages = pl.read_parquet(out / "pages.parquet")
+    assert pages.filter(pl.col("url") == "https://j.example/1")["entity"][0] == "E"
+    assert set(pages["source"].str.split("/").list.last()) == {
+        "in.jsonl.gz",
+        "in.warc.gz",
+        "in.parquet",
+    }
+
+
+def test_duplicate_urls_keep_the_first_and_account_for_the_rest(
+    runner, app, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    page = article_html("Same", links=[("https://amzn.to/x", "buy")])
+    j = write_jsonl(tmp_path / "d.jsonl", [{"url": "https://dup.example/a", "html": page}] * 3)
+    out = tmp_path / "run"
+    assert audit(runner, app, str(j), "--out", str(out)).exit_code == 0
+    check_run(out, pages=1, errors=2)
+    assert pl.read_parquet(out / "errors.parquet")["code"].to_list() == [
+        "DUPLICATE_URL",
+        "DUPLICATE_URL",
+    ]
+    assert (
+        pl.read_parquet(out / "links.parquet").height == 2
+    )  # home + amzn of the kept copy only, not 3x
+
+
+def test_blocklist_and_allowlist_flags(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    j = write_jsonl(
+        tmp_path / "l.jsonl",
+        [
+            {"url": "https://www.bad.example/a", "html": article_html("Bad")},
+            {"url": "https://good.example/a", "html": article_html("Good")},
+        ],
+    )
+    block = tmp_path / "block.txt"
+    block.write_text("||bad.example^\n")
+    allow = tmp_path / "allow.txt"
+    allow.write_text("# ok\n0.0.0.0 good.example\n")
+    info = tmp_path / "info.csv"
+    info.write_text("domain,created\ngood.example,2001-01-01\n")
+    out = tmp_path / "run"
+    res = audit(
+        runner,
+        app,
+        str(j),
+        "--out",
+        str(out),
+        "--blocklist",
+        str(block),
+        "--allowlist",
+        str(allow),
+        "--domain-info",
+        str(info),
+    )
+    assert res.exit_code == 0, res.output
+    scores = {r["url"]: r for r in pl.read_parquet(out / "scores.parquet").to_dicts()}
+    bad = scores["https://www.bad.example/a"]
+    assert (
+        bad["band"] == "quarantine"
+        and bad["hard_quarantine"]
+        and "DOMAIN_BLOCKLISTED" in bad["reasons"]
+    )
+    assert scores["https://good.example/a"]["domain_score"] == 1.0
+    qcsv = (out / "reports" / "quarantine.csv").read_text()
+    assert "www.bad.example" in qcsv
+
+
+def test_json_output_is_summary(runner, app, html_folder: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "run"
+    res = audit(runner, app, str(html_folder), "--out", str(out), "--json")
+    assert res.exit_code == 0
+    summary = json.loads(res.stdout)
+    assert summary == json.loads((out / "reports" / "summary.json").read_text())
+    assert sum(summary["bands"].values()) == summary["pages"] == 3
+
+
+def test_quiet_prints_one_line(runner, app, html_folder: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    res = audit(runner, app, str(html_folder), "--out", str(tmp_path / "r"), "--quiet")
+    assert res.exit_code == 0
+    assert res.stdout.strip().count("\n") == 0 and "3 pages" in res.stdout
+
+
+def test_nothing_readable_is_exit_2_with_error_rows(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    binary = tmp_path / "blob.bin"
+    binary.write_bytes(os.urandom(2048))
+    out = tmp_path / "run"
+    res = audit(runner, app, str(empty), str(binary), "--out", str(out))
+    assert res.exit_code == ExitCode.USAGE == 2
+    assert "nothing could be read" in res.output and "Traceback" not in res.output
+    codes = sorted(pl.read_parquet(out / "errors.parquet")["code"])
+    assert codes == ["EMPTY_FILE", "UNKNOWN_FORMAT"]
+
+
+def test_usage_errors_are_one_line(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    urls = tmp_path / "urls.txt"
+    urls.write_text("https://example.com/\n")
+    res = audit(runner, app, str(tmp_path / "missing"), "--out", str(tmp_path / "r"))
+    assert res.exit_code == 2 and "input not found" in res.output
+    res = audit(
+        runner,
+        app,
+        str(urls),
+        "--out",
+        str(tmp_path / "r2"),
+        "--blocklist",
+        str(tmp_path / "nope.txt"),
+    )
+    assert res.exit_code == 2 and "file not found" in res.output
+    res = runner.invoke(
+        app, ["audit", str(urls), "--out", str(tmp_path / "r3"), "--now", "yesterday"]
+    )
+    assert res.exit_code == 2 and "--now" in res.output
+
+
+def test_rerun_after_completion_is_idempotent(
+    runner, app, html_folder: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "run"
+    assert audit(runner, app, str(html_folder), "--out", str(out)).exit_code == 0
+    first = pl.read_parquet(out / "scores.parquet").sort("doc_id")
+    run_id = json.loads((out / "manifest.json").read_text())["run_id"]
+    assert audit(runner, app, str(html_folder), "--out", str(out)).exit_code == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["run_id"] == run_id and manifest["stages"]["ingest"]["batches_resumed"] >= 1
+    assert pl.read_parquet(out / "scores.parquet").sort("doc_id").equals(first)
+    assert audit(runner, app, str(html_folder), "--out", str(out), "--fresh").exit_code == 0
+    assert json.loads((out / "manifest.json").read_text())["run_id"] != run_id
+
+
+def _corpus(folder: Path, n: int) -> Path:
+    folder.mkdir()
+    for i in range(n):
+        (folder / f"p{i:03d}.html").write_text(
+            article_html(f"Page {i}", url=f"https://site{i % 5}.example/p{i}")
+        )
+    return folder
+
+
+def test_interrupted_run_resumes_without_duplicates(
+    runner, app, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import trustaudit.pipeline as pipeline
+
+    corpus = _corpus(tmp_path / "c", 10)
+    policy = tmp_path / "p.toml"
+    policy.write_text("[extract]\nbatch_size = 2\n")
+    real = pipeline.extract_records
+    calls = {"n": 0}
+
+    def flaky(records, pol):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(records, pol)
+
+    monkeypatch.setattr(pipeline, "extract_records", flaky)
+    out = tmp_path / "run"
+    res = audit(runner, app, str(corpus), "--out", str(out), "--policy", str(policy))
+    assert res.exit_code == 130 and "re-run the same command to resume" in res.output
+    assert len(list((out / "parts").glob("*.done"))) == 2
+    monkeypatch.setattr(pipeline, "extract_records", real)
+    res = audit(runner, app, str(corpus), "--out", str(out), "--policy", str(policy))
+    assert res.exit_code == 0, res.output
+    check_run(out, pages=10, errors=0)
+    assert (
+        json.loads((out / "manifest.json").read_text())["stages"]["ingest"]["batches_resumed"] == 2
+    )
+
+
+@pytest.mark.slow
+def test_kill_9_then_rerun_completes_exactly_once(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path / "c", 40)
+    policy = tmp_path / "p.toml"
+    policy.write_text("[extract]\nbatch_size = 2\n")
+    out = tmp_path / "run"
+    cmd = [
+        sys.executable,
+        "-m",
+        "trustaudit",
+        "audit",
+        str(corpus),
+        "--out",
+        str(out),
+        "--policy",
+        str(policy),
+        "--workers",
+        "1",
+        "--quiet",
+        *NOW,
+    ]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(list((out / "parts").glob("*.done"))) < 4:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done_before = len(list((out / "parts").glob("*.done")))
+    assert 4 <= done_before < 20
+    assert not (out / "scores.parquet").exists()
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    check_run(out, pages=40, errors=0)
+    assert (
+        json.loads((out / "manifest.json").read_text())["stages"]["ingest"]["batches_resumed"]
+        >= done_before
+    )
+
+
+def test_process_pool_gives_the_same_result(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    corpus = _corpus(tmp_path / "c", 12)
+    policy = tmp_path / "p.toml"
+    policy.write_text("[extract]\nbatch_size = 3\n")
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert audit(runner, app, str(corpus), "--out", str(a), "--policy", str(policy)).exit_code == 0
+    res = runner.invoke(
+        app,
+        ["audit", str(corpus), "--out", str(b), "--policy", str(policy), "--workers", "2", *NOW],
+    )
+    assert res.exit_code == 0, res.output
+    cols = ["doc_id", "trust_score", "band", "reasons"]
+    assert (
+        pl.read_parquet(a / "scores.parquet")
+        .select(cols)
+        .sort("doc_id")
+        .equals(pl.read_parquet(b / "scores.parquet").select(cols).sort("doc_id"))
+    )

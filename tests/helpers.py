@@ -1,0 +1,72 @@
+"""Builders for tiny test corpora (HTML pages, JSONL, WARC) written on the fly."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "corpora"
+
+LOREM = (
+    "The committee met on Tuesday to review the budget for the coming year. Members discussed "
+    "the maintenance of the bridge, the library opening hours and a proposal for new bicycle lanes. "
+    "After a long debate the plan was approved with a small amendment about funding sources. "
+)
+
+
+def article_html(
+    title: str = "A plain article",
+    *,
+    url: str | None = "https://news.example.org/a",
+    published: str | None = "2026-10-01",
+    paragraphs: int = 6,
+    body_extra: str = "",
+    links: list[tuple[str, str]] | None = None,
+    lang: str = "en",
+) -> str:
+    """A realistic small article page (enough words for trafilatura to keep it)."""
+    head = [f"<title>{title}</title>", '<meta charset="utf-8">']
+    if url:
+        head.append(f'<link rel="canonical" href="{url}">')
+    if published:
+        head.append(f'<meta property="article:published_time" content="{published}T08:00:00Z">')
+    paras = "\n".join(
+        f"<p>{LOREM} Paragraph number {i} adds detail {i * 7}.</p>" for i in range(paragraphs)
+    )
+    anchors = "".join(f'<a href="{h}">{t}</a> ' for h, t in (links or []))
+    return (
+        f'<!doctype html><html lang="{lang}"><head>{"".join(head)}</head><body>'
+        f"<nav><a href='/'>Home</a></nav><article><h1>{title}</h1>{paras}<p>{anchors}</p>{body_extra}"
+        "</article><footer>© Example</footer></body></html>"
+    )
+
+
+def write_jsonl(path: Path, records: list[object], *, raw_lines: list[str] | None = None) -> Path:
+    buf = io.StringIO()
+    for r in records:
+        buf.write(json.dumps(r) + "\n")
+    for line in raw_lines or []:
+        buf.write(line + "\n")
+    data = buf.getvalue().encode()
+    path.write_bytes(gzip.compress(data, mtime=0) if path.name.endswith(".gz") else data)
+    return path
+
+
+def write_warc(path: Path, pages: list[tuple[str, str]], *, status: str = "200 OK") -> Path:
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    with open(path, "wb") as fh:
+        writer = WARCWriter(fh, gzip=path.name.endswith(".gz"))
+        for url, html in pages:
+            headers = StatusAndHeaders(
+                status, [("Content-Type", "text/html; charset=utf-8")], protocol="HTTP/1.1"
+            )
+            rec = writer.create_warc_record(
+                url, "response", payload=io.BytesIO(html.encode()), http_headers=headers
+            )
+            writer.write_record(rec)
+    return path

@@ -1,0 +1,118 @@
+"""Affiliate links, density, disclosure (en/pt/es) and the sub-score table of DESIGN §3."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from trustaudit.policy import Policy
+from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
+
+
+def links(hrefs: list[str], doc: str = "d", rel: list[list[str]] | None = None) -> pl.DataFrame:
+    from urllib.parse import urlsplit
+
+    return pl.DataFrame(
+        {
+            "doc_id": [doc] * len(hrefs),
+            "href": hrefs,
+            "host": [urlsplit(h).hostname for h in hrefs],
+            "rel": rel or [[] for _ in hrefs],
+            "anchor_text": ["x"] * len(hrefs),
+        },
+        schema_overrides={"rel": pl.List(pl.String), "href": pl.String, "host": pl.String},
+    )
+
+
+@pytest.mark.parametrize(
+    ("href", "expected"),
+    [
+        ("https://amzn.to/3xYz", True),
+        ("https://www.amazon.com/dp/B000?tag=site-20", True),
+        ("https://www.amazon.de/dp/B000", False),
+        ("https://go.hotmart.com/X123?ap=1", True),
+        ("https://shop.example.com/p?aff=77", True),
+        ("https://shop.example.com/p?affid=77&x=1", True),
+        ("https://news.example.com/story?ref=homepage", False),
+        ("https://news.example.com/?utm_source=newsletter", False),
+        ("https://news.example.com/?utm_medium=affiliate", True),
+        ("https://tag.example.com/?q=1", False),
+        ("https://notamzn.to.example.com/", False),
+        ("https://click.linksynergy.com/deeplink?id=1", True),
+    ],
+)
+def test_affiliate_link_detection(href: str, expected: bool) -> None:
+    assert flag_affiliate_links(links([href]), Policy())["is_affiliate"][0] is expected
+
+
+def test_policy_extends_hosts_and_params() -> None:
+    p = Policy().with_overrides(
+        {"affiliate": {"extra_hosts": ["partner.example"], "extra_params": ["pid"]}}
+    )
+    got = flag_affiliate_links(
+        links(["https://x.partner.example/a", "https://s.example/?pid=3"]), p
+    )
+    assert got["is_affiliate"].to_list() == [True, True]
+
+
+def page(words: int, text_extra: str = "", doc: str = "d") -> pl.DataFrame:
+    return pl.DataFrame(
+        {"doc_id": [doc], "word_count": [words], "text": ["word " * words + text_extra]}
+    )
+
+
+def score_for(words: int, n_aff: int, *, text_extra: str = "", sponsored: bool = False) -> dict:  # type: ignore[type-arg]
+    hrefs = [f"https://amzn.to/{i}" for i in range(n_aff)] + ["https://example.org/plain"]
+    rel = [["sponsored"] if sponsored else [] for _ in range(n_aff)] + [[]]
+    lk = flag_affiliate_links(links(hrefs, rel=rel), Policy())
+    return affiliate_signals(page(words, text_extra), lk, Policy()).to_dicts()[0]
+
+
+def test_sub_score_table() -> None:
+    assert score_for(80, 20)["affiliate_score"] == 0.5  # too few words -> neutral
+    assert score_for(1000, 0)["affiliate_score"] == 1.0
+    dense = score_for(1000, 11)
+    assert dense["affiliate_score"] == 0.1 and dense["quarantine_affiliate"] is True
+    assert dense["reasons_affiliate"] == [
+        "AFFILIATE_DENSE_NO_DISCLOSURE: 11.0 affiliate links per 1k words, no disclosure"
+    ]
+    disclosed_dense = score_for(1000, 11, text_extra=" We may earn a commission from these links.")
+    assert (
+        disclosed_dense["affiliate_score"] == 0.4
+        and disclosed_dense["quarantine_affiliate"] is False
+    )
+    assert score_for(1000, 6)["affiliate_score"] == 0.25
+    assert score_for(1000, 3)["affiliate_score"] == 0.5
+    assert (
+        score_for(1000, 3, sponsored=True)["affiliate_score"] == 0.7
+    )  # rel=sponsored is a disclosure
+    assert score_for(1000, 5)["affiliate_score"] == 0.5  # exactly 5 per 1k is not "> 5"
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        "Este post contém link de afiliado.",
+        "Contiene enlaces de afiliados.",
+        "As an Amazon Associate we earn from qualifying purchases.",
+        "Dieser Artikel enthält Affiliate-Links (Werbelink).",
+    ],
+)
+def test_disclosure_languages(phrase: str) -> None:
+    assert score_for(1000, 3, text_extra=" " + phrase)["affiliate_disclosed"] is True
+
+
+def test_disclosure_needs_word_boundaries() -> None:
+    assert (
+        score_for(1000, 3, text_extra=" publicidadesque unpublicidade")["affiliate_disclosed"]
+        is False
+    )
+
+
+def test_pages_without_links_get_zero_counts() -> None:
+    out = affiliate_signals(
+        page(500, doc="lonely"), flag_affiliate_links(links([]), Policy()), Policy()
+    ).to_dicts()[0]
+    assert (
+        out["links_total"] == 0 and out["affiliate_ratio"] == 0.0 and out["affiliate_score"] == 1.0
+    )

@@ -1,0 +1,5 @@
+"""`python -m trustaudit` runs the CLI."""
+
+from trustaudit.cli.main import run
+
+run()
