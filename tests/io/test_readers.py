@@ -175,6 +175,7 @@ def test_detection_by_name_and_content(tmp_path: Path) -> None:
     assert detect_kind(tmp_path / "data") == "jsonl"
     assert detect_kind(tmp_path / "urls.txt") == "urls"
     rows, errors = collect(open_source(tmp_path / "junk.bin"))
+    assert rows == []
     assert errors[0].code == "UNKNOWN_FORMAT"
     with pytest.raises(UsageError, match="URL list") as exc:
         open_source(tmp_path / "urls.txt")
