@@ -51,9 +51,11 @@ class HashingEmbedder:
     `hashing-<dim>`.
     """
 
-    def __init__(self, dim: int = 256) -> None:
+    def __init__(self, dim: int = 256, *, min_word_len: int = 1) -> None:
         self.dim = dim
         self.name = f"hashing-{dim}"
+        # min_word_len 4 drops most function words, which otherwise dominate lexical overlap.
+        self.min_word_len = min_word_len
 
     def _bucket(self, token: str) -> tuple[int, float]:
         h = int.from_bytes(hashlib.blake2b(token.encode(), digest_size=8).digest(), "little")
@@ -62,7 +64,7 @@ class HashingEmbedder:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):
-            words = _WORD.findall(text.lower())
+            words = [w for w in _WORD.findall(text.lower()) if len(w) >= self.min_word_len]
             feats = words + [a + " " + b for a, b in itertools.pairwise(words)]
             for tok in feats:
                 j, s = self._bucket(tok)

@@ -98,7 +98,15 @@ def _distill(name: str, target: Path) -> None:
 
 
 class StaticEmbedder:
-    """A model2vec static model: token vectors averaged, ≈1000x cheaper than a transformer."""
+    """A model2vec static model: token vectors averaged, ≈1000x cheaper than a transformer.
+
+    Tokenising is most of model2vec's cost (≈70% on real paragraphs), so for WordPiece models we
+    tokenise each distinct whitespace-separated word once and cache its ids: BERT's normaliser and
+    pre-tokeniser act within whitespace-delimited chunks, so the ids are the same. The mean is a
+    sparse count-matrix product instead of a Python loop per sentence (≈3x model2vec's encode).
+    """
+
+    _WORD_CACHE_MAX = 2_000_000  # distinct words kept (≈200 MB worst case), then the cache restarts
 
     def __init__(self, folder: Path, name: str, *, batch_size: int = 1024, max_chars: int = 2000):
         from model2vec import StaticModel
@@ -108,10 +116,64 @@ class StaticEmbedder:
         self.dim = int(self.model.dim)
         self.batch_size = batch_size
         self.max_chars = max_chars
+        self.max_tokens = int(self.model.max_length or 512)
+        self._table = np.asarray(self.model.embedding, dtype=np.float32)
+        tok = self.model.tokenizer
+        self._fast = (
+            self.model.weights is None
+            and self.model.token_mapping is None
+            and type(tok.pre_tokenizer).__name__ == "BertPreTokenizer"
+            and type(tok.normalizer).__name__ == "BertNormalizer"
+        )
+        self._unk = self.model.unk_token_id
+        self._words: dict[str, list[int]] = {}
+
+    def _ids(self, texts: Sequence[str]) -> tuple[list[int], np.ndarray]:
+        """Flat token ids of all texts and each text's token count (truncated like model2vec)."""
+        words = [t[: self.max_chars].split() for t in texts]
+        cache = self._words
+        new = list({w for ws in words for w in ws if w not in cache})
+        if new:
+            if len(cache) + len(new) > self._WORD_CACHE_MAX:
+                cache.clear()
+            encs = self.model.tokenizer.encode_batch_fast(new, add_special_tokens=False)
+            unk = self._unk
+            for w, enc in zip(new, encs, strict=True):
+                cache[w] = [i for i in enc.ids if i != unk]
+        flat: list[int] = []
+        lengths = np.zeros(len(texts), dtype=np.int64)
+        cap = self.max_tokens
+        for k, ws in enumerate(words):
+            ids = [i for w in ws for i in cache[w]]
+            if len(ids) > cap:
+                ids = ids[:cap]
+            lengths[k] = len(ids)
+            flat.extend(ids)
+        return flat, lengths
+
+    def _encode_fast(self, texts: Sequence[str]) -> np.ndarray:
+        """Token-count matrix (texts x vocab, CSR) times the table: a mean without gathering.
+
+        The result is the sum, not the mean: rows are L2-normalised afterwards, so it is the same.
+        """
+        import scipy.sparse as sp
+
+        parts = []
+        for s in range(0, len(texts), self.batch_size):
+            flat, lengths = self._ids(texts[s : s + self.batch_size])
+            indptr = np.concatenate([[0], np.cumsum(lengths)])
+            counts = sp.csr_matrix(
+                (np.ones(len(flat), np.float32), np.asarray(flat, np.int64), indptr),
+                shape=(len(lengths), self._table.shape[0]),
+            )
+            parts.append(np.asarray(counts @ self._table, dtype=np.float32))
+        return np.concatenate(parts)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self._fast:
+            return l2_normalize(self._encode_fast(texts))
         vecs = self.model.encode(
             [t[: self.max_chars] for t in texts],
             batch_size=self.batch_size,
@@ -130,7 +192,11 @@ class TransformerEmbedder:
 
         self.model: Any = SentenceTransformer(str(folder), device="cpu")
         self.name = name
-        dim = self.model.get_sentence_embedding_dimension()
+        getter = (
+            getattr(self.model, "get_embedding_dimension", None)
+            or self.model.get_sentence_embedding_dimension
+        )  # renamed in sentence-transformers 6 (the old name warns)
+        dim = getter()
         self.dim = int(dim) if dim else int(self.model.encode(["x"]).shape[1])
         self.batch_size = batch_size
         self.max_chars = max_chars

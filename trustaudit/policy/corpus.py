@@ -34,6 +34,8 @@ class CoherencePolicy:
     center: float = opt(0.60, "intra_norm = 1 - |intra - center| / width [reference edges]")
     width: float = opt(0.30, "see center")
     out_of_band: float = opt(0.2, "intra_norm outside [low, high]")
+    intra_weight: float = opt(0.5, "coherence = intra_weight*intra_norm + (1-intra_weight)*cross")
+    cross_neutral: float = opt(0.5, "cross term for a page with no peer group or no numeric claims")
     min_paragraphs: int = opt(2, "fewer usable paragraphs -> neutral intra_norm")
     min_paragraph_chars: int = opt(
         40, "paragraphs shorter than this are not used (menus, captions)"
@@ -54,11 +56,30 @@ class SyndicationPolicy:
     enabled: bool = opt(True, "near-duplicate text across registered domains")
     penalty_per_domain: float = opt(0.05, "trust penalty per other domain carrying the same text")
     penalty_cap: float = opt(0.20, "maximum syndication penalty")
+    min_words: int = opt(50, "pages with fewer words are not compared (too little text to tell)")
+    shingle_words: int = opt(
+        3, "words per shingle (3: a 10%-word-swapped copy keeps Jaccard ~0.57)"
+    )
+    num_perm: int = opt(64, "MinHash permutations")
+    bands: int = opt(21, "LSH bands (rows per band = num_perm // bands)")
+    min_jaccard: float = opt(0.30, "estimated Jaccard a candidate pair needs to join a cluster")
+    seed: int = opt(1, "MinHash / shingle hash seed")
+    batch_docs: int = opt(20_000, "pages per signature batch (the map stage)")
 
 
 @dataclass(frozen=True)
 class ClaimsPolicy:
     enabled: bool = opt(True, "cross-source numeric claim consistency")
+    min_group_pages: int = opt(3, "pages with the same claim kind a group needs before comparing")
+    outlier_z: float = opt(
+        3.5, "robust z (|x - median| / (1.4826 MAD)) above this -> CLAIM_OUTLIER"
+    )
+    z_full_conflict: float = opt(
+        7.0, "normalized_variance = mean(min(1, z / this)^2); cross = max(0, 1 - it)"
+    )
+    title_min_chars: int = opt(15, "shorter titles do not form entity groups")
+    title_min_cosine: float = opt(0.90, "title embeddings this similar share an entity group")
+    seed: int = opt(1, "hyperplane seed of the title ANN")
 
 
 @dataclass(frozen=True)

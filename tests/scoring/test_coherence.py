@@ -1,0 +1,142 @@
+"""Coherence: the reference formula, stitched vs real text, too few paragraphs, repetition."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from scoring.corpus_fixtures import TOPICS, VectorEmbedder
+
+from trustaudit.embed import HashingEmbedder
+from trustaudit.policy import Policy
+from trustaudit.scoring.coherence import (
+    REFERENCE_EDGES,
+    coherence_signals,
+    cross_from_variance,
+    edges_for,
+    intra_coherence,
+    intra_norm_expr,
+    intra_norm_reference,
+)
+
+P = Policy()
+
+
+@pytest.mark.parametrize(
+    ("intra", "expected"),
+    [(0.6, 1.0), (0.45, 0.5), (0.75, 0.5), (0.30, 0.0), (0.29, 0.2), (0.86, 0.2), (0.1, 0.2)],
+)
+def test_reference_intra_norm(intra: float, expected: float) -> None:
+    assert intra_norm_reference(intra) == pytest.approx(expected)
+    got = pl.select(intra_norm_expr(pl.lit(intra), REFERENCE_EDGES)).item()
+    assert got == pytest.approx(expected)
+
+
+def test_reference_cross() -> None:
+    assert cross_from_variance(0.2) == pytest.approx(0.8)
+    assert cross_from_variance(0.0) == 1.0
+    assert cross_from_variance(1.7) == 0.0
+
+
+def test_intra_matches_brute_force() -> None:
+    rng = np.random.default_rng(0)
+    v = rng.standard_normal((9, 16)).astype(np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    counts = np.array([4, 1, 3, 1])
+    starts = np.array([0, 4, 5, 8])
+    got = intra_coherence(v, starts, counts)
+    for k, (s, n) in enumerate(zip(starts, counts, strict=True)):
+        if n < 2:
+            assert math.isnan(got[k])
+            continue
+        pairs = [float(v[i] @ v[j]) for i, j in itertools.combinations(range(s, s + n), 2)]
+        assert got[k] == pytest.approx(np.mean(pairs), abs=1e-5)
+
+
+def _page(doc_id: str, paragraphs: list[str]) -> dict[str, object]:
+    return {"doc_id": doc_id, "paragraphs": paragraphs}
+
+
+def test_exact_reference_score_with_cross() -> None:
+    """intra 0.6 -> intra_norm 1.0; cross 0.8 -> coherence 0.5*1.0 + 0.5*0.8 = 0.9."""
+    a, b = "a" * 50, "b" * 50
+    emb = VectorEmbedder({a: [1.0, 0.0], b: [0.6, 0.8]})  # cosine exactly 0.6
+    pages = pl.DataFrame([_page("d1", [a, b])])
+    cross = pl.DataFrame({"doc_id": ["d1"], "cross_consistency": [cross_from_variance(0.2)]})
+    row = coherence_signals(pages, P, emb, cross=cross).row(0, named=True)
+    assert row["intra_coherence"] == pytest.approx(0.6, abs=1e-6)
+    assert row["intra_norm"] == pytest.approx(1.0, abs=1e-6)
+    assert row["coherence_score"] == pytest.approx(0.9, abs=1e-6)
+    assert row["reasons_coherence"] == []
+
+
+def test_one_paragraph_is_neutral_with_reason() -> None:
+    pages = pl.DataFrame(
+        [_page("one", [TOPICS["coffee"][0], "short menu"]), _page("none", [])],
+        schema={"doc_id": pl.String, "paragraphs": pl.List(pl.String)},
+    )
+    out = coherence_signals(pages, P, HashingEmbedder(64))
+    for row in out.iter_rows(named=True):
+        assert row["intra_coherence"] is None
+        assert row["intra_norm"] == P.coherence.neutral
+        assert row["coherence_score"] == pytest.approx(0.5)
+        assert row["reasons_coherence"][0].startswith("COHERENCE_TOO_FEW_PARAGRAPHS:")
+    assert out.filter(pl.col("doc_id") == "one")["paragraphs_used"].item() == 1
+
+
+def test_repetition_and_incoherence_reasons() -> None:
+    x, y, z = "x" * 50, "y" * 50, "z" * 50
+    emb = VectorEmbedder({x: [1, 0, 0], y: [0, 1, 0], z: [0, 0, 1]})
+    pages = pl.DataFrame([_page("rep", [x, x, x, x]), _page("low", [x, y, z])])
+    out = {r["doc_id"]: r for r in coherence_signals(pages, P, emb).iter_rows(named=True)}
+    assert out["rep"]["intra_norm"] == pytest.approx(0.2)
+    assert out["rep"]["reasons_coherence"][0].startswith("COHERENCE_REPETITIVE: intra 1.0")
+    assert out["low"]["intra_norm"] == pytest.approx(0.2)
+    assert out["low"]["reasons_coherence"][0].startswith("COHERENCE_LOW: intra 0.0")
+
+
+def test_stitched_scores_lower_than_real_articles() -> None:
+    topics = list(TOPICS)
+    real = [_page(f"real-{t}", TOPICS[t]) for t in topics]
+    stitched = [
+        _page(f"st-{i}", [TOPICS[topics[(i + k) % len(topics)]][k] for k in range(4)])
+        for i in range(len(topics))
+    ]
+    out = coherence_signals(pl.DataFrame(real + stitched), P, HashingEmbedder(1024, min_word_len=4))
+    intra = dict(zip(out["doc_id"], out["intra_coherence"], strict=True))
+    worst_real = min(v for k, v in intra.items() if k.startswith("real"))
+    best_stitched = max(v for k, v in intra.items() if k.startswith("st"))
+    assert worst_real > best_stitched
+
+
+def test_edges_per_model() -> None:
+    assert edges_for("all-MiniLM-L6-v2", P) == REFERENCE_EDGES
+    custom = P.with_overrides({"coherence": {"model_edges": [["m", 0.1, 0.9, 0.5, 0.4]]}})
+    assert edges_for("m", custom) == (0.1, 0.9, 0.5, 0.4)
+    assert edges_for("other", custom) == (0.30, 0.85, 0.60, 0.30)
+
+
+def test_short_paragraphs_and_cap_are_respected() -> None:
+    pol = P.with_overrides({"coherence": {"max_paragraphs": 3}})
+    pages = pl.DataFrame([_page("d", ["tiny", *TOPICS["tax"]])])
+    assert coherence_signals(pages, pol, HashingEmbedder(64))["paragraphs_used"].item() == 3
+
+
+@pytest.mark.slow
+def test_default_model_separates_stitched_from_real() -> None:
+    from trustaudit.embed import get_embedder
+
+    emb = get_embedder(P.embeddings)
+    topics = list(TOPICS)
+    real = [_page(f"real-{t}", TOPICS[t]) for t in topics]
+    stitched = [
+        _page(f"st-{i}", [TOPICS[topics[(i + k) % len(topics)]][k] for k in range(4)])
+        for i in range(len(topics))
+    ]
+    out = coherence_signals(pl.DataFrame(real + stitched), P, emb)
+    real_scores = out.filter(pl.col("doc_id").str.starts_with("real"))["coherence_score"]
+    st_scores = out.filter(pl.col("doc_id").str.starts_with("st"))["coherence_score"]
+    assert real_scores.min() > st_scores.max()

@@ -1,0 +1,204 @@
+"""Coherence: do a page's paragraphs belong together, and do its claims agree with other sources?
+
+`intra_coherence` is the mean pairwise cosine of paragraph embeddings (DESIGN §3). Stitched pages
+(paragraphs lifted from unrelated articles) sit low; mass repetition sits very high. The embedding
+call is injected (`embedder.encode`), so the function stays pure and tests use a hashing embedder.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from trustaudit.embed.base import Embedder
+from trustaudit.policy import Policy
+
+__all__ = [
+    "REFERENCE_EDGES",
+    "coherence_signals",
+    "cross_from_variance",
+    "edges_for",
+    "intra_coherence",
+    "intra_norm_expr",
+    "intra_norm_reference",
+    "paragraph_table",
+]
+
+# (low, high, center, width) of DESIGN §3, defined for all-MiniLM-L6-v2 cosines.
+REFERENCE_EDGES: tuple[float, float, float, float] = (0.30, 0.85, 0.60, 0.30)
+_ENCODE_CHUNK = 8192  # paragraphs per encode call: bounds memory, keeps batches large
+
+
+def intra_norm_reference(intra: float, out_of_band: float = 0.2) -> float:
+    """The reference formula verbatim: < 0.30 or > 0.85 -> 0.2, else 1 - |intra - 0.60| / 0.30."""
+    low, high, center, width = REFERENCE_EDGES
+    if intra < low or intra > high:
+        return out_of_band
+    return 1.0 - abs(intra - center) / width
+
+
+def cross_from_variance(normalized_variance: float) -> float:
+    """Reference cross-source term: max(0, 1 - normalized_variance)."""
+    return max(0.0, 1.0 - normalized_variance)
+
+
+def edges_for(model: str, policy: Policy) -> tuple[float, float, float, float]:
+    """Edges calibrated for `model` (policy.coherence.model_edges), else the policy's own edges.
+
+    Cosine distributions differ between models, so one set of edges cannot fit all of them.
+    """
+    c = policy.coherence
+    for name, low, high, center, width in c.model_edges:
+        if name == model:
+            return (low, high, center, width)
+    return (c.low, c.high, c.center, c.width)
+
+
+def intra_norm_expr(
+    intra: pl.Expr, edges: tuple[float, float, float, float], out_of_band: float = 0.2
+) -> pl.Expr:
+    """Polars form of the reference formula for any edges; clipped to [0, 1]."""
+    low, high, center, width = edges
+    inside = (1.0 - (intra - center).abs() / width).clip(0.0, 1.0)
+    return (
+        pl.when(intra.is_null())
+        .then(None)
+        .when((intra < low) | (intra > high))
+        .then(pl.lit(out_of_band))
+        .otherwise(inside)
+    )
+
+
+def paragraph_table(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    """Usable paragraphs, one row each: doc_id, text (first `max_paragraphs` long enough ones)."""
+    c = policy.coherence
+    return (
+        pages.select("doc_id", pl.col("paragraphs").alias("text"))
+        .explode("text")
+        .with_columns(pl.col("text").str.strip_chars())
+        .filter(pl.col("text").str.len_chars() >= c.min_paragraph_chars)
+        .filter(pl.int_range(pl.len()).over("doc_id") < c.max_paragraphs)
+    )
+
+
+def _encode_unique(texts: pl.Series, embedder: Embedder) -> np.ndarray:
+    """Embed each distinct text once (boilerplate repeats across pages), in large batches."""
+    uniq = texts.unique(maintain_order=True)
+    inverse = (
+        pl.DataFrame({"text": texts})
+        .join(pl.DataFrame({"text": uniq}).with_row_index("u"), on="text", how="left")
+        .get_column("u")
+        .to_numpy()
+    )
+    values = uniq.to_list()
+    chunks = [
+        embedder.encode(values[i : i + _ENCODE_CHUNK]) for i in range(0, len(values), _ENCODE_CHUNK)
+    ]
+    vecs = np.concatenate(chunks) if chunks else np.zeros((0, embedder.dim), np.float32)
+    return np.asarray(vecs, dtype=np.float32)[inverse]
+
+
+def intra_coherence(vecs: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Mean pairwise cosine per segment of unit rows, in O(n·d): (|Σv|² - Σ|v|²) / (n(n-1)).
+
+    Segments with fewer than two rows get NaN.
+    """
+    if len(starts) == 0:
+        return np.zeros(0, dtype=np.float64)
+    sums = np.add.reduceat(vecs.astype(np.float64), starts, axis=0)
+    sq = np.add.reduceat(np.einsum("ij,ij->i", vecs, vecs).astype(np.float64), starts)
+    n = counts.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (np.einsum("ij,ij->i", sums, sums) - sq) / (n * (n - 1.0))
+    out[counts < 2] = np.nan
+    return out
+
+
+def coherence_signals(
+    pages: pl.DataFrame,
+    policy: Policy,
+    embedder: Embedder,
+    *,
+    cross: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """One row per doc_id: paragraphs_used, intra_coherence, intra_norm, cross_consistency,
+    coherence_score, reasons_coherence.
+
+    `cross` (doc_id, cross_consistency) comes from `claims.claim_signals`; a page without peers or
+    claims keeps cross null and the neutral `coherence.cross_neutral`.
+    """
+    c = policy.coherence
+    edges = edges_for(embedder.name, policy)
+    paras = paragraph_table(pages, policy)
+    if paras.height:
+        paras = paras.sort("doc_id", maintain_order=True)
+        vecs = _encode_unique(paras.get_column("text"), embedder)
+        seg = paras.group_by("doc_id", maintain_order=True).len()
+        counts = seg.get_column("len").to_numpy()
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        per_doc = seg.select(
+            "doc_id",
+            pl.col("len").cast(pl.Int32).alias("paragraphs_used"),
+            pl.Series("intra_coherence", intra_coherence(vecs, starts, counts)).fill_nan(None),
+        )
+    else:
+        per_doc = pl.DataFrame(
+            schema={"doc_id": pl.String, "paragraphs_used": pl.Int32, "intra_coherence": pl.Float64}
+        )
+    out = pages.select("doc_id").join(per_doc, on="doc_id", how="left")
+    if cross is not None and "cross_consistency" in cross.columns:
+        out = out.join(cross.select("doc_id", "cross_consistency"), on="doc_id", how="left")
+    else:
+        out = out.with_columns(cross_consistency=pl.lit(None, dtype=pl.Float64))
+    intra = pl.col("intra_coherence")
+    low, high = edges[0], edges[1]
+    used = pl.col("paragraphs_used").fill_null(0)
+    model = embedder.name
+    out = out.with_columns(
+        paragraphs_used=used.cast(pl.Int32),
+        intra_norm=intra_norm_expr(intra, edges, c.out_of_band),
+    ).with_columns(
+        coherence_score=(
+            c.intra_weight * pl.col("intra_norm").fill_null(c.neutral)
+            + (1.0 - c.intra_weight) * pl.col("cross_consistency").fill_null(c.cross_neutral)
+        ),
+        reasons_coherence=pl.concat_list(
+            pl.when(used < c.min_paragraphs)
+            .then(
+                pl.format(
+                    "COHERENCE_TOO_FEW_PARAGRAPHS: {} usable paragraph(s), need {}; neutral {}",
+                    used,
+                    pl.lit(c.min_paragraphs),
+                    pl.lit(c.neutral),
+                )
+            )
+            .when(intra < low)
+            .then(
+                pl.format(
+                    "COHERENCE_LOW: intra {} < {} ({})",
+                    intra.round(2),
+                    pl.lit(low),
+                    pl.lit(model),
+                )
+            )
+            .when(intra > high)
+            .then(
+                pl.format(
+                    "COHERENCE_REPETITIVE: intra {} > {} ({})",
+                    intra.round(2),
+                    pl.lit(high),
+                    pl.lit(model),
+                )
+            )
+        ).list.drop_nulls(),
+    )
+    # Too few paragraphs: intra stays null, intra_norm is the documented neutral.
+    return out.with_columns(pl.col("intra_norm").fill_null(c.neutral)).select(
+        "doc_id",
+        "paragraphs_used",
+        "intra_coherence",
+        "intra_norm",
+        "cross_consistency",
+        "coherence_score",
+        "reasons_coherence",
+    )

@@ -1,0 +1,265 @@
+"""Syndication: the same text on several registered domains (content farms, scraped copies).
+
+Map stage (per batch of pages, parallel): word-shingle hashes -> MinHash signatures (rensa).
+Reduce stage 1 (key = LSH band hash): pages sharing a band bucket become candidate edges to the
+bucket's smallest row; each edge is verified by the signatures' estimated Jaccard.
+Reduce stage 2 (key = cluster): connected components, then per cluster the number of distinct
+registered domains and the earliest copy (published date, then fetch time, then doc_id).
+Never all pairs: cost is linear in pages (plus the size of real duplicate buckets).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from trustaudit.policy import Policy
+
+__all__ = [
+    "band_keys",
+    "cluster_rows",
+    "embedding_clusters",
+    "minhash_signatures",
+    "syndication_signals",
+]
+
+# Odd 64-bit multipliers (from splitmix64) to combine word hashes into shingle and band hashes.
+_MULS = np.array(
+    [0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD6E8FEB86659FD93,
+     0xA0761D6478BD642F, 0xE7037ED1A0B428DB, 0x8EBC6AF09C88C6E3, 0x589965CC75374CC3],
+    dtype=np.uint64,
+)  # fmt: skip
+
+
+def _words(texts: pl.Series) -> pl.Series:
+    return texts.fill_null("").str.to_lowercase().str.extract_all(r"\w+")
+
+
+def minhash_signatures(
+    texts: pl.Series, *, shingle_words: int, num_perm: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Signatures (uint32 [n, num_perm]) of word `shingle_words`-gram sets, and word counts.
+
+    Rows with fewer words than one shingle get an all-max signature: callers must exclude them
+    (they would all collide).
+    """
+    import rensa
+
+    words = _words(texts)
+    counts = words.list.len().to_numpy().astype(np.int64)
+    n = len(counts)
+    k = shingle_words
+    if n == 0:
+        return np.zeros((0, num_perm), np.uint32), counts
+    # Empty lists are filtered out first: how explode treats them differs between Polars versions.
+    flat = words.filter(words.list.len() > 0).explode().hash(seed=seed).to_numpy()
+    flat_counts = counts
+    ends = np.cumsum(flat_counts)
+    # Shingle hash at every position: sum of word hashes times position multipliers (wrapping).
+    sh = np.zeros(len(flat), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(k):
+            sh[: len(flat) - j] += flat[j:] * _MULS[j % len(_MULS)]
+    pos = np.arange(len(flat)) - np.repeat(ends - flat_counts, flat_counts)
+    valid = pos <= np.repeat(counts, flat_counts) - k
+    shingles = sh[valid]
+    per_doc = np.maximum(counts - k + 1, 0)
+    offsets = np.concatenate([[0], np.cumsum(per_doc)]).astype(np.uint64)
+    matrix = rensa.RMinHash.digest_matrix_from_flat_token_hashes(shingles, offsets, num_perm, seed)
+    return np.array(matrix.to_rows(), dtype=np.uint32).reshape(n, num_perm), counts
+
+
+def band_keys(sigs: np.ndarray, bands: int) -> np.ndarray:
+    """uint64 [n, bands]: one hash per band of `num_perm // bands` rows, band index mixed in."""
+    rows = sigs.shape[1] // bands
+    out = np.zeros((sigs.shape[0], bands), dtype=np.uint64)
+    s64 = sigs.astype(np.uint64)
+    with np.errstate(over="ignore"):
+        for b in range(bands):
+            acc = np.full(sigs.shape[0], np.uint64(b + 1) * _MULS[7], dtype=np.uint64)
+            for r in range(rows):
+                acc = (acc ^ s64[:, b * rows + r]) * _MULS[r % 7]
+            out[:, b] = acc
+    return out
+
+
+def cluster_rows(sigs: np.ndarray, keys: np.ndarray, *, min_jaccard: float) -> np.ndarray:
+    """Component label per row (rows in no verified edge keep their own label).
+
+    Reduce by band key: every row is linked to the smallest row of each bucket it shares; an
+    edge survives when the estimated Jaccard (share of equal signature slots) reaches
+    `min_jaccard`, which removes bucket collisions.
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n, bands = keys.shape
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    bucket = pl.DataFrame(
+        {"row": np.repeat(np.arange(n, dtype=np.int64), bands), "key": keys.ravel()}
+    )
+    edges = (
+        bucket.with_columns(rep=pl.col("row").min().over("key"))
+        .filter(pl.col("row") != pl.col("rep"))
+        .select("row", "rep")
+        .unique()
+    )
+    a = edges.get_column("row").to_numpy()
+    b = edges.get_column("rep").to_numpy()
+    keep = np.zeros(len(a), dtype=bool)
+    step = 200_000  # bounds the [edges, num_perm] comparison block
+    for s in range(0, len(a), step):
+        sim = (sigs[a[s : s + step]] == sigs[b[s : s + step]]).mean(axis=1)
+        keep[s : s + step] = sim >= min_jaccard
+    a, b = a[keep], b[keep]
+    graph = coo_matrix((np.ones(len(a), dtype=np.int8), (a, b)), shape=(n, n))
+    _, labels = connected_components(graph, directed=False)
+    return labels.astype(np.int64)
+
+
+def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    """One row per doc_id: syndication_cluster_id (smallest doc_id of the near-duplicate cluster,
+    null when alone), syndication_cluster_size, syndication_other_domains, syndication_is_earliest,
+    syndication_earliest_domain, adjust_syndication (<= 0), reasons_syndication.
+
+    Needs doc_id, text, registered_domain; uses published and fetched_at when present.
+    """
+    s = policy.syndication
+    cols = pages.columns
+    base = pages.select(
+        "doc_id",
+        pl.col("registered_domain").cast(pl.String) if "registered_domain" in cols else pl.lit(None, pl.String).alias("registered_domain"),
+        pl.col("published").cast(pl.Date) if "published" in cols else pl.lit(None, pl.Date).alias("published"),
+        pl.col("fetched_at").cast(pl.Datetime("us", "UTC")) if "fetched_at" in cols else pl.lit(None, pl.Datetime("us", "UTC")).alias("fetched_at"),
+    )  # fmt: skip
+    texts = (
+        pages.get_column("text")
+        if "text" in cols
+        else pl.Series([None] * pages.height, dtype=pl.String)
+    )
+    sig_parts, count_parts = [], []
+    for start in range(0, pages.height, s.batch_docs):  # the map stage, one batch at a time
+        sig, cnt = minhash_signatures(
+            texts.slice(start, s.batch_docs),
+            shingle_words=s.shingle_words,
+            num_perm=s.num_perm,
+            seed=s.seed,
+        )
+        sig_parts.append(sig)
+        count_parts.append(cnt)
+    counts = np.concatenate(count_parts) if count_parts else np.zeros(0, np.int64)
+    eligible = np.flatnonzero(counts >= s.min_words)
+    labels = np.full(pages.height, -1, dtype=np.int64)
+    if len(eligible):
+        sigs = np.concatenate(sig_parts)[eligible]
+        labels[eligible] = cluster_rows(sigs, band_keys(sigs, s.bands), min_jaccard=s.min_jaccard)
+    # Reduce by cluster: size, distinct domains, earliest copy.
+    df = base.with_columns(_label=pl.Series(labels)).with_columns(
+        _label=pl.when(pl.col("_label") >= 0).then(pl.col("_label"))
+    )
+    order = ["_label", "published", "fetched_at", "doc_id"]
+    clusters = (
+        df.filter(pl.col("_label").is_not_null())
+        .sort(order, nulls_last=True)
+        .group_by("_label", maintain_order=True)
+        .agg(
+            syndication_cluster_id=pl.col("doc_id").min(),
+            syndication_cluster_size=pl.len().cast(pl.Int32),
+            _domains=pl.col("registered_domain").fill_null("?").n_unique().cast(pl.Int32),
+            _earliest_doc=pl.col("doc_id").first(),
+            syndication_earliest_domain=pl.col("registered_domain").first(),
+        )
+        .filter(pl.col("syndication_cluster_size") > 1)
+    )
+    out = df.join(clusters, on="_label", how="left")
+    other = (pl.col("_domains") - 1).fill_null(0).cast(pl.Int32)
+    from_source = pl.col("registered_domain").eq_missing(pl.col("syndication_earliest_domain"))
+    penalised = (other > 0) & ~from_source
+    out = out.with_columns(
+        syndication_cluster_size=pl.col("syndication_cluster_size").fill_null(1),
+        syndication_other_domains=other,
+        syndication_is_earliest=pl.col("doc_id")
+        == pl.col("_earliest_doc").fill_null(pl.col("doc_id")),
+        adjust_syndication=pl.when(penalised)
+        .then(
+            -pl.min_horizontal(pl.lit(s.penalty_cap), s.penalty_per_domain * other.cast(pl.Float64))
+        )
+        .otherwise(0.0),
+        reasons_syndication=pl.concat_list(
+            pl.when(penalised)
+            .then(
+                pl.format(
+                    "SYNDICATED_ACROSS_N_DOMAINS: text shared with {} other domains (earliest: {})",
+                    other,
+                    pl.col("syndication_earliest_domain").fill_null("?"),
+                )
+            )
+            .when(other > 0)
+            .then(
+                pl.format(
+                    "SYNDICATION_SOURCE: earliest publisher of text shared with {} other domains",
+                    other,
+                )
+            )
+        ).list.drop_nulls(),
+    )
+    return out.select(
+        "doc_id",
+        "syndication_cluster_id",
+        "syndication_cluster_size",
+        "syndication_other_domains",
+        "syndication_is_earliest",
+        "syndication_earliest_domain",
+        "adjust_syndication",
+        "reasons_syndication",
+    )
+
+
+def embedding_clusters(
+    vecs: np.ndarray, *, min_cosine: float, bits: int = 12, bands: int = 20, seed: int = 1
+) -> np.ndarray:
+    """Component label per row of unit vectors whose cosine reaches `min_cosine` (approximately).
+
+    Random-hyperplane LSH (SimHash): `bands` buckets of `bits` sign bits each, so near-identical
+    vectors share a bucket with high probability; candidate edges to each bucket's smallest row are
+    verified by the exact cosine. Used for paraphrase near-duplicates and similar titles; linear in
+    rows, never all pairs.
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = len(vecs)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    planes = rng.standard_normal((vecs.shape[1], bits * bands)).astype(np.float32)
+    signs = (vecs @ planes) > 0
+    weights = (np.uint64(1) << np.arange(bits, dtype=np.uint64)).astype(np.uint64)
+    keys = np.stack(
+        [
+            (signs[:, b * bits : (b + 1) * bits].astype(np.uint64) * weights).sum(axis=1)
+            + np.uint64(b) * (np.uint64(1) << np.uint64(bits))
+            for b in range(bands)
+        ],
+        axis=1,
+    )
+    bucket = pl.DataFrame(
+        {"row": np.repeat(np.arange(n, dtype=np.int64), bands), "key": keys.ravel()}
+    )
+    edges = (
+        bucket.with_columns(rep=pl.col("row").min().over("key"))
+        .filter(pl.col("row") != pl.col("rep"))
+        .select("row", "rep")
+        .unique()
+    )
+    a = edges.get_column("row").to_numpy()
+    b = edges.get_column("rep").to_numpy()
+    keep = np.zeros(len(a), dtype=bool)
+    for s in range(0, len(a), 200_000):
+        keep[s : s + 200_000] = (
+            np.einsum("ij,ij->i", vecs[a[s : s + 200_000]], vecs[b[s : s + 200_000]]) >= min_cosine
+        )
+    graph = coo_matrix((np.ones(int(keep.sum()), np.int8), (a[keep], b[keep])), shape=(n, n))
+    _, labels = connected_components(graph, directed=False)
+    return labels.astype(np.int64)
