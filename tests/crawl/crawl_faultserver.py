@@ -59,6 +59,8 @@ class FaultServer(ThreadingHTTPServer):
         self.latency_s = latency_s
         self.robots: tuple[int, str] | None = None  # (status, body); None -> 404
         self.counters: Counter[str] = Counter()
+        self.host_headers: list[str] = []
+        self.user_agents: list[str] = []
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     @property
@@ -105,6 +107,8 @@ class Handler(BaseHTTPRequestHandler):
         srv = self.server
         with srv.lock:
             srv.hits[self.path] += 1
+            srv.host_headers.append(self.headers.get("Host", ""))
+            srv.user_agents.append(self.headers.get("User-Agent", ""))
             srv.active += 1
             srv.max_active = max(srv.max_active, srv.active)
         try:
