@@ -14,7 +14,7 @@ import shutil
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,14 @@ import pyarrow as pa
 from trustaudit import __version__
 from trustaudit.errors import NothingReadError, UsageError
 from trustaudit.io.atomic import write_parquet, write_text
-from trustaudit.io.extract import LINK_SCHEMA, PAGE_SCHEMA, ExtractResult, extract_records
+from trustaudit.io.cache import ExtractCache, record_keys
+from trustaudit.io.extract import (
+    LINK_SCHEMA,
+    PAGE_SCHEMA,
+    ExtractResult,
+    attach_extras,
+    extract_records,
+)
 from trustaudit.io.lists import read_domain_info, read_domain_lists
 from trustaudit.io.readers import Source, open_sources
 from trustaudit.io.records import ERROR_SCHEMA, ErrorRow, errors_table
@@ -69,7 +76,8 @@ class IngestStats:
     batches: int = 0
     batches_skipped: int = 0
     seconds: float = 0.0
-    extract_seconds: float = 0.0
+    cache_hits: int = 0
+    cache_misses: int = 0
 
 
 def _part_base(run: RunDir, source_idx: int, batch_idx: int) -> Path:
@@ -97,6 +105,92 @@ def _iter_batches(sources: list[Source], batch_size: int) -> Iterator[tuple[int,
             yield si, bi, batch
 
 
+@dataclass
+class _Planned:
+    """A batch on its way through the pool, with what the cache already answered."""
+
+    base: Path
+    batch: Any
+    keys: list[str | None]
+    hits: dict[int, tuple[pa.Table, pa.Table]]
+    miss_idx: list[int]
+
+
+def _plan(base: Path, batch: Any, cache: ExtractCache | None, policy: Policy) -> _Planned:
+    n = batch.records.num_rows
+    if cache is None or n == 0:
+        return _Planned(base, batch, [None] * n, {}, list(range(n)))
+    keys = record_keys(batch.records, policy)
+    hits = cache.get_many(keys)
+    return _Planned(base, batch, keys, hits, [i for i in range(n) if i not in hits])
+
+
+def _combine(
+    plan: _Planned, miss: ExtractResult | None, cache: ExtractCache | None
+) -> ExtractResult:
+    """Cached pages (with this record's identity patched in) + freshly extracted ones, in input order."""
+    if not plan.hits:
+        result = (
+            miss
+            if miss is not None
+            else ExtractResult(PAGE_SCHEMA.empty_table(), LINK_SCHEMA.empty_table())
+        )
+        if cache is not None and miss is not None:
+            _store(plan, miss, cache)
+        return result
+    records = plan.batch.records
+    rows = records.select(["source", "offset", "fetched_at", "status", "content_type"]).to_pylist()
+    page_parts: list[pa.Table] = []
+    link_parts: list[pa.Table] = []
+    order: list[int] = []
+    for idx, (page, links) in sorted(plan.hits.items()):
+        rec = rows[idx]
+        for name in ("source", "offset", "fetched_at", "status", "content_type"):
+            col = page.schema.get_field_index(name)
+            page = page.set_column(
+                col, name, pa.array([rec[name]], type=PAGE_SCHEMA.field(name).type)
+            )
+        key = f"{rec['source']}#{rec['offset']}"
+        links = links.set_column(
+            links.schema.get_field_index("_record"),
+            "_record",
+            pa.array([key] * links.num_rows, pa.string()),
+        )
+        page_parts.append(page)
+        link_parts.append(links)
+        order.append(idx)
+    hit_pages = attach_extras(pa.concat_tables(page_parts), records, order)
+    errors: list[ErrorRow] = []
+    kept = list(order)
+    if miss is not None:
+        if cache is not None:
+            _store(plan, miss, cache)
+        kept += [plan.miss_idx[i] for i in miss.kept]
+        hit_pages = pa.concat_tables([hit_pages, miss.pages], promote_options="permissive")
+        link_parts.append(miss.links)
+        errors = miss.errors
+    perm = sorted(range(len(kept)), key=lambda i: kept[i])
+    pages = hit_pages.take(pa.array(perm, type=pa.int64()))
+    return ExtractResult(pages, pa.concat_tables(link_parts), errors, [kept[i] for i in perm])
+
+
+def _store(plan: _Planned, miss: ExtractResult, cache: ExtractCache) -> None:
+    if not miss.kept:
+        return
+    import pyarrow.compute as pc
+
+    entries = []
+    for row, sub_idx in enumerate(miss.kept):
+        key = plan.keys[plan.miss_idx[sub_idx]]
+        if key is None:
+            continue
+        page = miss.pages.slice(row, 1)
+        rec_key = f"{page.column('source')[0].as_py()}#{page.column('offset')[0].as_py()}"
+        own = miss.links.filter(pc.equal(miss.links.column("_record"), rec_key))
+        entries.append((key, page, own))
+    cache.put_many(entries)
+
+
 def ingest(
     sources: list[Source],
     run: RunDir,
@@ -104,10 +198,12 @@ def ingest(
     *,
     workers: int = 1,
     progress: Progress | None = None,
+    cache: ExtractCache | None = None,
 ) -> IngestStats:
     """Map stage: read every source in batches, extract in a process pool, commit one part per batch.
 
-    Committed parts (those with a `.done` marker) are skipped, so a re-run resumes.
+    Committed parts (those with a `.done` marker) are skipped, so a re-run resumes; with a cache,
+    records whose content was extracted before (any earlier run) are not extracted again.
     """
     progress = progress or NullProgress()
     stats = IngestStats()
@@ -116,51 +212,59 @@ def ingest(
     progress.start("extract")
     bs = policy.extract.batch_size
 
-    def handle(base: Path, result: ExtractResult, batch: Any) -> None:
-        _commit_part(base, result, batch.errors, batch.records.num_rows)
+    def finish(plan: _Planned, miss: ExtractResult | None) -> None:
+        result = _combine(plan, miss, cache)
+        _commit_part(plan.base, result, plan.batch.errors, plan.batch.records.num_rows)
         stats.batches += 1
         progress.advance(
             "extract",
-            batch.records.num_rows + len(batch.errors),
-            errors=len(result.errors) + len(batch.errors),
+            plan.batch.records.num_rows + len(plan.batch.errors),
+            errors=len(result.errors) + len(plan.batch.errors),
         )
 
-    def account(batch: Any) -> None:
-        stats.records += batch.records.num_rows
-        stats.read_errors += len(batch.errors)
-
-    if workers <= 1:
+    def planned() -> Iterator[_Planned]:
         for si, bi, batch in _iter_batches(sources, bs):
             base = _part_base(run, si, bi)
-            account(batch)
+            stats.records += batch.records.num_rows
+            stats.read_errors += len(batch.errors)
             if base.with_suffix(".done").exists():
                 stats.batches_skipped += 1
                 progress.advance("extract", batch.records.num_rows + len(batch.errors))
                 continue
-            handle(base, extract_records(batch.records, policy), batch)
+            yield _plan(base, batch, cache, policy)
+
+    def todo(plan: _Planned) -> pa.Table | None:
+        if not plan.miss_idx:
+            return None
+        if len(plan.miss_idx) == plan.batch.records.num_rows:
+            return plan.batch.records
+        return plan.batch.records.take(pa.array(plan.miss_idx, type=pa.int64()))
+
+    if workers <= 1:
+        for plan in planned():
+            sub = todo(plan)
+            finish(plan, extract_records(sub, policy) if sub is not None else None)
     else:
         ctx = mp.get_context("forkserver")
         with cf.ProcessPoolExecutor(
             max_workers=workers, mp_context=ctx, initializer=_worker_init
         ) as pool:
-            pending: dict[cf.Future[ExtractResult], tuple[Path, Any]] = {}
-            for si, bi, batch in _iter_batches(sources, bs):
-                base = _part_base(run, si, bi)
-                account(batch)
-                if base.with_suffix(".done").exists():
-                    stats.batches_skipped += 1
-                    progress.advance("extract", batch.records.num_rows + len(batch.errors))
+            pending: dict[cf.Future[ExtractResult], _Planned] = {}
+            for plan in planned():
+                sub = todo(plan)
+                if sub is None:
+                    finish(plan, None)
                     continue
-                pending[pool.submit(extract_records, batch.records, policy)] = (base, batch)
+                pending[pool.submit(extract_records, sub, policy)] = plan
                 while len(pending) >= workers * 2:  # bounded in-flight: memory stays flat
                     done, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
                     for fut in done:
-                        b, bt = pending.pop(fut)
-                        handle(b, fut.result(), bt)
+                        finish(pending.pop(fut), fut.result())
             for fut in cf.as_completed(list(pending)):
-                b, bt = pending.pop(fut)
-                handle(b, fut.result(), bt)
+                finish(pending.pop(fut), fut.result())
     stats.seconds = time.perf_counter() - t0
+    if cache is not None:
+        stats.cache_hits, stats.cache_misses = cache.hits, cache.misses
     progress.done("extract")
     return stats
 
@@ -330,7 +434,7 @@ class AuditOptions:
     fresh: bool = False
     now: date | None = None
     labels: Path | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    cache: Path | None = None
 
 
 def _sources(inputs: list[str], policy: Policy) -> list[Source]:
@@ -380,7 +484,14 @@ def audit(
         )
         manifest["stages"]["ingest"] = {"status": "running"}
         run.write_manifest(manifest)
-        stats = ingest(sources, run, policy, workers=options.workers, progress=progress)
+        cache = ExtractCache(options.cache) if options.cache else None
+        try:
+            stats = ingest(
+                sources, run, policy, workers=options.workers, progress=progress, cache=cache
+            )
+        finally:
+            if cache is not None:
+                cache.close()
         counts = merge_parts(run)
         accounting = {
             "inputs": stats.records + stats.read_errors,
@@ -395,6 +506,11 @@ def audit(
             "batches_resumed": stats.batches_skipped,
             **counts,
             "accounting": accounting,
+            "cache": (
+                {"dir": str(options.cache), "hits": stats.cache_hits, "misses": stats.cache_misses}
+                if options.cache
+                else None
+            ),
         }
         run.write_manifest(manifest)
         if counts["pages"] == 0:

@@ -168,7 +168,7 @@ def test_nothing_readable_is_exit_2_with_error_rows(runner, app, tmp_path: Path)
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
     binary = tmp_path / "blob.bin"
-    binary.write_bytes(os.urandom(2048))
+    binary.write_bytes(bytes(range(1, 256)) * 8)  # deterministic: never sniffed as text
     out = tmp_path / "run"
     res = audit(runner, app, str(empty), str(binary), "--out", str(out))
     assert res.exit_code == ExitCode.USAGE == 2
@@ -312,3 +312,45 @@ def test_process_pool_gives_the_same_result(runner, app, tmp_path: Path) -> None
         .sort("doc_id")
         .equals(pl.read_parquet(b / "scores.parquet").select(cols).sort("doc_id"))
     )
+
+
+def test_cache_reuses_unchanged_pages_and_reextracts_changed_ones(
+    runner, app, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import trustaudit.pipeline as pipeline
+
+    corpus = _corpus(tmp_path / "c", 6)
+    j = write_jsonl(
+        tmp_path / "x.jsonl",
+        [{"url": "https://j.example/1", "html": article_html("J"), "entity": "E1"}],
+    )
+    cache = tmp_path / "cache"
+    a, b = tmp_path / "a", tmp_path / "b"
+    res = audit(runner, app, str(corpus), str(j), "--out", str(a), "--cache", str(cache))
+    assert res.exit_code == 0, res.output
+    m = json.loads((a / "manifest.json").read_text())["stages"]["ingest"]["cache"]
+    assert (m["hits"], m["misses"]) == (0, 7)
+
+    (corpus / "p002.html").write_text(article_html("Changed page", url="https://site2.example/p2"))
+    seen: list[int] = []
+    real = pipeline.extract_records
+
+    def counting(records, pol):  # type: ignore[no-untyped-def]
+        seen.append(records.num_rows)
+        return real(records, pol)
+
+    monkeypatch.setattr(pipeline, "extract_records", counting)
+    res = audit(runner, app, str(corpus), str(j), "--out", str(b), "--cache", str(cache))
+    assert res.exit_code == 0, res.output
+    assert sum(seen) == 1  # only the changed page went through extraction
+    m = json.loads((b / "manifest.json").read_text())["stages"]["ingest"]["cache"]
+    assert (m["hits"], m["misses"]) == (6, 1)
+    cols = ["doc_id", "url", "title", "text", "source", "offset", "entity"]
+    pa_, pb = (pl.read_parquet(x / "pages.parquet").select(cols).sort("doc_id") for x in (a, b))
+    changed = pb.filter(pl.col("title") == "Changed page")
+    assert changed.height == 1
+    assert pa_.filter(pl.col("doc_id") != changed["doc_id"][0]).equals(
+        pb.filter(pl.col("doc_id") != changed["doc_id"][0])
+    )
+    la, lb = (pl.read_parquet(x / "links.parquet").sort(["doc_id", "href"]) for x in (a, b))
+    assert la.height == lb.height

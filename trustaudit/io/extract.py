@@ -135,6 +135,7 @@ class ExtractResult:
     pages: pa.Table
     links: pa.Table
     errors: list[ErrorRow] = field(default_factory=list)
+    kept: list[int] = field(default_factory=list)  # record index of each page row
 
 
 def valid_url(url: str) -> bool:
@@ -456,7 +457,6 @@ def extract_record(
 def extract_records(records: pa.Table, policy: Policy) -> ExtractResult:
     """The map stage over one batch. Never raises for a bad record: it becomes an ErrorRow."""
     rows = records.to_pylist()
-    extra_cols = [c for c in records.column_names if c not in RECORD_COLUMNS]
     pages: list[dict[str, Any]] = []
     kept: list[int] = []
     links: list[dict[str, Any]] = []
@@ -494,12 +494,16 @@ def extract_records(records: pa.Table, policy: Policy) -> ExtractResult:
         pages.append(page)
         kept.append(i)
         links.extend(page_links)
-    table = pa.Table.from_pylist(pages, schema=PAGE_SCHEMA)
-    if extra_cols and kept:
-        picked = records.select(extra_cols).take(pa.array(kept, type=pa.int64()))
-        for name in extra_cols:
-            table = table.append_column(name, picked.column(name))
-    elif extra_cols:
-        for name in extra_cols:
-            table = table.append_column(name, pa.nulls(0, records.schema.field(name).type))
-    return ExtractResult(table, pa.Table.from_pylist(links, schema=LINK_SCHEMA), errors)
+    table = attach_extras(pa.Table.from_pylist(pages, schema=PAGE_SCHEMA), records, kept)
+    return ExtractResult(table, pa.Table.from_pylist(links, schema=LINK_SCHEMA), errors, kept)
+
+
+def attach_extras(pages: pa.Table, records: pa.Table, kept: list[int]) -> pa.Table:
+    """Append the input's extra columns (JSONL fields etc.) of the records that became `pages`."""
+    extra_cols = [c for c in records.column_names if c not in RECORD_COLUMNS]
+    if not extra_cols:
+        return pages
+    picked = records.select(extra_cols).take(pa.array(kept, type=pa.int64()))
+    for name in extra_cols:
+        pages = pages.append_column(name, picked.column(name))
+    return pages

@@ -114,6 +114,11 @@ def audit_cmd(
         None, "--now", help="Evaluate dates as of this ISO date (default today)."
     ),
     fresh: bool = typer.Option(False, "--fresh", help="Start over instead of resuming."),
+    cache: Path | None = typer.Option(
+        None,
+        "--cache",
+        help="Extraction cache shared across runs: unchanged pages are not re-extracted.",
+    ),
     as_json: bool = typer.Option(
         False, "--json", help="Print summary.json to stdout instead of tables."
     ),
@@ -136,6 +141,7 @@ def audit_cmd(
         fresh=fresh,
         now=parse_now(now),
         labels=labels,
+        cache=cache,
     )
     console = err_console()
     with RichProgress(console, quiet=quiet or as_json) as progress:
