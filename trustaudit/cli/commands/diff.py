@@ -115,7 +115,7 @@ def diff_cmd(
 
     Exit 0 whatever changed, unless a --fail-on condition holds (exit 1); 2 on usage or input errors.
 
-    Example: trustaudit diff runs/2026-10-31 runs/2026-11-01 --fail-on new-quarantine,band-change>20
+    Example: trustaudit diff runs/2026-10-31 runs/2026-11-01 --fail-on 'new-quarantine,band-change>20'
     """
     conditions = parse_fail_on(fail_on or [])
     if not 0.0 <= domain_threshold <= 1.0:
