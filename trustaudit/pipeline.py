@@ -528,3 +528,34 @@ def audit(
         manifest["completed_at"] = datetime.now(UTC).isoformat()
         run.write_manifest(manifest)
     return summary
+
+
+def rescore(
+    run_path: Path,
+    policy: Policy,
+    *,
+    now: date | None = None,
+    labels: Path | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """signals -> score -> reports again on a finished ingest, with a (possibly new) policy."""
+    from trustaudit.report.summary import write_reports
+
+    run = RunDir.at(run_path)
+    run.require("manifest.json", "pages.parquet", "links.parquet", "errors.parquet")
+    with run.locked():
+        manifest = run.read_manifest()
+        when = now or date.fromisoformat(
+            manifest.get("now") or datetime.now(UTC).date().isoformat()
+        )
+        manifest.update(
+            policy=policy.to_dict(), policy_hash=policy_hash(policy), now=when.isoformat()
+        )
+        manifest.setdefault("stages", {})
+        manifest["stages"]["signals"] = compute_signals(run, policy, now=when, progress=progress)
+        manifest["stages"]["score"] = score_run(run, policy, progress=progress)
+        summary = write_reports(run, policy, manifest, labels=labels, progress=progress)
+        manifest["stages"]["report"] = {"status": "done"}
+        manifest["rescored_at"] = datetime.now(UTC).isoformat()
+        run.write_manifest(manifest)
+    return summary

@@ -354,3 +354,24 @@ def test_cache_reuses_unchanged_pages_and_reextracts_changed_ones(
     )
     la, lb = (pl.read_parquet(x / "links.parquet").sort(["doc_id", "href"]) for x in (a, b))
     assert la.height == lb.height
+
+
+def test_score_command_rescoring_with_a_new_policy(
+    runner, app, html_folder: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "run"
+    assert audit(runner, app, str(html_folder), "--out", str(out)).exit_code == 0
+    before = pl.read_parquet(out / "scores.parquet").sort("doc_id")
+    assert (before["band"] != "quarantine").all()
+    strict = tmp_path / "strict.toml"
+    strict.write_text("[bands]\nquarantine_below = 0.99\ntrusted_from = 0.995\n")
+    res = runner.invoke(app, ["score", str(out), "--policy", str(strict), "--json"])
+    assert res.exit_code == 0, res.output
+    after = pl.read_parquet(out / "scores.parquet").sort("doc_id")
+    assert after["trust_score"].to_list() == before["trust_score"].to_list()
+    assert (after["band"] == "quarantine").all()
+    assert json.loads(res.stdout)["bands"]["quarantine"] == 3
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["policy"]["bands"]["quarantine_below"] == 0.99
+    res = runner.invoke(app, ["score", str(tmp_path / "nope")])
+    assert res.exit_code == 2 and "run directory not found" in res.output
