@@ -101,7 +101,16 @@ class Handler(BaseHTTPRequestHandler):
         for k, v in headers.items():
             self.send_header(k.replace("_", "-"), v)
         self.end_headers()
+        # Leave the in-flight count before the last bytes go out: once the client has the body it
+        # may legitimately send the next request while this thread is still returning.
+        self._release()
         self.wfile.write(body)
+
+    def _release(self) -> None:
+        if getattr(self, "_active", False):
+            self._active = False
+            with self.server.lock:
+                self.server.active -= 1
 
     def do_GET(self) -> None:
         srv = self.server
@@ -111,6 +120,7 @@ class Handler(BaseHTTPRequestHandler):
             srv.user_agents.append(self.headers.get("User-Agent", ""))
             srv.active += 1
             srv.max_active = max(srv.max_active, srv.active)
+        self._active = True
         try:
             if srv.latency_s:
                 time.sleep(srv.latency_s)
@@ -118,8 +128,7 @@ class Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass
         finally:
-            with srv.lock:
-                srv.active -= 1
+            self._release()
 
     def _route(self) -> None:
         srv = self.server

@@ -92,6 +92,7 @@ class CrawlSource:
         self.run_dir = Path(run_dir)
         self.crawl_dir = self.run_dir / "crawl"
         self.name = f"crawl:{self.run_dir}"
+        self.kind = "crawl"
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         """Batches never span two parts, so batch *i* keeps its content as later parts are added.

@@ -103,9 +103,11 @@ def crawl_cmd(
 ) -> None:  # fmt: skip
     """Fetch URL lists (robots.txt, per-host politeness, SSRF guard, resumable) into RUN.
 
-    Writes RUN/pages.parquet (url, text, ...), RUN/errors.parquet (url, code, ...) and
-    RUN/crawl/summary.json; every URL line ends as a page or an error row. Re-running the same
-    command resumes without refetching finished URLs. Exit 0 when it ran.
+    Writes RUN/pages.parquet (url, text, ...), RUN/errors.parquet (url, code, ...), RUN/crawl/.
+
+    Every URL line ends as a page or an error row. Exit 0 when it ran.
+
+    Re-running the same command resumes without refetching finished URLs; --fresh starts over.
 
     Example: trustaudit crawl urls.txt --out runs/nightly --delay 2 --warc runs/nightly.warc.gz
     """
