@@ -532,12 +532,12 @@ def build_html(
             + "\n".join(html_text(x, 300) for x in str(cal.get("snippet", "")).splitlines())
             + "</pre>"
         )
-    elif cal and cal.get("status") not in (None, "done"):
-        cal_html = f'<p class="muted">{html_text(cal.get("note") or cal.get("status"), 300)}</p>'
     else:
+        why = (cal or {}).get("note") or "No calibration yet."
         cal_html = (
-            '<p class="muted">No calibration yet: run <code>trustaudit calibrate RUN --labels '
-            "labels.csv</code> (or audit with --labels).</p>"
+            f'<p class="muted">{html_text(why, 300)} Run <code>trustaudit calibrate RUN --labels '
+            "labels.csv</code> (or audit with --labels) for the curve and a recommended "
+            "threshold.</p>"
         )
     q_table = page_table(run, scores, "quarantine", cap)
     m_table = page_table(run, scores, "medium", cap)

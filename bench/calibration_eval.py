@@ -1,0 +1,119 @@
+"""Measure the default policy on the labeled dev set: ROC-AUC, the curve, the recommended threshold.
+
+    .venv/bin/python bench/calibration_eval.py runs/caleval --n-clean 120 --seed 7
+
+Builds the dev set with bench/devset.py (real clean pages + affiliate/stitched/injection/spun
+alterations), audits it with the default policy (once without and once with the dev set's
+domain-info CSV), calibrates against its labels.csv and prints the figures plus recall per kind.
+Keep the output local: altered pages are re-hosted copyrighted text (see bench/devset.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def _audit(inputs: Path, out: Path, *, domain_info: Path | None, workers: int) -> float:
+    from trustaudit.pipeline import AuditOptions, audit
+    from trustaudit.policy import load_policy
+
+    overrides = {"domain": {"domain_info_file": str(domain_info)}} if domain_info else {}
+    policy = load_policy(None, overrides=overrides)
+    t0 = time.perf_counter()
+    from datetime import date
+
+    audit(
+        AuditOptions(inputs=[str(inputs)], out=out, workers=workers, now=date(2026, 11, 1)),
+        policy,
+    )
+    return time.perf_counter() - t0
+
+
+def evaluate(run_dir: Path, labels: Path, target_recall: float) -> dict[str, object]:
+    """Calibrate one run; add recall per alteration kind at the current and recommended thresholds."""
+    from trustaudit.io.records import doc_id_for
+    from trustaudit.io.rundir import RunDir
+    from trustaudit.report.extra import policy_of_run, write_extra_reports
+
+    run = RunDir.at(run_dir)
+    policy = policy_of_run(run)
+    cal = write_extra_reports(
+        run, policy, run.read_manifest(), labels=labels, target_recall=target_recall
+    )
+    lab = pl.read_csv(labels).with_columns(
+        doc_id=pl.col("url").map_elements(lambda u: doc_id_for(u, "", None), return_dtype=pl.String)
+    )
+    scores = run.read("scores", columns=["doc_id", "trust_score", "hard_quarantine"])
+    joined = lab.join(scores, on="doc_id", how="inner")
+    per_kind = {}
+    for name, t in (
+        ("current", cal["current_threshold"]),
+        ("recommended", cal["recommended"]["threshold"]),
+    ):
+        q = (pl.col("trust_score") < t) | pl.col("hard_quarantine")
+        per_kind[name] = dict(
+            joined.group_by("kind")
+            .agg(q.mean().round(3).alias("quarantined"))
+            .sort("kind")
+            .iter_rows()
+        )
+    return {
+        "pages_labeled": cal["pages_labeled"],
+        "untrusted": cal["untrusted"],
+        "trusted": cal["trusted"],
+        "roc_auc": cal["roc_auc"],
+        "pr_auc": cal["pr_auc"],
+        "current": {k: cal["current"].get(k) for k in ("threshold", "precision", "recall", "f1")},
+        "recommended": {
+            k: cal["recommended"].get(k)
+            for k in ("threshold", "precision", "recall", "f1", "trusted_lost", "reached")
+        },
+        "best_f1": {k: cal["best_f1"].get(k) for k in ("threshold", "precision", "recall", "f1")},
+        "quarantined_share_per_kind": per_kind,
+        "top_signals": [
+            (s["signal"], s["separation"], s["direction"]) for s in cal["signal_auc"][:8]
+        ],
+        "curve": str(run.report("threshold_curve.csv")),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--n-clean", type=int, default=120)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--target-recall", type=float, default=0.90)
+    ap.add_argument("--skip-audit", action="store_true", help="reuse existing runs")
+    args = ap.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from devset import build_devset  # type: ignore[import-not-found]  # bench/ sibling
+
+    dev = args.out / "devset"
+    if not (dev / "labels.csv").exists():
+        build_devset(dev, n_clean=args.n_clean, seed=args.seed)
+    results: dict[str, object] = {}
+    for name, info in (("content_only", None), ("with_domain_info", dev / "domain_info.csv")):
+        run = args.out / f"run_{name}"
+        seconds = None
+        if not args.skip_audit or not (run / "scores.parquet").exists():
+            seconds = round(_audit(dev / "pages", run, domain_info=info, workers=args.workers), 1)
+        res = evaluate(run, dev / "labels.csv", args.target_recall)
+        res["audit_seconds"] = seconds
+        results[name] = res
+    print(json.dumps(results, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    raise SystemExit(main())
