@@ -166,7 +166,7 @@ def test_audit_first_then_gate(html_folder: Path, tmp_path: Path) -> None:
     """End to end: `gate INPUT --out RUN` audits three small pages, then gates the run."""
     out = tmp_path / "run"
     args = [str(html_folder), "--out", str(out), "--workers", "1", "--now", "2026-11-01", "-q"]
-    res = gate(*args)
+    res = gate(*args, "--cache", str(tmp_path / "cache"))
     assert res.exit_code == 0, res.output
     assert (out / "manifest.json").is_file() and (out / "reports" / "gate.json").is_file()
     # Blocklisting one of the domains makes the same gate fail; the run is re-audited in place.

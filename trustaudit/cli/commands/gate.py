@@ -77,6 +77,7 @@ def _audit_first(
     now: str | None,
     fresh: bool,
     labels: Path | None,
+    cache: Path | None,
     quiet: bool,
 ) -> None:
     from trustaudit.cli.commands.audit import parse_now
@@ -90,6 +91,7 @@ def _audit_first(
         fresh=fresh,
         now=parse_now(now),
         labels=labels,
+        cache=cache,
     )
     with RichProgress(err_console(), quiet=quiet) as progress:
         audit(options, pol, progress=progress)
@@ -134,6 +136,9 @@ def gate_cmd(
         None, "--now", help="When auditing: evaluate dates as of this ISO date."
     ),
     fresh: bool = typer.Option(False, "--fresh", help="When auditing: start over, no resume."),
+    cache: Path | None = typer.Option(
+        None, "--cache", help="When auditing: extraction cache shared across runs (incremental)."
+    ),
 ) -> None:
     """Check a run against the policy's [gate] rules; exit 0 pass, 1 failed, 2 usage/input, 3 internal.
 
@@ -162,6 +167,7 @@ def gate_cmd(
             now=now,
             fresh=fresh,
             labels=labels,
+            cache=cache,
             quiet=quiet or as_json,
         )
         run_path = out
@@ -173,8 +179,8 @@ def gate_cmd(
                 hint="gate a run: `trustaudit gate RUN`, or audit inputs first: "
                 "`trustaudit gate INPUT... --out RUN`",
             )
-        if allowlist or blocklist or domain_info:
-            raise UsageError("--allowlist/--blocklist/--domain-info only apply with --out")
+        if allowlist or blocklist or domain_info or cache:
+            raise UsageError("--allowlist/--blocklist/--domain-info/--cache only apply with --out")
         pol = load_policy(policy)
         run_path = Path(target[0])
 
