@@ -387,12 +387,12 @@ def calibrate_run(
         target_recall = None if target_precision else rp.target_recall
     lp = labeled_pages(run, policy, labels)
     if lp is None:
-        result = {
+        empty: dict[str, Any] = {
             "status": "no_labels",
             "note": "no labels file and no allow/blocklist entries: nothing to calibrate against",
         }
-        write_json(run.report(CALIBRATION_JSON), result)
-        return result
+        write_json(run.report(CALIBRATION_JSON), empty)
+        return empty
     scores = run.read("scores")
     data = scores.join(lp.frame, on="doc_id", how="inner")
     y = data["_untrusted"].to_numpy()

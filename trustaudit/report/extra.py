@@ -36,8 +36,8 @@ def _previous_targets(run: RunDir) -> dict[str, float]:
     try:
         prev = json.loads(run.report("calibration.json").read_text(encoding="utf-8"))
         rec = prev.get("recommended") or {}
-        kind, value = rec.get("target"), float(rec.get("target_value"))
-    except (OSError, ValueError, TypeError, AttributeError):
+        kind, value = rec.get("target"), float(rec["target_value"])
+    except (OSError, ValueError, TypeError, AttributeError, KeyError):
         return {}
     if kind == "precision":
         return {"target_precision": value}
@@ -72,6 +72,12 @@ def write_extra_reports(
         labels = remembered_labels(run)
         if labels is not None and not targets:
             targets = _previous_targets(run)
-    calibration = calibrate_run(run, policy, labels=labels, **targets)
+    calibration = calibrate_run(
+        run,
+        policy,
+        labels=labels,
+        target_recall=targets.get("target_recall"),
+        target_precision=targets.get("target_precision"),
+    )
     write_html_report(run, policy, manifest, evidence=evidence)
     return calibration

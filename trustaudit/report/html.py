@@ -214,7 +214,7 @@ def svg_histogram(scores: pl.DataFrame, *, quarantine_below: float, trusted_from
         f'aria-label="trust score histogram">'
     ]
     for i in range(20):
-        y = h - bottom
+        y = float(h - bottom)
         for band in ("quarantine", "medium", "trusted"):
             n = counts[i].get(band, 0)
             if not n:
@@ -486,7 +486,7 @@ def build_html(
             "quarantined",
             "quarantine",
         ),
-        _card(f"{float(scores['trust_score'].mean() or 0):.3f}", "mean trust"),
+        _card(f"{_num(scores['trust_score'].mean() or 0)}", "mean trust"),
         _card(int(scores["hard_quarantine"].sum()), "hard-rule quarantines"),
         _card(inj_pages, "pages with injection findings"),
         _card(f"{b.quarantine_below:.2f} / {b.trusted_from:.2f}", "quarantine < / trusted >="),
