@@ -28,7 +28,9 @@ def _f(x: object, digits: int = 3) -> str:
 
 @guarded
 def calibrate_cmd(
-    run_dir: Path = typer.Argument(..., help="Run directory written by `trustaudit audit`."),
+    run_dir: Path = typer.Argument(
+        ..., metavar="RUN", help="Run directory written by `trustaudit audit`."
+    ),
     labels: Path | None = typer.Option(
         None,
         "--labels",

@@ -24,8 +24,12 @@ def _v(x: Any) -> str:
 
 @guarded
 def explain_cmd(
-    run_dir: Path = typer.Argument(..., help="Run directory written by `trustaudit audit`."),
-    url: str = typer.Argument(..., help="The page: its URL (exact or normalized) or its doc_id."),
+    run_dir: Path = typer.Argument(
+        ..., metavar="RUN", help="Run directory written by `trustaudit audit`."
+    ),
+    url: str = typer.Argument(
+        ..., metavar="URL", help="The page: its URL (exact or normalized) or its doc_id."
+    ),
     policy: Path | None = typer.Option(
         None, "--policy", "-p", help="Policy TOML (default: the policy recorded in the run)."
     ),

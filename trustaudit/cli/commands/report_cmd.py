@@ -14,7 +14,9 @@ from trustaudit.io.rundir import RunDir
 
 @guarded
 def report_cmd(
-    run_dir: Path = typer.Argument(..., help="Run directory written by `trustaudit audit`."),
+    run_dir: Path = typer.Argument(
+        ..., metavar="RUN", help="Run directory written by `trustaudit audit`."
+    ),
     labels: Path | None = typer.Option(
         None, "--labels", "-l", help="Labels CSV for the calibration (default: the one used last)."
     ),
