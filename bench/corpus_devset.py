@@ -123,3 +123,24 @@ def spin(text: str, fraction: float, rng: random.Random, vocab: list[str]) -> st
         if rng.random() < fraction:
             words[i] = rng.choice(vocab)
     return " ".join(words)
+
+
+def template_spam(pages: pl.DataFrame, *, copies: int = 8, min_chars: int = 40) -> pl.DataFrame:
+    """Doorway-page spam: one paragraph repeated with a single word changed per copy."""
+    fillers = [
+        "Berlin",
+        "Lisbon",
+        "Madrid",
+        "Boston",
+        "Austin",
+        "Denver",
+        "Munich",
+        "Porto",
+        "Lyon",
+    ]
+    out = []
+    for doc_id, ps in zip(pages["doc_id"], pages["paragraphs"], strict=True):
+        good = [p for p in ps if len(p.strip()) >= min_chars][:1]
+        paras = [f"{good[0]} {fillers[i % len(fillers)]}" for i in range(copies)] if good else []
+        out.append({"doc_id": f"spam-{doc_id}", "paragraphs": paras})
+    return pl.DataFrame(out, schema={"doc_id": pl.String, "paragraphs": pl.List(pl.String)})

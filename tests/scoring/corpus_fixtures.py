@@ -55,7 +55,7 @@ def swap_words(text: str, fraction: float, rng: random.Random) -> str:
 class VectorEmbedder:
     """Returns preset vectors per text, to pin exact cosines (name chooses the policy edges)."""
 
-    def __init__(self, table: dict[str, list[float]], name: str = "all-MiniLM-L6-v2") -> None:
+    def __init__(self, table: dict[str, list[float]], name: str = "reference") -> None:
         self.table = table
         self.name = name
         self.dim = len(next(iter(table.values())))

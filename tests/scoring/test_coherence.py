@@ -63,7 +63,8 @@ def _page(doc_id: str, paragraphs: list[str]) -> dict[str, object]:
 def test_exact_reference_score_with_cross() -> None:
     """intra 0.6 -> intra_norm 1.0; cross 0.8 -> coherence 0.5*1.0 + 0.5*0.8 = 0.9."""
     a, b = "a" * 50, "b" * 50
-    emb = VectorEmbedder({a: [1.0, 0.0], b: [0.6, 0.8]})  # cosine exactly 0.6
+    # an unlisted model name -> the policy's reference edges
+    emb = VectorEmbedder({a: [1.0, 0.0], b: [0.6, 0.8]}, name="reference")  # cosine 0.6
     pages = pl.DataFrame([_page("d1", [a, b])])
     cross = pl.DataFrame({"doc_id": ["d1"], "cross_consistency": [cross_from_variance(0.2)]})
     row = coherence_signals(pages, P, emb, cross=cross).row(0, named=True)
@@ -89,7 +90,7 @@ def test_one_paragraph_is_neutral_with_reason() -> None:
 
 def test_repetition_and_incoherence_reasons() -> None:
     x, y, z = "x" * 50, "y" * 50, "z" * 50
-    emb = VectorEmbedder({x: [1, 0, 0], y: [0, 1, 0], z: [0, 0, 1]})
+    emb = VectorEmbedder({x: [1, 0, 0], y: [0, 1, 0], z: [0, 0, 1]}, name="reference")
     pages = pl.DataFrame([_page("rep", [x, x, x, x]), _page("low", [x, y, z])])
     out = {r["doc_id"]: r for r in coherence_signals(pages, P, emb).iter_rows(named=True)}
     assert out["rep"]["intra_norm"] == pytest.approx(0.2)
@@ -113,7 +114,12 @@ def test_stitched_scores_lower_than_real_articles() -> None:
 
 
 def test_edges_per_model() -> None:
-    assert edges_for("all-MiniLM-L6-v2", P) == REFERENCE_EDGES
+    assert edges_for("all-MiniLM-L6-v2", P) == (0.19, 0.70, 0.40, 0.21)
+    assert edges_for("minilm-static-256", P) == (0.40, 0.92, 0.64, 0.24)
+    assert edges_for("unlisted", P) == REFERENCE_EDGES
+    assert edges_for("all-MiniLM-L6-v2", P.with_overrides({"coherence": {"model_edges": []}})) == (
+        REFERENCE_EDGES
+    )
     custom = P.with_overrides({"coherence": {"model_edges": [["m", 0.1, 0.9, 0.5, 0.4]]}})
     assert edges_for("m", custom) == (0.1, 0.9, 0.5, 0.4)
     assert edges_for("other", custom) == (0.30, 0.85, 0.60, 0.30)

@@ -189,8 +189,14 @@ class TransformerEmbedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
 
-        self.model: Any = SentenceTransformer(str(folder), device="cpu")
+        level = hf_logging.get_verbosity()
+        hf_logging.set_verbosity_error()  # the load report (unused position_ids) is noise here
+        try:
+            self.model: Any = SentenceTransformer(str(folder), device="cpu")
+        finally:
+            hf_logging.set_verbosity(level)
         self.name = name
         getter = (
             getattr(self.model, "get_embedding_dimension", None)
