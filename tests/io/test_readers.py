@@ -153,6 +153,7 @@ def test_parquet_input(tmp_path: Path) -> None:
         p,
     )
     rows, errors = collect(open_source(p))
+    assert [r["url"] for r in rows] == ["https://p.example/1", "https://p.example/2"]
     assert rows[0]["lang_hint"] == "en" and rows[1]["given_text"] == "plain text"
     assert [(e.code, e.offset) for e in errors] == [("MISSING_FIELDS", 2)]
 
