@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.crawl.conftest import make_policy
-from tests.crawl.crawl_faultserver import FaultServer
+from tests.crawl.crawl_faultserver import FaultServer, gzip_bomb
 from trustaudit.crawl import crawl_urls
 from trustaudit.crawl.journal import read_committed
 
@@ -43,6 +43,7 @@ print(json.dumps({"results": results, "before": before, "peak": peak}))
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmHWM from /proc (Linux)")
 def test_gzip_bomb_and_huge_body_stay_near_the_cap(server: FaultServer) -> None:
+    gzip_bomb()
     cap = 10 * 1024 * 1024
     out = subprocess.run(
         [sys.executable, "-c", _CHILD, server.base, str(cap), "/bomb", "/huge?nolength=1", "/huge"],
@@ -82,7 +83,7 @@ def test_kill_minus_9_then_resume_fetches_each_url_once(tmp_path: Path) -> None:
             [sys.executable, "-c", _CRAWL_CHILD, str(urls), str(run)], cwd=REPO
         )
         journal = run / "crawl" / "journal.jsonl"
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if journal.exists() and journal.read_text().count("\n") >= 2:
                 break
