@@ -12,4 +12,17 @@ class InjectionPolicy:
     enabled: bool = opt(True, "scan raw HTML for instructions aimed at an AI")
     min_score: float = opt(0.5, "detector score at or above which a segment is a finding")
     quarantine: bool = opt(True, "any finding quarantines the page whatever its score")
-    extra_patterns: tuple[str, ...] = opt((), "extra regexes (case-insensitive) that count as instructions")
+    extra_patterns: tuple[str, ...] = opt(
+        (), "extra regexes (case-insensitive) that count as instructions"
+    )
+    scan_visible: bool = opt(
+        True, "also scan the visible body text (framed instructions in plain sight)"
+    )
+    scan_scripts: bool = opt(
+        True, "scan string literals inside inline <script> (hidden_script payloads)"
+    )
+    max_findings: int = opt(50, "findings kept per page (highest scores first)")
+    max_hidden_chars: int = opt(
+        20_000, "characters of hidden text kept per page in html_hidden_text"
+    )
+    max_html_chars: int = opt(5_000_000, "HTML beyond this many characters is not scanned")

@@ -1,0 +1,615 @@
+"""Scored, multilingual detector of instructions aimed at an AI (en, pt, es, de, fr).
+
+Why scored and not one regex: a single phrase ("ignore", "system:", "download", "summary") is common in
+ordinary prose, cookie banners and menus. Each *feature* below is a family of patterns with a weight;
+features found close together are combined with a noisy-or, and the caller adds a *prior* for where the
+text lives (hidden text is suspicious by itself, visible text is not). A cluster is a hit when its combined
+score reaches `min_score`. All regexes are compiled once at import.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import sys
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = [
+    "FEATURES",
+    "Hit",
+    "InvisibleSegment",
+    "decode_base64_text",
+    "detect_text",
+    "find_features",
+    "has_astral",
+    "reveal_invisible",
+    "strip_invisible",
+]
+
+_F = re.UNICODE  # patterns run on lower-cased text (cheaper than IGNORECASE)
+
+# Words for "AI" in the five languages; used inside several features.
+_AI = (
+    r"(?:a\.?i\.?|ai|ia|ki|k\.i\.|llms?|gpt(?:-?\d[\w.]*)?|chat\s?gpt|claude|gemini|copilot|bard|bing(?:\s+chat)?|"
+    r"(?:large\s+)?language\s+models?|chat\s?bots?|(?:ai|ki|ia)[\s-]+(?:assistant|assistente|asistente|agent|agente|modell?|model|modelo|modèle)s?|"
+    r"assistants?|assistente|asistente|assistent(?:in)?|agents?|agente|sprachmodell|modèle\s+de\s+langage|"
+    r"modelo\s+de\s+linguagem|modelo\s+de\s+lenguaje|summari[sz]er|crawler|scraper|bots?)"
+)
+_PREV = r"(?:previous|prior|above|earlier|preceding|former|original|initial|your|system|developer|all\s+previous)"
+_INSTR = r"(?:instructions?|prompts?|directions?|rules|guidelines|directives|commands|orders|context|constraints)"
+
+# (feature name, weight, pattern). Weights: ~0.6 = decisive alone, ~0.3 = needs one more, ~0.15 = weak.
+_FEATURE_SPECS: list[tuple[str, float, str]] = [
+    # --- override of the reader's instructions -------------------------------------------------------
+    (
+        "override",
+        0.7,
+        rf"\b(?:ignore|disregard|forget|override|bypass|skip|drop|abandon|neglect)\s+(?:all\s+|any\s+|every\s+)?"
+        rf"(?:of\s+)?(?:the\s+|these\s+|those\s+)?(?:{_PREV}\s+){{1,2}}{_INSTR}\b"
+        rf"|\bignore\s+(?:everything\s+|all\s+)?(?:above|before|previous(?:ly)?|prior)\b"
+        rf"|\b(?:new|updated|real|actual|true)\s+(?:system\s+)?instructions?\s*[:\-]"
+        rf"|\binstead\s+of\s+(?:following|doing)\s+(?:the|your)\s+(?:original|previous|user)"
+        rf"|\bdo\s+not\s+follow\s+(?:the|your|any)\s+(?:previous|original|user|prior|other)"
+        # pt
+        rf"|\b(?:ignore|ignora|desconsidere|desconsidera|esqueça|esqueca)\s+(?:todas\s+|todos\s+)?"
+        rf"(?:as\s+|os\s+|suas\s+|seus\s+)?(?:instruç(?:ões|ão)|instrucoes|ordens|regras|comandos)"
+        rf"(?:\s+anteriores)?"
+        # es
+        rf"|\b(?:ignora|ignore|olvida|olvide|descarta|omite)\s+(?:todas\s+|todos\s+)?(?:las\s+|los\s+|tus\s+|sus\s+)?"
+        rf"(?:instrucciones|órdenes|ordenes|reglas|indicaciones)(?:\s+anteriores|\s+previas)?"
+        # de
+        rf"|\b(?:ignoriere|ignorieren\s+sie|vergiss|vergessen\s+sie|missachte)\s+(?:alle\s+)?(?:die\s+|deine\s+|ihre\s+)?"
+        rf"(?:vorherigen\s+|bisherigen\s+|obigen\s+|früheren\s+|vorigen\s+)?(?:anweisungen|instruktionen|befehle|regeln|vorgaben)"
+        # fr
+        rf"|\b(?:ignore[zr]?|oublie[zr]?)\s+(?:toutes\s+|tous\s+)?(?:les\s+|tes\s+|vos\s+)?(?:instructions|consignes|"
+        rf"règles|ordres)(?:\s+précédentes|\s+antérieures|\s+ci-dessus)?",
+    ),
+    # --- chat-template tokens and role markers ---------------------------------------------------------
+    (
+        "chat_template",
+        0.65,
+        r"<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)\|>"
+        r"|\[/?inst\]|<<\s*/?sys\s*>>|<\s*/?(?:system|assistant)\s*>|\[/?(?:system|assistant)\]"
+        r"|###\s*(?:system|instruction|assistant)\s*:|\bbegin\s+(?:system\s+)?(?:prompt|instructions)\b",
+    ),
+    (
+        "role_line",
+        0.3,
+        r"(?:^|(?<=\n))[ \t]{0,8}(?:system|assistant|sistema|système|systeme)[ \t]*(?:message|prompt|note|override)?"
+        r"[ \t]*:[ \t]*\S"
+        r"|\b(?:system|admin|developer)\s+(?:message|prompt|override|note|notice|update)\s*:",
+    ),
+    # --- addressing an AI reader -------------------------------------------------------------------------
+    (
+        "address_ai",
+        0.4,
+        rf"\b(?:if\s+you\s+are|if\s+you're|as|dear|hey|hello|hi|attention|note\s+(?:to|for)|message\s+(?:to|for)|"
+        rf"instructions?\s+(?:to|for)|to\s+(?:any|all|the))\s+(?:an?\s+|the\s+|any\s+|all\s+)?{_AI}\b"
+        rf"|\b{_AI}\s+(?:reading|processing|summari[sz]ing|parsing|crawling|scraping|browsing|analy[sz]ing|visiting|"
+        rf"that\s+(?:reads?|processes|summari[sz]es))\b"
+        rf"|\byou\s+are\s+(?:now\s+)?(?:an?\s+|the\s+)?(?:helpful\s+|evil\s+|unrestricted\s+|new\s+)?{_AI}\b"
+        rf"|\byou\s+\((?:the\s+)?(?:assistant|ai|chatgpt|model|llm|bing)[^)\n]{{0,30}}\)"
+        # pt / es
+        rf"|\b(?:se\s+você\s+(?:é|for)|caro|cara|querido|atenção|nota\s+para\s+(?:o|a))\s+(?:uma?\s+|o\s+|a\s+)?"
+        rf"(?:ia|assistente|modelo|inteligência\s+artificial)\b"
+        rf"|\b(?:si\s+eres|estimado|estimada|querido|atención|nota\s+para\s+(?:el|la))\s+(?:una?\s+|el\s+|la\s+)?"
+        rf"(?:ia|asistente|modelo|inteligencia\s+artificial)\b"
+        # de / fr
+        rf"|\b(?:wenn\s+du\s+(?:eine?\s+)?|falls\s+du\s+(?:eine?\s+)?|liebe[rs]?\s+|hallo\s+|an\s+die\s+|an\s+den\s+|"
+        rf"hinweis\s+für\s+(?:die|den)\s+)(?:ki|ki-assistent(?:in)?|assistent(?:in)?|sprachmodell|ki-modell)\b"
+        rf"|\b(?:si\s+(?:vous\s+êtes|tu\s+es)|cher|chère|note\s+pour\s+l[ae']\s*|à\s+l'attention\s+de\s+l[ae']\s*)\s*"
+        rf"(?:une?\s+)?(?:ia|assistant(?:e)?|modèle|intelligence\s+artificielle)\b",
+    ),
+    # --- persona / jailbreak --------------------------------------------------------------------------
+    (
+        "persona",
+        0.35,
+        r"\byou\s+are\s+now\b|\bfrom\s+now\s+on\b|\bact\s+as\s+(?:if|an?|the)\b|\bpretend\s+(?:to\s+be|you|that|it)\b"
+        r"|\b(?:as\s+if|like)\s+(?:you\s+(?:are|were)|you're)\b|\broleplay\b|\bdeveloper\s+mode\b|\bjailbr(?:eak|oken)\b"
+        r"|\bdan\s+mode\b|\bdo\s+anything\s+now\b|\bno\s+(?:longer\s+)?(?:bound|restricted)\s+by\b"
+        r"|\ba\s+partir\s+de\s+agora\b|\bvocê\s+agora\s+é\b|\ba\s+partir\s+de\s+ahora\b|\bahora\s+eres\b"
+        r"|\bab\s+jetzt\s+bist\s+du\b|\bdu\s+bist\s+(?:jetzt|nun)\b|\bà\s+partir\s+de\s+maintenant\b"
+        r"|\b(?:tu\s+es|vous\s+êtes)\s+(?:maintenant|désormais)\b|\bfais\s+comme\s+si\b|\bfinja\s+(?:ser|que)\b"
+        r"|\bfinge\s+(?:ser|que)\b|\btu\s+es\s+désormais\b",
+    ),
+    # --- secrecy towards the user -----------------------------------------------------------------------
+    (
+        "secrecy",
+        0.5,
+        r"\b(?:do\s+not|don't|never|must\s+not|should\s+not)\s+(?:ever\s+)?(?:tell|inform|mention|reveal|disclose|"
+        r"notify|alert|show|say|explain|talk\s+about)\b[^.\n]{0,40}\bthe\s+(?:user|human|reader|customer)s?\b"
+        r"|\bwithout\s+(?:(?:telling|informing|notifying|alerting)\s+(?:the\s+)?(?:user|human|reader)s?|"
+        r"the\s+user(?:'s)?\s+(?:knowing|knowledge|noticing))\b"
+        r"|\b(?:under\s+no\s+circumstances|in\s+no\s+case)\b[^.\n]{0,40}\bmention\b"
+        r"|\b(?:keep\s+(?:this|it)\s+(?:a\s+)?secret|(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|notice))\b"
+        r"|\bdo\s+not\s+(?:ever\s+)?(?:mention|reveal|disclose)\s+(?:this|these|that\s+you|your\s+(?:new\s+)?instructions)"
+        r"|\bnão\s+(?:conte|mencione|diga|revele|informe)\b[^.\n]{0,30}\b(?:usuário|usuario|utilizador)\b"
+        r"|\bno\s+(?:le\s+)?(?:digas|diga|menciones|mencione|reveles|revele|informes)\b[^.\n]{0,30}\busuario\b"
+        r"|\b(?:sage|erwähne|verrate|sagen\s+sie)\b[^.\n]{0,30}\b(?:nutzer|benutzer|user|anwender)\w*\s+nichts?\b"
+        r"|\bohne\s+(?:dass\s+)?(?:der|den|dem)\s+(?:nutzer|benutzer)\w*\b[^.\n]{0,30}\b(?:merkt|weiß|erfährt)"
+        r"|\bne\s+(?:le\s+|lui\s+)?(?:dis|dites|mentionne[zs]?|révèle[zs]?)\s+(?:rien|pas)\b[^.\n]{0,30}\butilisateur\b"
+        r"|\bsans\s+(?:le\s+dire|prévenir|informer)\b[^.\n]{0,15}\butilisateur\b",
+    ),
+    # --- exfiltration through markdown images/links -------------------------------------------------------
+    (
+        "exfil_markdown",
+        0.65,
+        r"!\[[^\]\n]{0,80}\]\(\s*https?://[^)\s]{0,200}[?&/][^)\s]{0,120}(?:\{|\$|%7B|<)[^)\s]{0,200}\)"
+        r"|!?\[[^\]\n]{0,80}\]\(\s*https?://[^)\s]*[?&][\w-]*=\s*(?:\{|\$\{|%7B|<|\[)[^)\s]{0,200}\)"
+        r"|\b(?:append|add|include|encode|put)\b[^.\n]{0,60}\b(?:conversation|chat\s+history|user's\s+(?:data|messages|"
+        r"email|password|name)|personal\s+(?:data|information)|previous\s+messages)\b[^.\n]{0,60}\b(?:url|link|"
+        r"query|parameter|image)\b"
+        r"|\b(?:send|post|upload|forward|leak|exfiltrate)\b[^.\n]{0,40}\b(?:conversation|chat\s+history|"
+        r"(?:the\s+)?user's\s+(?:data|messages|emails?|passwords?|credentials|files|history)|"
+        r"(?:all\s+)?(?:previous|prior)\s+messages|system\s+prompt|api\s+keys?|credentials|passwords?)\b"
+        r"[^.\n]{0,60}\b(?:to|at|into)\b",
+    ),
+    # --- tool use commands ----------------------------------------------------------------------------
+    (
+        "tool_use",
+        0.3,
+        r"\b(?:send|forward|email)\s+(?:an?\s+)?(?:e-?mail|message|sms|text|dm)s?\s+(?:to|with)\b"
+        r"|\b(?:transfer|wire|send|deposit|withdraw|pay)\s+(?:\$|€|£|usd|eur|btc|eth)?\s*[\d,.]+\s*(?:\$|€|usd|eur|"
+        r"dollars|euros|btc|eth|bitcoin)?\b[^.\n]{0,60}\b(?:to|into|from)\b"
+        r"|\b(?:transfer|wire)\s+(?:the\s+)?(?:money|funds|payment|balance)\b"
+        r"|\b(?:run|execute)\s+(?:the\s+)?(?:following\s+)?(?:command|code|script|shell|terminal|sql|query)\b"
+        r"|\b(?:curl|wget)\s+https?://|\brm\s+-rf\b"
+        r"|\b(?:grant|give)\s+(?:\w+\s+){0,3}(?:access|permission|admin)\b[^.\n]{0,40}\b(?:to|for)\b"
+        r"|\b(?:unlock|disable|delete|erase|wipe)\s+(?:the\s+|my\s+|all\s+)?(?:front\s+door|door|alarm|security|"
+        r"files|emails|account|data|repository|records)\b"
+        r"|\b(?:download|install)\s+(?:and\s+(?:run|install|execute)\s+)?(?:this|the)\s+(?:tool|file|software|"
+        r"update|app|program|script|malware|extension)\s+(?:from|at)\b"
+        r"|\bchange\s+(?:the|my)\s+(?:password|email\s+address|shipping\s+address|pin)\b"
+        r"|\b(?:envie|envía|envia|sende|envoie[zr]?)\s+(?:um\s+|una?\s+|eine\s+|un\s+)?(?:e-?mail|mensaje|mensagem|"
+        r"nachricht|message)\b"
+        r"|\b(?:transfira|transfiere|überweise|überweisen\s+sie|vire[zr]?)\s",
+    ),
+    # --- the reader's output ------------------------------------------------------------------------------
+    (
+        "output_ref",
+        0.3,
+        r"\byour\s+(?:response|answer|reply|output|summary|summaries|completion|next\s+message)\b"
+        r"|\b(?:in|into|to|of|within)\s+the\s+(?:response|answer|reply|output|summary)\b"
+        r"|\b(?:when|while|before|after)\s+(?:summari[sz]ing|answering|responding|replying|generating)\b"
+        r"|\bsummari[sz]e\s+(?:this|it|the|as|like|with|in|using|only)\b"
+        r"|\b(?:start|begin|end|open|close)\s+(?:the|your)\s+(?:summary|response|answer|reply)\b"
+        r"|\b(?:respond|reply|answer)\s+(?:only\s+)?(?:with|in|by|using)\b"
+        r"|\bsua\s+resposta\b|\bno\s+resumo\b|\bo\s+resumo\b|\bresuma\b|\bresponda\s+(?:com|em|apenas)\b"
+        r"|\btu\s+respuesta\b|\bsu\s+respuesta\b|\bel\s+resumen\b|\bresume\s+(?:esto|el|la|como)\b|\bresponde\s+(?:con|en|solo)\b"
+        r"|\bdeine[rn]?\s+(?:antwort|zusammenfassung)\b|\bihre[rn]?\s+(?:antwort|zusammenfassung)\b"
+        r"|\bfasse\s+\w+\s+zusammen\b|\bantworte\s+nur\s+(?:mit|auf)\b"
+        r"|\b(?:ta|votre)\s+(?:réponse|résumé)\b|\bdans\s+(?:le|ton|votre)\s+résumé\b|\brésume[zr]?\s+(?:ce|cet|cette|le|la)\b"
+        r"|\bréponds\s+(?:avec|en|uniquement)\b",
+    ),
+    # --- deliberate deception requested from the reader --------------------------------------------------
+    (
+        "deceive",
+        0.35,
+        r"\b(?:false|fake|made[- ]up|fabricated|imaginary|invented|random|wrong|incorrect|misleading|bogus)\s+"
+        r"(?:information|facts|details|opinions|claims|statements)\b"
+        r"|\b(?:informações|informaciones|informations)\s+(?:falsas|fausses)\b|\bfalsche\s+(?:informationen|fakten)\b",
+    ),
+    # --- a sentence that opens with a task verb typical of prompts (weak) -------------------------------
+    (
+        "directive",
+        0.2,
+        r"(?:^|(?<=[.!?:\n\"“(>])|(?<=[.!?:\n\"“(>] )|(?<=[.!?:\n\"“(>]  ))(?:please\s+|now\s+|always\s+|never\s+|also\s+|you\s+must\s+|you\s+should\s+|"
+        r"make\s+sure\s+(?:to\s+)?)?"
+        r"(?:say|tell|write|include|insert|mention|start|begin|respond|reply|answer|explain|describe|provide|draft|"
+        r"translate|summari[sz]e|give|output|print|generate|compose|introduce|misspell|rearrange|replace|integrate|"
+        r"modify|recommend|promote|claim|state|pretend|convince|persuade|ask|encourage|urge|remind|append|"
+        r"disregard|forget|obey|comply|refuse|praise|call|visit|click|reveal|repeat|ensure|use|add|remove|group|"
+        r"diga|escreva|inclua|responda|explique|forneça|traduza|resuma|ignore|di|escribe|incluye|responde|explica|"
+        r"proporciona|traduce|resume|sag|schreibe|füge|antworte|erkläre|übersetze|dis|écris|inclus|réponds|"
+        r"explique|traduis|résume)\b(?!\s+(?:to\s+(?:cart|basket|bag|wishlist|favou?rites|list|calendar|"
+        r"collection)|(?:up|in|out)\b|us\b|more\b|a\s+(?:comment|review|reply)|cookies?\b))",
+    ),
+    # --- imperative "you must / you will" aimed at the reader (weak) -------------------------------------
+    (
+        "obligation",
+        0.2,
+        r"\byou\s+(?:must|will|shall|have\s+to|need\s+to|are\s+required\s+to|are\s+instructed\s+to)\s+(?:now\s+)?"
+        r"(?:always\s+|never\s+|not\s+|only\s+)?(?:say|tell|write|include|respond|reply|answer|output|follow|obey|"
+        r"comply|pretend|convince|persuade|ask|recommend|mention|ignore|reveal|send|use)\b"
+        r"|\b(?:important|urgent|attention|warning|critical)\s*[:!]\s*(?:you|ignore|always|never|do\s+not|from)\b"
+        r"|\bvocê\s+deve\b|\bdebes\s+(?:decir|responder|incluir|ignorar)\b|\bdu\s+musst\b|\btu\s+dois\b|\bvous\s+devez\b",
+    ),
+]
+
+FEATURES: dict[str, float] = {name: weight for name, weight, _ in _FEATURE_SPECS}
+_COMPILED: list[tuple[str, float, re.Pattern[str]]] = [
+    (name, weight, re.compile(pat, _F)) for name, weight, pat in _FEATURE_SPECS
+]
+# Anchors gate the regexes: a feature's regex only runs in windows around words (exact or prefix) or
+# symbols that it needs. Splitting the text into a token set is one C-speed pass, whereas a dozen
+# alternation-heavy regexes over a whole page would cost more than parsing it. (exact, prefixes, symbols)
+_ANCHOR_SPECS: dict[str, tuple[str, str]] = {
+    # feature: (space-separated exact words, space-separated symbols/prefixes found with str.find)
+    "override": (
+        "new updated instead follow skip drop ignore ignores ignoring ignored ignora ignorar ignoriere ignorieren "
+        "ignorez ignorer disregard disregarding forget forgetting override overriding bypass abandon neglect "
+        "desconsidere desconsidera esqueça esqueca olvida olvide descarta descarte omite vergiss vergessen "
+        "missachte oublie oubliez oublier",
+        "",
+    ),
+    "chat_template": ("begin", "<| [inst [/inst << <system </system <assistant </assistant [system [assistant ###"),
+    "role_line": ("system assistant sistema système systeme admin developer", ""),
+    "address_ai": (
+        "ai ia ki llm llms bard bing bot bots language chat inteligência inteligencia intelligence chatgpt "
+        "chatbot chatbots claude gemini copilot assistant assistants assistente assistentes asistente asistentes "
+        "assistent assistentin sprachmodell summarizer summarizers summariser summarizing summarising crawler "
+        "crawlers scraper scrapers agent agents modèle modelo model models",
+        "gpt a.i.",
+    ),
+    "persona": (
+        "now act if like bound restricted agora ahora jetzt nun maintenant fais dan désormais pretend pretends "
+        "pretending roleplay jailbreak jailbroken finja finge eres",
+        "role-play",
+    ),
+    "secrecy": (
+        "without secret circumstances human reader customer sans ohne user users user's usuário usuários usuario "
+        "usuarios nutzer nutzerin benutzer utilisateur utilisateurs mention reveal disclose erwähne erwähnen "
+        "verrate anwender",
+        "",
+    ),
+    "exfil_markdown": (
+        "history messages prompt personal emails files api conversation conversations password passwords "
+        "credential credentials exfiltrate",
+        "![ ](",
+    ),
+    "tool_use": (
+        "send forward email e-mail wire deposit withdraw pay run execute curl wget rm grant give unlock disable "
+        "delete erase wipe download install change envie envía envia sende vire virez transfer transfers "
+        "envoie envoyez transfira transfiere überweise",
+        "",
+    ),
+    "output_ref": (
+        "reply replying output completion message generating resposta resumo resuma responda respuesta resumen "
+        "resume responde réponse réponds response responses respond responding answer answers answering summary "
+        "summaries summarize summarise antwort antworte zusammenfassung zusammen résumé résumez",
+        "",
+    ),
+    "deceive": (
+        "false fake made made-up fabricated imaginary invented random wrong incorrect misleading bogus falsas fausses "
+        "falsche",
+        "",
+    ),
+}
+_EXACT: dict[str, frozenset[str]] = {k: frozenset(v[0].split()) for k, v in _ANCHOR_SPECS.items()}
+_SYMBOLS: dict[str, tuple[str, ...]] = {k: tuple(v[1].split()) for k, v in _ANCHOR_SPECS.items()}
+_ALL_EXACT: frozenset[str] = frozenset().union(*_EXACT.values())
+_VARIANT: dict[str, str] = {}
+for _w in _ALL_EXACT:
+    for _pre in ("", "(", '"', "'", "“", "‘", "¿", "¡", "«", "*", "["):
+        for _post in ("", ".", ",", ";", ":", "!", "?", ")", '"', "'", "”", "’", "»", "*", "]", "),", ").", '."', '",'):
+            _VARIANT[_pre + _w + _post] = _w
+# Weak features only read the neighbourhood of other features' matches.
+_NEIGHBOUR_ONLY = frozenset({"directive", "obligation"})
+_SMALL = 600  # texts up to this long are read whole by every feature (typical hidden payloads)
+_RADIUS = 320  # a match extends at most this far from its anchor
+_NEAR = 240  # weak features are read this far around other matches
+
+
+def _merge(points: list[int], radius: int, n: int) -> list[tuple[int, int]]:
+    points.sort()
+    out: list[tuple[int, int]] = []
+    lo, hi = max(0, points[0] - radius), points[0] + radius
+    for p in points[1:]:
+        if p - radius > hi:
+            out.append((lo, min(hi, n)))
+            lo = p - radius
+        hi = p + radius
+    out.append((lo, min(hi, n)))
+    return out
+
+
+@lru_cache(maxsize=512)
+def _word_rx(word: str) -> re.Pattern[str]:
+    # Literal first so sre can skip ahead; the left boundary is checked by the caller.
+    return re.compile(re.escape(word) + r"(?!\w)")
+
+
+def _occurrences(low: str, needle: str, *, word: bool, limit: int = 32) -> list[int]:
+    out: list[int] = []
+    if word:
+        for m in _word_rx(needle).finditer(low):
+            i = m.start()
+            if i == 0 or not low[i - 1].isalnum():
+                out.append(i)
+                if len(out) >= limit:
+                    break
+        return out
+    i = low.find(needle)
+    while i != -1 and len(out) < limit:
+        out.append(i)
+        i = low.find(needle, i + len(needle))
+    return out
+
+
+def _feature_windows(low: str) -> dict[str, list[tuple[int, int]]]:
+    """Per anchored feature, the windows of `low` its regex must read (absent: nothing to read)."""
+    n = len(low)
+    # Tokens are matched with their common punctuation attached (precomputed variants), so the
+    # intersection runs in C instead of stripping every token in Python.
+    present = {_VARIANT[t] for t in _VARIANT.keys() & set(low.split())}
+    points: dict[str, list[int]] = {}
+    occ_cache: dict[str, list[int]] = {}
+    for name, exact in _EXACT.items():
+        for w in present & exact:
+            if w not in occ_cache:
+                occ_cache[w] = _occurrences(low, w, word=True)
+            points.setdefault(name, []).extend(occ_cache[w])
+        for sym in _SYMBOLS[name]:
+            if sym in low:
+                points.setdefault(name, []).extend(_occurrences(low, sym, word=False))
+    return {name: _merge(pts, _RADIUS, n) for name, pts in points.items() if pts}
+
+
+_CLUSTER_GAP = 220  # features further apart than this are scored separately
+_SNIPPET_MAX = 200
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One instruction-like passage: where it is in the scanned text, a snippet, the features, a score."""
+
+    start: int
+    end: int
+    snippet: str
+    rule: str
+    score: float
+
+
+def find_features(
+    text: str, extra: Sequence[re.Pattern[str]] = ()
+) -> list[tuple[int, int, str, float]]:
+    """All feature matches in `text` as (start, end, feature, weight), sorted by start.
+
+    Matching runs on the lower-cased text: whole when short, else only near each feature's anchors.
+    """
+    out: list[tuple[int, int, str, float]] = []
+    if not text:
+        return out
+    low = text.lower()
+    n = len(low)
+    small = n <= _SMALL
+    windows = {} if small else _feature_windows(low)
+    for name, weight, rx in _COMPILED:
+        if name in _NEIGHBOUR_ONLY:
+            continue
+        spans = [(0, n)] if small else windows.get(name, ())
+        for lo, hi in spans:
+            for m in rx.finditer(low, lo, hi):
+                out.append((m.start(), m.end(), name, weight))
+    for rx in extra:
+        for m in rx.finditer(text):
+            out.append((m.start(), m.end(), "extra_pattern", 0.6))
+    if out:
+        near = [(0, n)] if small else _merge([f[0] for f in out], _NEAR, n)
+        for name, weight, rx in _COMPILED:
+            if name not in _NEIGHBOUR_ONLY:
+                continue
+            for lo, hi in near:
+                for m in rx.finditer(low, lo, hi):
+                    out.append((m.start(), m.end(), name, weight))
+    out = sorted(set(out))
+    return out
+
+
+def _noisy_or(weights: Sequence[float]) -> float:
+    p = 1.0
+    for w in weights:
+        p *= 1.0 - w
+    return 1.0 - p
+
+
+def _snippet(text: str, start: int, end: int) -> str:
+    """Whitespace-collapsed text around [start, end), at most 200 characters, starting near the hit."""
+    lo = max(0, start - 40)
+    cut = text.rfind("\n", lo, start)
+    if cut != -1:
+        lo = cut + 1
+    raw = text[lo : max(end, lo + _SNIPPET_MAX) + 20]
+    s = _WS.sub(" ", raw).strip()
+    return s[:_SNIPPET_MAX]
+
+
+def detect_text(
+    text: str,
+    *,
+    prior: float = 0.0,
+    min_score: float = 0.5,
+    extra: Sequence[re.Pattern[str]] = (),
+    boundaries: Sequence[int] = (),
+) -> list[Hit]:
+    """Instruction-like passages in plain `text`, each scored in [0, 1].
+
+    `prior` is the suspicion carried by where the text lives (0 for visible text, ~0.25 for hidden text);
+    `boundaries` are sorted offsets where independent segments start in a concatenated text, so features
+    of two segments are never combined. Invisible Unicode should be revealed first (`reveal_invisible`).
+    """
+    feats = find_features(text, extra)
+    if not feats:
+        return []
+    hits: list[Hit] = []
+    cluster: list[tuple[int, int, str, float]] = []
+
+    def flush() -> None:
+        if not cluster:
+            return
+        best: dict[str, float] = {}
+        for _, _, name, w in cluster:
+            best[name] = max(best.get(name, 0.0), w)
+        content = _noisy_or(list(best.values()))
+        score = round(1.0 - (1.0 - content) * (1.0 - prior), 4)
+        if score >= min_score:
+            start = min(f[0] for f in cluster)
+            end = max(f[1] for f in cluster)
+            rule = "+".join(sorted(best, key=lambda n: (-best[n], n)))
+            hits.append(Hit(start, end, _snippet(text, start, end), rule, score))
+        cluster.clear()
+
+    seg_of = (lambda pos: bisect_right(boundaries, pos)) if boundaries else (lambda pos: 0)
+    last_end = -(10**9)
+    last_seg = -1
+    for f in feats:
+        seg = seg_of(f[0])
+        if cluster and (f[0] - last_end > _CLUSTER_GAP or seg != last_seg):
+            flush()
+        cluster.append(f)
+        last_end = max(last_end, f[1]) if seg == last_seg else f[1]
+        last_seg = seg
+    flush()
+    return hits
+
+
+# ---------------------------------------------------------------------------------------------------
+# Invisible Unicode: tag characters, zero-width characters, bidi controls.
+
+_TAG_RUN = re.compile("[\U000e0000-\U000e007f]+")
+_ZW_CHARS = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e"
+_BIDI_CHARS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"
+_INVISIBLE = re.compile(f"[{_ZW_CHARS}{_BIDI_CHARS}\u00ad\U000e0000-\U000e007f]")
+# A word broken by zero-width characters ("ig\u200bnore"): the evasion this class exists for.
+_ZW_IN_WORD = re.compile(f"[{_ZW_CHARS}]+(?=[^\\W\\d_])")
+# Binary steganography: long runs made of two zero-width symbols.
+_ZW_RUN = re.compile(f"[{_ZW_CHARS}]{{16,}}")
+_RLO_RUN = re.compile("[\u202e\u2067]([^\u202c\u2069\n]{4,2000})")
+_FLAG = "\U0001f3f4"
+
+
+@dataclass(frozen=True, slots=True)
+class InvisibleSegment:
+    """Text made visible again: technique (unicode_tags, zero_width, bidi), decoded text, offset in input."""
+
+    technique: str
+    text: str
+    offset: int
+
+
+def has_astral(text: str) -> bool:
+    """Whether `text` may hold code points above U+FFFF (tag characters are among them), in O(1).
+
+    CPython stores a str with 4 bytes per character exactly when one is astral, and `max(text)` costs a
+    full pass (~3 ms on a 100 KB page), so the object size decides; other interpreters fall back to `max`.
+    """
+    if text.isascii():
+        return False
+    if sys.implementation.name == "cpython" and len(text) > 64:
+        return sys.getsizeof(text) > 3 * len(text) + 64
+    return max(text) > "\uffff"
+
+
+def strip_invisible(text: str) -> str:
+    """`text` without zero-width, bidi, soft-hyphen and tag characters (what a human sees)."""
+    return _INVISIBLE.sub("", text)
+
+
+def _decode_zw_bits(run: str) -> str:
+    symbols = sorted(set(run))
+    if len(symbols) != 2:
+        return ""
+    best = ""
+    for one in symbols:
+        bits = "".join("1" if c == one else "0" for c in run)
+        raw = bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits) - 7, 8))
+        try:
+            s = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if s and sum(ch.isprintable() for ch in s) / len(s) > 0.9 and len(s) > len(best):
+            best = s
+    return best
+
+
+def reveal_invisible(text: str, *, context: int = 300) -> list[InvisibleSegment]:
+    """Decode text that invisible Unicode carries or disguises, so the detector can read it.
+
+    - tag characters U+E0000–E007F map back to ASCII (skipping emoji subdivision flags, which use them);
+    - zero-width runs of two symbols are decoded as bits; words split by zero-width characters are
+      rejoined with their surrounding text;
+    - a right-to-left override run is reversed to what a human sees.
+    """
+    out: list[InvisibleSegment] = []
+    if not text or text.isascii():
+        return out
+    has_tags = has_astral(text)
+    has_zw = any(c in text for c in _ZW_CHARS)
+    has_rlo = "\u202e" in text or "\u2067" in text
+    if not (has_tags or has_zw or has_rlo):
+        return out
+    for m in _TAG_RUN.finditer(text) if has_tags else ():
+        if m.start() > 0 and text[m.start() - 1] == _FLAG:
+            continue
+        decoded = "".join(chr(ord(c) - 0xE0000) for c in m.group() if 0xE0020 <= ord(c) <= 0xE007E)
+        if decoded.strip():
+            out.append(InvisibleSegment("unicode_tags", decoded, m.start()))
+    for m in _ZW_RUN.finditer(text) if has_zw else ():
+        decoded = _decode_zw_bits(m.group())
+        if decoded.strip():
+            out.append(InvisibleSegment("zero_width", decoded, m.start()))
+    words = [
+        m
+        for m in (_ZW_IN_WORD.finditer(text) if has_zw else ())
+        if m.start() > 0 and text[m.start() - 1].isalpha()
+    ]
+    if words:
+        # Group nearby split words into windows; strip the invisible characters inside each window.
+        lo = max(0, words[0].start() - context)
+        hi = words[0].end() + context
+        for w in words[1:]:
+            if w.start() - hi > 0:
+                out.append(InvisibleSegment("zero_width", strip_invisible(text[lo:hi]), lo))
+                lo = max(0, w.start() - context)
+            hi = w.end() + context
+        out.append(InvisibleSegment("zero_width", strip_invisible(text[lo:hi]), lo))
+    for m in _RLO_RUN.finditer(text) if has_rlo else ():
+        out.append(InvisibleSegment("bidi", strip_invisible(m.group(1)[::-1]), m.start()))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Base64 blobs that decode to text.
+
+_B64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/]{24,8192}={0,2}")
+_B64_URLSAFE = str.maketrans("-_", "+/")
+
+
+def decode_base64_text(s: str, *, limit: int = 64) -> list[tuple[int, str]]:
+    """(offset, text) for base64 runs in `s` that decode to readable UTF-8 text with spaces.
+
+    Binary payloads (images, fonts) are rejected by a printable-ratio test; at most `limit` candidates
+    are tried so a page full of data URIs stays cheap.
+    """
+    out: list[tuple[int, str]] = []
+    tried = 0
+    for m in _B64.finditer(s):
+        blob = m.group()
+        if len(blob) % 4:
+            continue
+        # Hex digests, long words and identifiers are not base64 text: need mixed case or digits.
+        if blob.isalpha() and (blob.islower() or blob.isupper()):
+            continue
+        if s[max(0, m.start() - 8) : m.start()].endswith("base64,") and "text" not in s[
+            max(0, m.start() - 40) : m.start()
+        ]:
+            continue
+        tried += 1
+        if tried > limit:
+            break
+        try:
+            raw = base64.b64decode(blob.translate(_B64_URLSAFE), validate=True)
+            txt = raw.decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        if " " not in txt:
+            continue
+        good = sum(ch.isalpha() or ch.isspace() or ch in ".,:;!?'\"-()" for ch in txt)
+        if good / len(txt) >= 0.85:
+            out.append((m.start(), txt))
+    return out
