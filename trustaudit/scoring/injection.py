@@ -1,0 +1,109 @@
+"""Injection signals: counts and reasons from the per-page findings of the raw-HTML scanner.
+
+The scan itself runs in the extraction stage (`trustaudit.injection.scan_html`, per document, inside the
+workers) because it needs the raw HTML; this module only turns the stored `injection_findings` column into
+signals, reason codes and the hard quarantine rule. Pure Polars, no I/O.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from trustaudit.policy import Policy
+
+__all__ = ["FINDING_DTYPE", "MAX_REASONS", "injection_signals"]
+
+FINDING_DTYPE = pl.Struct(
+    {
+        "location": pl.String,
+        "technique": pl.String,
+        "snippet": pl.String,
+        "offset": pl.Int64,
+        "rule": pl.String,
+        "score": pl.Float64,
+    }
+)
+MAX_REASONS = 3  # reasons per page: the best-scoring findings; counts carry the rest
+_SNIPPET_IN_REASON = 80
+
+_OUT_SCHEMA = {
+    "doc_id": pl.String,
+    "injection_count": pl.Int64,
+    "injection_hidden_count": pl.Int64,
+    "injection_visible_count": pl.Int64,
+    "injection_max_score": pl.Float64,
+    "injection_techniques": pl.List(pl.String),
+    "reasons_injection": pl.List(pl.String),
+    "quarantine_injection": pl.Boolean,
+}
+
+
+def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    """One row per doc_id: injection counts, max score, techniques, reasons and the quarantine flag.
+
+    Reasons are `INJECTION_HIDDEN: <technique> in <location> (score s): "<snippet>"` or
+    `INJECTION_VISIBLE: …` for text in plain sight; snippets are raw (reports escape them). A page whose
+    `injection_findings` column is absent gets null counts and `INJECTION_NOT_COMPUTED`.
+    """
+    if "injection_findings" not in pages.columns:
+        return pages.select(
+            pl.col("doc_id").cast(pl.String),
+            pl.lit(None, pl.Int64).alias("injection_count"),
+            pl.lit(None, pl.Int64).alias("injection_hidden_count"),
+            pl.lit(None, pl.Int64).alias("injection_visible_count"),
+            pl.lit(None, pl.Float64).alias("injection_max_score"),
+            pl.lit([], pl.List(pl.String)).alias("injection_techniques"),
+            pl.lit(
+                ["INJECTION_NOT_COMPUTED: no raw-HTML scan stored for this page"], pl.List(pl.String)
+            ).alias("reasons_injection"),
+            pl.lit(False).alias("quarantine_injection"),
+        )
+
+    base = pages.select(
+        pl.col("doc_id").cast(pl.String),
+        pl.col("injection_findings").cast(pl.List(FINDING_DTYPE)).fill_null([]),
+    )
+    flat = (
+        base.explode("injection_findings")
+        .filter(pl.col("injection_findings").is_not_null())
+        .unnest("injection_findings")
+        .with_columns(
+            (pl.col("technique") != "visible").alias("_hidden"),
+            pl.col("snippet").fill_null("").str.replace_all(r"\s+", " "),
+        )
+    )
+    detail = (
+        pl.when(pl.col("_hidden"))
+        .then(pl.lit("INJECTION_HIDDEN: "))
+        .otherwise(pl.lit("INJECTION_VISIBLE: "))
+        + pl.col("technique")
+        + pl.lit(" in ")
+        + pl.col("location")
+        + pl.lit(" (score ")
+        + pl.col("score").round(2).cast(pl.String)
+        + pl.lit('): "')
+        + pl.col("snippet").str.slice(0, _SNIPPET_IN_REASON)
+        + pl.lit('"')
+    )
+    agg = (
+        flat.sort(["doc_id", "score"], descending=[False, True])
+        .group_by("doc_id", maintain_order=True)
+        .agg(
+            pl.len().cast(pl.Int64).alias("injection_count"),
+            pl.col("_hidden").sum().cast(pl.Int64).alias("injection_hidden_count"),
+            (~pl.col("_hidden")).sum().cast(pl.Int64).alias("injection_visible_count"),
+            pl.col("score").max().alias("injection_max_score"),
+            pl.col("technique").unique(maintain_order=True).alias("injection_techniques"),
+            detail.head(MAX_REASONS).alias("reasons_injection"),
+        )
+    )
+    out = base.select("doc_id").join(agg, on="doc_id", how="left", maintain_order="left")
+    quarantine = policy.injection.quarantine and policy.injection.enabled
+    return out.with_columns(
+        pl.col("injection_count", "injection_hidden_count", "injection_visible_count").fill_null(0),
+        pl.col("injection_max_score").fill_null(0.0),
+        pl.col("injection_techniques").fill_null([]),
+        pl.col("reasons_injection").fill_null([]),
+    ).with_columns(
+        ((pl.col("injection_count") > 0) & pl.lit(quarantine)).alias("quarantine_injection"),
+    ).select(list(_OUT_SCHEMA)).cast(_OUT_SCHEMA)  # type: ignore[arg-type]
