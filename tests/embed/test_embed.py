@@ -117,3 +117,14 @@ def test_default_static_model_end_to_end() -> None:
     )
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)
     assert v[0] @ v[1] > v[0] @ v[2] + 0.2
+    # the chunk-cached tokenisation gives model2vec's own vectors
+    inner = emb.inner  # type: ignore[attr-defined]
+    texts = [
+        "Ça coûte 19,99 € (TVA incl.) — voilà!",
+        "naïve café_au_lait x2 [ref:42]",
+        "日本語のテキスト",
+    ]
+    ours = inner.encode(texts)
+    ref = inner.model.encode(texts, use_multiprocessing=False)
+    ref = ref / np.linalg.norm(ref, axis=1, keepdims=True)
+    assert np.allclose((ours * ref).sum(axis=1), 1.0, atol=1e-3)

@@ -113,6 +113,17 @@ def test_stitched_scores_lower_than_real_articles() -> None:
     assert worst_real > best_stitched
 
 
+def test_unknown_script_paragraphs_are_dropped_not_counted_as_unrelated() -> None:
+    a, b, oov = "a" * 50, "b" * 50, "?" * 50
+    emb = VectorEmbedder({a: [1.0, 0.0], b: [0.6, 0.8], oov: [0.0, 0.0]})
+    pages = pl.DataFrame([_page("d", [a, oov, b, oov]), _page("all-oov", [oov, oov])])
+    out = {r["doc_id"]: r for r in coherence_signals(pages, P, emb).iter_rows(named=True)}
+    assert out["d"]["paragraphs_used"] == 2
+    assert out["d"]["intra_coherence"] == pytest.approx(0.6, abs=1e-6)
+    assert out["all-oov"]["paragraphs_used"] == 0
+    assert out["all-oov"]["intra_norm"] == P.coherence.neutral
+
+
 def test_edges_per_model() -> None:
     assert edges_for("all-MiniLM-L6-v2", P) == (0.19, 0.70, 0.40, 0.21)
     assert edges_for("minilm-static-256", P) == (0.40, 0.92, 0.64, 0.24)

@@ -133,9 +133,14 @@ def coherence_signals(
     if paras.height:
         paras = paras.sort("doc_id", maintain_order=True)
         vecs = _encode_unique(paras.get_column("text"), embedder)
+        # All-unknown-token paragraphs (scripts the model has no vocabulary for) embed to zero:
+        # they carry no evidence, so they are dropped rather than counted as unrelated.
+        known = np.einsum("ij,ij->i", vecs, vecs) > 0.25
+        if not known.all():
+            paras, vecs = paras.filter(pl.Series(known)), vecs[known]
         seg = paras.group_by("doc_id", maintain_order=True).len()
         counts = seg.get_column("len").to_numpy()
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        starts = (np.cumsum(counts) - counts).astype(np.int64)
         per_doc = seg.select(
             "doc_id",
             pl.col("len").cast(pl.Int32).alias("paragraphs_used"),
