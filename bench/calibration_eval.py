@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -36,6 +37,20 @@ def _audit(inputs: Path, out: Path, *, domain_info: Path | None, workers: int) -
         policy,
     )
     return time.perf_counter() - t0
+
+
+def _rescore(run_dir: Path) -> None:
+    """Signals and scores again on an existing run (after a scoring change), no re-extraction."""
+    from datetime import date
+
+    from trustaudit.io.rundir import RunDir
+    from trustaudit.pipeline import compute_signals, score_run
+    from trustaudit.report.extra import policy_of_run
+
+    run = RunDir.at(run_dir)
+    policy = policy_of_run(run)
+    compute_signals(run, policy, now=date(2026, 11, 1))
+    score_run(run, policy)
 
 
 def evaluate(run_dir: Path, labels: Path, target_recall: float) -> dict[str, object]:
@@ -66,8 +81,18 @@ def evaluate(run_dir: Path, labels: Path, target_recall: float) -> dict[str, obj
             .sort("kind")
             .iter_rows()
         )
+    from trustaudit.report.calibrate import decision_risk, roc_auc
+
+    auc_per_kind = {}
+    clean = joined.filter(pl.col("kind") == "clean")
+    for kind in sorted(set(joined["kind"].to_list()) - {"clean"}):
+        sub = pl.concat([clean, joined.filter(pl.col("kind") == kind)])
+        risk = decision_risk(sub["trust_score"].to_numpy(), sub["hard_quarantine"].to_numpy())
+        auc = roc_auc((sub["kind"] != "clean").to_numpy(), risk)
+        auc_per_kind[kind] = None if auc is None else round(auc, 4)
     return {
         "pages_labeled": cal["pages_labeled"],
+        "roc_auc_clean_vs_kind": auc_per_kind,
         "untrusted": cal["untrusted"],
         "trusted": cal["trusted"],
         "roc_auc": cal["roc_auc"],
@@ -94,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--target-recall", type=float, default=0.90)
     ap.add_argument("--skip-audit", action="store_true", help="reuse existing runs")
+    ap.add_argument(
+        "--rescore", action="store_true", help="with --skip-audit: recompute signals and scores"
+    )
     args = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from devset import build_devset  # type: ignore[import-not-found]  # bench/ sibling
@@ -105,8 +133,15 @@ def main(argv: list[str] | None = None) -> int:
     for name, info in (("content_only", None), ("with_domain_info", dev / "domain_info.csv")):
         run = args.out / f"run_{name}"
         seconds = None
+        first = args.out / "run_content_only"
+        if run != first and (first / "parts").is_dir() and not (run / "parts").exists():
+            # same inputs and extraction policy: the second audit resumes the first one's ingest
+            shutil.copytree(first / "parts", run / "parts")
+            shutil.copy(first / "manifest.json", run / "manifest.json")
         if not args.skip_audit or not (run / "scores.parquet").exists():
             seconds = round(_audit(dev / "pages", run, domain_info=info, workers=args.workers), 1)
+        if args.rescore and seconds is None:
+            _rescore(run)
         res = evaluate(run, dev / "labels.csv", args.target_recall)
         res["audit_seconds"] = seconds
         results[name] = res
