@@ -17,6 +17,10 @@ def test_known_and_family_codes() -> None:
     )
     assert reason_text("TEXT_THIN") == "Thin text"
     assert label_for("INJECTION_HIDDEN_TEXT") == "Prompt injection: hidden text"
+    assert (
+        reason_text("INJECTION_HIDDEN: display_none (score 0.9)")
+        == "Prompt injection, hidden — display_none (score 0.9)"
+    )
     assert label_for("SYNDICATED") == "Syndicated copy"
     assert label_for("SOMETHING_NEW") == "Something new"
     assert split_reason("A: b: c") == ("A", "b: c")

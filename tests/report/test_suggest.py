@@ -91,7 +91,7 @@ def test_suggestion_files_and_domains_csv(tmp_path: Path) -> None:
     allow = run.report("allowlist.suggested.txt").read_text().splitlines()
     entries = [x for x in block if x and not x.startswith("#")]
     assert entries == ["inj.example", "farm.example"]  # injection first
-    assert "# inj.example: 1 pages" in "\n".join(block) and "injection on 1 page(s)" in "\n".join(
+    assert "# inj.example: 1 page(s)" in "\n".join(block) and "injection on 1 page(s)" in "\n".join(
         block
     )
     assert [x for x in allow if x and not x.startswith("#")] == ["good.example"]

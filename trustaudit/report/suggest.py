@@ -137,7 +137,7 @@ def domain_evidence(run: RunDir, policy: Policy) -> pl.DataFrame:
     evidence = pl.concat_str(
         [
             pl.col("pages").cast(pl.String),
-            pl.lit(" pages, mean trust "),
+            pl.lit(" page(s), mean trust "),
             pl.col("mean_trust").round(3).cast(pl.String),
             pl.lit(", min "),
             pl.col("min_trust").round(3).cast(pl.String),
