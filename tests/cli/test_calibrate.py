@@ -71,3 +71,18 @@ def test_calibrate_usage_errors(runner, app, tmp_path: Path) -> None:  # type: i
     )
     res = runner.invoke(app, ["calibrate", str(root)])  # no labels, no lists
     assert res.exit_code == 2 and "nothing to calibrate against" in res.output
+
+
+def test_calibrate_one_class_is_usage_error(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root, _ = _run(tmp_path)
+    labels = tmp_path / "one.csv"
+    labels.write_text(
+        "url,label\nhttps://bad0.example/,untrusted\nhttps://nowhere.example/,trusted\n"
+    )
+    res = runner.invoke(app, ["calibrate", str(root), "--labels", str(labels)])
+    assert (
+        res.exit_code == 2
+        and "needs both classes" in res.output
+        and "nowhere.example" in res.output
+    )
+    assert "needs both classes" in (root / "reports" / "report.html").read_text()

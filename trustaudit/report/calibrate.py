@@ -448,6 +448,11 @@ def calibrate_run(
     }
     if n_pos and n_neg:
         write_text(run.report("recommended_policy.toml"), snippet)
+    else:
+        result["note"] = (
+            f"labels matched {data.height} page(s), {n_pos} untrusted and {n_neg} trusted: a curve "
+            "needs both classes. " + result["note"]
+        ).strip()
     write_json(run.report(CALIBRATION_JSON), result)
     write_text(run.report("calibration.md"), calibration_markdown(result))
     if plots and n_pos and n_neg:

@@ -84,6 +84,13 @@ def calibrate_cmd(
             "nothing to calibrate against: no --labels file and no allow/blocklist entries",
             hint="trustaudit calibrate RUN --labels labels.csv  (columns url|domain,label)",
         )
+    if result.get("status") == "one_class":
+        examples = ", ".join(result.get("labels_unmatched_examples") or [])
+        raise UsageError(
+            result["note"],
+            hint=f"label rows matching no page: {result['labels_unmatched']}"
+            + (f" (e.g. {examples})" if examples else ""),
+        )
     if as_json:
         typer.echo(json.dumps(result, indent=2, ensure_ascii=False, default=str))
         return
@@ -95,8 +102,6 @@ def print_calibration(result: dict, run: RunDir) -> None:  # type: ignore[type-a
     console = out_console()
     if result.get("note"):
         console.print(f"[yellow]{escape(result['note'])}[/yellow]")
-    if result.get("status") == "one_class":
-        console.print("[yellow]only one class among the labeled pages: AUCs are undefined[/yellow]")
     t = Table(title="calibration", header_style="bold")
     t.add_column("what")
     t.add_column("value", justify="right")
