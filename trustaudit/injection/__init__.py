@@ -84,7 +84,13 @@ def _detect_segments(
     out: list[dict[str, Any]] = []
     sep = "\n\n"
     for technique, group in groups.items():
-        texts = [strip_invisible(s.text) for s in group]
+        texts = []
+        leads = []
+        for s in group:
+            t = strip_invisible(s.text)
+            stripped = t.lstrip()
+            leads.append(len(t) - len(stripped))  # so the offset still points at the first word
+            texts.append(stripped.rstrip())
         starts: list[int] = []
         pos = 0
         for t in texts:
@@ -104,7 +110,7 @@ def _detect_segments(
             rel = h.start - starts[i]
             # Regex-sourced segments have exact offsets; within them the hit's position is approximate
             # when entities or invisible characters were removed.
-            off = seg.offset + rel if seg.offset >= 0 else _offset_of(source, h.snippet)
+            off = seg.offset + leads[i] + rel if seg.offset >= 0 else _offset_of(source, h.snippet)
             out.append(_finding(seg.location, technique, h, off))
     return out
 
@@ -169,7 +175,9 @@ def scan_html(html: str, policy: InjectionPolicy | None = None) -> ScanResult:
             size += len(t) + 1
             if size >= policy.max_hidden_chars:
                 break
-        return ScanResult(_finalize(findings, policy), "\n".join(hidden_parts)[: policy.max_hidden_chars])
+        return ScanResult(
+            _finalize(findings, policy), "\n".join(hidden_parts)[: policy.max_hidden_chars]
+        )
     except Exception:  # a worker must never die on one document
         return ScanResult()
 

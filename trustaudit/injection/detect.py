@@ -89,6 +89,8 @@ _FEATURE_SPECS: list[tuple[str, float, str]] = [
         0.4,
         rf"\b(?:if\s+you\s+are|if\s+you're|as|dear|hey|hello|hi|attention|note\s+(?:to|for)|message\s+(?:to|for)|"
         rf"instructions?\s+(?:to|for)|to\s+(?:any|all|the))\s+(?:an?\s+|the\s+|any\s+|all\s+)?{_AI}\b"
+        rf"|\bwhen\s+(?:summari[sz]ing|processing|parsing|analy[sz]ing)\s+this\s+(?:page|article|document|text|"
+        rf"website|site|content|email|message)\b"
         rf"|\b{_AI}\s+(?:reading|processing|summari[sz]ing|parsing|crawling|scraping|browsing|analy[sz]ing|visiting|"
         rf"that\s+(?:reads?|processes|summari[sz]es))\b"
         rf"|\byou\s+are\s+(?:now\s+)?(?:an?\s+|the\s+)?(?:helpful\s+|evil\s+|unrestricted\s+|new\s+)?{_AI}\b"
@@ -215,7 +217,9 @@ _FEATURE_SPECS: list[tuple[str, float, str]] = [
         r"\byou\s+(?:must|will|shall|have\s+to|need\s+to|are\s+required\s+to|are\s+instructed\s+to)\s+(?:now\s+)?"
         r"(?:always\s+|never\s+|not\s+|only\s+)?(?:say|tell|write|include|respond|reply|answer|output|follow|obey|"
         r"comply|pretend|convince|persuade|ask|recommend|mention|ignore|reveal|send|use)\b"
-        r"|\b(?:important|urgent|attention|warning|critical)\s*[:!]\s*(?:you|ignore|always|never|do\s+not|from)\b"
+        r"|\b(?:important|urgent|attention|warning|critical)\s*[:!]\s*(?:you|ignore|always|never|do\s+not|from|when|"
+        r"before|while|if)\b"
+        r"|\bmust\s+(?:now\s+)?(?:comply|obey|follow\s+(?:these|this|the\s+following))\b"
         r"|\bvocê\s+deve\b|\bdebes\s+(?:decir|responder|incluir|ignorar)\b|\bdu\s+musst\b|\btu\s+dois\b|\bvous\s+devez\b",
     ),
 ]
@@ -236,7 +240,10 @@ _ANCHOR_SPECS: dict[str, tuple[str, str]] = {
         "missachte oublie oubliez oublier",
         "",
     ),
-    "chat_template": ("begin", "<| [inst [/inst << <system </system <assistant </assistant [system [assistant ###"),
+    "chat_template": (
+        "begin",
+        "<| [inst [/inst << <system </system <assistant </assistant [system [assistant ###",
+    ),
     "role_line": ("system assistant sistema système systeme admin developer", ""),
     "address_ai": (
         "ai ia ki llm llms bard bing bot bots language chat inteligência inteligencia intelligence chatgpt "
@@ -285,7 +292,27 @@ _ALL_EXACT: frozenset[str] = frozenset().union(*_EXACT.values())
 _VARIANT: dict[str, str] = {}
 for _w in _ALL_EXACT:
     for _pre in ("", "(", '"', "'", "“", "‘", "¿", "¡", "«", "*", "["):
-        for _post in ("", ".", ",", ";", ":", "!", "?", ")", '"', "'", "”", "’", "»", "*", "]", "),", ").", '."', '",'):
+        for _post in (
+            "",
+            ".",
+            ",",
+            ";",
+            ":",
+            "!",
+            "?",
+            ")",
+            '"',
+            "'",
+            "”",
+            "’",
+            "»",
+            "*",
+            "]",
+            "),",
+            ").",
+            '."',
+            '",',
+        ):
             _VARIANT[_pre + _w + _post] = _w
 # Weak features only read the neighbourhood of other features' matches.
 _NEIGHBOUR_ONLY = frozenset({"directive", "obligation"})
@@ -349,6 +376,15 @@ def _feature_windows(low: str) -> dict[str, list[tuple[int, int]]]:
     return {name: _merge(pts, _RADIUS, n) for name, pts in points.items() if pts}
 
 
+# A short segment that opens with a verb typical of tasks given to a language model (never UI verbs such
+# as use/click/add/share): hidden text that is nothing but a task ("Explain the theory of relativity.").
+_TASK_REQUEST = re.compile(
+    r"\s*(?:please\s+|now\s+)?(?:explain|describe|write|draft|provide|translate|summari[sz]e|compose|generate|"
+    r"rearrange|misspell|introduce|tell\s+me|give\s+me|show\s+me|persuade|convince|encourage|analy[sz]e)\b"
+    r"(?!\s+(?:a\s+|your\s+|us\s+|the\s+)?(?:comment|review|reply|message|feedback|edit|correction|password)s?\b)"
+    r"[^<>{}=|/\\]{8,300}?[.?!]\s*$"
+)
+_TASK_MAX = 320
 _CLUSTER_GAP = 220  # features further apart than this are scored separately
 _SNIPPET_MAX = 200
 _WS = re.compile(r"\s+")
@@ -434,6 +470,16 @@ def detect_text(
     of two segments are never combined. Invisible Unicode should be revealed first (`reveal_invisible`).
     """
     feats = find_features(text, extra)
+    if prior > 0:
+        # Whole short hidden segments that are a bare task (only meaningful where the text is hidden).
+        starts = list(boundaries) or [0]
+        ends = [*starts[1:], len(text) + 2]
+        for a, b in zip(starts, ends, strict=True):
+            if b - 2 - a <= _TASK_MAX:
+                m = _TASK_REQUEST.match(text.lower(), a, min(b - 2, len(text)))
+                if m:
+                    feats.append((m.start(), m.end(), "task_request", 0.4))
+        feats.sort()
     if not feats:
         return []
     hits: list[Hit] = []
@@ -595,9 +641,10 @@ def decode_base64_text(s: str, *, limit: int = 64) -> list[tuple[int, str]]:
         # Hex digests, long words and identifiers are not base64 text: need mixed case or digits.
         if blob.isalpha() and (blob.islower() or blob.isupper()):
             continue
-        if s[max(0, m.start() - 8) : m.start()].endswith("base64,") and "text" not in s[
-            max(0, m.start() - 40) : m.start()
-        ]:
+        if (
+            s[max(0, m.start() - 8) : m.start()].endswith("base64,")
+            and "text" not in s[max(0, m.start() - 40) : m.start()]
+        ):
             continue
         tried += 1
         if tried > limit:

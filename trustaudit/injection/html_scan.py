@@ -32,7 +32,7 @@ PRIORS: dict[str, float] = {
     "hidden_attr": 0.25,
     "css_hidden_class": 0.2,
     "aria_hidden": 0.1,
-    "noscript": 0.15,
+    "noscript": 0.2,
     "template": 0.2,
     "comment": 0.25,
     "script": 0.15,
@@ -68,13 +68,17 @@ _S = re.IGNORECASE | re.DOTALL
 _TEMPLATE = re.compile(r"<template\b[^>]*>(.*?)</template\s*>", _S)
 _TAGS = re.compile(r"<[^>]*>")
 # Attribute values that can carry text a model reads but a human does not see on the page.
-_JS_STRING = re.compile(r"\"([^\"\\\n]{16,800})\"|'([^'\\\n]{16,800})'|`([^`\\]{16,800})`")
+_JS_STRING = re.compile(r"\"([^\"\n]{16,800})\"|'([^'\n]{16,800})'|`([^`]{16,800})`")
+_JS_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\([nrt\"'\\/])")
+_JS_SIMPLE = {"n": "\n", "r": " ", "t": " "}
 _CSS_CONTENT = re.compile(r"content\s*:\s*(?:\"([^\"]{8,})\"|'([^']{8,})')", re.IGNORECASE)
 _CSS_HIDE_HINT = re.compile(
     r"display\s*:\s*none|visibility\s*:\s*hidden|opacity\s*:\s*0|font-size\s*:\s*0|:\s*-\d{3,}|clip\s*:\s*rect\(0"
 )
 _DATA_ATTR = re.compile(r"(data-[\w.:-]+)\s*=\s*(?:\"([^\"<>]{12,4000})\"|'([^'<>]{12,4000})')")
 _SIMPLE_SELECTOR = re.compile(r"^[.#][A-Za-z_][\w-]*$")
+
+
 class _Wordy:
     """Prose test: at least three words. A space count (C speed) is enough to skip ids and URLs."""
 
@@ -90,7 +94,10 @@ _HIDE_RULES: list[tuple[str, re.Pattern[str]]] = [
     ("display_none", re.compile(r"(?:^|[;{])display:none")),
     ("visibility_hidden", re.compile(r"(?:^|[;{])visibility:(?:hidden|collapse)")),
     ("opacity_zero", re.compile(r"(?:^|[;{])opacity:(?:0?\.0\d*|0)(?:[;!}]|$)")),
-    ("font_size_zero", re.compile(r"(?:^|[;{])font-size:(?:0|0?\.0*[0-4]\d*)(?:px|pt|em|rem|%)?(?:[;!}]|$)")),
+    (
+        "font_size_zero",
+        re.compile(r"(?:^|[;{])font-size:(?:0|0?\.0*[0-4]\d*)(?:px|pt|em|rem|%)?(?:[;!}]|$)"),
+    ),
     (
         "offscreen",
         re.compile(
@@ -101,7 +108,9 @@ _HIDE_RULES: list[tuple[str, re.Pattern[str]]] = [
     ("zero_size", re.compile(r"clip:rect\(0(?:px)?,?0|clip-path:inset\((?:50|100)%")),
 ]
 _HIDE_HINT_INLINE = re.compile(r"none|hidden|collapse|opacity|font-size|-\d{3}|clip|color")
-_ZERO_BOX = re.compile(r"(?:^|;)(?:width|height|max-width|max-height):(?:0|1px)(?:px|em|%)?(?:[;!]|$)")
+_ZERO_BOX = re.compile(
+    r"(?:^|;)(?:width|height|max-width|max-height):(?:0|1px)(?:px|em|%)?(?:[;!]|$)"
+)
 _OVERFLOW_HIDDEN = re.compile(r"overflow:hidden")
 _COLOR = re.compile(r"(?:^|;)color:([^;!]+)")
 _BG = re.compile(r"(?:^|;)background(?:-color)?:([^;!]+)")
@@ -173,13 +182,22 @@ def _iter_blocks(html: str, start_tok: str, end_tok: str) -> list[tuple[int, str
     return out
 
 
+def _unescape_js(m: re.Match[str]) -> str:
+    if m.group(1):
+        return chr(int(m.group(1), 16))
+    if m.group(2):
+        return chr(int(m.group(2), 16))
+    c = m.group(3)
+    return _JS_SIMPLE.get(c, c)
+
+
 def _js_strings(code: str) -> list[str]:
     """String literals of a script that read like prose (3+ words), unescaped just enough to read."""
     out: list[str] = []
     for sm in _JS_STRING.finditer(code):
         lit = sm.group(1) or sm.group(2) or sm.group(3) or ""
         if _WORDY.search(lit):
-            out.append(lit.replace("\\n", "\n").replace('\\"', '"').replace("\\'", "'"))
+            out.append(_JS_ESCAPE.sub(_unescape_js, lit) if "\\" in lit else lit)
     return out
 
 
@@ -204,11 +222,26 @@ def _css_hidden(css: str, page_bg: str, limit: int = 40) -> list[tuple[str, str]
     return out[:limit]
 
 
-_INVISIBLE_PROBES = tuple("\u200b\u200c\u200d\u2060\ufeff\u202e\u202d\u2066\u2067\u2068\U000e0041\U000e0020")
+_INVISIBLE_PROBES = tuple(
+    "\u200b\u200c\u200d\u2060\ufeff\u202e\u202d\u2066\u2067\u2068\U000e0041\U000e0020"
+)
 # A script is only read when it contains one of these (lower-cased): the words detector features need.
 _SCRIPT_GATES = (
-    "ignor", "instruc", "summar", "assistant", "you are", "pretend", "your respon", "your answer",
-    "chatgpt", "<|", "[inst", "atob(", "disregard", "as if you", "the user",
+    "ignor",
+    "instruc",
+    "summar",
+    "assistant",
+    "you are",
+    "pretend",
+    "your respon",
+    "your answer",
+    "chatgpt",
+    "<|",
+    "[inst",
+    "atob(",
+    "disregard",
+    "as if you",
+    "the user",
 )
 _TAG_CHAR = re.compile("[\U000e0000-\U000e007f]")
 
@@ -264,12 +297,19 @@ def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segmen
     if _has_invisible(html):
         for inv in reveal_invisible(html):
             segs.append(
-                Segment(inv.technique, f"invisible unicode ({inv.technique})", _tag_text(inv.text), inv.offset)
+                Segment(
+                    inv.technique,
+                    f"invisible unicode ({inv.technique})",
+                    _tag_text(inv.text),
+                    inv.offset,
+                )
             )
 
     tree = LexborHTMLParser(html)
 
-    for node in tree.css("[alt],[title],[aria-label],[aria-description],[placeholder],meta[content]"):
+    for node in tree.css(
+        "[alt],[title],[aria-label],[aria-description],[placeholder],meta[content]"
+    ):
         tag = node.tag or "?"
         for name, value in node.attributes.items():
             if not value or len(value) < 12:

@@ -54,7 +54,8 @@ def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
             pl.lit(None, pl.Float64).alias("injection_max_score"),
             pl.lit([], pl.List(pl.String)).alias("injection_techniques"),
             pl.lit(
-                ["INJECTION_NOT_COMPUTED: no raw-HTML scan stored for this page"], pl.List(pl.String)
+                ["INJECTION_NOT_COMPUTED: no raw-HTML scan stored for this page"],
+                pl.List(pl.String),
             ).alias("reasons_injection"),
             pl.lit(False).alias("quarantine_injection"),
         )
@@ -99,11 +100,18 @@ def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     )
     out = base.select("doc_id").join(agg, on="doc_id", how="left", maintain_order="left")
     quarantine = policy.injection.quarantine and policy.injection.enabled
-    return out.with_columns(
-        pl.col("injection_count", "injection_hidden_count", "injection_visible_count").fill_null(0),
-        pl.col("injection_max_score").fill_null(0.0),
-        pl.col("injection_techniques").fill_null([]),
-        pl.col("reasons_injection").fill_null([]),
-    ).with_columns(
-        ((pl.col("injection_count") > 0) & pl.lit(quarantine)).alias("quarantine_injection"),
-    ).select(list(_OUT_SCHEMA)).cast(_OUT_SCHEMA)  # type: ignore[arg-type]
+    return (
+        out.with_columns(
+            pl.col(
+                "injection_count", "injection_hidden_count", "injection_visible_count"
+            ).fill_null(0),
+            pl.col("injection_max_score").fill_null(0.0),
+            pl.col("injection_techniques").fill_null([]),
+            pl.col("reasons_injection").fill_null([]),
+        )
+        .with_columns(
+            ((pl.col("injection_count") > 0) & pl.lit(quarantine)).alias("quarantine_injection"),
+        )
+        .select(list(_OUT_SCHEMA))
+        .cast(_OUT_SCHEMA)
+    )  # type: ignore[arg-type]
