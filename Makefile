@@ -24,6 +24,7 @@ demo: $(STAMP)
 	@echo "report: runs/demo/reports/ (summary.json, quarantine.md, report.html)"
 
 test: $(STAMP)
+	sh scripts/ensure-chromium.sh
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

@@ -34,7 +34,7 @@ from trustaudit.io.extract import (
     extract_records,
 )
 from trustaudit.io.lists import read_domain_info, read_domain_lists
-from trustaudit.io.readers import Source, open_sources
+from trustaudit.io.readers import Source, detect_kind, open_sources
 from trustaudit.io.records import ERROR_SCHEMA, ErrorRow, errors_table
 from trustaudit.io.rundir import SCHEMA_VERSION, RunDir
 from trustaudit.policy import Policy, policy_hash
@@ -352,7 +352,11 @@ def compute_signals(
     d = policy.domain
     allow = read_domain_lists(d.allowlist_files)
     block = read_domain_lists(d.blocklist_files)
-    created = read_domain_info(d.domain_info_file) if d.domain_info_file else {}
+    # RDAP results of a crawl (`crawl --rdap`) fill in; a user's --domain-info CSV wins
+    rdap = run.root / "crawl" / "domain_ages.csv"
+    created = read_domain_info(rdap) if rdap.is_file() else {}
+    if d.domain_info_file:
+        created.update(read_domain_info(d.domain_info_file))
     computed: dict[str, str] = {}
 
     anchors = None
@@ -437,10 +441,42 @@ class AuditOptions:
     cache: Path | None = None
 
 
-def _sources(inputs: list[str], policy: Policy) -> list[Source]:
+def split_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
+    """(local corpora, URL lists): URL lists are fetched by the crawler first."""
     if not inputs:
         raise UsageError("no input given", hint="trustaudit audit CORPUS_DIR_OR_FILE... --out RUN")
+    lists = [
+        p for p in inputs if p == "-" or (Path(p).is_file() and detect_kind(Path(p)) == "urls")
+    ]
+    return [p for p in inputs if p not in lists], lists
+
+
+def _sources(inputs: list[str], policy: Policy) -> list[Source]:
     return [s for p in inputs for s in open_sources(p, max_bytes=policy.extract.max_record_bytes)]
+
+
+def _crawl(
+    lists: list[str], run: RunDir, policy: Policy, fresh: bool, progress: Progress
+) -> dict[str, Any]:
+    from trustaudit.crawl import crawl_urls
+
+    progress.start("crawl")
+    seen = {"done": 0}
+
+    def report(p: Any) -> None:
+        step = p.done - seen["done"]
+        if step > 0:
+            progress.advance("crawl", step)
+            seen["done"] = p.done
+
+    stats = crawl_urls(lists, run.root, policy, fresh=fresh, progress=report)
+    progress.done("crawl")
+    return {
+        "status": "done",
+        "pages": stats.pages,
+        "errors": stats.errors,
+        "seconds": round(stats.elapsed_s, 3),
+    }
 
 
 def audit(
@@ -452,7 +488,8 @@ def audit(
     progress = progress or NullProgress()
     run = RunDir.at(options.out)
     now = options.now or datetime.now(UTC).date()
-    sources = _sources(options.inputs, policy)
+    local, url_lists = split_inputs(options.inputs)
+    sources = _sources(local, policy)
     with run.locked():
         manifest = run.read_manifest()
         inputs = [fingerprint_input(p) for p in options.inputs]
@@ -484,6 +521,12 @@ def audit(
         )
         manifest["stages"]["ingest"] = {"status": "running"}
         run.write_manifest(manifest)
+        if url_lists:
+            from trustaudit.crawl import CrawlSource
+
+            manifest["stages"]["crawl"] = _crawl(url_lists, run, policy, options.fresh, progress)
+            run.write_manifest(manifest)
+            sources = [*sources, CrawlSource(run.root)]
         cache = ExtractCache(options.cache) if options.cache else None
         try:
             stats = ingest(

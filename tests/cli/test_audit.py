@@ -375,3 +375,54 @@ def test_score_command_rescoring_with_a_new_policy(
     assert manifest["policy"]["bands"]["quarantine_below"] == 0.99
     res = runner.invoke(app, ["score", str(tmp_path / "nope")])
     assert res.exit_code == 2 and "run directory not found" in res.output
+
+
+@pytest.mark.network
+def test_url_lists_are_crawled_then_audited(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import http.server
+    import threading
+
+    pages = {"/a": article_html("Served A", url=None), "/b": article_html("Served B", url=None)}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = pages.get(self.path)
+            if body is None:
+                self.send_response(404)
+                self.end_headers()
+                return
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        urls = tmp_path / "urls.txt"
+        urls.write_text(
+            f"# two pages, one missing, one malformed\n{base}/a\n{base}/b\n{base}/missing\nnot a url\n"
+        )
+        policy = tmp_path / "p.toml"
+        policy.write_text("[crawl]\nallow_private = true\nignore_robots = true\ndelay_s = 0.0\n")
+        out = tmp_path / "run"
+        res = audit(runner, app, str(urls), "--out", str(out), "--policy", str(policy))
+        assert res.exit_code == 0, res.output
+        check_run(out, pages=2, errors=2)
+        assert set(pl.read_parquet(out / "pages.parquet")["title"]) == {"Served A", "Served B"}
+        codes = set(pl.read_parquet(out / "errors.parquet")["code"])
+        assert codes == {"HTTP_404", "BAD_URL"}
+        # without --allow-private the loopback server is never reached
+        res = audit(runner, app, str(urls), "--out", str(tmp_path / "run2"))
+        assert res.exit_code == 2
+        assert set(pl.read_parquet(tmp_path / "run2" / "errors.parquet")["code"]) >= {
+            "SSRF_BLOCKED"
+        }
+    finally:
+        server.shutdown()

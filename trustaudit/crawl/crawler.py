@@ -43,7 +43,8 @@ from trustaudit.policy import Policy
 __all__ = ["CrawlProgress", "CrawlStats", "crawl_urls", "fetch_config", "make_guard"]
 
 # Failures that count against a host's budget (the host, not the URL, looks broken).
-_HOST_FAILURES = frozenset({"CONNECT_ERROR", "FETCH_TIMEOUT", "DNS_ERROR", "TLS_ERROR"})
+# when robots.txt cannot be fetched for one of these, the page fails for the same reason: say so
+_HOST_FAILURES = frozenset({"CONNECT_ERROR", "FETCH_TIMEOUT", "DNS_ERROR", "TLS_ERROR", "SSRF_BLOCKED"})
 _PROGRESS_EVERY_S = 0.25
 
 

@@ -13,6 +13,7 @@ from trustaudit.io.rundir import RunDir
 from trustaudit.policy import Policy
 from trustaudit.progress import NullProgress, Progress
 from trustaudit.report.escape import csv_cell, md
+from trustaudit.report.reason_text import reasons_markdown
 
 
 def _optional(module: str, name: str) -> Any:
@@ -159,7 +160,7 @@ def write_quarantine(run: RunDir) -> int:
         "|---:|---|---|---|",
     ]
     for r in rows:
-        reasons = "<br>".join(md(x, 200) for x in (r["reason_details"] or []))
+        reasons = reasons_markdown(r["reason_details"])
         lines.append(
             f"| {r['trust_score']:.3f} | {md(r['url'], 200)} | {md(r['registered_domain'])} | {reasons} |"
         )
