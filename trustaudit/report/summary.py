@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,28 @@ def build_summary(run: RunDir, policy: Policy, manifest: dict[str, Any]) -> dict
         if "injection_count" in cols:
             summary["injection_pages"] = int(
                 sig.select((pl.col("injection_count") > 0).sum()).collect().item()
+            )
+    calibration = run.report("calibration.json")
+    if calibration.is_file():
+        try:
+            cal = json.loads(calibration.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, OSError):
+            cal = {}
+        rec = cal.get("recommended") or {}
+        summary["calibration"] = {
+            "label_source": cal.get("label_source"),
+            "roc_auc": cal.get("roc_auc"),
+            "pr_auc": cal.get("pr_auc"),
+            "recommended_threshold": rec.get("threshold"),
+            "recommended_precision": rec.get("precision"),
+            "recommended_recall": rec.get("recall"),
+        }
+    for kind in ("allowlist", "blocklist"):
+        f = run.report(f"{kind}.suggested.txt")
+        if f.is_file():
+            lines = f.read_text(encoding="utf-8").splitlines()
+            summary.setdefault("suggestions", {})[kind] = sum(
+                1 for x in lines if x.strip() and not x.startswith("#")
             )
     pps = {}
     for name, st in stages.items():
