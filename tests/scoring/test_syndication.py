@@ -115,7 +115,7 @@ def test_missing_optional_columns_and_empty_input() -> None:
 
 
 def test_swap_recall_by_fraction() -> None:
-    """10%-swapped copies must cluster (measured: ~100% with 3-word shingles, 21x3 bands)."""
+    """10%-swapped copies must cluster (3-word shingles, 32 bands x 2 rows)."""
     rng = random.Random(1)
     rows = []
     for i in range(40):

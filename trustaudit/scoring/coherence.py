@@ -70,10 +70,18 @@ def intra_norm_expr(
 
 
 def paragraph_table(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
-    """Usable paragraphs, one row each: doc_id, text (first `max_paragraphs` long enough ones)."""
+    """Usable paragraphs, one row each: doc_id, text (first `max_paragraphs` long enough ones).
+
+    Without a `paragraphs` column the text's lines are the paragraphs.
+    """
     c = policy.coherence
+    paras = (
+        pl.col("paragraphs")
+        if "paragraphs" in pages.columns
+        else pl.col("text").fill_null("").str.split("\n")
+    )
     return (
-        pages.select("doc_id", pl.col("paragraphs").alias("text"))
+        pages.select("doc_id", paras.alias("text"))
         .explode("text")
         .with_columns(pl.col("text").str.strip_chars())
         .filter(pl.col("text").str.len_chars() >= c.min_paragraph_chars)
