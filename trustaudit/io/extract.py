@@ -322,20 +322,17 @@ def _paragraphs(text: str) -> list[str]:
 def _scan(
     html: str | None, text: str | None, policy: Policy
 ) -> tuple[list[dict[str, Any]], str | None]:
+    """Injection findings from raw HTML (every hiding place) or, for text-only inputs, from the text."""
     if not policy.injection.enabled:
         return [], None
-    try:
-        from trustaudit import injection
-    except ImportError:  # scanner not installed in this build
-        return [], None
-    try:
-        if html is not None:
-            res = injection.scan_html(html, policy.injection)
-            return list(res.findings), res.hidden_text or None
-        hits = injection.detect_text(text or "")
-        return [dict(h) for h in hits], None
-    except Exception:  # the scanner promises never to raise; belt and braces
-        return [], None
+    from trustaudit.injection import scan_html, scan_text
+
+    res = (
+        scan_html(html, policy.injection)
+        if html is not None
+        else scan_text(text or "", policy.injection)
+    )
+    return list(res.findings), res.hidden_text or None
 
 
 def extract_record(
@@ -416,19 +413,20 @@ def extract_record(
         page.update(meta)
         findings, hidden = _scan(html, None, policy)
         page["html_hidden_text"] = hidden
-        text = None
+        extracted: str | None = None
         extractor = "trafilatura"
         try:
             with time_budget(x.doc_timeout_s):
-                text = _trafilatura(html, final_url, x.trafilatura_fast)
+                extracted = _trafilatura(html, final_url, x.trafilatura_fast)
         except _Timeout:
             extractor = "fallback-timeout"
         except Exception:  # trafilatura/lxml choke on some broken HTML
             extractor = "fallback-error"
-        if not text:
+        if not extracted:
             if extractor == "trafilatura":
                 extractor = "fallback-empty"
-            text = _fallback_text(LexborHTMLParser(html))
+            extracted = _fallback_text(LexborHTMLParser(html))
+        text = extracted
         page["extractor"] = extractor
         base = final_url if final_url and final_url.startswith(("http://", "https://")) else url
         links = _links(tree, base, "")
