@@ -40,12 +40,13 @@ def decode_html(data: bytes, http_charset: str | None = None) -> tuple[str, str,
     for bom, enc in _BOMS:
         if data.startswith(bom):
             return data[len(bom) :].decode(enc, "replace"), enc, "bom"
-    enc = _known(http_charset)
-    if enc:
-        return data.decode(enc, "replace"), enc, "header"
+    header_enc = _known(http_charset)
+    if header_enc:
+        return data.decode(header_enc, "replace"), header_enc, "header"
     m = _META_RE.search(data[:4096])
-    enc = _known(m.group(1).decode("ascii", "ignore")) if m else None
-    if enc:
+    meta_enc = _known(m.group(1).decode("ascii", "ignore")) if m else None
+    if meta_enc:
+        enc = meta_enc
         # pages that declare a single-byte charset but are really UTF-8 are common; trust valid UTF-8
         if enc not in ("utf-8",) and _is_utf8(data):
             return data.decode("utf-8"), "utf-8", "meta-overridden-by-valid-utf8"

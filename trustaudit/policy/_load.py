@@ -38,7 +38,7 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
     if dataclasses.is_dataclass(tp):
         if not isinstance(value, Mapping):
             raise PolicyError(f"{where}: expected a table, got {type(value).__name__}")
-        return build(tp, value, where)
+        return build(tp, value, where)  # type: ignore[arg-type]
     if origin in (tuple,):
         if not isinstance(value, list | tuple):
             raise PolicyError(f"{where}: expected a list, got {type(value).__name__}")

@@ -53,7 +53,8 @@ def build_summary(run: RunDir, policy: Policy, manifest: dict[str, Any]) -> dict
         bands = dict(scores.group_by("band").len().iter_rows())
         summary["pages"] = scores.height
         summary["bands"] = {b: int(bands.get(b, 0)) for b in ("quarantine", "medium", "trusted")}
-        summary["mean_trust"] = round(float(scores["trust_score"].mean() or 0.0), 3)
+        mean = scores["trust_score"].mean()
+        summary["mean_trust"] = round(float(mean), 3) if isinstance(mean, int | float) else 0.0
         summary["threshold"] = policy.bands.quarantine_below
         reasons = scores.select(pl.col("reasons").explode()).drop_nulls()
         summary["top_reasons"] = dict(

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 
-def reason_list(items: list[pl.Expr]) -> pl.Expr:
+def reason_list(items: Sequence[pl.Expr]) -> pl.Expr:
     """Each item is a `when(...).then(str)` expression (null when it does not apply)."""
     if not items:
         return pl.lit([], dtype=pl.List(pl.String))
