@@ -78,40 +78,37 @@ def _detect_segments(
     source: str = "",
 ) -> list[dict[str, Any]]:
     """Detect over segments grouped by technique: one concatenated pass per group, never across segments."""
-    groups: dict[str, list[Segment]] = {}
-    for s in segs:
-        groups.setdefault(s.technique, []).append(s)
-    out: list[dict[str, Any]] = []
+    # One concatenated pass over every segment (each keeps its own prior): a detector call per page
+    # instead of one per technique.
     sep = "\n\n"
-    for technique, group in groups.items():
-        texts = []
-        leads = []
-        for s in group:
-            t = strip_invisible(s.text)
-            stripped = t.lstrip()
-            leads.append(len(t) - len(stripped))  # so the offset still points at the first word
-            texts.append(stripped.rstrip())
-        starts: list[int] = []
-        pos = 0
-        for t in texts:
-            starts.append(pos)
-            pos += len(t) + len(sep)
-        joined = sep.join(texts)
-        hits = detect_text(
-            joined,
-            prior=PRIORS.get(technique, 0.2),
-            min_score=policy.min_score,
-            extra=extra,
-            boundaries=starts,
-        )
-        for h in hits:
-            i = max(0, _bisect(starts, h.start))
-            seg = group[i]
-            rel = h.start - starts[i]
-            # Regex-sourced segments have exact offsets; within them the hit's position is approximate
-            # when entities or invisible characters were removed.
-            off = seg.offset + leads[i] + rel if seg.offset >= 0 else _offset_of(source, h.snippet)
-            out.append(_finding(seg.location, technique, h, off))
+    texts: list[str] = []
+    leads: list[int] = []
+    for s in segs:
+        t = strip_invisible(s.text)
+        stripped = t.lstrip()
+        leads.append(len(t) - len(stripped))  # so the offset still points at the first word
+        texts.append(stripped.rstrip())
+    starts: list[int] = []
+    pos = 0
+    for t in texts:
+        starts.append(pos)
+        pos += len(t) + len(sep)
+    out: list[dict[str, Any]] = []
+    if not texts:
+        return out
+    hits = detect_text(
+        sep.join(texts),
+        min_score=policy.min_score,
+        extra=extra,
+        boundaries=starts,
+        priors=[PRIORS.get(s.technique, 0.2) for s in segs],
+    )
+    for h in hits:
+        i = max(0, _bisect(starts, h.start))
+        seg = segs[i]
+        rel = h.start - starts[i]
+        off = seg.offset + leads[i] + rel if seg.offset >= 0 else _offset_of(source, h.snippet)
+        out.append(_finding(seg.location, seg.technique, h, off))
     return out
 
 

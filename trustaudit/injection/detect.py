@@ -444,13 +444,14 @@ def _noisy_or(weights: Sequence[float]) -> float:
     return 1.0 - p
 
 
-def _snippet(text: str, start: int, end: int) -> str:
-    """Whitespace-collapsed text around [start, end), at most 200 characters, starting near the hit."""
-    lo = max(0, start - 40)
+def _snippet(text: str, start: int, end: int, seg_lo: int = 0, seg_hi: int | None = None) -> str:
+    """Whitespace-collapsed text around [start, end) within its segment, at most 200 characters."""
+    seg_hi = len(text) if seg_hi is None else seg_hi
+    lo = max(seg_lo, start - 40)
     cut = text.rfind("\n", lo, start)
     if cut != -1:
         lo = cut + 1
-    raw = text[lo : max(end, lo + _SNIPPET_MAX) + 20]
+    raw = text[lo : min(seg_hi, max(end, lo + _SNIPPET_MAX) + 20)]
     s = _WS.sub(" ", raw).strip()
     return s[:_SNIPPET_MAX]
 
@@ -462,21 +463,25 @@ def detect_text(
     min_score: float = 0.5,
     extra: Sequence[re.Pattern[str]] = (),
     boundaries: Sequence[int] = (),
+    priors: Sequence[float] = (),
 ) -> list[Hit]:
     """Instruction-like passages in plain `text`, each scored in [0, 1].
 
     `prior` is the suspicion carried by where the text lives (0 for visible text, ~0.25 for hidden text);
-    `boundaries` are sorted offsets where independent segments start in a concatenated text, so features
-    of two segments are never combined. Invisible Unicode should be revealed first (`reveal_invisible`).
+    `boundaries` are sorted offsets where independent segments start in a concatenated text (joined with
+    two-character separators), so features of two segments are never combined; `priors`, when given, is
+    one prior per segment. Invisible Unicode should be revealed first (`reveal_invisible`).
     """
     feats = find_features(text, extra)
-    if prior > 0:
+    starts = list(boundaries) or [0]
+    ends = [b - 2 for b in starts[1:]] + [len(text)]
+    seg_prior = list(priors) if priors else [prior] * len(starts)
+    if any(p > 0 for p in seg_prior):
         # Whole short hidden segments that are a bare task (only meaningful where the text is hidden).
-        starts = list(boundaries) or [0]
-        ends = [*starts[1:], len(text) + 2]
-        for a, b in zip(starts, ends, strict=True):
-            if b - 2 - a <= _TASK_MAX:
-                m = _TASK_REQUEST.match(text.lower(), a, min(b - 2, len(text)))
+        low = text.lower()
+        for a, b, p in zip(starts, ends, seg_prior, strict=True):
+            if p > 0 and b - a <= _TASK_MAX:
+                m = _TASK_REQUEST.match(low, a, b)
                 if m:
                     feats.append((m.start(), m.end(), "task_request", 0.4))
         feats.sort()
@@ -492,15 +497,18 @@ def detect_text(
         for _, _, name, w in cluster:
             best[name] = max(best.get(name, 0.0), w)
         content = _noisy_or(list(best.values()))
-        score = round(1.0 - (1.0 - content) * (1.0 - prior), 4)
+        i = max(0, last_seg - 1)
+        score = round(1.0 - (1.0 - content) * (1.0 - seg_prior[i]), 4)
         if score >= min_score:
             start = min(f[0] for f in cluster)
             end = max(f[1] for f in cluster)
             rule = "+".join(sorted(best, key=lambda n: (-best[n], n)))
-            hits.append(Hit(start, end, _snippet(text, start, end), rule, score))
+            hits.append(
+                Hit(start, end, _snippet(text, start, end, starts[i], ends[i]), rule, score)
+            )
         cluster.clear()
 
-    seg_of = (lambda pos: bisect_right(boundaries, pos)) if boundaries else (lambda pos: 0)
+    seg_of = (lambda pos: bisect_right(boundaries, pos)) if boundaries else (lambda pos: 1)
     last_end = -(10**9)
     last_seg = -1
     for f in feats:

