@@ -13,7 +13,7 @@ import html as htmllib
 import re
 from dataclasses import dataclass
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from trustaudit.injection.detect import decode_base64_text, has_astral, reveal_invisible
 
@@ -357,33 +357,33 @@ def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segmen
             segs.append(Segment("css_content", "<style> content:", lit, -1))
 
     page_bg = _page_background(tree, css_all)
-    hidden: dict[int, tuple[object, str, str]] = {}
+    hidden: dict[int, tuple[LexborNode, str, str]] = {}
 
-    def mark(node: object, technique: str, how: str) -> None:
-        hidden.setdefault(node.mem_id, (node, technique, how))  # type: ignore[attr-defined]
+    def mark(node: LexborNode, technique: str, how: str) -> None:
+        hidden.setdefault(node.mem_id, (node, technique, how))
 
     for node in tree.css("[style]"):
         style = node.attributes.get("style") or ""
-        tech = hiding_technique(style, page_bg)
-        if tech is not None:
-            mark(node, tech, f'style="{style.strip()[:60]}"')
+        hide = hiding_technique(style, page_bg)
+        if hide is not None:
+            mark(node, hide, f'style="{style.strip()[:60]}"')
     for node in tree.css("[hidden]"):
         mark(node, "hidden_attr", "hidden attribute")
     for node in tree.css('[aria-hidden="true"]'):
         mark(node, "aria_hidden", 'aria-hidden="true"')
     for node in tree.css("noscript"):
         mark(node, "noscript", "")
-    for sel, tech in _css_hidden(css_all, page_bg):
+    for sel, rule in _css_hidden(css_all, page_bg):
         try:
             nodes = tree.css(sel)
         except Exception:  # lexbor rejects some selectors our regex accepts
             continue
         for node in nodes[:200]:
-            mark(node, "css_hidden_class", f"{sel} {{{tech}}}")
+            mark(node, "css_hidden_class", f"{sel} {{{rule}}}")
 
-    outermost = []
+    outermost: list[tuple[LexborNode, str, str]] = []
     for mem_id, (node, tech, how) in hidden.items():
-        parent = node.parent  # type: ignore[attr-defined]
+        parent = node.parent
         nested = False
         while parent is not None:
             if parent.mem_id in hidden and parent.mem_id != mem_id:
@@ -394,19 +394,19 @@ def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segmen
             outermost.append((node, tech, how))
 
     for node, tech, how in outermost:
-        tag = node.tag  # type: ignore[attr-defined]
+        tag = node.tag or "?"
         if tag in ("script", "style", "template", "head", "html", "body"):
             if tag in ("script", "style", "template"):
-                node.decompose()  # type: ignore[attr-defined]
+                node.decompose()
             continue
-        text = node.text(separator=" ", strip=False)  # type: ignore[attr-defined]
-        node.decompose()  # type: ignore[attr-defined]
-        if not text or not _WORDY.search(text):
+        hidden_text = node.text(separator=" ", strip=False)
+        node.decompose()
+        if not hidden_text or not _WORDY.search(hidden_text):
             continue
-        text = " ".join(text.split())[:max_text]
-        segs.append(Segment(tech, f"<{tag}> {how}".strip(), text, -1))
+        hidden_text = " ".join(hidden_text.split())[:max_text]
+        segs.append(Segment(tech, f"<{tag}> {how}".strip(), hidden_text, -1))
 
     tree.strip_tags(["script", "style", "noscript", "template", "svg"])
-    body = tree.body
-    visible = body.text(separator="\n", strip=False) if body is not None else ""
+    body_node = tree.body
+    visible = body_node.text(separator="\n", strip=False) if body_node is not None else ""
     return segs, visible[:max_text]

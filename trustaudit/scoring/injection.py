@@ -26,16 +26,18 @@ FINDING_DTYPE = pl.Struct(
 MAX_REASONS = 3  # reasons per page: the best-scoring findings; counts carry the rest
 _SNIPPET_IN_REASON = 80
 
-_OUT_SCHEMA = {
-    "doc_id": pl.String,
-    "injection_count": pl.Int64,
-    "injection_hidden_count": pl.Int64,
-    "injection_visible_count": pl.Int64,
-    "injection_max_score": pl.Float64,
-    "injection_techniques": pl.List(pl.String),
-    "reasons_injection": pl.List(pl.String),
-    "quarantine_injection": pl.Boolean,
-}
+_OUT_SCHEMA = pl.Schema(
+    {
+        "doc_id": pl.String(),
+        "injection_count": pl.Int64(),
+        "injection_hidden_count": pl.Int64(),
+        "injection_visible_count": pl.Int64(),
+        "injection_max_score": pl.Float64(),
+        "injection_techniques": pl.List(pl.String()),
+        "reasons_injection": pl.List(pl.String()),
+        "quarantine_injection": pl.Boolean(),
+    }
+)
 
 
 def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
