@@ -88,19 +88,25 @@ def usable(pages: pl.DataFrame, *, min_chars: int = 40, min_paragraphs: int = 6)
     return pages.filter(n >= min_paragraphs)
 
 
-def stitched(pages: pl.DataFrame, *, seed: int = 7, min_chars: int = 40) -> pl.DataFrame:
-    """For each page, a page with as many usable paragraphs, each from a different other page."""
+def stitched(
+    pages: pl.DataFrame, *, seed: int = 7, min_chars: int = 40, by: str | None = None
+) -> pl.DataFrame:
+    """For each page, a page with as many usable paragraphs, each from a different other page
+    (of the same `by` group, e.g. language, when given: a content farm stitches one language)."""
     rng = random.Random(seed)
     pools = [
         [p for p in ps if len(p.strip()) >= min_chars] for ps in pages.get_column("paragraphs")
     ]
-    out = []
+    groups = pages.get_column(by).to_list() if by else [None] * pages.height
+    out: list[dict[str, object]] = []
     for i, (doc_id, own) in enumerate(zip(pages["doc_id"], pools, strict=True)):
-        others = rng.sample(
-            [j for j in range(len(pools)) if j != i], k=min(len(own), len(pools) - 1)
-        )
+        donors = [j for j in range(len(pools)) if j != i and groups[j] == groups[i]]
+        others = rng.sample(donors, k=min(len(own), len(donors)))
         paras = [rng.choice(pools[j]) for j in others if pools[j]]
-        out.append({"doc_id": f"st-{doc_id}", "paragraphs": paras})
+        row: dict[str, object] = {"doc_id": f"st-{doc_id}", "paragraphs": paras}
+        if by:
+            row[by] = groups[i]
+        out.append(row)
     return pl.DataFrame(out)
 
 

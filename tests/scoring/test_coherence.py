@@ -126,7 +126,8 @@ def test_unknown_script_paragraphs_are_dropped_not_counted_as_unrelated() -> Non
 
 def test_edges_per_model() -> None:
     assert edges_for("all-MiniLM-L6-v2", P) == (0.19, 0.70, 0.40, 0.26)
-    assert edges_for("minilm-static-256", P) == (0.40, 0.92, 0.64, 0.30)
+    assert edges_for("minilm-static-256", P) == (0.41, 0.90, 0.56, 0.19)
+    assert edges_for("minilm-static-256+centered", P) == (0.05, 0.80, 0.20, 0.19)
     assert edges_for("unlisted", P) == REFERENCE_EDGES
     assert edges_for("all-MiniLM-L6-v2", P.with_overrides({"coherence": {"model_edges": []}})) == (
         REFERENCE_EDGES
@@ -162,3 +163,41 @@ def test_default_model_separates_stitched_from_real() -> None:
 def test_text_lines_stand_in_for_missing_paragraphs() -> None:
     pages = pl.DataFrame({"doc_id": ["d"], "text": ["\n".join(TOPICS["coffee"])]})
     assert coherence_signals(pages, P, HashingEmbedder(64))["paragraphs_used"].item() == 5
+
+
+def test_language_centering_removes_the_shared_direction() -> None:
+    """A shared per-language component lifts every cosine; centring removes it (stitched -> ~0)."""
+    rng = np.random.default_rng(3)
+    common = rng.standard_normal(64) * 3.0
+    topics = rng.standard_normal((30, 64))
+    table: dict[str, list[float]] = {}
+    pages = []
+    for t in range(30):
+        paras = []
+        for k in range(4):
+            text = f"topic {t} paragraph {k} " + "x" * 40
+            table[text] = (common + topics[t] + 0.5 * rng.standard_normal(64)).tolist()
+            paras.append(text)
+        pages.append({"doc_id": f"real{t:02d}", "paragraphs": paras, "lang": "de"})
+    for t in range(10):  # stitched: paragraph k from topic t+k
+        paras = [f"topic {(t + k) % 30} paragraph {k} " + "x" * 40 for k in range(4)]
+        pages.append({"doc_id": f"st{t:02d}", "paragraphs": paras, "lang": "de"})
+    df = pl.DataFrame(pages)
+    emb = VectorEmbedder(table, name="m")
+    pol = P.with_overrides({"coherence": {"center_min_paragraphs": 50, "center_min_pages": 20}})
+    raw = coherence_signals(df, P, emb)  # 40 pages < 500 paragraphs: not centred
+    cen = coherence_signals(df, pol, emb)
+    assert set(raw["coherence_model"]) == {"m"} and set(cen["coherence_model"]) == {"m+centered"}
+    st_raw = raw.filter(pl.col("doc_id").str.starts_with("st"))["intra_coherence"]
+    st_cen = cen.filter(pl.col("doc_id").str.starts_with("st"))["intra_coherence"]
+    real_cen = cen.filter(pl.col("doc_id").str.starts_with("real"))["intra_coherence"]
+    assert st_raw.min() > 0.5  # the shared direction makes unrelated paragraphs look alike
+    assert st_cen.max() < 0.2 < real_cen.min()
+
+
+def test_non_latin_script_is_neutral_with_reason() -> None:
+    text = "これは日本語の段落です。内容は十分に長い文章になっています。さらに文を加えます。"
+    pages = pl.DataFrame([_page("ja", [text, text + "追加"])])
+    row = coherence_signals(pages, P, HashingEmbedder(64)).row(0, named=True)
+    assert row["intra_norm"] == P.coherence.neutral
+    assert row["reasons_coherence"][0].startswith("COHERENCE_UNSUPPORTED_SCRIPT:")

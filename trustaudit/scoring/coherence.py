@@ -55,7 +55,9 @@ def edges_for(model: str, policy: Policy) -> tuple[float, float, float, float]:
 
 
 def intra_norm_expr(
-    intra: pl.Expr, edges: tuple[float, float, float, float], out_of_band: float = 0.2
+    intra: pl.Expr,
+    edges: tuple[float | pl.Expr, float | pl.Expr, float | pl.Expr, float | pl.Expr],
+    out_of_band: float = 0.2,
 ) -> pl.Expr:
     """Polars form of the reference formula for any edges; clipped to [0, 1]."""
     low, high, center, width = edges
@@ -67,6 +69,86 @@ def intra_norm_expr(
         .then(pl.lit(out_of_band))
         .otherwise(inside)
     )
+
+
+# Frequent function words per language: a fallback when a page has no `lang`. Centering needs
+# only a rough grouping, and a wrong guess just means a different mean vector.
+_STOPWORDS: dict[str, str] = {
+    "en": "the|and|of|to|is|that|for|with",
+    "de": "der|die|und|das|ist|nicht|mit|den",
+    "fr": "le|la|les|et|des|est|pas|une",
+    "es": "el|los|las|del|que|por|una|para",
+    "pt": "os|das|não|uma|para|com|dos|são",
+    "it": "il|della|che|per|non|sono|gli|nella",
+    "nl": "het|een|van|niet|zijn|voor|met|ook",
+}
+
+
+def language_key(pages: pl.DataFrame) -> pl.DataFrame:
+    """doc_id, lang_key, latin_share.
+
+    lang_key: the page's `lang` primary subtag, else a function-word guess, else 'und'.
+    latin_share: Latin-script letters / all letters in the first 3,000 characters (the MiniLM
+    vocabulary covers Latin-script languages; other scripts embed as near-identical sub-word soup).
+    """
+    raw = (
+        pl.col("text").fill_null("").str.slice(0, 3000)
+        if "text" in pages.columns
+        else pl.col("paragraphs").list.join(" ").str.slice(0, 3000)
+    )
+    sample = raw.str.to_lowercase()
+    letters = raw.str.count_matches(r"\p{L}")
+    names = list(_STOPWORDS)
+    counts = pl.concat_list(
+        [sample.str.count_matches(rf"\b(?:{w})\b").cast(pl.Int64) for w in _STOPWORDS.values()]
+    )
+    guess = (
+        pl.when(counts.list.max() >= 3)
+        .then(counts.list.arg_max().replace_strict(dict(enumerate(names)), return_dtype=pl.String))
+        .otherwise(pl.lit("und"))
+    )
+    given = (
+        pl.col("lang").cast(pl.String).str.to_lowercase().str.extract(r"^([a-z]{2,3})")
+        if "lang" in pages.columns
+        else pl.lit(None, pl.String)
+    )
+    return pages.select(
+        "doc_id",
+        lang_key=pl.coalesce(given, guess),
+        latin_share=pl.when(letters > 0)
+        .then(raw.str.count_matches(r"\p{Latin}") / letters)
+        .otherwise(1.0),
+    )
+
+
+def _center_by_language(
+    paras: pl.DataFrame, vecs: np.ndarray, policy: Policy
+) -> tuple[np.ndarray, set[str]]:
+    """Subtract each language's mean paragraph vector, where the corpus has enough of it.
+
+    Static embeddings share a large common direction per language (an English-vocabulary model
+    maps German text to similar sub-word soup), which lifts every cosine: German pages scored
+    0.79 median against 0.54 for English ones, and stitched pages overlapped real ones. The mean
+    is a per-language sum / count (an associative reduce). Returns the vectors and the languages
+    that were centred.
+    """
+    c = policy.coherence
+    stats = (
+        paras.group_by("lang_key")
+        .agg(n=pl.len(), pages=pl.col("doc_id").n_unique())
+        .filter((pl.col("n") >= c.center_min_paragraphs) & (pl.col("pages") >= c.center_min_pages))
+    )
+    done: set[str] = set()
+    if stats.height == 0:
+        return vecs, done
+    vecs = vecs.copy()
+    langs = paras.get_column("lang_key").to_numpy()
+    for lang in stats.get_column("lang_key").to_list():
+        rows = np.flatnonzero(langs == lang)
+        centred = vecs[rows] - vecs[rows].mean(axis=0)
+        vecs[rows] = centred / np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-12)
+        done.add(lang)
+    return vecs, done
 
 
 def paragraph_table(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
@@ -136,8 +218,10 @@ def coherence_signals(
     claims keeps cross null and the neutral `coherence.cross_neutral`.
     """
     c = policy.coherence
-    edges = edges_for(embedder.name, policy)
+    model = embedder.name
     paras = paragraph_table(pages, policy)
+    langs = language_key(pages)
+    centred_langs: set[str] = set()
     if paras.height:
         paras = paras.sort("doc_id", maintain_order=True)
         vecs = _encode_unique(paras.get_column("text"), embedder)
@@ -146,6 +230,11 @@ def coherence_signals(
         known = np.einsum("ij,ij->i", vecs, vecs) > 0.25
         if not known.all():
             paras, vecs = paras.filter(pl.Series(known)), vecs[known]
+        if c.center_by_language:
+            paras = paras.join(
+                langs.select("doc_id", "lang_key"), on="doc_id", how="left", maintain_order="left"
+            )
+            vecs, centred_langs = _center_by_language(paras, vecs, policy)
         seg = paras.group_by("doc_id", maintain_order=True).len()
         counts = seg.get_column("len").to_numpy()
         starts = (np.cumsum(counts) - counts).astype(np.int64)
@@ -158,18 +247,36 @@ def coherence_signals(
         per_doc = pl.DataFrame(
             schema={"doc_id": pl.String, "paragraphs_used": pl.Int32, "intra_coherence": pl.Float64}
         )
-    out = pages.select("doc_id").join(per_doc, on="doc_id", how="left")
+    out = (
+        pages.select("doc_id")
+        .join(per_doc, on="doc_id", how="left")
+        .join(langs, on="doc_id", how="left")
+        .with_columns(
+            coherence_model=pl.when(pl.col("lang_key").is_in(sorted(centred_langs)))
+            .then(pl.lit(f"{model}+centered"))
+            .otherwise(pl.lit(model))
+        )
+    )
+    spaces = pl.DataFrame(
+        [(m, *edges_for(m, policy)) for m in (model, f"{model}+centered")],
+        schema=["coherence_model", "_low", "_high", "_center", "_width"],
+        orient="row",
+    )
+    out = out.join(spaces, on="coherence_model", how="left")
     if cross is not None and "cross_consistency" in cross.columns:
         out = out.join(cross.select("doc_id", "cross_consistency"), on="doc_id", how="left")
     else:
         out = out.with_columns(cross_consistency=pl.lit(None, dtype=pl.Float64))
     intra = pl.col("intra_coherence")
-    low, high = edges[0], edges[1]
+    low, high = pl.col("_low"), pl.col("_high")
+    edges = (low, high, pl.col("_center"), pl.col("_width"))
     used = pl.col("paragraphs_used").fill_null(0)
-    model = embedder.name
+    unsupported = pl.col("latin_share") < c.min_latin_share
     out = out.with_columns(
         paragraphs_used=used.cast(pl.Int32),
-        intra_norm=intra_norm_expr(intra, edges, c.out_of_band),
+        intra_norm=pl.when(unsupported)
+        .then(None)
+        .otherwise(intra_norm_expr(intra, edges, c.out_of_band)),
     ).with_columns(
         coherence_score=(
             c.intra_weight * pl.col("intra_norm").fill_null(c.neutral)
@@ -185,13 +292,22 @@ def coherence_signals(
                     pl.lit(c.neutral),
                 )
             )
+            .when(unsupported)
+            .then(
+                pl.format(
+                    "COHERENCE_UNSUPPORTED_SCRIPT: {} of letters in Latin script < {}; neutral {}",
+                    pl.col("latin_share").round(2),
+                    pl.lit(c.min_latin_share),
+                    pl.lit(c.neutral),
+                )
+            )
             .when(intra < low)
             .then(
                 pl.format(
                     "COHERENCE_LOW: intra {} < {} ({})",
                     intra.round(2),
-                    pl.lit(low),
-                    pl.lit(model),
+                    low,
+                    pl.col("coherence_model"),
                 )
             )
             .when(intra > high)
@@ -199,8 +315,8 @@ def coherence_signals(
                 pl.format(
                     "COHERENCE_REPETITIVE: intra {} > {} ({})",
                     intra.round(2),
-                    pl.lit(high),
-                    pl.lit(model),
+                    high,
+                    pl.col("coherence_model"),
                 )
             )
         ).list.drop_nulls(),
@@ -213,5 +329,6 @@ def coherence_signals(
         "intra_norm",
         "cross_consistency",
         "coherence_score",
+        "coherence_model",
         "reasons_coherence",
     )

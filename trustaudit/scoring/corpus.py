@@ -74,9 +74,7 @@ def corpus_signals(
         out = out.join(cross.drop("cross_consistency"), on="doc_id", how="left")
     if policy.coherence.enabled and embedder is not None:
         coh = coherence_signals(pages, policy, embedder, cross=cross)
-        out = out.join(
-            coh.with_columns(coherence_model=pl.lit(embedder.name)), on="doc_id", how="left"
-        )
+        out = out.join(coh, on="doc_id", how="left")
     elif cross is not None:
         out = out.join(cross.select("doc_id", "cross_consistency"), on="doc_id", how="left")
     return out.select([c for c in CORPUS_COLUMNS if c in out.columns])
