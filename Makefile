@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test bench lint clean
+.PHONY: install demo test bench bench-peer lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +27,16 @@ test: $(STAMP)
 	sh scripts/ensure-chromium.sh
 	$(PY) -m pytest -q
 
-bench: $(STAMP)
+# the peer for `make bench`: datatrove in its own venv (its pins clash with ours)
+.venv-peer/.installed:
+	$(PYTHON) -m venv .venv-peer
+	.venv-peer/bin/python -m pip install -q 'datatrove[processing]==0.10.1' faust-cchardet==3.2.0 \
+	  python-magic==0.4.27 lxml_html_clean==0.4.6 spacy==3.8.18 warcio==1.8.1
+	touch $@
+
+bench-peer: .venv-peer/.installed
+
+bench: $(STAMP) bench-peer
 	$(PY) bench/run.py
 
 lint: $(STAMP)
@@ -36,4 +45,4 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy trustaudit
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache
+	rm -rf $(VENV) .venv-peer runs .pytest_cache

@@ -1,0 +1,59 @@
+"""The ≈800 real pages of ../shared/corpora as (url, html bytes), and WARC shards of them for benches."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+
+
+def real_pages(shared: Path = SHARED) -> Iterator[tuple[str, bytes]]:
+    """Every real page with its URL (readability pages have none: a stable synthetic one)."""
+    for corpus in ("trafilatura-pages", "article-extraction-benchmark"):
+        with open(shared / corpus / "manifest.csv", newline="", encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                path = shared / corpus / row["path"]
+                if path.is_file():
+                    yield row["url"], gzip.decompress(path.read_bytes())
+    with open(
+        shared / "readability-test-pages" / "manifest.csv", newline="", encoding="utf-8"
+    ) as fh:
+        for row in csv.DictReader(fh):
+            path = shared / "readability-test-pages" / row["path"]
+            if path.is_file():
+                yield (
+                    f"https://readability-{row['name']}.example/",
+                    gzip.decompress(path.read_bytes()),
+                )
+
+
+def write_warc_shards(out_dir: Path, n_shards: int = 2) -> list[Path]:
+    """Write the real pages as `n_shards` gzipped WARC files (response records); reuse when present."""
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / f"real-{i:02d}.warc.gz" for i in range(n_shards)]
+    if all(p.exists() for p in paths):
+        return paths
+    handles = [open(p, "wb") for p in paths]  # noqa: SIM115 - closed below
+    writers = [WARCWriter(h, gzip=True) for h in handles]
+    try:
+        for i, (url, html) in enumerate(real_pages()):
+            headers = StatusAndHeaders(
+                "200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1"
+            )
+            w = writers[i % n_shards]
+            w.write_record(
+                w.create_warc_record(
+                    url, "response", payload=io.BytesIO(html), http_headers=headers
+                )
+            )
+    finally:
+        for h in handles:
+            h.close()
+    return paths
