@@ -60,6 +60,7 @@ class CoherencePolicy:
     model_edges: tuple[tuple[str, float, float, float, float], ...] = opt(
         (
             ("all-MiniLM-L6-v2", 0.19, 0.70, 0.40, 0.26),
+            ("all-MiniLM-L6-v2+centered", 0.06, 0.67, 0.30, 0.30),
             ("minilm-static-256", 0.41, 0.90, 0.56, 0.19),
             ("minilm-static-256+centered", 0.05, 0.80, 0.20, 0.19),
         ),
