@@ -155,9 +155,11 @@ def read_gz(path: Path) -> str:
 
 def insert(host: str, fragment: str, rng: random.Random) -> str:
     """Put `fragment` after a random closing </p> of the host body (else before </body>)."""
-    ends = (
-        [i for i in range(len(host)) if host.startswith("</p>", i)][:400] if "</p>" in host else []
-    )
+    ends: list[int] = []
+    j = host.find("</p>")
+    while j != -1 and len(ends) < 400:
+        ends.append(j)
+        j = host.find("</p>", j + 4)
     if ends:
         i = rng.choice(ends) + 4
     else:
