@@ -125,9 +125,14 @@ def test_unknown_script_paragraphs_are_dropped_not_counted_as_unrelated() -> Non
 
 
 def test_edges_per_model() -> None:
-    assert edges_for("all-MiniLM-L6-v2", P) == (0.19, 0.70, 0.40, 0.26)
-    assert edges_for("minilm-static-256", P) == (0.41, 0.90, 0.56, 0.19)
-    assert edges_for("minilm-static-256+centered", P) == (0.05, 0.80, 0.20, 0.19)
+    assert edges_for("all-MiniLM-L6-v2", P) == (0.19, 0.70, 0.445, 0.32)
+    assert edges_for("minilm-static-256", P) == (0.41, 0.90, 0.655, 0.31)
+    assert edges_for("minilm-static-256+centered", P) == (0.05, 0.80, 0.425, 0.47)
+    for name, low, high, center, width in P.coherence.model_edges:
+        # calibrated bands are continuous: 0.2 at both edges (within rounding)
+        for edge in (low, high):
+            norm = pl.select(intra_norm_expr(pl.lit(edge), (low, high, center, width))).item()
+            assert norm == pytest.approx(0.2, abs=0.03), name
     assert edges_for("unlisted", P) == REFERENCE_EDGES
     assert edges_for("all-MiniLM-L6-v2", P.with_overrides({"coherence": {"model_edges": []}})) == (
         REFERENCE_EDGES
