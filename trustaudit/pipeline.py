@@ -362,7 +362,8 @@ def compute_signals(
     anchors = None
     anchor_fn = _optional("trustaudit.scoring.anchors", "anchor_presence")
     if anchor_fn is not None:
-        anchors = anchor_fn(links, pages, policy)
+        extra = read_domain_lists(policy.anchors.anchor_files)
+        anchors = anchor_fn(links, pages, policy, extra_anchors=sorted(extra))
         computed["anchors"] = "computed"
     page_domain, domains = domain_signals(
         pages, policy, now=now, allow=allow, block=block, created=created, anchors=anchors

@@ -426,3 +426,34 @@ def test_url_lists_are_crawled_then_audited(runner, app, tmp_path: Path) -> None
         }
     finally:
         server.shutdown()
+
+
+def test_anchor_file_adds_anchor_domains(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    j = write_jsonl(
+        tmp_path / "a.jsonl",
+        [
+            {
+                "url": "https://wiki.trusted-anchor.example/x",
+                "html": article_html("Anchor", links=[("https://target.example/p", "ref")]),
+            },
+            {"url": "https://target.example/p", "html": article_html("Target")},
+        ],
+    )
+    anchors = tmp_path / "anchors.txt"
+    anchors.write_text("trusted-anchor.example\n")
+    out = tmp_path / "run"
+    res = audit(runner, app, str(j), "--out", str(out), "--anchors", str(anchors))
+    assert res.exit_code == 0, res.output
+    scores = {r["url"]: r for r in pl.read_parquet(out / "scores.parquet").to_dicts()}
+    assert "ANCHOR_PRESENCE" in scores["https://target.example/p"]["reasons"]
+    dom = pl.read_parquet(out / "domains.parquet").filter(
+        pl.col("registered_domain") == "target.example"
+    )
+    assert dom["anchor_count"][0] == 1
+    base = tmp_path / "base"
+    assert audit(runner, app, str(j), "--out", str(base)).exit_code == 0
+    plain = {r["url"]: r for r in pl.read_parquet(base / "scores.parquet").to_dicts()}
+    assert (
+        scores["https://target.example/p"]["domain_score"]
+        > plain["https://target.example/p"]["domain_score"]
+    )

@@ -159,6 +159,9 @@ def _resolve_paths(policy: Policy, base: Path) -> Policy:
             blocklist_files=tuple(fix(p) for p in d.blocklist_files),
             domain_info_file=fix(d.domain_info_file),
         ),
+        anchors=dataclasses.replace(
+            policy.anchors, anchor_files=tuple(fix(p) for p in policy.anchors.anchor_files)
+        ),
     )
 
 

@@ -109,3 +109,6 @@ class AnchorsPolicy:
         ("wikipedia.org", "arxiv.org", "github.com", "news.ycombinator.com"),
         "domains whose links count as anchor presence",
     )
+    anchor_files: tuple[str, ...] = opt(
+        (), "files of extra anchor domains (list-file formats; --anchors)"
+    )

@@ -23,8 +23,15 @@ def build_overrides(
     allowlist: list[Path] | None,
     blocklist: list[Path] | None,
     domain_info: Path | None,
+    anchors: list[Path] | None = None,
 ) -> dict[str, object]:
     """Flags are the top layer of the policy (defaults < file < env < flags)."""
+    out: dict[str, object] = {}
+    if anchors:
+        for p in anchors:
+            if not p.is_file():
+                raise UsageError(f"file not found: {p}")
+        out["anchors"] = {"anchor_files": [str(p) for p in anchors]}
     domain: dict[str, object] = {}
     if allowlist:
         domain["allowlist_files"] = [str(p) for p in allowlist]
@@ -35,7 +42,9 @@ def build_overrides(
     for p in [*(allowlist or []), *(blocklist or []), *([domain_info] if domain_info else [])]:
         if not p.is_file():
             raise UsageError(f"file not found: {p}")
-    return {"domain": domain} if domain else {}
+    if domain:
+        out["domain"] = domain
+    return out
 
 
 def parse_now(now: str | None) -> date | None:
@@ -104,6 +113,11 @@ def audit_cmd(
     domain_info: Path | None = typer.Option(
         None, "--domain-info", help="CSV domain,created for domain age."
     ),
+    anchors: list[Path] | None = typer.Option(
+        None,
+        "--anchors",
+        help="Extra anchor domains (list file) whose links count as anchor presence.",
+    ),
     policy: Path | None = typer.Option(
         None, "--policy", "-p", help="Policy TOML (default ./trustaudit.toml)."
     ),
@@ -133,7 +147,7 @@ def audit_cmd(
 
     Example: trustaudit audit fixtures/corpus/pages --out runs/demo --blocklist block.txt
     """
-    pol = load_policy(policy, overrides=build_overrides(allowlist, blocklist, domain_info))
+    pol = load_policy(policy, overrides=build_overrides(allowlist, blocklist, domain_info, anchors))
     if labels is not None and not labels.is_file():
         raise UsageError(f"labels file not found: {labels}")
     n_workers = workers if workers > 0 else (os.cpu_count() or 1)
