@@ -18,7 +18,12 @@ def real_pages(shared: Path = SHARED) -> Iterator[tuple[str, bytes]]:
             for row in csv.DictReader(fh):
                 path = shared / corpus / row["path"]
                 if path.is_file():
-                    yield row["url"], gzip.decompress(path.read_bytes())
+                    url = (
+                        row["url"]
+                        if row["url"].startswith(("http://", "https://"))
+                        else f"https://{path.stem}.example/"
+                    )
+                    yield url, gzip.decompress(path.read_bytes())
     with open(
         shared / "readability-test-pages" / "manifest.csv", newline="", encoding="utf-8"
     ) as fh:
