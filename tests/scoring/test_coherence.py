@@ -206,3 +206,24 @@ def test_non_latin_script_is_neutral_with_reason() -> None:
     row = coherence_signals(pages, P, HashingEmbedder(64)).row(0, named=True)
     assert row["intra_norm"] == P.coherence.neutral
     assert row["reasons_coherence"][0].startswith("COHERENCE_UNSUPPORTED_SCRIPT:")
+
+
+def test_split_coherence_finds_back_to_back_and_interleaved_topics() -> None:
+    from trustaudit.scoring.coherence import split_coherence
+
+    e = np.eye(4)
+    a, b = e[0], e[1]
+    pages = [
+        [a, a, a, b, b, b],  # two articles back to back: split after paragraph 3
+        [a, b, a, b, a, b],  # interleaved
+        [a, a, a, a, a, a],  # one topic
+        [a, a, b],  # too short for min_side 2
+    ]
+    vecs = np.array([v for p in pages for v in p], dtype=np.float32)
+    counts = np.array([len(p) for p in pages])
+    starts = np.cumsum(counts) - counts
+    gap, cross, at = split_coherence(vecs, starts, counts, min_side=2)
+    assert gap[0] == pytest.approx(1.0) and cross[0] == pytest.approx(0.0) and at[0] == 3
+    assert gap[1] == pytest.approx(1.0) and cross[1] == pytest.approx(0.0) and at[1] == 0
+    assert gap[2] == pytest.approx(0.0) and cross[2] == pytest.approx(1.0)
+    assert np.isnan(gap[3]) and at[3] == -1

@@ -57,7 +57,10 @@ def test_corpus_signals_columns_and_values() -> None:
     assert rows["g0"]["coherence_score"] > rows["g3"]["coherence_score"]
     assert rows["s1"]["syndication_other_domains"] == 2
     assert rows["s1"]["adjust_syndication"] == pytest.approx(-0.10)
-    assert rows["s0"]["adjust_syndication"] == 0.0
+    # no dates: the earliest copy is undetermined, so every copy gets the per-domain part only
+    assert rows["s0"]["adjust_syndication"] == pytest.approx(-0.10)
+    assert rows["s0"]["syndication_is_earliest"] is None
+    assert rows["s1"]["syndication_late_copy"] is False
     assert rows["s0"]["reasons_coherence"][0].startswith("COHERENCE_TOO_FEW_PARAGRAPHS")
     assert rows["g0"]["coherence_model"] == "hashing-256"
 

@@ -26,12 +26,12 @@ def _corpus(seed: int = 5) -> pl.DataFrame:
     rows = [
         # the original: earliest published date
         ("orig", "news.example", original, date(2024, 1, 1), None),
-        # 10%-word-swapped copies on three other domains (no date: later by fetch time)
+        # 10%-word-swapped copies on three other domains, dated later
         (
             "copy1",
             "farm-a.example",
             swap_words(original, 0.10, rng),
-            None,
+            date(2024, 3, 1),
             datetime(2024, 3, 1, tzinfo=UTC),
         ),
         ("copy2", "farm-b.example", swap_words(original, 0.10, rng), date(2024, 2, 1), None),
@@ -39,7 +39,7 @@ def _corpus(seed: int = 5) -> pl.DataFrame:
             "copy3",
             "farm-c.example",
             swap_words(original, 0.10, rng),
-            None,
+            date(2024, 3, 2),
             datetime(2024, 3, 2, tzinfo=UTC),
         ),
         # a second copy on the original's own domain (print view): same publisher, no penalty
@@ -70,14 +70,21 @@ def test_spun_copies_cluster_across_domains() -> None:
         r = out[d]
         assert r["syndication_other_domains"] == 3
         assert r["syndication_is_earliest"] is False
-        assert r["adjust_syndication"] == pytest.approx(-0.15)
+        assert r["syndication_late_copy"] is True
+        # 3 other domains x 0.05 + copy_penalty 0.20
+        assert r["adjust_syndication"] == pytest.approx(-0.35)
         assert r["reasons_syndication"] == [
-            "SYNDICATED_ACROSS_N_DOMAINS: text shared with 3 other domains (earliest: news.example)"
+            "SYNDICATED_ACROSS_N_DOMAINS: later copy of text shared with 3 other domains "
+            "(earliest: news.example)"
         ]
     assert out["orig"]["syndication_is_earliest"] is True
     assert out["orig"]["adjust_syndication"] == 0.0
     assert out["orig"]["reasons_syndication"][0].startswith("SYNDICATION_SOURCE:")
+    assert out["orig"]["syndication_late_copy"] is False
     assert out["print"]["adjust_syndication"] == 0.0  # same publisher as the earliest copy
+    off = P.with_overrides({"syndication": {"copy_penalty": 0.0}})
+    r = syndication_signals(_corpus(), off).filter(pl.col("doc_id") == "copy1").row(0, named=True)
+    assert r["adjust_syndication"] == pytest.approx(-0.15)
     for d in ("other1", "other2", "short"):
         assert out[d]["syndication_cluster_id"] is None
         assert out[d]["syndication_cluster_size"] == 1
@@ -97,11 +104,46 @@ def test_penalty_is_capped_and_configurable() -> None:
     )
     out = syndication_signals(df, P)
     assert out["syndication_other_domains"].to_list() == [7] * 8
-    # no dates at all: the smallest doc_id is the earliest copy
-    assert out.filter(pl.col("syndication_is_earliest"))["doc_id"].to_list() == ["d0"]
-    assert sorted(out["adjust_syndication"].to_list()) == [-0.2] * 7 + [0.0]
+    # no dates at all: the earliest copy is undetermined (never decided by nulls or doc_id), so
+    # no copy penalty and no source; every page gets the capped per-domain part
+    assert out["syndication_is_earliest"].to_list() == [None] * 8
+    assert out["syndication_late_copy"].to_list() == [False] * 8
+    assert out["adjust_syndication"].to_list() == pytest.approx([-0.35] * 8)
+    dated = df.with_columns(published=pl.date_range(date(2024, 1, 1), date(2024, 1, 8), eager=True))
+    got = syndication_signals(dated, P)
+    assert got["syndication_is_earliest"].to_list() == [True] + [False] * 7
+    # 7 x 0.05 + 0.20 = 0.55, capped at penalty_cap 0.40
+    assert got["adjust_syndication"].to_list() == pytest.approx([0.0] + [-0.40] * 7)
     off = P.with_overrides({"syndication": {"penalty_per_domain": 0.0}})
     assert syndication_signals(df, off)["adjust_syndication"].to_list() == [0.0] * 8
+
+
+def test_undated_original_vs_later_claimed_date_is_undetermined() -> None:
+    rng = random.Random(3)
+    text = random_text(rng, 150)
+    fetched = datetime(2024, 6, 1, tzinfo=UTC)
+    df = pl.DataFrame(
+        {
+            "doc_id": ["orig", "copy"],
+            "registered_domain": ["news.example", "farm.example"],
+            "text": [text, swap_words(text, 0.05, rng)],
+            "published": [None, date(2024, 3, 1)],  # the copy claims an earlier date
+            "fetched_at": [fetched, fetched],
+        },
+        schema_overrides={"published": pl.Date},
+    )
+    out = {r["doc_id"]: r for r in syndication_signals(df, P).iter_rows(named=True)}
+    # the undated page may be older than the claimed date: nobody is the earliest copy
+    for d in ("orig", "copy"):
+        assert out[d]["syndication_is_earliest"] is None
+        assert out[d]["syndication_late_copy"] is False
+        assert out[d]["adjust_syndication"] == pytest.approx(-0.05)
+    # fetched before the claimed date: the undated page is certainly earlier (first seen)
+    early = df.with_columns(fetched_at=pl.Series([datetime(2024, 1, 1, tzinfo=UTC), fetched]))
+    out = {r["doc_id"]: r for r in syndication_signals(early, P).iter_rows(named=True)}
+    assert out["orig"]["syndication_is_earliest"] is True
+    assert out["copy"]["syndication_late_copy"] is True
+    assert out["copy"]["adjust_syndication"] == pytest.approx(-0.25)
 
 
 def test_missing_optional_columns_and_empty_input() -> None:

@@ -22,6 +22,7 @@ __all__ = [
     "intra_norm_expr",
     "intra_norm_reference",
     "paragraph_table",
+    "split_coherence",
 ]
 
 # (low, high, center, width) of DESIGN §3, defined for all-MiniLM-L6-v2 cosines.
@@ -204,6 +205,74 @@ def intra_coherence(vecs: np.ndarray, starts: np.ndarray, counts: np.ndarray) ->
     return out
 
 
+def split_coherence(
+    vecs: np.ndarray, starts: np.ndarray, counts: np.ndarray, *, min_side: int = 2
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Strongest two-topic partition of each segment of unit rows: (gap, cross, k) per segment.
+
+    Candidate partitions of a segment of n rows: every contiguous split "first k | rest" with
+    `min_side <= k <= n - min_side` (two articles back to back), plus the alternating split
+    "even rows | odd rows" (two articles interleaved paragraph by paragraph). For a partition with
+    side sums S1, S2 of m1, m2 rows: cross = S1·S2 / (m1·m2) is the mean cosine of pairs across
+    the sides ("halves similarity"), w_i = (|S_i|² - m_i) / (m_i(m_i - 1)) the mean cosine of
+    pairs within a side, and gap = (w1 + w2) / 2 - cross. A stitched page has tight sides and a
+    low cross term (large gap); a real article has gap ≈ 0. Returns the partition with the largest
+    gap: k = paragraphs before the split, 0 for the alternating one; NaN / -1 for segments with
+    fewer than 2*min_side rows. Cumulative sums: O(n·d) per segment, no pairwise products.
+    """
+    nseg = len(starts)
+    if nseg == 0 or len(vecs) == 0:
+        return np.full(nseg, np.nan), np.full(nseg, np.nan), np.full(nseg, -1, dtype=np.int64)
+    v = vecs.astype(np.float64)
+    n_rows = len(v)
+    seg_of = np.repeat(np.arange(nseg), counts)
+    local = np.arange(n_rows) - np.repeat(starts, counts)
+    n = counts[seg_of].astype(np.float64)
+    totals = np.add.reduceat(v, starts, axis=0)
+    sq = np.einsum("ij,ij->i", v, v)
+    tot_sq = np.add.reduceat(sq, starts)
+
+    def _gap(s1, s2, q1, q2, m1, m2):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cross = np.einsum("ij,ij->i", s1, s2) / (m1 * m2)
+            w1 = (np.einsum("ij,ij->i", s1, s1) - q1) / (m1 * (m1 - 1.0))
+            w2 = (np.einsum("ij,ij->i", s2, s2) - q2) / (m2 * (m2 - 1.0))
+            gap = (w1 + w2) / 2.0 - cross
+        return gap, cross
+
+    # Contiguous: the prefix before row i (row i starts the second side), k = local index.
+    csum = np.cumsum(v, axis=0)
+    prefix = csum - v - (csum[starts] - v[starts])[seg_of]
+    qsum = np.cumsum(sq)
+    qpre = qsum - sq - (qsum[starts] - sq[starts])[seg_of]
+    k = local.astype(np.float64)
+    gap, cross = _gap(prefix, totals[seg_of] - prefix, qpre, tot_sq[seg_of] - qpre, k, n - k)
+    ok = (local >= min_side) & (n - k >= min_side) & ~np.isnan(gap)
+    gap = np.where(ok, gap, -np.inf)
+    seg_max = np.maximum.reduceat(gap, starts)
+    hit = ok & (gap == seg_max[seg_of])
+    big = np.iinfo(np.int64).max
+    first = np.minimum.reduceat(np.where(hit, local, big), starts)
+    first_cross = np.full(nseg, np.nan)
+    rows = np.flatnonzero(hit & (local == first[seg_of]))
+    first_cross[seg_of[rows]] = cross[rows]
+    # Alternating: even vs odd rows.
+    even_mask = local % 2 == 0
+    even = np.add.reduceat(v * even_mask[:, None], starts, axis=0)
+    qeven = np.add.reduceat(sq * even_mask, starts)
+    m_even = np.add.reduceat(even_mask.astype(np.float64), starts)
+    alt_gap, alt_cross = _gap(even, totals - even, qeven, tot_sq - qeven, m_even, counts - m_even)
+    eligible = counts >= 2 * min_side
+    alt_gap = np.where(eligible & ~np.isnan(alt_gap), alt_gap, -np.inf)
+    use_alt = alt_gap > seg_max
+    best = np.where(use_alt, alt_gap, seg_max)
+    valid = eligible & np.isfinite(best)
+    best = np.where(valid, best, np.nan)
+    best_cross = np.where(valid, np.where(use_alt, alt_cross, first_cross), np.nan)
+    where = np.where(valid, np.where(use_alt, 0, first), -1).astype(np.int64)
+    return best, best_cross, where
+
+
 def coherence_signals(
     pages: pl.DataFrame,
     policy: Policy,
@@ -238,14 +307,27 @@ def coherence_signals(
         seg = paras.group_by("doc_id", maintain_order=True).len()
         counts = seg.get_column("len").to_numpy()
         starts = (np.cumsum(counts) - counts).astype(np.int64)
+        split_gap, split_low, split_at = split_coherence(
+            vecs, starts, counts, min_side=c.split_min_side
+        )
         per_doc = seg.select(
             "doc_id",
             pl.col("len").cast(pl.Int32).alias("paragraphs_used"),
             pl.Series("intra_coherence", intra_coherence(vecs, starts, counts)).fill_nan(None),
+            pl.Series("coherence_split_gap", split_gap).fill_nan(None),
+            pl.Series("coherence_split", split_low).fill_nan(None),
+            pl.Series("coherence_split_at", split_at, dtype=pl.Int32),
         )
     else:
         per_doc = pl.DataFrame(
-            schema={"doc_id": pl.String, "paragraphs_used": pl.Int32, "intra_coherence": pl.Float64}
+            schema={
+                "doc_id": pl.String,
+                "paragraphs_used": pl.Int32,
+                "intra_coherence": pl.Float64,
+                "coherence_split_gap": pl.Float64,
+                "coherence_split": pl.Float64,
+                "coherence_split_at": pl.Int32,
+            }
         )
     out = (
         pages.select("doc_id")
@@ -321,6 +403,34 @@ def coherence_signals(
             )
         ).list.drop_nulls(),
     )
+    # Topic shift: an additive penalty, so coherence_score keeps the reference formula.
+    split = pl.col("coherence_split")
+    shifted = (
+        split.is_not_null()
+        & ~unsupported.fill_null(False)
+        & (pl.col("coherence_split_gap") > c.split_threshold)
+        & pl.lit(c.split_penalty > 0)
+    )
+    where = (
+        pl.when(pl.col("coherence_split_at") == 0)
+        .then(pl.lit("alternating paragraphs"))
+        .otherwise(pl.format("split after paragraph {}", pl.col("coherence_split_at")))
+    )
+    out = out.with_columns(
+        coherence_topic_shift=shifted.fill_null(False),
+        adjust_coherence=pl.when(shifted).then(pl.lit(-c.split_penalty)).otherwise(0.0),
+        reasons_coherence=pl.concat_list(
+            "reasons_coherence",
+            pl.when(shifted).then(
+                pl.format(
+                    "COHERENCE_TOPIC_SHIFT: halves similarity {} vs within {} ({})",
+                    split.round(2),
+                    (split + pl.col("coherence_split_gap")).round(2),
+                    where,
+                )
+            ),
+        ).list.drop_nulls(),
+    )
     # Too few paragraphs: intra stays null, intra_norm is the documented neutral.
     return out.with_columns(pl.col("intra_norm").fill_null(c.neutral)).select(
         "doc_id",
@@ -330,5 +440,10 @@ def coherence_signals(
         "cross_consistency",
         "coherence_score",
         "coherence_model",
+        "coherence_split",
+        "coherence_split_gap",
+        "coherence_split_at",
+        "coherence_topic_shift",
+        "adjust_coherence",
         "reasons_coherence",
     )

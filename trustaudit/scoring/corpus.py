@@ -27,6 +27,11 @@ CORPUS_COLUMNS: tuple[str, ...] = (
     "cross_consistency",
     "coherence_score",
     "coherence_model",
+    "coherence_split",
+    "coherence_split_gap",
+    "coherence_split_at",
+    "coherence_topic_shift",
+    "adjust_coherence",
     "reasons_coherence",
     # syndication
     "syndication_cluster_id",
@@ -34,6 +39,7 @@ CORPUS_COLUMNS: tuple[str, ...] = (
     "syndication_other_domains",
     "syndication_is_earliest",
     "syndication_earliest_domain",
+    "syndication_late_copy",
     "adjust_syndication",
     "reasons_syndication",
     # claims

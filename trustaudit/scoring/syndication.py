@@ -158,41 +158,83 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     df = base.with_columns(_label=pl.Series(labels)).with_columns(
         _label=pl.when(pl.col("_label") >= 0).then(pl.col("_label"))
     )
-    order = ["_label", "published", "fetched_at", "doc_id"]
+    # Earliest copy: each page's date is its published date, else its fetch time (first seen);
+    # the smallest wins (ties: fetch time, doc_id). Undetermined (no copy penalty, no source) when
+    # a member has no date at all, or when the winner is known only by a published date and an
+    # undated member was fetched on or after it (that member may be older: a claimed date and a
+    # fetch time do not order two pages). Nulls never win by sorting.
+    ts = pl.Datetime("us", "UTC")
+    in_cluster = df.filter(pl.col("_label").is_not_null()).with_columns(
+        _key=pl.coalesce(pl.col("published").cast(ts), pl.col("fetched_at"))
+    )
+    order = ["_label", "_key", "fetched_at", "doc_id"]
     clusters = (
-        df.filter(pl.col("_label").is_not_null())
-        .sort(order, nulls_last=True)
+        in_cluster.sort(order, nulls_last=True)
         .group_by("_label", maintain_order=True)
         .agg(
             syndication_cluster_id=pl.col("doc_id").min(),
             syndication_cluster_size=pl.len().cast(pl.Int32),
             _domains=pl.col("registered_domain").fill_null("?").n_unique().cast(pl.Int32),
+            _known=pl.col("_key").is_not_null().all()
+            & (
+                pl.col("published").first().is_null()
+                | ~(
+                    pl.col("published").is_null().slice(1)
+                    & (pl.col("fetched_at").slice(1) >= pl.col("_key").first())
+                ).any()
+            ),
             _earliest_doc=pl.col("doc_id").first(),
             syndication_earliest_domain=pl.col("registered_domain").first(),
         )
         .filter(pl.col("syndication_cluster_size") > 1)
+        .with_columns(
+            _earliest_doc=pl.when(pl.col("_known")).then(pl.col("_earliest_doc")),
+            syndication_earliest_domain=pl.when(pl.col("_known")).then(
+                pl.col("syndication_earliest_domain")
+            ),
+        )
     )
     out = df.join(clusters, on="_label", how="left")
     other = (pl.col("_domains") - 1).fill_null(0).cast(pl.Int32)
-    from_source = pl.col("registered_domain").eq_missing(pl.col("syndication_earliest_domain"))
+    known = pl.col("_known").fill_null(True)
+    from_source = known & pl.col("registered_domain").eq_missing(
+        pl.col("syndication_earliest_domain")
+    )
     penalised = (other > 0) & ~from_source
+    is_earliest = (
+        pl.when(pl.col("_label").is_null() | pl.col("syndication_cluster_id").is_null())
+        .then(True)
+        .when(known)
+        .then(pl.col("doc_id") == pl.col("_earliest_doc"))
+    )
+    late_copy = penalised & known & (pl.col("doc_id") != pl.col("_earliest_doc"))
+    penalty = s.penalty_per_domain * other.cast(pl.Float64) + pl.when(late_copy).then(
+        pl.lit(s.copy_penalty)
+    ).otherwise(0.0)
     out = out.with_columns(
         syndication_cluster_size=pl.col("syndication_cluster_size").fill_null(1),
         syndication_other_domains=other,
-        syndication_is_earliest=pl.col("doc_id")
-        == pl.col("_earliest_doc").fill_null(pl.col("doc_id")),
+        syndication_is_earliest=is_earliest,
+        syndication_late_copy=late_copy.fill_null(False),
         adjust_syndication=pl.when(penalised)
-        .then(
-            -pl.min_horizontal(pl.lit(s.penalty_cap), s.penalty_per_domain * other.cast(pl.Float64))
-        )
+        .then(-pl.min_horizontal(pl.lit(s.penalty_cap), penalty))
         .otherwise(0.0),
         reasons_syndication=pl.concat_list(
-            pl.when(penalised)
+            pl.when(penalised & late_copy)
+            .then(
+                pl.format(
+                    "SYNDICATED_ACROSS_N_DOMAINS: later copy of text shared with {} other "
+                    "domains (earliest: {})",
+                    other,
+                    pl.col("syndication_earliest_domain").fill_null("?"),
+                )
+            )
+            .when(penalised)
             .then(
                 pl.format(
                     "SYNDICATED_ACROSS_N_DOMAINS: text shared with {} other domains (earliest: {})",
                     other,
-                    pl.col("syndication_earliest_domain").fill_null("?"),
+                    pl.col("syndication_earliest_domain").fill_null("undetermined"),
                 )
             )
             .when(other > 0)
@@ -211,6 +253,7 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         "syndication_other_domains",
         "syndication_is_earliest",
         "syndication_earliest_domain",
+        "syndication_late_copy",
         "adjust_syndication",
         "reasons_syndication",
     )
