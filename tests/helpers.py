@@ -17,6 +17,32 @@ LOREM = (
 )
 
 
+_TOPICS = (
+    "budget committee bridge library bicycle council funding amendment debate vote",
+    "river harbor ferry cargo tide pier lighthouse storm sailors dock",
+    "orchard harvest apples cider frost pruning bees blossom farmers market",
+    "telescope comet orbit galaxy nebula astronomers eclipse lens observatory sky",
+    "violin orchestra rehearsal conductor concert symphony tempo audience hall score",
+    "glacier valley hikers trail summit snow alpine hut ridge weather",
+)
+
+
+def _prose(title: str, i: int) -> str:
+    """Distinct, plausible prose per title, so unrelated test pages are not near-duplicates."""
+    import random
+
+    rng = random.Random(f"{title}-{i}")
+    words = _TOPICS[sum(map(ord, title)) % len(_TOPICS)].split()
+    sentences = []
+    for _ in range(4):
+        picked = rng.sample(words, 6)
+        sentences.append(
+            f"The {picked[0]} and the {picked[1]} met the {picked[2]} near the {picked[3]}, "
+            f"while the {picked[4]} watched the {picked[5]} {rng.randint(2, 99)} times."
+        )
+    return f"{title}: " + " ".join(sentences)
+
+
 def article_html(
     title: str = "A plain article",
     *,
@@ -33,9 +59,7 @@ def article_html(
         head.append(f'<link rel="canonical" href="{url}">')
     if published:
         head.append(f'<meta property="article:published_time" content="{published}T08:00:00Z">')
-    paras = "\n".join(
-        f"<p>{LOREM} Paragraph number {i} adds detail {i * 7}.</p>" for i in range(paragraphs)
-    )
+    paras = "\n".join(f"<p>{_prose(title, i)}</p>" for i in range(paragraphs))
     anchors = "".join(f'<a href="{h}">{t}</a> ' for h, t in (links or []))
     return (
         f'<!doctype html><html lang="{lang}"><head>{"".join(head)}</head><body>'
