@@ -10,13 +10,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "corpora"
 
-LOREM = (
-    "The committee met on Tuesday to review the budget for the coming year. Members discussed "
-    "the maintenance of the bridge, the library opening hours and a proposal for new bicycle lanes. "
-    "After a long debate the plan was approved with a small amendment about funding sources. "
-)
-
-
 _TOPICS = (
     "budget committee bridge library bicycle council funding amendment debate vote",
     "river harbor ferry cargo tide pier lighthouse storm sailors dock",
