@@ -45,26 +45,6 @@ def _param_regex(params: list[str]) -> str:
     return r"(?i)[?&](?:" + "|".join(parts) + ")"
 
 
-def affiliate_link_expr(policy: Policy) -> pl.Expr:
-    """Boolean expression over links (`host`, `href`): is this an affiliate link?"""
-    data = bundled()
-    hosts = list(data["hosts"]) + list(policy.affiliate.extra_hosts)
-    params = list(data["params"]) + list(policy.affiliate.extra_params)
-    host = pl.col("host").fill_null("").str.to_lowercase()
-    href = pl.col("href").fill_null("")
-    expr = host.str.contains(_host_regex(hosts)) | href.str.contains(_param_regex(params))
-    for prefix in _path_prefixes(hosts):
-        expr = expr | href.str.to_lowercase().str.contains(
-            r"^https?://(?:www\.)?" + re.escape(prefix)
-        )
-    for merchant, mparams in data["merchant_params"].items():
-        m_host = re.escape(merchant) + (r"" if merchant.endswith(".") else r"$")
-        expr = expr | (
-            host.str.contains(r"(?:^|\.)" + m_host) & href.str.contains(_param_regex(mparams))
-        )
-    return expr
-
-
 def disclosure_regex(policy: Policy) -> str:
     phrases = list(bundled()["disclosure_phrases"]) + list(
         policy.affiliate.extra_disclosure_phrases
@@ -74,11 +54,50 @@ def disclosure_regex(policy: Policy) -> str:
 
 
 def flag_affiliate_links(links: pl.DataFrame, policy: Policy) -> pl.DataFrame:
-    """links + `is_affiliate` and `is_sponsored` (rel contains sponsored)."""
-    return links.with_columns(
-        is_affiliate=affiliate_link_expr(policy),
-        is_sponsored=pl.col("rel").list.contains("sponsored").fill_null(False),
+    """links + `is_affiliate` and `is_sponsored` (rel contains sponsored).
+
+    Host rules run once per distinct host (a corpus has far fewer hosts than links); only the
+    query-parameter rules run per link, and merchant parameters only on that merchant's links.
+    """
+    data = bundled()
+    hosts = list(data["hosts"]) + list(policy.affiliate.extra_hosts)
+    params = list(data["params"]) + list(policy.affiliate.extra_params)
+    host_lc = pl.col("host").fill_null("").str.to_lowercase()
+    per_host = links.select(pl.col("host").unique()).with_columns(
+        _aff_host=host_lc.str.contains(_host_regex(hosts)),
+        _merchant=pl.lit(None, dtype=pl.String),
     )
+    for merchant in data["merchant_params"]:
+        m_host = r"(?:^|\.)" + re.escape(merchant) + ("" if merchant.endswith(".") else "$")
+        per_host = per_host.with_columns(
+            _merchant=pl.when(pl.col("_merchant").is_null() & host_lc.str.contains(m_host))
+            .then(pl.lit(merchant))
+            .otherwise(pl.col("_merchant"))
+        )
+    href = pl.col("href").fill_null("")
+    out = links.join(per_host, on="host", how="left", nulls_equal=True).with_columns(
+        _aff=pl.col("_aff_host").fill_null(False) | href.str.contains(_param_regex(params))
+    )
+    for prefix in _path_prefixes(hosts):
+        out = out.with_columns(
+            _aff=pl.col("_aff")
+            | href.str.to_lowercase().str.contains(r"^https?://(?:www\.)?" + re.escape(prefix))
+        )
+    merchant_regex = {m: _param_regex(p) for m, p in data["merchant_params"].items()}
+    if out.select(pl.col("_merchant").is_not_null().any()).item():
+        out = out.with_row_index("_i")
+        hits = [
+            out.filter(pl.col("_merchant") == m).filter(href.str.contains(rx)).select("_i")
+            for m, rx in merchant_regex.items()
+        ]
+        hit_idx = pl.concat(hits)["_i"] if hits else pl.Series("_i", [], dtype=pl.UInt32)
+        out = out.with_columns(_aff=pl.col("_aff") | pl.col("_i").is_in(hit_idx.implode())).drop(
+            "_i"
+        )
+    return out.with_columns(
+        is_affiliate=pl.col("_aff"),
+        is_sponsored=pl.col("rel").list.contains("sponsored").fill_null(False),
+    ).drop("_aff", "_aff_host", "_merchant")
 
 
 def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) -> pl.DataFrame:
