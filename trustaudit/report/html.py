@@ -579,6 +579,7 @@ quarantine.csv, domains.csv and the Parquet files of the run.</p></noscript>
 {capped(m_table, "scores.parquet")}<div class="tbl" data-src="data-medium"></div>
 <h2 id="domains">Domains and list suggestions</h2>{sugg}{capped(d_table, "domains.csv")}
 <div class="tbl" data-src="data-domains"></div>
+{_agent_audits(run)}
 <h2 id="errors">Errors by code</h2>
 {_small_table(["code", "records"], err_rows) if err_rows else '<p class="muted">No errors.</p>'}
 {'<div class="tbl" data-src="data-errors"></div>' if e_table else ""}
@@ -597,6 +598,32 @@ quarantine.csv, domains.csv and the Parquet files of the run.</p></noscript>
         f"<title>trustaudit report — {html_text(run_id, 80)}</title>\n"
         f"<style>{CSS}</style></head>\n<body>{body}{data}<script>{JS}</script></body></html>\n"
     )
+
+
+def _agent_audits(run: RunDir) -> str:
+    """Counts from `trustaudit citations` / `trustaudit cards` when they ran on this run."""
+    try:
+        from trustaudit.citations import card_results_summary, citation_results_summary
+    except ImportError:  # pragma: no cover - citations are part of every build
+        return ""
+    cit, cards = citation_results_summary(run.root), card_results_summary(run.root)
+    rows: list[list[Any]] = []
+    if cit.get("present"):
+        for key in (
+            "citations",
+            "fabricated_citations",
+            "listing_only_citations",
+            "quarantined_sources_cited",
+            "medium_sources_cited",
+            "turns_without_sources",
+        ):
+            rows.append([f"citations: {key.replace('_', ' ')}", cit.get(key, 0)])
+    if cards.get("present"):
+        for key in ("cards", "passed", "failing", "borderline"):
+            rows.append([f"KB cards: {key}", cards.get(key, 0)])
+    if not rows:
+        return ""
+    return '<h2 id="agents">Agent audits</h2>' + _small_table(["what", "count"], rows)
 
 
 def _num(x: Any, digits: int = 3) -> str:
