@@ -44,7 +44,7 @@ def _counts_line(summary: dict[str, Any], keys: tuple[str, ...]) -> str:
 
 def citations_cmd(
     transcripts: Annotated[
-        Path, typer.Argument(help="JSONL, one agent turn a line (docs/citations.md).")
+        Path, typer.Argument(help="JSONL, one agent turn a line (schema in the README).")
     ],
     run: Annotated[
         Path | None, typer.Option("--run", "-r", help="Run folder: trust, band, license, URL.")
