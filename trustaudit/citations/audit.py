@@ -119,7 +119,7 @@ def audit_citations(
     if not turns:
         raise NothingReadError(
             f"no usable turn in {path} ({len(errors)} error(s))",
-            hint="see the README section "Auditing what agents did with the sources" for the accepted shapes",
+            hint="see the README section 'Auditing what agents did with the sources' for the accepted shapes",
         )
     rows, turn_rows = audit_turns(turns, policy)
     index = None

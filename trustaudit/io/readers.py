@@ -31,7 +31,9 @@ URL_LIST_SUFFIXES = (".txt", ".csv", ".urls")
 
 
 class Source(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
+
     kind: str
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]: ...
@@ -61,6 +63,13 @@ def _open_maybe_gz(path: Path) -> BinaryIO:
     return fh
 
 
+def _error_batch(
+    source: str, offset: int | None, url: str | None, stage: str, code: str, message: str
+) -> RecordBatch:
+    """A batch that holds only one error row (an input that yields no record at all)."""
+    return RecordBatch(records_table([]), [ErrorRow(source, offset, url, stage, code, message)])
+
+
 def _chunks(rows: list[dict[str, Any]], errors: list[ErrorRow], extra: list[str]) -> RecordBatch:
     return RecordBatch(records_table(rows, extra), list(errors))
 
@@ -79,8 +88,11 @@ class FolderSource:
     files: list[Path] = field(init=False)
     sidecar: dict[str, str] = field(init=False)
 
+    @property
+    def name(self) -> str:
+        return str(self.path)
+
     def __post_init__(self) -> None:
-        self.name = str(self.path)
         if self.path.is_file():
             self.files = [self.path]
             base = self.path.parent
@@ -170,8 +182,9 @@ class JsonlSource:
     max_bytes: int = 50_000_000
     kind: str = "jsonl"
 
-    def __post_init__(self) -> None:
-        self.name = str(self.path)
+    @property
+    def name(self) -> str:
+        return str(self.path)
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         rows: list[dict[str, Any]] = []
@@ -181,10 +194,7 @@ class JsonlSource:
         try:
             fh = _open_maybe_gz(self.path)
         except OSError as exc:
-            yield RecordBatch(
-                records_table([]),
-                [ErrorRow(self.name, None, None, "read", "READ_FAILED", str(exc))],
-            )
+            yield _error_batch(self.name, None, None, "read", "READ_FAILED", str(exc))
             return
         with fh:
             try:
@@ -312,8 +322,9 @@ class WarcSource:
     max_bytes: int = 50_000_000
     kind: str = "warc"
 
-    def __post_init__(self) -> None:
-        self.name = str(self.path)
+    @property
+    def name(self) -> str:
+        return str(self.path)
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         from warcio.archiveiterator import ArchiveIterator
@@ -328,10 +339,7 @@ class WarcSource:
         try:
             fh = open(self.path, "rb")  # noqa: SIM115 - closed by the with-block below
         except OSError as exc:
-            yield RecordBatch(
-                records_table([]),
-                [ErrorRow(self.name, None, None, "read", "READ_FAILED", str(exc))],
-            )
+            yield _error_batch(self.name, None, None, "read", "READ_FAILED", str(exc))
             return
         with fh:
             it = ArchiveIterator(fh, arc2warc=True)
@@ -510,41 +518,27 @@ class ParquetSource:
     path: Path
     kind: str = "parquet"
 
-    def __post_init__(self) -> None:
-        self.name = str(self.path)
+    @property
+    def name(self) -> str:
+        return str(self.path)
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         try:
             pf = pq.ParquetFile(self.path)
         except (OSError, pa.ArrowException) as exc:
-            yield RecordBatch(
-                records_table([]),
-                [
-                    ErrorRow(
-                        self.name,
-                        None,
-                        None,
-                        "read",
-                        "PARQUET_CORRUPT",
-                        f"cannot open Parquet file: {exc}",
-                    )
-                ],
+            yield _error_batch(
+                self.name, None, None, "read", "PARQUET_CORRUPT", f"cannot open Parquet file: {exc}"
             )
             return
         names = pf.schema_arrow.names
         if "html" not in names and "text" not in names:
-            yield RecordBatch(
-                records_table([]),
-                [
-                    ErrorRow(
-                        self.name,
-                        None,
-                        None,
-                        "read",
-                        "MISSING_FIELDS",
-                        "Parquet input needs an 'html' or 'text' column",
-                    )
-                ],
+            yield _error_batch(
+                self.name,
+                None,
+                None,
+                "read",
+                "MISSING_FIELDS",
+                "Parquet input needs an 'html' or 'text' column",
             )
             return
         extra = [n for n in names if n not in _JSONL_RESERVED and n != "body"]
@@ -593,18 +587,13 @@ class ParquetSource:
                 start += len(rows)
                 yield RecordBatch(records_table(out, extra), errors)
         except (OSError, pa.ArrowException) as exc:
-            yield RecordBatch(
-                records_table([]),
-                [
-                    ErrorRow(
-                        self.name,
-                        start,
-                        None,
-                        "read",
-                        "PARQUET_CORRUPT",
-                        f"unreadable from row {start}: {exc}",
-                    )
-                ],
+            yield _error_batch(
+                self.name,
+                start,
+                None,
+                "read",
+                "PARQUET_CORRUPT",
+                f"unreadable from row {start}: {exc}",
             )
 
 
@@ -661,8 +650,9 @@ class UnreadableSource:
     path: Path
     kind: str = "unknown"
 
-    def __post_init__(self) -> None:
-        self.name = str(self.path)
+    @property
+    def name(self) -> str:
+        return str(self.path)
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         size = self.path.stat().st_size if self.path.exists() else 0
@@ -670,7 +660,7 @@ class UnreadableSource:
         msg = (
             "file is empty" if size == 0 else "not a folder, HTML, JSONL, WARC/ARC or Parquet input"
         )
-        yield RecordBatch(records_table([]), [ErrorRow(self.name, None, None, "read", code, msg)])
+        yield _error_batch(self.name, None, None, "read", code, msg)
 
 
 def open_source(path: str | Path, *, max_bytes: int = 50_000_000) -> Source:
@@ -717,22 +707,18 @@ class EmptyFolderSource:
     path: Path
     kind: str = "folder"
 
-    def __post_init__(self) -> None:
-        self.name = str(self.path)
+    @property
+    def name(self) -> str:
+        return str(self.path)
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
-        yield RecordBatch(
-            records_table([]),
-            [
-                ErrorRow(
-                    self.name,
-                    None,
-                    None,
-                    "read",
-                    "NO_INPUT_FILES",
-                    "folder holds no HTML, JSONL, WARC/ARC or Parquet file",
-                )
-            ],
+        yield _error_batch(
+            self.name,
+            None,
+            None,
+            "read",
+            "NO_INPUT_FILES",
+            "folder holds no HTML, JSONL, WARC/ARC or Parquet file",
         )
 
 
