@@ -44,7 +44,9 @@ __all__ = ["CrawlProgress", "CrawlStats", "crawl_urls", "fetch_config", "make_gu
 
 # Failures that count against a host's budget (the host, not the URL, looks broken).
 # when robots.txt cannot be fetched for one of these, the page fails for the same reason: say so
-_HOST_FAILURES = frozenset({"CONNECT_ERROR", "FETCH_TIMEOUT", "DNS_ERROR", "TLS_ERROR", "SSRF_BLOCKED"})
+_HOST_FAILURES = frozenset(
+    {"CONNECT_ERROR", "FETCH_TIMEOUT", "DNS_ERROR", "TLS_ERROR", "SSRF_BLOCKED"}
+)
 _PROGRESS_EVERY_S = 0.25
 
 

@@ -52,6 +52,3 @@ def score_cmd(
 
 def register(app: typer.Typer) -> None:
     app.command("score")(score_cmd)
-
-
-
