@@ -114,8 +114,9 @@ def audit_turn(turn: Turn, policy: CitationsPolicy) -> tuple[list[dict[str, Any]
     fab_lookup: dict[str, str] = {}
     for c in turn.citations:
         ids = identities(c.doc_id)
-        key = next((lookup[i] for i in ids if i in lookup), None)
-        if key is not None:
+        found: str | None = next((lookup[i] for i in ids if i in lookup), None)
+        if found is not None:
+            key = found
             d = docs[key]
         else:
             key = next((fab_lookup[i] for i in ids if i in fab_lookup), ids[0])
