@@ -30,6 +30,24 @@ REFERENCE_EDGES: tuple[float, float, float, float] = (0.30, 0.85, 0.60, 0.30)
 _ENCODE_CHUNK = 8192  # paragraphs per encode call: bounds memory, keeps batches large
 
 
+# What coherence_signals returns, in order (corpus.py composes its column list from it).
+COHERENCE_COLUMNS: tuple[str, ...] = (
+    "doc_id",
+    "paragraphs_used",
+    "intra_coherence",
+    "intra_norm",
+    "cross_consistency",
+    "coherence_score",
+    "coherence_model",
+    "coherence_split",
+    "coherence_split_gap",
+    "coherence_split_at",
+    "coherence_topic_shift",
+    "adjust_coherence",
+    "reasons_coherence",
+)
+
+
 def intra_norm_reference(intra: float, out_of_band: float = 0.2) -> float:
     """The reference formula verbatim: < 0.30 or > 0.85 -> 0.2, else 1 - |intra - 0.60| / 0.30."""
     low, high, center, width = REFERENCE_EDGES
@@ -432,18 +450,4 @@ def coherence_signals(
         ).list.drop_nulls(),
     )
     # Too few paragraphs: intra stays null, intra_norm is the documented neutral.
-    return out.with_columns(pl.col("intra_norm").fill_null(c.neutral)).select(
-        "doc_id",
-        "paragraphs_used",
-        "intra_coherence",
-        "intra_norm",
-        "cross_consistency",
-        "coherence_score",
-        "coherence_model",
-        "coherence_split",
-        "coherence_split_gap",
-        "coherence_split_at",
-        "coherence_topic_shift",
-        "adjust_coherence",
-        "reasons_coherence",
-    )
+    return out.with_columns(pl.col("intra_norm").fill_null(c.neutral)).select(COHERENCE_COLUMNS)

@@ -13,26 +13,13 @@ import polars as pl
 from trustaudit.embed.base import Embedder
 from trustaudit.policy import Policy
 from trustaudit.scoring.claims import claim_signals
-from trustaudit.scoring.coherence import coherence_signals
+from trustaudit.scoring.coherence import COHERENCE_COLUMNS, coherence_signals
 from trustaudit.scoring.syndication import syndication_signals
 
 __all__ = ["CORPUS_COLUMNS", "corpus_signals"]
 
 CORPUS_COLUMNS: tuple[str, ...] = (
-    "doc_id",
-    # coherence
-    "paragraphs_used",
-    "intra_coherence",
-    "intra_norm",
-    "cross_consistency",
-    "coherence_score",
-    "coherence_model",
-    "coherence_split",
-    "coherence_split_gap",
-    "coherence_split_at",
-    "coherence_topic_shift",
-    "adjust_coherence",
-    "reasons_coherence",
+    *COHERENCE_COLUMNS,
     # syndication
     "syndication_cluster_id",
     "syndication_cluster_size",
