@@ -37,7 +37,7 @@ def test_metadata_from_meta_tags_and_json_ld() -> None:
     assert page["license"].startswith("https://creativecommons.org/licenses/by/")
     assert page["lang"] == "en"
     assert page["word_count"] > 100 and len(page["paragraphs"]) >= 5
-    assert page["extractor"] == "trafilatura"
+    assert page["extractor"] == "resiliparse"
     assert page["doc_id"] == doc_id_for("https://city.example.org/budget", "test", 0)
 
 
@@ -160,6 +160,7 @@ def test_time_budget_falls_back_instead_of_stalling(monkeypatch) -> None:  # typ
         return "never"
 
     monkeypatch.setattr(ex, "_trafilatura", slow)
+    monkeypatch.setattr(ex, "_resiliparse", slow)
     policy = Policy().with_overrides({"extract": {"doc_timeout_s": 0.2}})
     t0 = time.perf_counter()
     res = run([{"url": "https://slow.example/x", "body": article_html().encode()}], policy)
@@ -229,3 +230,19 @@ def test_hidden_html_injection_reaches_the_page_row() -> None:
     page = run([{"url": "https://h.example/x", "body": html.encode()}]).pages.to_pylist()[0]
     assert page["injection_findings"] and page["injection_findings"][0]["technique"] != "visible"
     assert "ignore your previous instructions" in (page["html_hidden_text"] or "")
+
+
+def test_extractor_is_a_policy_choice() -> None:
+    html = article_html("Choice", url="https://c.example/x").replace(
+        "<footer>",
+        "<aside><ul><li><a href='/a'>Related one</a></li><li><a href='/b'>Related two</a></li></ul></aside><footer>",
+    )
+    rows = [{"url": "https://c.example/x", "body": html.encode()}]
+    fast = run(rows).pages.to_pylist()[0]
+    precise = run(
+        [dict(r) for r in rows], Policy().with_overrides({"extract": {"extractor": "trafilatura"}})
+    ).pages.to_pylist()[0]
+    assert (fast["extractor"], precise["extractor"]) == ("resiliparse", "trafilatura")
+    for page in (fast, precise):
+        assert "Choice:" in page["text"] and "© Example" not in page["text"]
+        assert page["word_count"] > 100
