@@ -95,8 +95,12 @@ def _commit_part(
 
 
 def _worker_init() -> None:
+    """Import what every batch needs once per worker (trafilatura only when it is the extractor)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    import trafilatura  # noqa: F401  (import once per worker, not per batch)
+    import resiliparse.extract.html2text  # noqa: F401
+    import selectolax.lexbor  # noqa: F401
+
+    import trustaudit.injection  # noqa: F401
 
 
 def _iter_batches(sources: list[Source], batch_size: int) -> Iterator[tuple[int, int, Any]]:

@@ -248,34 +248,55 @@ def _metadata(tree: LexborHTMLParser, head_html: str) -> dict[str, Any]:
     }
 
 
+_ABS_URL = re.compile(r"^(https?)://(?:[^@/?#]*@)?(\[[^\]]*\]|[^/:?#]*)", re.IGNORECASE)
+_HOSTILE_SCHEMES = ("javascript:", "data:", "mailto:", "tel:", "vbscript:", "about:", "blob:")
+
+
+def _resolver(base: str | None) -> Any:
+    """href -> absolute URL; the common shapes (absolute, /path, //host) skip urljoin (≈5x faster)."""
+    m = _ABS_URL.match(base or "")
+    origin = f"{m.group(1).lower()}://{base[m.end(1) + 3 : m.end()]}" if m and base else None
+
+    def resolve(href: str) -> str:
+        if _ABS_URL.match(href):
+            return href
+        if origin and href.startswith("//"):
+            return f"{m.group(1).lower()}:{href}"  # type: ignore[union-attr]
+        if origin and href.startswith("/") and "/.." not in href and "/./" not in href:
+            return origin + href
+        return urljoin(base, href) if base else href
+
+    return resolve
+
+
 def _links(tree: LexborHTMLParser, base: str | None, doc_id: str) -> list[dict[str, Any]]:
     base_node = tree.css_first("base[href]")
     if base_node is not None and base:
         base = urljoin(base, base_node.attributes.get("href") or "")
+    resolve = _resolver(base)
     out: list[dict[str, Any]] = []
     for node in tree.css("a[href], area[href]"):
-        href = (node.attributes.get("href") or "").strip()
+        attrs = node.attributes
+        href = (attrs.get("href") or "").strip()
         if not href or href.startswith("#"):
             continue
         low = href[:12].lower().replace("\t", "").replace("\n", "")
-        if low.startswith(
-            ("javascript:", "data:", "mailto:", "tel:", "vbscript:", "about:", "blob:")
-        ):
+        if low.startswith(_HOSTILE_SCHEMES):
             continue  # never followed, never counted as a link
         try:
-            absolute = urljoin(base, href) if base else href
-            parts = urlsplit(absolute)
+            absolute = resolve(href)
         except ValueError:
             continue
-        if parts.scheme not in ("http", "https"):
+        m = _ABS_URL.match(absolute)
+        if m is None:  # not http(s) after resolution
             continue
-        rel = (node.attributes.get("rel") or "").lower().split()
+        rel = (attrs.get("rel") or "").lower().split()
         text = node.text(deep=True, separator=" ", strip=True)[:200]
         out.append(
             {
                 "doc_id": doc_id,
                 "href": absolute[:2000],
-                "host": (parts.hostname or "").lower() or None,
+                "host": m.group(2).lower().strip("[]").rstrip(".") or None,
                 "rel": rel,
                 "anchor_text": text,
             }
