@@ -314,6 +314,14 @@ for _w in _ALL_EXACT:
             '",',
         ):
             _VARIANT[_pre + _w + _post] = _w
+_VARIANT_KEYS: frozenset[str] = frozenset(_VARIANT)
+# Symbols grouped by their first character: one scan for the character skips the whole group when absent.
+_SYMBOL_GROUPS: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+for _name, _syms in _SYMBOLS.items():
+    _by_first: dict[str, list[str]] = {}
+    for _sym in _syms:
+        _by_first.setdefault(_sym[0], []).append(_sym)
+    _SYMBOL_GROUPS[_name] = [(_c, tuple(_g)) for _c, _g in _by_first.items()]
 # Weak features only read the neighbourhood of other features' matches.
 _NEIGHBOUR_ONLY = frozenset({"directive", "obligation"})
 _SMALL = 600  # texts up to this long are read whole by every feature (typical hidden payloads)
@@ -362,17 +370,24 @@ def _feature_windows(low: str) -> dict[str, list[tuple[int, int]]]:
     n = len(low)
     # Tokens are matched with their common punctuation attached (precomputed variants), so the
     # intersection runs in C instead of stripping every token in Python.
-    present = {_VARIANT[t] for t in _VARIANT.keys() & set(low.split())}
+    present = {_VARIANT[t] for t in _VARIANT_KEYS.intersection(low.split())}
     points: dict[str, list[int]] = {}
     occ_cache: dict[str, list[int]] = {}
+    first_seen: dict[str, bool] = {}
     for name, exact in _EXACT.items():
         for w in present & exact:
             if w not in occ_cache:
                 occ_cache[w] = _occurrences(low, w, word=True)
             points.setdefault(name, []).extend(occ_cache[w])
-        for sym in _SYMBOLS[name]:
-            if sym in low:
-                points.setdefault(name, []).extend(_occurrences(low, sym, word=False))
+        for first, group in _SYMBOL_GROUPS[name]:
+            seen = first_seen.get(first)
+            if seen is None:
+                seen = first_seen[first] = first in low
+            if not seen:
+                continue
+            for sym in group:
+                if sym in low:
+                    points.setdefault(name, []).extend(_occurrences(low, sym, word=False))
     return {name: _merge(pts, _RADIUS, n) for name, pts in points.items() if pts}
 
 

@@ -340,7 +340,7 @@ def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segmen
                 segs.append(Segment(tech, f"<{tag} {name}>", value, -1))
 
     for node in tree.css("script"):
-        if node.attributes.get("src"):
+        if node.attrs.get("src"):  # one attribute, no dict of all of them
             continue
         code = node.text(deep=True)
         if len(code) < 18:
@@ -350,7 +350,7 @@ def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segmen
             continue
         strings = _js_strings(code)
         if strings:
-            kind = "json-ld" if "ld+json" in (node.attributes.get("type") or "") else "<script>"
+            kind = "json-ld" if "ld+json" in (node.attrs.get("type") or "") else "<script>"
             segs.append(Segment("script", f"{kind} string", "\n\n".join(strings), -1))
         if "atob(" in low:
             for _, txt in decode_base64_text(code, limit=8):
@@ -370,7 +370,7 @@ def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segmen
         hidden.setdefault(node.mem_id, (node, technique, how))
 
     for node in tree.css("[style]"):
-        style = node.attributes.get("style") or ""
+        style = node.attrs.get("style") or ""
         hide = hiding_technique(style, page_bg)
         if hide is not None:
             mark(node, hide, f'style="{style.strip()[:60]}"')
