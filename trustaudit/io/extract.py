@@ -456,7 +456,7 @@ def extract_record(
         findings, hidden = _scan(html, None, policy)
         page["html_hidden_text"] = hidden
         extracted: str | None = None
-        extractor = x.extractor
+        extractor: str = x.extractor
         main_text = _trafilatura if extractor == "trafilatura" else _resiliparse
         try:
             with time_budget(x.doc_timeout_s):
