@@ -23,6 +23,7 @@ import polars as pl
 import pyarrow as pa
 
 from trustaudit import __version__
+from trustaudit.embed import get_embedder
 from trustaudit.errors import NothingReadError, UsageError
 from trustaudit.io.atomic import write_parquet, write_text
 from trustaudit.io.cache import ExtractCache, record_keys
@@ -40,7 +41,10 @@ from trustaudit.io.rundir import SCHEMA_VERSION, RunDir
 from trustaudit.policy import Policy, policy_hash
 from trustaudit.progress import NullProgress, Progress
 from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
+from trustaudit.scoring.anchors import anchor_presence
+from trustaudit.scoring.corpus import corpus_signals
 from trustaudit.scoring.domain import domain_signals, with_registered_domain
+from trustaudit.scoring.injection import injection_signals
 from trustaudit.scoring.score import score
 from trustaudit.scoring.textual import textual_signals
 
@@ -334,16 +338,6 @@ def merge_parts(run: RunDir) -> dict[str, int]:
 
 
 # ------------------------------------------------------------------ signals (reduce stages)
-def _optional(module: str, name: str) -> Any:
-    """A stage function from a module that may not be part of this build yet."""
-    import importlib
-
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
-        return None
-
-
 def compute_signals(
     run: RunDir, policy: Policy, *, now: date, progress: Progress | None = None
 ) -> dict[str, Any]:
@@ -363,12 +357,9 @@ def compute_signals(
         created.update(read_domain_info(d.domain_info_file))
     computed: dict[str, str] = {}
 
-    anchors = None
-    anchor_fn = _optional("trustaudit.scoring.anchors", "anchor_presence")
-    if anchor_fn is not None:
-        extra = read_domain_lists(policy.anchors.anchor_files)
-        anchors = anchor_fn(links, pages, policy, extra_anchors=sorted(extra))
-        computed["anchors"] = "computed"
+    extra_anchors = read_domain_lists(policy.anchors.anchor_files)
+    anchors = anchor_presence(links, pages, policy, extra_anchors=sorted(extra_anchors))
+    computed["anchors"] = "computed"
     page_domain, domains = domain_signals(
         pages, policy, now=now, allow=allow, block=block, created=created, anchors=anchors
     )
@@ -380,20 +371,13 @@ def compute_signals(
         textual_signals(pages, policy),
     ]
     computed.update(domain="computed", affiliate="computed", textual="computed")
-    inj = _optional("trustaudit.scoring.injection", "injection_signals")
-    if inj is not None and policy.injection.enabled:
-        parts.append(inj(pages, policy))
+    if policy.injection.enabled:
+        parts.append(injection_signals(pages, policy))
         computed["injection"] = "computed"
     else:
-        computed["injection"] = "not computed"
-    corpus = _optional("trustaudit.scoring.corpus", "corpus_signals")
-    if corpus is not None:
-        get_embedder = _optional("trustaudit.embed", "get_embedder")
-        embedder = get_embedder(policy.embeddings) if get_embedder is not None else None
-        parts.append(corpus(pages, links, policy, embedder))
-        computed["corpus"] = "computed"
-    else:
-        computed["corpus"] = "not computed"
+        computed["injection"] = "not computed (injection.enabled = false)"
+    parts.append(corpus_signals(pages, links, policy, get_embedder(policy.embeddings)))
+    computed["corpus"] = "computed"
     signals = parts[0]
     for frame in parts[1:]:
         signals = signals.join(frame, on="doc_id", how="left")

@@ -14,16 +14,8 @@ from trustaudit.io.rundir import RunDir
 from trustaudit.policy import Policy
 from trustaudit.progress import NullProgress, Progress
 from trustaudit.report.escape import csv_cell, md
+from trustaudit.report.extra import write_extra_reports
 from trustaudit.report.reason_text import reasons_markdown
-
-
-def _optional(module: str, name: str) -> Any:
-    import importlib
-
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
-        return None
 
 
 def build_summary(run: RunDir, policy: Policy, manifest: dict[str, Any]) -> dict[str, Any]:
@@ -211,16 +203,14 @@ def write_reports(
     labels: Path | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Every report of a run. Optional report families plug in when present in this build."""
+    """Every report of a run: tables, calibration, suggestions, report.html, then summary.json."""
     progress = progress or NullProgress()
     progress.start("report")
     run.reports.mkdir(parents=True, exist_ok=True)
     if run.scores.exists():
         write_quarantine(run)
         write_domains_csv(run)
-        extra = _optional("trustaudit.report.extra", "write_extra_reports")
-        if extra is not None:
-            extra(run, policy, manifest, labels=labels)
+        write_extra_reports(run, policy, manifest, labels=labels)
     summary = build_summary(run, policy, manifest)
     write_json(run.report("summary.json"), summary)
     progress.done("report")
