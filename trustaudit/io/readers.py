@@ -74,23 +74,29 @@ def _chunks(rows: list[dict[str, Any]], errors: list[ErrorRow], extra: list[str]
     return RecordBatch(records_table(rows, extra), list(errors))
 
 
+@dataclass
+class _PathSource:
+    """A source named by its path (the `source` column of its records and errors)."""
+
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return str(self.path)
+
+
 # ---------------------------------------------------------------- folder of HTML files
 @dataclass
-class FolderSource:
+class FolderSource(_PathSource):
     """A folder (searched recursively) or a single HTML file.
 
     URL priority: <link rel=canonical>/og:url (decided at extraction) > urls.csv sidecar > file: URL.
     """
 
-    path: Path
     max_bytes: int = 50_000_000
     kind: str = "folder"
     files: list[Path] = field(init=False)
     sidecar: dict[str, str] = field(init=False)
-
-    @property
-    def name(self) -> str:
-        return str(self.path)
 
     def __post_init__(self) -> None:
         if self.path.is_file():
@@ -175,16 +181,11 @@ _JSONL_RESERVED = {"url", "html", "text", "fetched_at", "status", "content_type"
 
 
 @dataclass
-class JsonlSource:
+class JsonlSource(_PathSource):
     """One JSON object per line with `url` and `html` (or `text`); other fields become columns."""
 
-    path: Path
     max_bytes: int = 50_000_000
     kind: str = "jsonl"
-
-    @property
-    def name(self) -> str:
-        return str(self.path)
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         rows: list[dict[str, Any]] = []
@@ -312,19 +313,14 @@ def _parse_ts(value: Any) -> datetime | None:
 
 # ---------------------------------------------------------------- WARC / ARC
 @dataclass
-class WarcSource:
+class WarcSource(_PathSource):
     """Response/resource records of a WARC or ARC file (gzipped or not), via warcio.
 
     A truncated or corrupt file yields every record before the damage plus one error row.
     """
 
-    path: Path
     max_bytes: int = 50_000_000
     kind: str = "warc"
-
-    @property
-    def name(self) -> str:
-        return str(self.path)
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         from warcio.archiveiterator import ArchiveIterator
@@ -512,15 +508,10 @@ class WarcSource:
 
 # ---------------------------------------------------------------- Parquet
 @dataclass
-class ParquetSource:
+class ParquetSource(_PathSource):
     """Parquet with `url` and `html` or `text` columns; other columns are kept."""
 
-    path: Path
     kind: str = "parquet"
-
-    @property
-    def name(self) -> str:
-        return str(self.path)
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         try:
@@ -644,15 +635,10 @@ def _sniff(path: Path) -> str:
 
 
 @dataclass
-class UnreadableSource:
+class UnreadableSource(_PathSource):
     """An input of unknown kind: one error row, the batch goes on."""
 
-    path: Path
     kind: str = "unknown"
-
-    @property
-    def name(self) -> str:
-        return str(self.path)
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         size = self.path.stat().st_size if self.path.exists() else 0
@@ -701,15 +687,10 @@ def open_sources(path: str | Path, *, max_bytes: int = 50_000_000) -> list[Sourc
 
 
 @dataclass
-class EmptyFolderSource:
+class EmptyFolderSource(_PathSource):
     """A folder with no readable input: one error row, so the run still accounts for it."""
 
-    path: Path
     kind: str = "folder"
-
-    @property
-    def name(self) -> str:
-        return str(self.path)
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         yield _error_batch(
