@@ -10,6 +10,8 @@ Never all pairs: cost is linear in pages (plus the size of real duplicate bucket
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import polars as pl
 
@@ -90,12 +92,21 @@ def cluster_rows(sigs: np.ndarray, keys: np.ndarray, *, min_jaccard: float) -> n
     edge survives when the estimated Jaccard (share of equal signature slots) reaches
     `min_jaccard`, which removes bucket collisions.
     """
+    if len(keys) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return _bucket_components(keys, lambda a, b: (sigs[a] == sigs[b]).mean(axis=1) >= min_jaccard)
+
+
+def _bucket_components(
+    keys: np.ndarray, verify: Callable[[np.ndarray, np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """Connected components over LSH buckets: each row is linked to the smallest row of every bucket
+    it shares, an edge survives when `verify(rows_a, rows_b)` holds, and components are labelled.
+    Linear in rows × bands, never all pairs."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
     n, bands = keys.shape
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
     bucket = pl.DataFrame(
         {"row": np.repeat(np.arange(n, dtype=np.int64), bands), "key": keys.ravel()}
     )
@@ -108,12 +119,10 @@ def cluster_rows(sigs: np.ndarray, keys: np.ndarray, *, min_jaccard: float) -> n
     a = edges.get_column("row").to_numpy()
     b = edges.get_column("rep").to_numpy()
     keep = np.zeros(len(a), dtype=bool)
-    step = 200_000  # bounds the [edges, num_perm] comparison block
+    step = 200_000  # bounds the verification block ([edges, width] at a time)
     for s in range(0, len(a), step):
-        sim = (sigs[a[s : s + step]] == sigs[b[s : s + step]]).mean(axis=1)
-        keep[s : s + step] = sim >= min_jaccard
-    a, b = a[keep], b[keep]
-    graph = coo_matrix((np.ones(len(a), dtype=np.int8), (a, b)), shape=(n, n))
+        keep[s : s + step] = verify(a[s : s + step], b[s : s + step])
+    graph = coo_matrix((np.ones(int(keep.sum()), np.int8), (a[keep], b[keep])), shape=(n, n))
     _, labels = connected_components(graph, directed=False)
     return labels.astype(np.int64)
 
@@ -269,9 +278,6 @@ def embedding_clusters(
     verified by the exact cosine. Used for paraphrase near-duplicates and similar titles; linear in
     rows, never all pairs.
     """
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
     n = len(vecs)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
@@ -287,22 +293,6 @@ def embedding_clusters(
         ],
         axis=1,
     )
-    bucket = pl.DataFrame(
-        {"row": np.repeat(np.arange(n, dtype=np.int64), bands), "key": keys.ravel()}
+    return _bucket_components(
+        keys, lambda a, b: np.einsum("ij,ij->i", vecs[a], vecs[b]) >= min_cosine
     )
-    edges = (
-        bucket.with_columns(rep=pl.col("row").min().over("key"))
-        .filter(pl.col("row") != pl.col("rep"))
-        .select("row", "rep")
-        .unique()
-    )
-    a = edges.get_column("row").to_numpy()
-    b = edges.get_column("rep").to_numpy()
-    keep = np.zeros(len(a), dtype=bool)
-    for s in range(0, len(a), 200_000):
-        keep[s : s + 200_000] = (
-            np.einsum("ij,ij->i", vecs[a[s : s + 200_000]], vecs[b[s : s + 200_000]]) >= min_cosine
-        )
-    graph = coo_matrix((np.ones(int(keep.sum()), np.int8), (a[keep], b[keep])), shape=(n, n))
-    _, labels = connected_components(graph, directed=False)
-    return labels.astype(np.int64)
