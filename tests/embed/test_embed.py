@@ -61,6 +61,36 @@ def test_cache_hit_path_recomputes_nothing(tmp_path: Path) -> None:
     assert np.allclose(np.linalg.norm(second, axis=1), 1.0, atol=1e-5)
 
 
+def test_model_is_built_only_when_a_text_misses_the_cache(tmp_path: Path) -> None:
+    built: list[CountingEmbedder] = []
+
+    def factory() -> CountingEmbedder:
+        built.append(CountingEmbedder())
+        return built[-1]
+
+    CachedEmbedder(CountingEmbedder(), tmp_path).encode(["alpha beta", "gamma delta"])
+    lazy = CachedEmbedder(None, tmp_path, factory=factory, name="counting-64")
+    vecs = lazy.encode(["gamma delta", "alpha beta"])
+    assert built == [] and vecs.shape == (2, 64) and lazy.dim == 64  # dim from the stored parts
+    lazy.encode(["a text never seen"])
+    assert len(built) == 1 and built[0].computed == 1
+    with pytest.raises(ValueError):
+        CachedEmbedder(None, tmp_path)
+
+
+def test_keys_ending_in_nul_bytes_hit_after_a_reload(tmp_path: Path) -> None:
+    from trustaudit.embed import text_key
+
+    texts = [f"paragraph {i}" for i in range(3000)]
+    nul = [t for t in texts if text_key(t).endswith(b"\0")]
+    assert nul  # ~1 in 256 sha1 digests ends in a NUL byte
+    inner = CountingEmbedder()
+    CachedEmbedder(inner, tmp_path).encode(nul)
+    again = CachedEmbedder(inner, tmp_path)
+    again.encode(nul)
+    assert again.misses == 0 and inner.computed == len(nul)
+
+
 def test_cache_compacts_parts(tmp_path: Path) -> None:
     inner = CountingEmbedder()
     c = CachedEmbedder(inner, tmp_path, compact_at=3)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -27,18 +27,52 @@ def text_key(text: str) -> bytes:
 
 
 class CachedEmbedder:
-    """Wraps an embedder: dedupes texts inside a call, serves seen texts from memory/disk."""
+    """Wraps an embedder: dedupes texts inside a call, serves seen texts from memory/disk.
 
-    def __init__(self, inner: Embedder, folder: Path | None, *, compact_at: int = 64) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.dim = inner.dim
+    Given a `factory` instead of a model, the model is built only when a text misses the cache, so
+    a re-run over unchanged pages never pays the model load (most of a small re-run's time).
+    """
+
+    def __init__(
+        self,
+        inner: Embedder | None,
+        folder: Path | None,
+        *,
+        compact_at: int = 64,
+        factory: Callable[[], Embedder] | None = None,
+        name: str | None = None,
+    ) -> None:
+        if inner is None and (factory is None or name is None):
+            raise ValueError("CachedEmbedder needs a model, or a factory and the model's name")
+        self._inner = inner
+        self._factory = factory
+        self.name = inner.name if inner is not None else str(name)
+        self._dim = inner.dim if inner is not None else None
         self.folder = folder
         self.compact_at = compact_at
         self._mem: dict[bytes, np.ndarray] = {}
         self._loaded = False
         self.hits = 0
         self.misses = 0
+
+    @property
+    def inner(self) -> Embedder:
+        """The wrapped model, built on first use when a factory was given."""
+        if self._inner is None:
+            assert self._factory is not None
+            self._inner = self._factory()
+            self._dim = self._inner.dim
+        return self._inner
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = self.inner.dim
+        return self._dim
+
+    @dim.setter
+    def dim(self, value: int) -> None:  # the Embedder protocol declares a plain attribute
+        self._dim = value
 
     def _load(self) -> None:
         self._loaded = True
@@ -51,10 +85,13 @@ class CachedEmbedder:
                     keys, vecs = z["keys"], z["vecs"]
             except (OSError, ValueError, KeyError, EOFError):
                 continue  # a foreign or damaged part: recompute rather than fail the run
-            if vecs.shape[1:] != (self.dim,):
-                continue
+            if vecs.ndim != 2 or (self._dim is not None and vecs.shape[1] != self._dim):
+                continue  # a vector of another width cannot come from this model
+            if self._dim is None:
+                self._dim = int(vecs.shape[1])
+            # numpy's S20 drops trailing NUL bytes: pad back, or 1 key in 256 never hits again
             for k, v in zip(keys.tolist(), vecs, strict=True):
-                self._mem[k] = v
+                self._mem[k.ljust(20, b"\0")] = v
         if len(parts) > self.compact_at:
             self._compact(parts)
 

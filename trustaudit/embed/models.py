@@ -276,13 +276,38 @@ def get_embedder(policy: EmbeddingPolicy, *, accurate: bool = False) -> Embedder
     model = policy.accurate_model if accurate else policy.static_model
     key = (model, str(cache_root(policy)), f"{policy.max_chars}/{policy.disk_cache}", accurate)
     with _LOCK:
-        emb = _LOADED.get(key)
-        if emb is None:
+        found = _LOADED.get(key)
+        if found is not None:
+            return found
+        name = _model_name(policy, accurate)
+        emb: CachedEmbedder
+        if policy.disk_cache and name is not None:
+            # lazy: a run whose paragraphs are all cached never loads the model
+            emb = CachedEmbedder(
+                None,
+                cache_root(policy) / "embeddings" / name,
+                factory=lambda: _build(policy, accurate),
+                name=name,
+            )
+        else:
             inner = _build(policy, accurate)
             folder = cache_root(policy) / "embeddings" / inner.name if policy.disk_cache else None
             emb = CachedEmbedder(inner, folder)
-            _LOADED[key] = emb
+        _LOADED[key] = emb
         return emb
+
+
+def _model_name(policy: EmbeddingPolicy, accurate: bool) -> str | None:
+    """The name `_build` gives its model, known without loading it (None: only the model knows)."""
+    if accurate:
+        return Path(policy.accurate_model).name
+    name = policy.static_model
+    if name.startswith("hashing"):
+        return None  # cheap to build; its name carries the width
+    if name in DISTILLED:
+        return name
+    folder = Path(name).expanduser()
+    return folder.name if folder.is_dir() else None
 
 
 def ensure_models(
