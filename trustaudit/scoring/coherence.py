@@ -119,7 +119,11 @@ def language_key(pages: pl.DataFrame) -> pl.DataFrame:
     letters = raw.str.count_matches(r"\p{L}")
     names = list(_STOPWORDS)
     counts = pl.concat_list(
-        [sample.str.count_matches(rf"\b(?:{w})\b").cast(pl.Int64) for w in _STOPWORDS.values()]
+        [
+            # ASCII word boundaries: a Unicode \b leaves the fast regex engine (≈30x slower)
+            sample.str.count_matches(rf"(?-u:\b)(?:{w})(?-u:\b)").cast(pl.Int64)
+            for w in _STOPWORDS.values()
+        ]
     )
     guess = (
         pl.when(counts.list.max() >= 3)
