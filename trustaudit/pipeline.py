@@ -35,6 +35,7 @@ from trustaudit.io.extract import (
     extract_records,
 )
 from trustaudit.io.lists import read_domain_info, read_domain_lists
+from trustaudit.io.memo import StageMemo, frame_digest
 from trustaudit.io.readers import Source, detect_kind, open_sources
 from trustaudit.io.records import ERROR_SCHEMA, ErrorRow, errors_table
 from trustaudit.io.rundir import SCHEMA_VERSION, RunDir
@@ -88,12 +89,23 @@ def _part_base(run: RunDir, source_idx: int, batch_idx: int) -> Path:
     return run.parts / f"s{source_idx:04d}-b{batch_idx:07d}"
 
 
+def _cached_base(run: RunDir, source_idx: int) -> Path:
+    """A whole source restored from the cache: one part ('c' sorts after its 'b' batch parts)."""
+    return run.parts / f"s{source_idx:04d}-cached"
+
+
 def _commit_part(
     base: Path, result: ExtractResult, read_errors: list[ErrorRow], n_records: int
 ) -> None:
-    """Write one batch's three tables, then its marker: the marker is the commit point."""
-    write_parquet(base.with_suffix(".pages.parquet"), result.pages)
-    write_parquet(base.with_suffix(".links.parquet"), result.links)
+    """Write one batch's three tables, then its marker: the marker is the commit point.
+
+    Registered domains are added here (once per distinct host of the batch) so that parts, and the
+    cache bundles made of them, carry them: a re-run does not call tldextract again.
+    """
+    pages = with_registered_domain(pl.from_arrow(result.pages))  # type: ignore[arg-type]
+    links = with_registered_domain(pl.from_arrow(result.links))  # type: ignore[arg-type]
+    write_parquet(base.with_suffix(".pages.parquet"), pages)
+    write_parquet(base.with_suffix(".links.parquet"), links)
     write_parquet(base.with_suffix(".errors.parquet"), errors_table(read_errors + result.errors))
     write_text(base.with_suffix(".done"), f"{n_records} {len(read_errors)}\n")
 
@@ -105,12 +117,6 @@ def _worker_init() -> None:
     import selectolax.lexbor  # noqa: F401
 
     import trustaudit.injection  # noqa: F401
-
-
-def _iter_batches(sources: list[Source], batch_size: int) -> Iterator[tuple[int, int, Any]]:
-    for si, src in enumerate(sources):
-        for bi, batch in enumerate(src.batches(batch_size)):
-            yield si, bi, batch
 
 
 @dataclass
@@ -207,6 +213,7 @@ def ingest(
     workers: int = 1,
     progress: Progress | None = None,
     cache: ExtractCache | None = None,
+    known_digests: dict[str, str] | None = None,
 ) -> IngestStats:
     """Map stage: read every source in batches, extract in a process pool, commit one part per batch.
 
@@ -230,16 +237,53 @@ def ingest(
             errors=len(result.errors) + len(plan.batch.errors),
         )
 
+    to_bundle: list[tuple[int, str, int, int]] = []  # (source, key, records, read errors)
+
+    def restored(si: int, src: Source) -> bool:
+        """A source whose output is already in the run or in the cache is not read at all."""
+        marker = _cached_base(run, si).with_suffix(".done")
+        if marker.exists():
+            n_rec, n_err = (int(x) for x in marker.read_text().split())
+            stats.batches_skipped += 1
+        else:
+            key = cache.source_key(src, policy, known_digests) if cache is not None else None
+            if key is None or cache is None:
+                return False
+            # half done before: finish it batch by batch (never twice), then keep it whole
+            started = any(run.parts.glob(f"s{si:04d}-b*.done"))
+            got = None if started else cache.restore_source(key, _cached_base(run, si))
+            if got is None:
+                to_bundle.append((si, key, 0, 0))
+                return False
+            n_rec, n_err = got
+            write_text(marker, f"{n_rec} {n_err}\n")
+            stats.batches += 1
+        stats.records += n_rec
+        stats.read_errors += n_err
+        progress.advance("extract", n_rec + n_err)
+        return True
+
     def planned() -> Iterator[_Planned]:
-        for si, bi, batch in _iter_batches(sources, bs):
-            base = _part_base(run, si, bi)
-            stats.records += batch.records.num_rows
-            stats.read_errors += len(batch.errors)
-            if base.with_suffix(".done").exists():
-                stats.batches_skipped += 1
-                progress.advance("extract", batch.records.num_rows + len(batch.errors))
+        for si, src in enumerate(sources):
+            if restored(si, src):
                 continue
-            yield _plan(base, batch, cache, policy)
+            for bi, batch in enumerate(src.batches(bs)):
+                base = _part_base(run, si, bi)
+                stats.records += batch.records.num_rows
+                stats.read_errors += len(batch.errors)
+                if to_bundle and to_bundle[-1][0] == si:
+                    _, key, n_rec, n_err = to_bundle[-1]
+                    to_bundle[-1] = (
+                        si,
+                        key,
+                        n_rec + batch.records.num_rows,
+                        n_err + len(batch.errors),
+                    )
+                if base.with_suffix(".done").exists():
+                    stats.batches_skipped += 1
+                    progress.advance("extract", batch.records.num_rows + len(batch.errors))
+                    continue
+                yield _plan(base, batch, cache, policy)
 
     def todo(plan: _Planned) -> pa.Table | None:
         if not plan.miss_idx:
@@ -270,6 +314,10 @@ def ingest(
                         finish(pending.pop(fut), fut.result())
             for fut in cf.as_completed(list(pending)):
                 finish(pending.pop(fut), fut.result())
+    if cache is not None:
+        for si, key, n_rec, n_err in to_bundle:
+            bases = [m.with_suffix("") for m in sorted(run.parts.glob(f"s{si:04d}-b*.done"))]
+            cache.store_source(key, bases, n_rec, n_err)
     stats.seconds = time.perf_counter() - t0
     if cache is not None:
         stats.cache_hits, stats.cache_misses = cache.hits, cache.misses
@@ -324,8 +372,8 @@ def merge_parts(run: RunDir) -> dict[str, int]:
         links = links.join(dup_keys, on="_record", how="anti")
     pages = pages.filter(~dup_mask).drop("_row")
     links = links.drop("_record")
-    pages = with_registered_domain(pages)
-    links = with_registered_domain(links)
+    pages = _ensure_registered_domain(pages)
+    links = _ensure_registered_domain(links)
     write_parquet(run.pages, pages)
     write_parquet(run.links, links)
     write_parquet(run.errors, errors)
@@ -337,11 +385,31 @@ def merge_parts(run: RunDir) -> dict[str, int]:
     }
 
 
+def _ensure_registered_domain(df: pl.DataFrame) -> pl.DataFrame:
+    """Parts carry registered domains; parts from older runs may not: fill those in."""
+    if "registered_domain" in df.columns and (
+        df.select(
+            (pl.col("registered_domain").is_null() & pl.col("host").is_not_null()).any()
+        ).item()
+        is not True
+    ):
+        return df
+    return with_registered_domain(df)
+
+
 # ------------------------------------------------------------------ signals (reduce stages)
 def compute_signals(
-    run: RunDir, policy: Policy, *, now: date, progress: Progress | None = None
+    run: RunDir,
+    policy: Policy,
+    *,
+    now: date,
+    progress: Progress | None = None,
+    memo: StageMemo | None = None,
 ) -> dict[str, Any]:
-    """Reduce stage: every signal family over the pages/links tables -> signals.parquet, domains.parquet."""
+    """Reduce stage: every signal family over the pages/links tables -> signals.parquet, domains.parquet.
+
+    With a memo (`audit --cache`), families whose inputs are unchanged are read back, not recomputed.
+    """
     progress = progress or NullProgress()
     progress.start("signals")
     t0 = time.perf_counter()
@@ -363,20 +431,39 @@ def compute_signals(
     page_domain, domains = domain_signals(
         pages, policy, now=now, allow=allow, block=block, created=created, anchors=anchors
     )
-    links = flag_affiliate_links(links, policy)
-    parts = [
-        pages.select("doc_id", "url", "registered_domain", "word_count"),
-        page_domain,
-        affiliate_signals(pages, links, policy),
-        textual_signals(pages, policy),
-    ]
-    computed.update(domain="computed", affiliate="computed", textual="computed")
-    if policy.injection.enabled:
-        parts.append(injection_signals(pages, policy))
-        computed["injection"] = "computed"
+
+    def page_families() -> pl.DataFrame:
+        frame = affiliate_signals(pages, links, policy).join(
+            textual_signals(pages, policy), on="doc_id", how="left"
+        )
+        if policy.injection.enabled:
+            frame = frame.join(injection_signals(pages, policy), on="doc_id", how="left")
+        return frame
+
+    def corpus() -> pl.DataFrame:
+        return corpus_signals(pages, links, policy, get_embedder(policy.embeddings))
+
+    parts = [pages.select("doc_id", "url", "registered_domain", "word_count"), page_domain]
+    if memo is None:
+        links = flag_affiliate_links(links, policy)
+        parts += [page_families(), corpus()]
     else:
-        computed["injection"] = "not computed (injection.enabled = false)"
-    parts.append(corpus_signals(pages, links, policy, get_embedder(policy.embeddings)))
+        # no family here reads the run date: an unchanged corpus and policy give the same output
+        salt = policy_hash(policy)
+        pages_key = frame_digest(pages, salt=salt)
+        links_key = frame_digest(links, salt=salt)
+        flags = memo.get_or_compute(
+            "linkflags",
+            links_key,
+            lambda: flag_affiliate_links(links, policy).select("is_affiliate", "is_sponsored"),
+        )
+        links = links.drop("is_affiliate", "is_sponsored", strict=False).hstack(flags)
+        parts.append(memo.get_or_compute("page", pages_key + links_key, page_families))
+        parts.append(memo.get_or_compute("corpus", pages_key, corpus))
+    computed.update(domain="computed", affiliate="computed", textual="computed")
+    computed["injection"] = (
+        "computed" if policy.injection.enabled else "not computed (injection.enabled = false)"
+    )
     computed["corpus"] = "computed"
     signals = parts[0]
     for frame in parts[1:]:
@@ -386,13 +473,16 @@ def compute_signals(
     write_parquet(run.domains, domains)
     seconds = time.perf_counter() - t0
     progress.done("signals", f"{signals.height} pages")
-    return {
+    out = {
         "status": "done",
         "pages": signals.height,
         "domains": domains.height,
         "seconds": round(seconds, 3),
         "families": computed,
     }
+    if memo is not None:
+        out["memo"] = memo.summary()
+    return out
 
 
 def score_run(run: RunDir, policy: Policy, *, progress: Progress | None = None) -> dict[str, Any]:
@@ -518,8 +608,15 @@ def audit(
             sources = [*sources, CrawlSource(run.root)]
         cache = ExtractCache(options.cache) if options.cache else None
         try:
+            known = {i["path"]: i["sha256"] for i in inputs if i.get("kind") == "file"}
             stats = ingest(
-                sources, run, policy, workers=options.workers, progress=progress, cache=cache
+                sources,
+                run,
+                policy,
+                workers=options.workers,
+                progress=progress,
+                cache=cache,
+                known_digests=known,
             )
         finally:
             if cache is not None:
@@ -551,7 +648,10 @@ def audit(
                 f"nothing could be read: {counts['errors']} input record(s), all errors",
                 hint=f"see {run.errors} (codes and messages per record)",
             )
-        manifest["stages"]["signals"] = compute_signals(run, policy, now=now, progress=progress)
+        memo = StageMemo(options.cache) if options.cache else None
+        manifest["stages"]["signals"] = compute_signals(
+            run, policy, now=now, progress=progress, memo=memo
+        )
         run.write_manifest(manifest)
         manifest["stages"]["score"] = score_run(run, policy, progress=progress)
         run.write_manifest(manifest)

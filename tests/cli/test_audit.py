@@ -345,6 +345,12 @@ def test_cache_reuses_unchanged_pages_and_reextracts_changed_ones(
     assert sum(seen) == 1  # only the changed page went through extraction
     m = json.loads((b / "manifest.json").read_text())["stages"]["ingest"]["cache"]
     assert (m["hits"], m["misses"]) == (6, 1)
+    memo = json.loads((b / "manifest.json").read_text())["stages"]["signals"]["memo"]
+    assert memo["misses"] == ["corpus", "linkflags", "page"]  # one page changed: all recomputed
+    fresh = tmp_path / "nocache"
+    assert audit(runner, app, str(corpus), str(j), "--out", str(fresh)).exit_code == 0
+    sig = [pl.read_parquet(x / "signals.parquet").sort("doc_id") for x in (b, fresh)]
+    assert sig[0].equals(sig[1])  # the cached run computes exactly what an uncached one does
     cols = ["doc_id", "url", "title", "text", "source", "offset", "entity"]
     pa_, pb = (pl.read_parquet(x / "pages.parquet").select(cols).sort("doc_id") for x in (a, b))
     changed = pb.filter(pl.col("title") == "Changed page")
@@ -354,6 +360,85 @@ def test_cache_reuses_unchanged_pages_and_reextracts_changed_ones(
     )
     la, lb = (pl.read_parquet(x / "links.parquet").sort(["doc_id", "href"]) for x in (a, b))
     assert la.height == lb.height
+
+
+def test_cache_restores_unchanged_sources_without_reading_them(
+    runner, app, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Nightly common case: unchanged inputs are not even read; a changed shard is, page by page."""
+    import trustaudit.io.readers as readers
+    import trustaudit.pipeline as pipeline
+
+    shard_a = write_warc(
+        tmp_path / "a.warc.gz",
+        [(f"https://a{i}.example/p", article_html(f"A {i}")) for i in range(4)],
+    )
+    truncated = tmp_path / "b.warc.gz"
+    write_warc(truncated, [(f"https://b{i}.example/p", article_html(f"B {i}")) for i in range(3)])
+    truncated.write_bytes(truncated.read_bytes()[:-40])  # a read error row must survive the cache
+    cache = tmp_path / "cache"
+    first, again, moved = tmp_path / "r1", tmp_path / "r2", tmp_path / "r3"
+    res = audit(
+        runner, app, str(shard_a), str(truncated), "--out", str(first), "--cache", str(cache)
+    )
+    assert res.exit_code == 0, res.output
+    assert len(list((cache / "sources").iterdir())) == 2
+
+    reads: list[str] = []
+    real_batches = readers.WarcSource.batches
+
+    def counting_batches(self, batch_size):  # type: ignore[no-untyped-def]
+        reads.append(self.name)
+        return real_batches(self, batch_size)
+
+    def no_extraction(records, pol):  # type: ignore[no-untyped-def]
+        raise AssertionError("an unchanged source was extracted again")
+
+    monkeypatch.setattr(readers.WarcSource, "batches", counting_batches)
+    monkeypatch.setattr(pipeline, "extract_records", no_extraction)
+    res = audit(
+        runner, app, str(shard_a), str(truncated), "--out", str(again), "--cache", str(cache)
+    )
+    assert res.exit_code == 0, res.output
+    assert reads == []
+    m1, m2 = (
+        json.loads((r / "manifest.json").read_text())["stages"]["ingest"] for r in (first, again)
+    )
+    assert m2["accounting"] == m1["accounting"] and m2["accounting"]["balanced"]
+    assert m2["cache"]["hits"] == m1["pages"] and m2["cache"]["misses"] == 0
+    memo = json.loads((again / "manifest.json").read_text())["stages"]["signals"]["memo"]
+    assert memo == {"hits": ["corpus", "linkflags", "page"], "misses": []}
+    for name in ("pages", "errors", "links", "scores"):
+        a, b = (pl.read_parquet(r / f"{name}.parquet") for r in (first, again))
+        assert a.drop("fetched_at", strict=False).equals(b.drop("fetched_at", strict=False)), name
+    assert m1["errors"] >= 1 and pl.read_parquet(again / "errors.parquet").height == m1["errors"]
+
+    # the same bytes under another path are another source (its name is in every row): read again
+    monkeypatch.undo()
+    copy = tmp_path / "copy.warc.gz"
+    copy.write_bytes(shard_a.read_bytes())
+    res = audit(runner, app, str(copy), "--out", str(moved), "--cache", str(cache))
+    assert res.exit_code == 0, res.output
+    pages = pl.read_parquet(moved / "pages.parquet")
+    assert set(pages["source"]) == {str(copy)}
+
+
+def test_damaged_source_bundle_is_a_miss_not_an_error(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    corpus = _corpus(tmp_path / "c", 4)
+    cache = tmp_path / "cache"
+    assert (
+        audit(
+            runner, app, str(corpus), "--out", str(tmp_path / "a"), "--cache", str(cache)
+        ).exit_code
+        == 0
+    )
+    (bundle,) = (cache / "sources").iterdir()
+    (bundle / "meta.json").write_text("{not json")
+    res = audit(runner, app, str(corpus), "--out", str(tmp_path / "b"), "--cache", str(cache))
+    assert res.exit_code == 0, res.output
+    m = json.loads((tmp_path / "b" / "manifest.json").read_text())["stages"]["ingest"]
+    assert m["pages"] == 4 and m["cache"]["hits"] == 4  # served page by page from SQLite instead
+    assert json.loads((bundle / "meta.json").read_text())["pages"] == 4  # and the bundle rebuilt
 
 
 def test_score_command_rescoring_with_a_new_policy(

@@ -22,6 +22,7 @@ def _extractor():  # type: ignore[no-untyped-def]
     )
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def registered_domain_of(host: str | None) -> str | None:
     """Registrable domain (eTLD+1) of a host; IPs and single-label hosts map to themselves."""
     if not host:
