@@ -62,3 +62,41 @@ def write_warc_shards(out_dir: Path, n_shards: int = 2) -> list[Path]:
         for h in handles:
             h.close()
     return paths
+
+
+def write_mirror_shards(out_dir: Path, replicas: int = 4, per_replica: int = 2) -> list[Path]:
+    """A nightly-crawl-sized corpus: the real pages `replicas` times, each copy on its own mirror
+    host (`https://m<k>.<host>/...`, so its own registered domain and URL), in
+    `replicas * per_replica` WARC shards. Mirrors are what near-duplicate detection is for, and
+    every copy is a distinct record to extract (its URL is part of the extraction cache key)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    n = replicas * per_replica
+    paths = [out_dir / f"mirror-{i:02d}.warc.gz" for i in range(n)]
+    if all(p.exists() for p in paths):
+        return paths
+    pages = list(real_pages())
+    for k in range(replicas):
+        handles = [open(paths[k * per_replica + j], "wb") for j in range(per_replica)]  # noqa: SIM115
+        writers = [WARCWriter(h, gzip=True) for h in handles]
+        try:
+            for i, (url, html) in enumerate(pages):
+                parts = urlsplit(url)
+                mirror = urlunsplit(parts._replace(netloc=f"m{k}.{parts.netloc}"))
+                headers = StatusAndHeaders(
+                    "200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1"
+                )
+                w = writers[i % per_replica]
+                w.write_record(
+                    w.create_warc_record(
+                        mirror, "response", payload=io.BytesIO(html), http_headers=headers
+                    )
+                )
+        finally:
+            for h in handles:
+                h.close()
+    return paths

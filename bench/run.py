@@ -7,6 +7,7 @@ Usage: python bench/run.py [--skip-peer] [--rows 1000000]
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import resource
@@ -22,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from realpages import write_warc_shards  # noqa: E402
+from realpages import write_mirror_shards, write_warc_shards  # noqa: E402
 
 
 def run_audit(shards: list[Path], out: Path, *extra: str) -> tuple[float, dict, int]:  # type: ignore[type-arg]
@@ -77,20 +78,57 @@ def bench_audit(work: Path) -> dict:  # type: ignore[type-arg]
     return {"pages": pages, "wall": wall, "shards": shards}
 
 
-def bench_incremental(work: Path, shards: list[Path]) -> None:
-    cache = work / "cache"
+def bench_incremental(work: Path) -> None:
+    """Nightly pattern on a 4x mirror corpus: first run, unchanged re-run, re-run the next day
+    (new --now: date-dependent signals recomputed), and a re-run after one page changed (its shard
+    is re-read page by page and every corpus-level family is recomputed)."""
+    shards = write_mirror_shards(work / "mirrors", replicas=4, per_replica=2)
+    cache = work / "inc-cache"
     shutil.rmtree(cache, ignore_errors=True)
     first, m1, _ = run_audit(shards, work / "inc1", "--fresh", "--cache", str(cache))
     second, m2, _ = run_audit(shards, work / "inc2", "--fresh", "--cache", str(cache))
-    c = m2["stages"]["ingest"]["cache"]
-    print("\n== incremental re-run over an unchanged corpus (--cache)")
-    print(
-        f"  first run {first:.2f} s, re-run {second:.2f} s -> {first / second:.1f}x faster "
-        f"(cache hits {c['hits']}, misses {c['misses']})"
+    nextday, m3, _ = run_audit(
+        shards, work / "inc3", "--fresh", "--cache", str(cache), "--now", "2026-11-02"
     )
-    print(
-        f"  re-run ingest stage {m2['stages']['ingest']['seconds']:.2f} s vs {m1['stages']['ingest']['seconds']:.2f} s"
-    )
+    changed = work / "changed"
+    changed.mkdir(exist_ok=True)
+    edited = changed / shards[0].name
+    _rewrite_first_record(shards[0], edited)
+    one, m4, _ = run_audit([edited, *shards[1:]], work / "inc4", "--fresh", "--cache", str(cache))
+    pages = m1["stages"]["ingest"]["pages"]
+    print(f"\n== incremental re-runs (--cache), {pages} pages in {len(shards)} WARC shards")
+    print(f"  first run                      {first:7.2f} s  ({pages / first:.1f} pages/s)")
+    for label, wall, m in (
+        ("unchanged corpus", second, m2),
+        ("unchanged, next day (--now)", nextday, m3),
+        ("one page changed", one, m4),
+    ):
+        c = m["stages"]["ingest"]["cache"]
+        memo = m["stages"]["signals"].get("memo", {})
+        print(
+            f"  {label:<30} {wall:7.2f} s  -> {first / wall:5.1f}x faster  "
+            f"(page hits {c['hits']}, misses {c['misses']}; memo hits {memo.get('hits')})"
+        )
+
+
+def _rewrite_first_record(src: Path, dst: Path) -> None:
+    """Copy a WARC shard with one word changed in its first record's payload."""
+    from warcio.archiveiterator import ArchiveIterator
+    from warcio.warcwriter import WARCWriter
+
+    with open(src, "rb") as fh, open(dst, "wb") as out:
+        writer = WARCWriter(out, gzip=True)
+        for i, rec in enumerate(ArchiveIterator(fh)):
+            body = rec.content_stream().read()
+            if i == 0:
+                body = body.replace(b"<body", b"<body data-edited", 1) + b"<p>Updated.</p>"
+            new = writer.create_warc_record(
+                rec.rec_headers.get_header("WARC-Target-URI"),
+                rec.rec_type,
+                payload=io.BytesIO(body),
+                http_headers=rec.http_headers,
+            )
+            writer.write_record(new)
 
 
 def bench_signals(rows: int) -> None:
@@ -209,12 +247,21 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--skip-peer", action="store_true")
     ap.add_argument("--work", type=Path, default=None)
+    ap.add_argument(
+        "--only",
+        choices=["audit", "incremental", "signals", "peer"],
+        default=None,
+        help="run one section (peer needs the audit section's figures, so it runs both)",
+    )
     args = ap.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="trustaudit-bench-"))
-    res = bench_audit(work)
-    bench_incremental(work, res["shards"])
-    bench_signals(args.rows)
-    if not args.skip_peer:
+    want = lambda name: args.only in (None, name)  # noqa: E731
+    res = bench_audit(work) if want("audit") or want("peer") else None
+    if want("incremental"):
+        bench_incremental(work)
+    if want("signals"):
+        bench_signals(args.rows)
+    if res is not None and want("peer") and not args.skip_peer:
         bench_peer(res["shards"], res["pages"], res["wall"])
 
 
