@@ -51,17 +51,36 @@ class CoherencePolicy:
     max_paragraphs: int = opt(64, "only the first N usable paragraphs of a page are embedded")
     # Topic shift, calibrated on the seed-7 dev set (120 clean, 30 stitched), checked on seed 11:
     # min_side 3 / threshold 0.20 flagged 2.5% of clean and 60% of stitched pages (min_side 2:
-    # 8% / 73% at 0.20, noisier on short pages).
+    # 8% / 73% at 0.20, noisier on short pages). After the switch to resiliparse paragraphs
+    # (boilerplate blocks stay in), 0.20 flagged 11% of clean pages on the same dev set; 0.30
+    # flags 4% of clean and 52% of stitched ones, and interleaved stitching is caught by the
+    # interleave statistic below.
     split_min_side: int = opt(
         3, "topic shift: each side of a split needs this many usable paragraphs"
     )
     split_threshold: float = opt(
-        0.20,
+        0.30,
         "topic shift: coherence_split_gap (mean within-side minus mean cross-side paragraph "
         "cosine of the strongest two-part split) above this -> COHERENCE_TOPIC_SHIFT",
     )
     split_penalty: float = opt(
         0.20, "topic shift: trust penalty (adjust_coherence = -split_penalty; 0 disables)"
+    )
+    # Interleaving (scoring/interleave.py), seed-7 dev set, static model + centring: clean pages
+    # p90 0.05 / max 0.12, stitched pages 93% above 0.12; the ramp keeps the penalty continuous.
+    interleave_min_paragraphs: int = opt(
+        4, "interleave: pages with fewer usable paragraphs are not tested (needs >= 3)"
+    )
+    interleave_low: float = opt(
+        0.06,
+        "interleave: coherence_interleave (mean cosine of paragraphs two apart minus that of "
+        "adjacent ones) above this starts the penalty",
+    )
+    interleave_high: float = opt(0.15, "interleave: the full penalty from this gap up")
+    interleave_penalty: float = opt(
+        0.30,
+        "interleave: trust penalty at interleave_high, linear from interleave_low "
+        "(added to adjust_coherence; 0 disables)",
     )
     # Calibrated on 657 real pages of shared/corpora (trafilatura paragraphs) vs stitched pages
     # (each paragraph from another page of the same language) and template spam: low = midpoint
