@@ -126,6 +126,18 @@ class SyndicationPolicy:
     min_jaccard: float = opt(0.20, "estimated Jaccard a candidate pair needs to join a cluster")
     seed: int = opt(1, "MinHash / shingle hash seed")
     batch_docs: int = opt(20_000, "pages per signature batch (the map stage)")
+    # Containment (scoring/containment.py), seed-7 dev set: all 30 spun copies paired with their
+    # original at 0.30 (29 at 0.50, 3 of them missed by Jaccard), no other cross-domain pair.
+    min_containment: float = opt(
+        0.50,
+        "pages on two domains whose sampled shingles overlap by this share of the smaller page "
+        "join one cluster even when their Jaccard is low (0 disables)",
+    )
+    containment_sample_mod: int = opt(4, "containment: keep 1 shingle in this many (by hash)")
+    containment_max_df: int = opt(
+        20, "containment: sampled shingles on more pages than this are common phrases, skipped"
+    )
+    containment_min_shared: int = opt(3, "containment: shared sampled shingles a pair needs")
 
 
 @dataclass(frozen=True)
