@@ -77,13 +77,46 @@ def test_age_and_activity_per_domain() -> None:
     assert domains.filter(pl.col("registered_domain") == "old.example")["pages"][0] == 2
 
 
+def test_activity_is_shrunk_toward_neutral_by_dated_pages() -> None:
+    # old.example: 2 dated pages, newest 90 days ago (raw 0.5); one.example: 1 page 180+ days old
+    p = pages(
+        registered_domain=["old.example", "old.example", "one.example"],
+        host=["www.old.example", "news.old.example", "one.example"],
+        published=[NOW - timedelta(days=400), NOW - timedelta(days=90), NOW - timedelta(days=900)],
+    )
+    rows = {r["doc_id"]: r for r in domain_signals(p, Policy(), now=NOW)[0].to_dicts()}
+    k = Policy().domain.activity_prior_pages
+    assert k > 0
+    assert rows["c"]["dated_pages"] == 1 and rows["a"]["dated_pages"] == 2
+    assert rows["c"]["activity_raw"] == 0.0
+    assert rows["c"]["activity_score"] == pytest.approx(0.5 + (0.0 - 0.5) * 1 / (1 + k))
+    assert rows["a"]["activity_score"] == pytest.approx(0.5)  # raw 0.5 stays 0.5
+    assert rows["c"]["domain_score"] == pytest.approx(0.6 * 0.5 + 0.4 * rows["c"]["activity_score"])
+    # more dated pages, more weight on the raw value: 40 pages all 900 days old
+    many = pl.DataFrame(
+        {
+            "doc_id": [f"m{i}" for i in range(40)],
+            "host": ["many.example"] * 40,
+            "registered_domain": ["many.example"] * 40,
+            "published": [NOW - timedelta(days=900)] * 40,
+        },
+        schema_overrides={"published": pl.Date},
+    )
+    m = domain_signals(many, Policy(), now=NOW)[0]["activity_score"][0]
+    assert m == pytest.approx(0.5 - 0.5 * 40 / (40 + k)) and m < rows["c"]["activity_score"]
+    # 0 restores the reference formula
+    ref = Policy().with_overrides({"domain": {"activity_prior_pages": 0}})
+    rows = {r["doc_id"]: r for r in domain_signals(p, ref, now=NOW)[0].to_dicts()}
+    assert rows["c"]["activity_score"] == 0.0
+
+
 def test_young_domain_and_future_dates() -> None:
     p = pages(published=[NOW + timedelta(days=10), None, NOW - timedelta(days=1)])
     out, _ = domain_signals(
         p, Policy(), now=NOW, created={"fresh.example": NOW - timedelta(days=12)}
     )
     rows = {r["doc_id"]: r for r in out.to_dicts()}
-    assert rows["a"]["activity_score"] == 1.0  # a date in the future counts as today, never above 1
+    assert rows["a"]["activity_raw"] == 1.0  # a date in the future counts as today, never above 1
     assert rows["c"]["age_score"] == pytest.approx((12 / 365) / 5)
     assert any(
         r.startswith("DOMAIN_YOUNG: registered 12 days ago") for r in rows["c"]["reasons_domain"]

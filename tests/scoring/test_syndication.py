@@ -71,8 +71,8 @@ def test_spun_copies_cluster_across_domains() -> None:
         assert r["syndication_other_domains"] == 3
         assert r["syndication_is_earliest"] is False
         assert r["syndication_late_copy"] is True
-        # 3 other domains x 0.05 + copy_penalty 0.20
-        assert r["adjust_syndication"] == pytest.approx(-0.35)
+        # 3 other domains x 0.05 + copy_penalty 0.30 = 0.45, capped at penalty_cap 0.40
+        assert r["adjust_syndication"] == pytest.approx(-0.40)
         assert r["reasons_syndication"] == [
             "SYNDICATED_ACROSS_N_DOMAINS: later copy of text shared with 3 other domains "
             "(earliest: news.example)"
@@ -112,7 +112,7 @@ def test_penalty_is_capped_and_configurable() -> None:
     dated = df.with_columns(published=pl.date_range(date(2024, 1, 1), date(2024, 1, 8), eager=True))
     got = syndication_signals(dated, P)
     assert got["syndication_is_earliest"].to_list() == [True] + [False] * 7
-    # 7 x 0.05 + 0.20 = 0.55, capped at penalty_cap 0.40
+    # 7 x 0.05 + 0.30 = 0.65, capped at penalty_cap 0.40
     assert got["adjust_syndication"].to_list() == pytest.approx([0.0] + [-0.40] * 7)
     off = P.with_overrides({"syndication": {"penalty_per_domain": 0.0}})
     assert syndication_signals(df, off)["adjust_syndication"].to_list() == [0.0] * 8
@@ -143,7 +143,7 @@ def test_undated_original_vs_later_claimed_date_is_undetermined() -> None:
     out = {r["doc_id"]: r for r in syndication_signals(early, P).iter_rows(named=True)}
     assert out["orig"]["syndication_is_earliest"] is True
     assert out["copy"]["syndication_late_copy"] is True
-    assert out["copy"]["adjust_syndication"] == pytest.approx(-0.25)
+    assert out["copy"]["adjust_syndication"] == pytest.approx(-0.35)  # 0.05 + copy 0.30
 
 
 def test_missing_optional_columns_and_empty_input() -> None:

@@ -51,17 +51,36 @@ class CoherencePolicy:
     max_paragraphs: int = opt(64, "only the first N usable paragraphs of a page are embedded")
     # Topic shift, calibrated on the seed-7 dev set (120 clean, 30 stitched), checked on seed 11:
     # min_side 3 / threshold 0.20 flagged 2.5% of clean and 60% of stitched pages (min_side 2:
-    # 8% / 73% at 0.20, noisier on short pages).
+    # 8% / 73% at 0.20, noisier on short pages). After the switch to resiliparse paragraphs
+    # (boilerplate blocks stay in), 0.20 flagged 11% of clean pages on the same dev set; 0.30
+    # flags 4% of clean and 52% of stitched ones, and interleaved stitching is caught by the
+    # interleave statistic below.
     split_min_side: int = opt(
         3, "topic shift: each side of a split needs this many usable paragraphs"
     )
     split_threshold: float = opt(
-        0.20,
+        0.30,
         "topic shift: coherence_split_gap (mean within-side minus mean cross-side paragraph "
         "cosine of the strongest two-part split) above this -> COHERENCE_TOPIC_SHIFT",
     )
     split_penalty: float = opt(
         0.20, "topic shift: trust penalty (adjust_coherence = -split_penalty; 0 disables)"
+    )
+    # Interleaving (scoring/interleave.py), seed-7 dev set, static model + centring: clean pages
+    # p90 0.05 / max 0.12, stitched pages 93% above 0.12; the ramp keeps the penalty continuous.
+    interleave_min_paragraphs: int = opt(
+        4, "interleave: pages with fewer usable paragraphs are not tested (needs >= 3)"
+    )
+    interleave_low: float = opt(
+        0.06,
+        "interleave: coherence_interleave (mean cosine of paragraphs two apart minus that of "
+        "adjacent ones) above this starts the penalty",
+    )
+    interleave_high: float = opt(0.15, "interleave: the full penalty from this gap up")
+    interleave_penalty: float = opt(
+        0.30,
+        "interleave: trust penalty at interleave_high, linear from interleave_low "
+        "(added to adjust_coherence; 0 disables)",
     )
     # Calibrated on 657 real pages of shared/corpora (trafilatura paragraphs) vs stitched pages
     # (each paragraph from another page of the same language) and template spam: low = midpoint
@@ -87,8 +106,10 @@ class CoherencePolicy:
 class SyndicationPolicy:
     enabled: bool = opt(True, "near-duplicate text across registered domains")
     penalty_per_domain: float = opt(0.05, "trust penalty per other domain carrying the same text")
+    # 0.20 left a later copy of a clean page (one other domain: -0.25) inside the clean pages'
+    # spread on the seed-7 dev set; at 0.30 (-0.35) a typical copy falls under the 0.40 band.
     copy_penalty: float = opt(
-        0.20,
+        0.30,
         "extra penalty for a page that is not the earliest copy of text spanning >= 2 domains "
         "(not applied when the earliest copy cannot be determined)",
     )
@@ -105,6 +126,18 @@ class SyndicationPolicy:
     min_jaccard: float = opt(0.20, "estimated Jaccard a candidate pair needs to join a cluster")
     seed: int = opt(1, "MinHash / shingle hash seed")
     batch_docs: int = opt(20_000, "pages per signature batch (the map stage)")
+    # Containment (scoring/containment.py), seed-7 dev set: all 30 spun copies paired with their
+    # original at 0.30 (29 at 0.50, 3 of them missed by Jaccard), no other cross-domain pair.
+    min_containment: float = opt(
+        0.50,
+        "pages on two domains whose sampled shingles overlap by this share of the smaller page "
+        "join one cluster even when their Jaccard is low (0 disables)",
+    )
+    containment_sample_mod: int = opt(4, "containment: keep 1 shingle in this many (by hash)")
+    containment_max_df: int = opt(
+        20, "containment: sampled shingles on more pages than this are common phrases, skipped"
+    )
+    containment_min_shared: int = opt(3, "containment: shared sampled shingles a pair needs")
 
 
 @dataclass(frozen=True)

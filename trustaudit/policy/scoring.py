@@ -44,6 +44,15 @@ class DomainPolicy:
     age_neutral: float = opt(0.5, "age sub-score when the creation date is unknown")
     activity_window_days: float = opt(180.0, "activity = max(0, 1 - last_publish_days/window)")
     activity_neutral: float = opt(0.5, "activity sub-score when no page of the domain has a date")
+    # One dated page says how old that page is, not whether its domain is alive: on the seed-7
+    # dev set the raw formula ranked archived real articles (activity 0) below fresh scraper
+    # copies. Shrinking toward neutral by evidence (n dated pages vs this pseudo-count) keeps the
+    # signal for well-sampled domains (crawls with feeds/sitemaps) and mutes it for one-offs.
+    activity_prior_pages: float = opt(
+        4.0,
+        "activity = neutral + (raw - neutral) * n / (n + this), n = the domain's dated pages in "
+        "the corpus; 0 = the reference formula max(0, 1 - last_publish_days/window) as is",
+    )
     recent_window_days: int = opt(90, "publications counted as recent")
     age_weight: float = opt(0.6, "domain = age_weight*age + activity_weight*activity")
     activity_weight: float = opt(0.4, "see age_weight")

@@ -23,6 +23,7 @@ LABELS: dict[str, str] = {
     "CLAIM_OUTLIER": "Claims disagree with other sources",
     "COHERENCE_LOW": "Incoherent text",
     "COHERENCE_NOT_COMPUTED": "Coherence not computed",
+    "COHERENCE_INTERLEAVED": "Interleaved topics",
     "COHERENCE_REPETITIVE": "Repetitive text",
     "COHERENCE_TOO_FEW_PARAGRAPHS": "Too few paragraphs for coherence",
     "DOMAIN_AGE_MISSING": "Domain age unknown",

@@ -12,6 +12,7 @@ import polars as pl
 
 from trustaudit.embed.base import Embedder
 from trustaudit.policy import Policy
+from trustaudit.scoring.interleave import interleave_gap
 
 __all__ = [
     "REFERENCE_EDGES",
@@ -43,6 +44,7 @@ COHERENCE_COLUMNS: tuple[str, ...] = (
     "coherence_split_gap",
     "coherence_split_at",
     "coherence_topic_shift",
+    "coherence_interleave",
     "adjust_coherence",
     "reasons_coherence",
 )
@@ -332,6 +334,9 @@ def coherence_signals(
         split_gap, split_low, split_at = split_coherence(
             vecs, starts, counts, min_side=c.split_min_side
         )
+        interleave, _, _ = interleave_gap(
+            vecs, starts, counts, min_paragraphs=c.interleave_min_paragraphs
+        )
         per_doc = seg.select(
             "doc_id",
             pl.col("len").cast(pl.Int32).alias("paragraphs_used"),
@@ -339,6 +344,7 @@ def coherence_signals(
             pl.Series("coherence_split_gap", split_gap).fill_nan(None),
             pl.Series("coherence_split", split_low).fill_nan(None),
             pl.Series("coherence_split_at", split_at, dtype=pl.Int32),
+            pl.Series("coherence_interleave", interleave).fill_nan(None),
         )
     else:
         per_doc = pl.DataFrame(
@@ -349,6 +355,7 @@ def coherence_signals(
                 "coherence_split_gap": pl.Float64,
                 "coherence_split": pl.Float64,
                 "coherence_split_at": pl.Int32,
+                "coherence_interleave": pl.Float64,
             }
         )
     out = (
@@ -438,9 +445,14 @@ def coherence_signals(
         .then(pl.lit("alternating paragraphs"))
         .otherwise(pl.format("split after paragraph {}", pl.col("coherence_split_at")))
     )
+    # Interleaving (scoring/interleave.py): a ramp from interleave_low to interleave_high.
+    inter = pl.when(~unsupported.fill_null(False)).then(pl.col("coherence_interleave"))
+    span = max(c.interleave_high - c.interleave_low, 1e-9)
+    inter_pen = c.interleave_penalty * ((inter - c.interleave_low) / span).clip(0.0, 1.0)
+    inter_pen = inter_pen.fill_null(0.0)
     out = out.with_columns(
         coherence_topic_shift=shifted.fill_null(False),
-        adjust_coherence=pl.when(shifted).then(pl.lit(-c.split_penalty)).otherwise(0.0),
+        adjust_coherence=pl.when(shifted).then(pl.lit(-c.split_penalty)).otherwise(0.0) - inter_pen,
         reasons_coherence=pl.concat_list(
             "reasons_coherence",
             pl.when(shifted).then(
@@ -449,6 +461,14 @@ def coherence_signals(
                     split.round(2),
                     (split + pl.col("coherence_split_gap")).round(2),
                     where,
+                )
+            ),
+            pl.when(inter_pen > 0).then(
+                pl.format(
+                    "COHERENCE_INTERLEAVED: paragraphs two apart {} more similar than adjacent "
+                    "ones (penalty {})",
+                    inter.round(2),
+                    inter_pen.round(2),
                 )
             ),
         ).list.drop_nulls(),

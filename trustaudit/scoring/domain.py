@@ -8,6 +8,7 @@ from datetime import date
 import polars as pl
 
 from trustaudit.policy import Policy
+from trustaudit.policy.scoring import DomainPolicy
 from trustaudit.scoring._reasons import reason_list
 
 
@@ -86,6 +87,7 @@ def domain_signals(
         .agg(
             pages=pl.len(),
             last_published=pl.col("published").max(),
+            dated_pages=pl.col("published").is_not_null().sum().cast(pl.Int64),
             recent_publications=(
                 pl.col("published") >= now_lit - pl.duration(days=d.recent_window_days)
             ).sum(),
@@ -122,7 +124,7 @@ def domain_signals(
         .otherwise(
             (pl.col("domain_age_days").clip(lower_bound=0) / 365.0).clip(upper_bound=cap) / cap
         ),
-        activity_score=pl.when(pl.col("last_publish_days").is_null())
+        activity_raw=pl.when(pl.col("last_publish_days").is_null())
         .then(pl.lit(d.activity_neutral))
         .otherwise(
             (1.0 - pl.col("last_publish_days") / d.activity_window_days).clip(lower_bound=0.0)
@@ -131,6 +133,7 @@ def domain_signals(
             upper_bound=d.anchor_bonus_cap
         ),
     )
+    per_domain = per_domain.with_columns(activity_score=_shrunk_activity(d))
     out = base.join(per_domain.drop("pages"), on="registered_domain", how="left", nulls_equal=True)
     formula = d.age_weight * pl.col("age_score") + d.activity_weight * pl.col("activity_score")
     out = out.with_columns(
@@ -150,7 +153,9 @@ def domain_signals(
         "domain_age_days",
         "last_publish_days",
         "recent_publications",
+        "dated_pages",
         "age_score",
+        "activity_raw",
         "activity_score",
         "anchor_count",
         "anchor_bonus",
@@ -183,6 +188,16 @@ def domain_signals(
         .sort("registered_domain", nulls_last=True)
     )
     return out.select(page_cols), domains
+
+
+def _shrunk_activity(d: DomainPolicy) -> pl.Expr:
+    """activity_raw shrunk toward the neutral value by evidence: n dated pages of the domain
+    against `activity_prior_pages` pseudo-pages (0 = the reference formula, unchanged)."""
+    k = d.activity_prior_pages
+    if k <= 0:
+        return pl.col("activity_raw")
+    n = pl.col("dated_pages").cast(pl.Float64)
+    return d.activity_neutral + (pl.col("activity_raw") - d.activity_neutral) * n / (n + k)
 
 
 def _reasons(young_days: int, window: float) -> pl.Expr:

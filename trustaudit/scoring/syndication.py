@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 
 from trustaudit.policy import Policy
+from trustaudit.scoring.containment import containment_pairs, merge_components
 
 __all__ = [
     "band_keys",
@@ -163,6 +164,20 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     if len(eligible):
         sigs = np.concatenate(sig_parts)[eligible]
         labels[eligible] = cluster_rows(sigs, band_keys(sigs, s.bands), min_jaccard=s.min_jaccard)
+        if s.min_containment > 0:  # copies inside a longer page: low Jaccard, high containment
+            pairs = containment_pairs(
+                texts.gather(eligible),
+                base.get_column("registered_domain").gather(eligible),
+                shingle_words=s.shingle_words,
+                seed=s.seed,
+                sample_mod=s.containment_sample_mod,
+                max_df=s.containment_max_df,
+                min_shared=s.containment_min_shared,
+                min_containment=s.min_containment,
+            )
+            labels[eligible] = merge_components(
+                labels[eligible], pairs["a"].to_numpy(), pairs["b"].to_numpy()
+            )
     # Reduce by cluster: size, distinct domains, earliest copy.
     df = base.with_columns(_label=pl.Series(labels)).with_columns(
         _label=pl.when(pl.col("_label") >= 0).then(pl.col("_label"))
