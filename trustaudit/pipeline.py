@@ -325,8 +325,23 @@ def ingest(
     return stats
 
 
+@dataclass
+class Merged:
+    """What the merge wrote, and the tables themselves for a stage that follows in-process."""
+
+    counts: dict[str, int]
+    pages: pl.DataFrame
+    links: pl.DataFrame
+
+
 def merge_parts(run: RunDir) -> dict[str, int]:
     """Concatenate committed parts into pages/links/errors; duplicate URLs keep the first record."""
+    return merge_tables(run).counts
+
+
+def merge_tables(run: RunDir, *, defer_links: bool = False) -> Merged:
+    """merge_parts, keeping the tables; with `defer_links` links.parquet is left to the signal stage
+    (which rewrites it with affiliate flags anyway) and removed meanwhile, so no stale copy remains."""
     markers = sorted(run.parts.glob("*.done"))
     bases = [m.with_suffix("") for m in markers]
 
@@ -375,14 +390,18 @@ def merge_parts(run: RunDir) -> dict[str, int]:
     pages = _ensure_registered_domain(pages)
     links = _ensure_registered_domain(links)
     write_parquet(run.pages, pages)
-    write_parquet(run.links, links)
+    if defer_links:
+        run.links.unlink(missing_ok=True)
+    else:
+        write_parquet(run.links, links)
     write_parquet(run.errors, errors)
-    return {
+    counts = {
         "pages": pages.height,
         "links": links.height,
         "errors": errors.height,
         "duplicates": dups.height,
     }
+    return Merged(counts, pages, links)
 
 
 def _ensure_registered_domain(df: pl.DataFrame) -> pl.DataFrame:
@@ -405,6 +424,7 @@ def compute_signals(
     now: date,
     progress: Progress | None = None,
     memo: StageMemo | None = None,
+    merged: Merged | None = None,
 ) -> dict[str, Any]:
     """Reduce stage: every signal family over the pages/links tables -> signals.parquet, domains.parquet.
 
@@ -413,8 +433,10 @@ def compute_signals(
     progress = progress or NullProgress()
     progress.start("signals")
     t0 = time.perf_counter()
-    pages = run.read("pages")
-    links = run.read("links")
+    if merged is not None:  # straight from the merge: no round trip through the disk
+        pages, links = merged.pages, merged.links
+    else:
+        pages, links = run.read("pages"), run.read("links")
     d = policy.domain
     allow = read_domain_lists(d.allowlist_files)
     block = read_domain_lists(d.blocklist_files)
@@ -621,7 +643,8 @@ def audit(
         finally:
             if cache is not None:
                 cache.close()
-        counts = merge_parts(run)
+        merged = merge_tables(run, defer_links=True)
+        counts = merged.counts
         accounting = {
             "inputs": stats.records + stats.read_errors,
             "pages": counts["pages"],
@@ -643,6 +666,7 @@ def audit(
         }
         run.write_manifest(manifest)
         if counts["pages"] == 0:
+            write_parquet(run.links, merged.links)  # the run stays complete, if empty
             write_reports(run, policy, manifest)
             raise NothingReadError(
                 f"nothing could be read: {counts['errors']} input record(s), all errors",
@@ -650,7 +674,7 @@ def audit(
             )
         memo = StageMemo(options.cache) if options.cache else None
         manifest["stages"]["signals"] = compute_signals(
-            run, policy, now=now, progress=progress, memo=memo
+            run, policy, now=now, progress=progress, memo=memo, merged=merged
         )
         run.write_manifest(manifest)
         manifest["stages"]["score"] = score_run(run, policy, progress=progress)
