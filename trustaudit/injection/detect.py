@@ -39,7 +39,15 @@ _AI = (
     r"assistants?|assistente|asistente|assistent(?:in)?|agents?|agente|sprachmodell|modèle\s+de\s+langage|"
     r"modelo\s+de\s+linguagem|modelo\s+de\s+lenguaje|summari[sz]er|crawler|scraper|bots?)"
 )
-_PREV = r"(?:previous|prior|above|earlier|preceding|former|original|initial|your|system|developer|all\s+previous)"
+# The unambiguous subset: "note to agents:" heads a property listing, "note to AI agents:" does not.
+_AI_STRICT = (
+    r"(?:a\.?i\.?|ai|ki|llms?|gpt(?:-?\d[\w.]*)?|chat\s?gpt|claude|gemini|copilot|bard|bing\s+chat|"
+    r"(?:large\s+)?language\s+models?|chat\s?bots?|(?:ai|ki|ia)[\s-]+(?:assistant|agent|model|crawler|bot|system|reader)s?)"
+)
+_PREV = (
+    r"(?:previous|prior|above|earlier|preceding|former|original|initial|your|its|their|my|our|system|"
+    r"developer|all\s+previous)"
+)
 _INSTR = r"(?:instructions?|prompts?|directions?|rules|guidelines|directives|commands|orders|context|constraints)"
 
 # (feature name, weight, pattern). Weights: ~0.6 = decisive alone, ~0.3 = needs one more, ~0.15 = weak.
@@ -106,6 +114,13 @@ _FEATURE_SPECS: list[tuple[str, float, str]] = [
         rf"|\b(?:si\s+(?:vous\s+êtes|tu\s+es)|cher|chère|note\s+pour\s+l[ae']\s*|à\s+l'attention\s+de\s+l[ae']\s*)\s*"
         rf"(?:une?\s+)?(?:ia|assistant(?:e)?|modèle|intelligence\s+artificielle)\b",
     ),
+    # --- a note headed to an AI reader ("Note to AI assistants: …"): what follows is for the model ----
+    (
+        "address_note",
+        0.6,
+        rf"\b(?:note|notes|message|notice|memo|reminder|instructions?|directions?|guidance|attention)\s+(?:to|for)\s+"
+        rf"(?:an?\s+|the\s+|any\s+|all\s+)?{_AI_STRICT}\s*(?:[:\-–—]|\(|,\s+(?:please|you|ignore|do|always|never))",
+    ),
     # --- persona / jailbreak --------------------------------------------------------------------------
     (
         "persona",
@@ -166,6 +181,9 @@ _FEATURE_SPECS: list[tuple[str, float, str]] = [
         r"|\b(?:download|install)\s+(?:and\s+(?:run|install|execute)\s+)?(?:this|the)\s+(?:tool|file|software|"
         r"update|app|program|script|malware|extension)\s+(?:from|at)\b"
         r"|\bchange\s+(?:the|my)\s+(?:password|email\s+address|shipping\s+address|pin)\b"
+        r"|\bask\s+(?:the\s+)?(?:user|reader|visitor|human)s?\s+(?:for|to\s+(?:provide|enter|share|give|send|type|confirm))\s+"
+        r"(?:their|his|her|your|the)?\s*(?:e-?mail|password|credentials|phone|address|credit\s+card|login|"
+        r"account|bank|social\s+security|personal)"
         r"|\b(?:envie|envía|envia|sende|envoie[zr]?)\s+(?:um\s+|una?\s+|eine\s+|un\s+)?(?:e-?mail|mensaje|mensagem|"
         r"nachricht|message)\b"
         r"|\b(?:transfira|transfiere|überweise|überweisen\s+sie|vire[zr]?)\s",
@@ -220,7 +238,10 @@ _FEATURE_SPECS: list[tuple[str, float, str]] = [
         r"|\b(?:important|urgent|attention|warning|critical)\s*[:!]\s*(?:you|ignore|always|never|do\s+not|from|when|"
         r"before|while|if)\b"
         r"|\bmust\s+(?:now\s+)?(?:comply|obey|follow\s+(?:these|this|the\s+following))\b"
-        r"|\bvocê\s+deve\b|\bdebes\s+(?:decir|responder|incluir|ignorar)\b|\bdu\s+musst\b|\btu\s+dois\b|\bvous\s+devez\b",
+        r"|\bvocê\s+deve\b|\bdebes\s+(?:decir|responder|incluir|ignorar)\b|\bdu\s+musst\b|\btu\s+dois\b|\bvous\s+devez\b"
+        # the reader named in the third person: "the assistant must…", "any AI model should…"
+        r"|\b(?:the|this|that|any|every|each|all|an?)\s+(?:ai\s+|ki\s+|ia\s+)?(?:assistant|model|llm|chatbot|agent|ai)s?"
+        r"\s+(?:must|should|shall|will|has\s+to|have\s+to|needs?\s+to|is\s+(?:required|instructed|to))\b",
     ),
 ]
 
@@ -250,6 +271,11 @@ _ANCHOR_SPECS: dict[str, tuple[str, str]] = {
         "chatbot chatbots claude gemini copilot assistant assistants assistente assistentes asistente asistentes "
         "assistent assistentin sprachmodell summarizer summarizers summariser summarizing summarising crawler "
         "crawlers scraper scrapers agent agents modèle modelo model models",
+        "gpt a.i.",
+    ),
+    "address_note": (
+        "ai ia ki llm llms bard bing bot bots language chat chatgpt chatbot chatbots claude gemini copilot assistant "
+        "assistants agent agents model models summarizer summarizers crawler crawlers scraper scrapers",
         "gpt a.i.",
     ),
     "persona": (
@@ -289,32 +315,7 @@ _ANCHOR_SPECS: dict[str, tuple[str, str]] = {
 _EXACT: dict[str, frozenset[str]] = {k: frozenset(v[0].split()) for k, v in _ANCHOR_SPECS.items()}
 _SYMBOLS: dict[str, tuple[str, ...]] = {k: tuple(v[1].split()) for k, v in _ANCHOR_SPECS.items()}
 _ALL_EXACT: frozenset[str] = frozenset().union(*_EXACT.values())
-_VARIANT: dict[str, str] = {}
-for _w in _ALL_EXACT:
-    for _pre in ("", "(", '"', "'", "“", "‘", "¿", "¡", "«", "*", "["):
-        for _post in (
-            "",
-            ".",
-            ",",
-            ";",
-            ":",
-            "!",
-            "?",
-            ")",
-            '"',
-            "'",
-            "”",
-            "’",
-            "»",
-            "*",
-            "]",
-            "),",
-            ").",
-            '."',
-            '",',
-        ):
-            _VARIANT[_pre + _w + _post] = _w
-_VARIANT_KEYS: frozenset[str] = frozenset(_VARIANT)
+_GLUE = "<>\"'()[]{}.,;:!?*=/\\|“”‘’«»¿¡"
 # Symbols grouped by their first character: one scan for the character skips the whole group when absent.
 _SYMBOL_GROUPS: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
 for _name, _syms in _SYMBOLS.items():
@@ -368,9 +369,13 @@ def _occurrences(low: str, needle: str, *, word: bool, limit: int = 32) -> list[
 def _feature_windows(low: str) -> dict[str, list[tuple[int, int]]]:
     """Per anchored feature, the windows of `low` its regex must read (absent: nothing to read)."""
     n = len(low)
-    # Tokens are matched with their common punctuation attached (precomputed variants), so the
-    # intersection runs in C instead of stripping every token in Python.
-    present = {_VARIANT[t] for t in _VARIANT_KEYS.intersection(low.split())}
+    # Punctuation and markup become spaces before splitting (one C-speed replace per character that
+    # occurs), so words glued to tags or quotes (`">ignore`, `(ignore`) are tokens like any other.
+    tok = low
+    for c in _GLUE:
+        if c in tok:
+            tok = tok.replace(c, " ")
+    present = _ALL_EXACT.intersection(tok.split())
     points: dict[str, list[int]] = {}
     occ_cache: dict[str, list[int]] = {}
     first_seen: dict[str, bool] = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html as htmllib
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -66,9 +67,16 @@ class Segment:
 
 _S = re.IGNORECASE | re.DOTALL
 _TEMPLATE = re.compile(r"<template\b[^>]*>(.*?)</template\s*>", _S)
-_TAGS = re.compile(r"<[^>]*>")
+# A tag opens with a letter, "/" or "!": chat-template tokens such as <|im_start|> are text, not markup.
+_TAGS = re.compile(r"<[A-Za-z/!?][^<>]*>")
 # Attribute values that can carry text a model reads but a human does not see on the page.
-_JS_STRING = re.compile(r"\"([^\"\n]{16,800})\"|'([^'\n]{16,800})'|`([^`]{16,800})`")
+# String literals with their escapes (a JSON blob's "<p class=\\"x\\">…" is one literal, not three).
+_JS_STRING = re.compile(
+    r"\"([^\"\\\n]*(?:\\[\s\S][^\"\\\n]*)*)\"|'([^'\\\n]*(?:\\[\s\S][^'\\\n]*)*)'"
+    r"|`([^`\\]*(?:\\[\s\S][^`\\]*)*)`"
+)
+_JS_MIN, _JS_MAX = 16, 4000
+_LOOSE_BEFORE, _LOOSE_AFTER = 200, 400  # loose script text read around a gate word
 _JS_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\([nrt\"'\\/])")
 _JS_SIMPLE = {"n": "\n", "r": " ", "t": " "}
 _CSS_CONTENT = re.compile(
@@ -194,14 +202,51 @@ def _unescape_js(m: re.Match[str]) -> str:
     return _JS_SIMPLE.get(c, c)
 
 
-def _js_strings(code: str) -> list[str]:
-    """String literals of a script that read like prose (3+ words), unescaped just enough to read."""
+def _js_strings(code: str, low: str) -> tuple[list[str], list[str]]:
+    """Prose of a script: string literals that read like prose (3+ words), and loose text.
+
+    Loose text is the code around a gate word that no literal holds, unescaped just enough to read:
+    quoting that does not pair up (a payload with stray quotes, markup pasted into a JSON string) must
+    not hide the instruction it carries.
+    """
     out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
     for sm in _JS_STRING.finditer(code):
+        starts.append(sm.start())
+        ends.append(sm.end())
         lit = sm.group(1) or sm.group(2) or sm.group(3) or ""
-        if _WORDY.search(lit):
-            out.append(_JS_ESCAPE.sub(_unescape_js, lit) if "\\" in lit else lit)
-    return out
+        if len(lit) < _JS_MIN or not _WORDY.search(lit):
+            continue
+        lit = lit[:_JS_MAX]
+        if "\\" in lit:
+            lit = _JS_ESCAPE.sub(_unescape_js, lit)
+        out.append(lit)  # markup stays: the detector reads words glued to tags
+    points: list[int] = []
+    for g in _SCRIPT_GATES:
+        i = low.find(g)
+        n = 0
+        while i != -1 and n < 8:
+            k = bisect_right(starts, i) - 1
+            if k < 0 or ends[k] <= i:  # outside every literal
+                points.append(i)
+            n += 1
+            i = low.find(g, i + len(g))
+    loose: list[str] = []
+    if points:
+        points.sort()
+        lo, hi = max(0, points[0] - _LOOSE_BEFORE), points[0] + _LOOSE_AFTER
+        spans: list[tuple[int, int]] = []
+        for q in points[1:]:
+            if q - _LOOSE_BEFORE > hi:
+                spans.append((lo, hi))
+                lo = q - _LOOSE_BEFORE
+            hi = q + _LOOSE_AFTER
+        spans.append((lo, hi))
+        for lo, hi in spans[:8]:
+            text = code[lo:hi]
+            loose.append(_JS_ESCAPE.sub(_unescape_js, text) if "\\" in text else text)
+    return out, loose
 
 
 def _css_hidden(css: str, page_bg: str, limit: int = 40) -> list[tuple[str, str]]:
@@ -244,7 +289,6 @@ _SCRIPT_GATES = (
     "ai model",
     "ai agent",
     "an ai",
-    "new instructions",
     "important:",
     "<|",
     "[inst",
@@ -254,6 +298,18 @@ _SCRIPT_GATES = (
     "the user",
 )
 _TAG_CHAR = re.compile("[\U000e0000-\U000e007f]")
+_ATTR_TECHNIQUE = {
+    "alt": "attr_alt",
+    "title": "attr_title",
+    "aria-label": "attr_aria_label",
+    "aria-description": "attr_aria_label",
+    "placeholder": "attr_other",
+}
+_SCRIPT_TYPE = re.compile(r"\btype\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))")
+# Script types a browser executes; any other non-JSON type is a data block (often an HTML template).
+# A <script> whose type names one of these is a data block holding markup (a client-side template);
+# any other type is code or JSON (lazy loaders rename JavaScript types freely).
+_TEMPLATE_TYPES = ("html", "templ", "tmpl", "handlebars", "mustache", "jsrender", "knockout")
 
 
 def _has_invisible(html: str) -> bool:
@@ -265,14 +321,7 @@ def _has_invisible(html: str) -> bool:
     return has_astral(html) and _TAG_CHAR.search(html) is not None
 
 
-def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segment], str]:
-    """All hidden or out-of-band text segments of a page, and the page's visible text.
-
-    Segments found in the source (comments, attributes, invisible Unicode, base64) carry exact offsets;
-    segments from the DOM (hidden subtrees, scripts, styles) carry -1 and are located when they hit.
-    """
-    segs: list[Segment] = []
-
+def _comment_segments(html: str, segs: list[Segment]) -> None:
     for off, body in _iter_blocks(html, "<!--", "-->"):
         if body.lstrip().startswith("[if"):
             continue
@@ -283,6 +332,117 @@ def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segmen
         for boff, txt in decode_base64_text(body, limit=4):
             segs.append(Segment("base64", "comment base64", txt, off + boff))
 
+
+def _data_attr_segments(html: str, segs: list[Segment]) -> None:
+    for m in _DATA_ATTR.finditer(html):
+        if not html[m.start() - 1].isspace():
+            continue
+        value = m.group(2) if m.group(2) is not None else (m.group(3) or "")
+        off = m.start(2) if m.group(2) is not None else m.start(3)
+        name = m.group(1)
+        if len(value) >= 24 and " " not in value:
+            for boff, txt in decode_base64_text(value, limit=4):
+                segs.append(Segment("base64", f"[{name}] base64", txt, off + boff))
+        if _WORDY.search(value):
+            # data-placeholder & co. are form hints ("Write your answer"), not hidden prose.
+            tech = "attr_other" if "placeholder" in name or "label" in name else "attr_data"
+            segs.append(Segment(tech, f"[{name}]", htmllib.unescape(value), off))
+
+
+def _attribute_segments(tree: LexborHTMLParser, segs: list[Segment]) -> None:
+    for node in tree.css(
+        "[alt],[title],[aria-label],[aria-description],[placeholder],meta[content]"
+    ):
+        tag = node.tag or "?"
+        for name, value in node.attributes.items():
+            if not value or len(value) < 12:
+                continue
+            tech = _ATTR_TECHNIQUE.get(name)
+            if tech is None:
+                if name != "content" or tag != "meta":
+                    continue
+                tech = "meta_content"
+            if _WORDY.search(value):
+                segs.append(Segment(tech, f"<{tag} {name}>", value, -1))
+
+
+def _script_blocks(html: str) -> list[tuple[int, str, str]]:
+    """(offset of the body, attributes, body) of every <script> element, found with str.find.
+
+    Reading scripts from the source instead of the DOM skips a tree walk and a copy per node, and gives
+    exact offsets. Upper-case tags are rare but legal, so they are looked for only when present.
+    """
+    starts: list[int] = []
+    for tok in ("<script", "<SCRIPT", "<Script"):
+        if tok != "<script" and tok not in html:
+            continue
+        i = html.find(tok)
+        while i != -1:
+            starts.append(i)
+            i = html.find(tok, i + 7)
+    if len(starts) > 1:
+        starts.sort()
+    out: list[tuple[int, str, str]] = []
+    n = len(html)
+    pos = 0
+    for i in starts:
+        if i < pos or i + 7 >= n or html[i + 7] not in " \t\n\r/>":
+            continue  # inside a previous script body, or <scripts> / <script-x>
+        gt = html.find(">", i + 7)
+        if gt == -1:
+            break
+        end = html.find("</script", gt + 1)
+        if end == -1 and ("</SCRIPT" in html or "</Script" in html):
+            up = [html.find(t, gt + 1) for t in ("</SCRIPT", "</Script")]
+            end = min((e for e in up if e != -1), default=-1)
+        if end == -1:
+            end = n
+        out.append((gt + 1, html[i + 7 : gt], html[gt + 1 : end]))
+        pos = end
+    return out
+
+
+def _script_segments(html: str, segs: list[Segment]) -> None:
+    for off, attrs, code in _script_blocks(html):
+        if len(code) < 18:
+            continue
+        low_attrs = attrs.lower()
+        if "src=" in low_attrs:
+            continue
+        tm = _SCRIPT_TYPE.search(low_attrs) if "type" in low_attrs else None
+        stype = (tm.group(1) or tm.group(2) or tm.group(3) or "") if tm else ""
+        if stype and any(t in stype for t in _TEMPLATE_TYPES):
+            # text/template, text/html, text/x-handlebars…: markup kept for later, never rendered.
+            # Read with its markup: attribute values of the template are text a model reads too.
+            text = htmllib.unescape(code) if "&" in code else code
+            if _WORDY.search(text):
+                segs.append(Segment("template", f'<script type="{stype[:40]}">', text, off))
+            continue
+        low = code.lower()
+        if not any(g in low for g in _SCRIPT_GATES):
+            continue
+        strings, loose = _js_strings(code, low)
+        kind = "json-ld" if "ld+json" in stype else "<script>"
+        if strings:
+            segs.append(Segment("script", f"{kind} string", "\n\n".join(strings), -1))
+        for text in loose:
+            segs.append(Segment("script", f"{kind} text", text, -1))
+        if "atob(" in low:
+            for _, txt in decode_base64_text(code, limit=8):
+                segs.append(Segment("base64", "<script> base64", txt, -1))
+
+
+def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segment], str]:
+    """All hidden or out-of-band text segments of a page, and the page's visible text.
+
+    Segments found in the source (comments, attributes, invisible Unicode, base64) carry exact offsets;
+    segments from the DOM (hidden subtrees, styles) and script literals carry -1 and are located when
+    they hit.
+    """
+    segs: list[Segment] = []
+
+    _comment_segments(html, segs)
+
     if "<template" in html or "<TEMPLATE" in html:
         for m in _TEMPLATE.finditer(html):
             t = _tag_text(m.group(1))
@@ -290,19 +450,7 @@ def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segmen
                 segs.append(Segment("template", "<template>", t, m.start(1)))
 
     if " data-" in html:
-        for m in _DATA_ATTR.finditer(html):
-            if not html[m.start() - 1].isspace():
-                continue
-            value = m.group(2) if m.group(2) is not None else (m.group(3) or "")
-            off = m.start(2) if m.group(2) is not None else m.start(3)
-            name = m.group(1)
-            if len(value) >= 24 and " " not in value:
-                for boff, txt in decode_base64_text(value, limit=4):
-                    segs.append(Segment("base64", f"[{name}] base64", txt, off + boff))
-            if _WORDY.search(value):
-                # data-placeholder & co. are form hints ("Write your answer"), not hidden prose.
-                tech = "attr_other" if "placeholder" in name or "label" in name else "attr_data"
-                segs.append(Segment(tech, f"[{name}]", htmllib.unescape(value), off))
+        _data_attr_segments(html, segs)
 
     if _has_invisible(html):
         for inv in reveal_invisible(html):
@@ -315,63 +463,43 @@ def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segmen
                 )
             )
 
+    _script_segments(html, segs)
+
     tree = LexborHTMLParser(html)
+    _attribute_segments(tree, segs)
 
-    for node in tree.css(
-        "[alt],[title],[aria-label],[aria-description],[placeholder],meta[content]"
-    ):
-        tag = node.tag or "?"
-        for name, value in node.attributes.items():
-            if not value or len(value) < 12:
-                continue
-            if name == "alt":
-                tech = "attr_alt"
-            elif name == "title":
-                tech = "attr_title"
-            elif name in ("aria-label", "aria-description"):
-                tech = "attr_aria_label"
-            elif name == "content" and tag == "meta":
-                tech = "meta_content"
-            elif name == "placeholder":
-                tech = "attr_other"
-            else:
-                continue
-            if _WORDY.search(value):
-                segs.append(Segment(tech, f"<{tag} {name}>", value, -1))
-
-    for node in tree.css("script"):
-        if node.attrs.get("src"):  # one attribute, no dict of all of them
-            continue
-        code = node.text(deep=True)
-        if len(code) < 18:
-            continue
-        low = code.lower()
-        if not any(g in low for g in _SCRIPT_GATES):
-            continue
-        strings = _js_strings(code)
-        if strings:
-            kind = "json-ld" if "ld+json" in (node.attrs.get("type") or "") else "<script>"
-            segs.append(Segment("script", f"{kind} string", "\n\n".join(strings), -1))
-        if "atob(" in low:
-            for _, txt in decode_base64_text(code, limit=8):
-                segs.append(Segment("base64", "<script> base64", txt, -1))
-
-    css_parts = [n.text(deep=True) for n in tree.css("style")]
-    css_all = "\n".join(css_parts)
+    css_all = "\n".join(n.text(deep=True) for n in tree.css("style"))
     for cm in _CSS_CONTENT.finditer(css_all):
         lit = cm.group(1) or cm.group(2) or ""
         if _WORDY.search(lit):
             segs.append(Segment("css_content", "<style> content:", lit, -1))
-
     page_bg = _page_background(tree, css_all)
+    # Code and style text is not prose: dropped before hidden subtrees are read (scripts were read above).
+    tree.strip_tags(["script", "style"])
+    _hidden_segments(tree, css_all, page_bg, segs, max_text)
+
+    tree.strip_tags(["noscript", "template", "svg"])
+    body_node = tree.body
+    visible = body_node.text(separator="\n", strip=False) if body_node is not None else ""
+    return segs, visible[:max_text]
+
+
+def _hidden_segments(
+    tree: LexborHTMLParser, css_all: str, page_bg: str, segs: list[Segment], max_text: int
+) -> None:
+    """Text of the outermost hidden subtrees (each removed from the tree so it is not read as visible)."""
     hidden: dict[int, tuple[LexborNode, str, str]] = {}
 
     def mark(node: LexborNode, technique: str, how: str) -> None:
         hidden.setdefault(node.mem_id, (node, technique, how))
 
+    styles: dict[str, str | None] = {}  # pages repeat a few style strings many times
     for node in tree.css("[style]"):
         style = node.attrs.get("style") or ""
-        hide = hiding_technique(style, page_bg)
+        if style in styles:
+            hide = styles[style]
+        else:
+            hide = styles[style] = hiding_technique(style, page_bg)
         if hide is not None:
             mark(node, hide, f'style="{style.strip()[:60]}"')
     for node in tree.css("[hidden]"):
@@ -402,8 +530,8 @@ def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segmen
 
     for node, tech, how in outermost:
         tag = node.tag or "?"
-        if tag in ("script", "style", "template", "head", "html", "body"):
-            if tag in ("script", "style", "template"):
+        if tag in ("template", "head", "html", "body"):
+            if tag == "template":
                 node.decompose()
             continue
         hidden_text = node.text(separator=" ", strip=False)
@@ -412,8 +540,3 @@ def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segmen
             continue
         hidden_text = " ".join(hidden_text.split())[:max_text]
         segs.append(Segment(tech, f"<{tag}> {how}".strip(), hidden_text, -1))
-
-    tree.strip_tags(["script", "style", "noscript", "template", "svg"])
-    body_node = tree.body
-    visible = body_node.text(separator="\n", strip=False) if body_node is not None else ""
-    return segs, visible[:max_text]
