@@ -114,6 +114,31 @@ def test_exit_3_on_internal_error(clean_run: Path, monkeypatch: pytest.MonkeyPat
     assert "internal error: RuntimeError: kaboom" in res.stderr
 
 
+def test_exit_2_when_the_run_cannot_be_written(clean_run: Path) -> None:
+    """An unwritable output is the environment's fault: exit 2 naming the path, not an internal error."""
+    import shutil
+
+    shutil.rmtree(clean_run / "reports", ignore_errors=True)
+    (clean_run / "reports").write_text("a file where the reports folder should be")
+    res = gate(str(clean_run))
+    assert res.exit_code == ExitCode.USAGE == 2, res.output
+    assert f"cannot use {clean_run / 'reports'}" in res.stderr and "Traceback" not in res.output
+
+
+def test_unexpected_os_error_is_still_internal(
+    clean_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    import trustaudit.cli.commands.gate as gate_module
+
+    def broken_pipe(*a: object, **k: object) -> None:
+        raise OSError(errno.EIO, "I/O error")
+
+    monkeypatch.setattr(gate_module, "evaluate_gate", broken_pipe)
+    assert gate(str(clean_run)).exit_code == ExitCode.INTERNAL
+
+
 def test_json_junit_and_gate_json_path(bad_run: Path, tmp_path: Path) -> None:
     junit = tmp_path / "ci" / "gate.xml"
     gj = tmp_path / "ci" / "g.json"

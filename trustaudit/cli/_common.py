@@ -6,6 +6,7 @@ and one-line messages a shell user sees.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import sys
@@ -56,13 +57,46 @@ def guarded(func: F) -> F:
         except KeyboardInterrupt:
             fail("interrupted; re-run the same command to resume")
             raise typer.Exit(130) from None
-        except (Exception, BaseException) as exc:  # pyo3 panics derive from BaseException
-            if isinstance(exc, GeneratorExit) or os.environ.get("TRUSTAUDIT_DEBUG"):
-                raise
+        except OSError as exc:
+            if exc.errno not in _ENVIRONMENT_ERRNOS:
+                raise _internal(exc) from None
+            where = f" {exc.filename}" if exc.filename else ""
             fail(
-                f"internal error: {type(exc).__name__}: {exc}",
-                "set TRUSTAUDIT_DEBUG=1 for a traceback and report it",
+                f"cannot use{where}: {exc.strerror or exc}",
+                "check that the path exists, is writable (not a read-only run or file system) "
+                "and that the disk has space",
             )
-            raise typer.Exit(int(ExitCode.INTERNAL)) from None
+            raise typer.Exit(int(ExitCode.USAGE)) from None
+        except (Exception, BaseException) as exc:  # pyo3 panics derive from BaseException
+            raise _internal(exc) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+# Errors of the environment, not of trustaudit: permissions, read-only or full disks, a file where a
+# folder should be. They exit 2 (usage/input) with the path, not 3 (internal error).
+_ENVIRONMENT_ERRNOS = frozenset(
+    {
+        errno.EACCES,
+        errno.EPERM,
+        errno.EROFS,
+        errno.ENOSPC,
+        errno.EDQUOT,
+        errno.EEXIST,
+        errno.ENOTDIR,
+        errno.EISDIR,
+        errno.ENOENT,
+        errno.ENAMETOOLONG,
+    }
+)
+
+
+def _internal(exc: BaseException) -> BaseException:
+    """One line for an unexpected error (exit 3); TRUSTAUDIT_DEBUG=1 re-raises it with its traceback."""
+    if isinstance(exc, GeneratorExit) or os.environ.get("TRUSTAUDIT_DEBUG"):
+        return exc
+    fail(
+        f"internal error: {type(exc).__name__}: {exc}",
+        "set TRUSTAUDIT_DEBUG=1 for a traceback and report it",
+    )
+    return typer.Exit(int(ExitCode.INTERNAL))
