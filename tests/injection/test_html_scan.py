@@ -202,6 +202,7 @@ def test_upper_case_script_tags_are_read() -> None:
 def test_benign_script_strings_do_not_trigger() -> None:
     code = (
         'var msg = {"comment": "Please type a comment above. Comments are limited to 3000 characters.",'
+        '"reply": "Please type a reply above. Please remove %N characters to post your reply.",'
         '"share": "This information will only be used to send an email to your friend.",'
         '"help": "Summaries are written by our editors; ignore the draft label."};'
     )

@@ -192,6 +192,8 @@ _FEATURE_SPECS: list[tuple[str, float, str]] = [
     (
         "output_ref",
         0.3,
+        # not comment-form UI ("post your reply", "edit your answer"): a human about their own text
+        r"(?<!post\s)(?<!submit\s)(?<!edit\s)(?<!save\s)(?<!delete\s)(?<!preview\s)(?<!cancel\s)"
         r"\byour\s+(?:response|answer|reply|output|summary|summaries|completion|next\s+message)\b"
         r"|\b(?:in|into|to|of|within)\s+the\s+(?:response|answer|reply|output|summary)\b"
         r"|\b(?:when|while|before|after)\s+(?:summari[sz]ing|answering|responding|replying|generating)\b"

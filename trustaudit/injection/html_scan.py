@@ -65,8 +65,6 @@ class Segment:
         return PRIORS.get(self.technique, 0.2)
 
 
-_S = re.IGNORECASE | re.DOTALL
-_TEMPLATE = re.compile(r"<template\b[^>]*>(.*?)</template\s*>", _S)
 # A tag opens with a letter, "/" or "!": chat-template tokens such as <|im_start|> are text, not markup.
 _TAGS = re.compile(r"<[A-Za-z/!?][^<>]*>")
 # Attribute values that can carry text a model reads but a human does not see on the page.
@@ -75,7 +73,7 @@ _JS_STRING = re.compile(
     r"\"([^\"\\\n]*(?:\\[\s\S][^\"\\\n]*)*)\"|'([^'\\\n]*(?:\\[\s\S][^'\\\n]*)*)'"
     r"|`([^`\\]*(?:\\[\s\S][^`\\]*)*)`"
 )
-_JS_MIN, _JS_MAX = 16, 4000
+_JS_MIN, _JS_MAX, _JS_LITERALS = 16, 4000, 400
 _LOOSE_BEFORE, _LOOSE_AFTER = 200, 400  # loose script text read around a gate word
 _JS_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\([nrt\"'\\/])")
 _JS_SIMPLE = {"n": "\n", "r": " ", "t": " "}
@@ -84,6 +82,11 @@ _CSS_CONTENT = re.compile(
 )  # literal first: fast scan
 _CSS_HIDE_HINT = re.compile(
     r"display\s*:\s*none|visibility\s*:\s*hidden|opacity\s*:\s*0|font-size\s*:\s*0|:\s*-\d{3,}|clip\s*:\s*rect\(0"
+)
+_TEXT_ATTR = re.compile(
+    r"\s(alt|title|aria-label|aria-description|placeholder|content)\s*=\s*"
+    r"(?:\"([^\"<>]{12,4000})\"|'([^'<>]{12,4000})')",
+    re.IGNORECASE,
 )
 _DATA_ATTR = re.compile(r"(data-[\w.:-]+)\s*=\s*(?:\"([^\"<>]{12,4000})\"|'([^'<>]{12,4000})')")
 _SIMPLE_SELECTOR = re.compile(r"^[.#][A-Za-z_][\w-]*$")
@@ -321,10 +324,37 @@ def _has_invisible(html: str) -> bool:
     return has_astral(html) and _TAG_CHAR.search(html) is not None
 
 
+def _template_blocks(html: str) -> list[tuple[int, str]]:
+    """(offset, inner markup) of the outermost <template> elements; nested templates stay inside."""
+    marks: list[tuple[int, int]] = []  # (position, +1 open / -1 close)
+    for tok, step in (("<template", 1), ("</template", -1), ("<TEMPLATE", 1), ("</TEMPLATE", -1)):
+        i = html.find(tok)
+        while i != -1:
+            marks.append((i, step))
+            i = html.find(tok, i + len(tok))
+    marks.sort()
+    out: list[tuple[int, str]] = []
+    depth, start = 0, -1
+    for pos, step in marks:
+        if step == 1:
+            if depth == 0:
+                gt = html.find(">", pos)
+                if gt == -1:
+                    break
+                start = gt + 1
+            depth += 1
+        elif depth > 0:
+            depth -= 1
+            if depth == 0 and pos >= start:
+                out.append((start, html[start:pos]))
+    if depth > 0 and start != -1:  # unclosed: runs to the end of the page
+        out.append((start, html[start:]))
+    return out
+
+
 def _comment_segments(html: str, segs: list[Segment]) -> None:
+    # Conditional comments (<!--[if IE]>…<![endif]-->) are read too: no current browser renders them.
     for off, body in _iter_blocks(html, "<!--", "-->"):
-        if body.lstrip().startswith("[if"):
-            continue
         if _WORDY.search(body):
             segs.append(Segment("comment", "comment", body, off))
         if len(body) < 24:
@@ -423,8 +453,9 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
             continue
         strings, loose = _js_strings(code, low)
         kind = "json-ld" if "ld+json" in stype else "<script>"
-        if strings:
-            segs.append(Segment("script", f"{kind} string", "\n\n".join(strings), -1))
+        # One segment per literal: features of two unrelated UI strings are never combined.
+        for lit in strings[:_JS_LITERALS]:
+            segs.append(Segment("script", f"{kind} string", lit, -1))
         for text in loose:
             segs.append(Segment("script", f"{kind} text", text, -1))
         if "atob(" in low:
@@ -444,10 +475,17 @@ def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segmen
     _comment_segments(html, segs)
 
     if "<template" in html or "<TEMPLATE" in html:
-        for m in _TEMPLATE.finditer(html):
-            t = _tag_text(m.group(1))
+        for off, body in _template_blocks(html):
+            t = _tag_text(body)
             if _WORDY.search(t):
-                segs.append(Segment("template", "<template>", t, m.start(1)))
+                segs.append(Segment("template", "<template>", t, off))
+            # The DOM keeps template content out of the tree, so its attributes are read here.
+            for am in _TEXT_ATTR.finditer(body):
+                value = am.group(2) if am.group(2) is not None else (am.group(3) or "")
+                if _WORDY.search(value):
+                    where = f"<template> [{am.group(1).lower()}]"
+                    vo = am.start(2) if am.group(2) is not None else am.start(3)
+                    segs.append(Segment("template", where, htmllib.unescape(value), off + vo))
 
     if " data-" in html:
         _data_attr_segments(html, segs)
