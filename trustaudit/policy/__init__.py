@@ -27,6 +27,7 @@ from trustaudit.policy.corpus import (
     SyndicationPolicy,
 )
 from trustaudit.policy.crawl import CrawlPolicy
+from trustaudit.policy.fusion import FusionPolicy
 from trustaudit.policy.gate import GatePolicy
 from trustaudit.policy.injection import InjectionPolicy
 from trustaudit.policy.report import ReportPolicy
@@ -66,6 +67,7 @@ class Policy:
     report: ReportPolicy = section(ReportPolicy)
     gate: GatePolicy = section(GatePolicy)
     citations: CitationsPolicy = section(CitationsPolicy)
+    fusion: FusionPolicy = section(FusionPolicy)
 
     def with_overrides(self, data: Mapping[str, Any]) -> Policy:
         """Layer a nested mapping (e.g. from CLI flags) on top of this policy."""

@@ -13,8 +13,8 @@ from typing import Any
 import polars as pl
 
 from trustaudit.errors import UsageError
-from trustaudit.io.records import doc_id_for
 from trustaudit.io.rundir import RunDir
+from trustaudit.io.urlmatch import match_doc_ids
 from trustaudit.policy import Policy
 from trustaudit.report.reason_text import reason_text, split_reason
 
@@ -26,17 +26,13 @@ def find_page(run: RunDir, key: str) -> str:
     """doc_id of the page named by `key`: an exact URL, a URL equal after normalization, or a doc_id."""
     run.require("scores.parquet")
     key = key.strip()
-    scores = run.scan("scores").select("doc_id", "url")
-    hit = scores.filter((pl.col("url") == key) | (pl.col("doc_id") == key)).head(1).collect()
-    if hit.height == 0 and key:
-        by_norm = doc_id_for(key, "", None)
-        hit = scores.filter(pl.col("doc_id") == by_norm).head(1).collect()
-    if hit.height == 0:
+    hit = match_doc_ids(pl.Series([key], dtype=pl.String), run.scan("scores"))[0]
+    if hit is None:
         raise UsageError(
             f"no page matches {key!r} in {run.root}",
             hint="pass the page URL as audited, or its doc_id (see scores.parquet / quarantine.csv)",
         )
-    return str(hit["doc_id"][0])
+    return str(hit)
 
 
 def _plain(v: Any) -> Any:

@@ -1,0 +1,270 @@
+"""`trustaudit fuse`: attach a run's trust to retrieval results and re-rank them for an LLM context."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import re
+import sys
+import zlib
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from trustaudit.cli._common import err_console, guarded
+from trustaudit.errors import UsageError
+from trustaudit.exit_codes import ExitCode
+from trustaudit.fusion import FuseOutcome, ParsedResults, fuse_results, fused_jsonl
+from trustaudit.io.atomic import atomic_open
+from trustaudit.io.rundir import RunDir
+from trustaudit.policy import Policy, load_policy
+
+SHOWN_ERRORS = 20  # bad lines printed on stderr; the --json summary lists up to JSON_ERRORS
+JSON_ERRORS = 1000
+SHOWN_QUERIES = 20
+# Terminal controls, C1 codes, zero-width and bidi overrides: untrusted text must not steer the terminal.
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
+def inert(text: Any, width: int = 70) -> str:
+    """Untrusted text (URLs, queries) made safe for a rich terminal: controls replaced, cut to
+    `width`, markup escaped."""
+    s = _UNSAFE.sub("?", str(text))
+    if len(s) > width:
+        s = s[: width - 1] + "…"
+    return escape(s)
+
+
+def read_results_text(path: str) -> tuple[str, str]:
+    """(text, display name) of RESULTS: a file, `-` for stdin, gzip when the name ends in .gz."""
+    if path == "-":
+        data = typer.get_binary_stream("stdin").read()
+        name = "<stdin>"
+    else:
+        p = Path(path)
+        if p.is_dir():
+            raise UsageError(
+                f"RESULTS is a directory: {p}", hint="pass a JSONL file or - for stdin"
+            )
+        try:
+            data = p.read_bytes()
+        except FileNotFoundError:
+            raise UsageError(f"results file not found: {p}") from None
+        except OSError as exc:
+            raise UsageError(f"cannot read {p}: {exc.strerror or exc}") from None
+        name = str(p)
+    if path.endswith(".gz") or data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise UsageError(f"{name} is not valid gzip: {exc}") from None
+    # one undecodable byte spoils one line (replacement character), not the batch
+    return data.decode("utf-8", errors="replace"), name
+
+
+def _overrides(**flags: Any) -> dict[str, Any]:
+    given = {k: v for k, v in flags.items() if v is not None}
+    return {"fusion": given} if given else {}
+
+
+def summary_dict(
+    outcome: FuseOutcome, pol: Policy, *, run: Path, results: str, out: str | None
+) -> dict[str, Any]:
+    """The machine summary (`--json`): totals, per-query rows, bad lines, the effective policy."""
+    parsed, per_query = outcome.parsed, outcome.summary
+    fused = outcome.fused
+    fusion = dataclasses.asdict(pol.fusion) | {
+        "medium_tag": pol.fusion.medium_tag or pol.bands.medium_tag
+    }
+    return {
+        "run": str(run),
+        "results_file": results,
+        "out": out,
+        "policy": fusion,
+        "seen": parsed.seen,
+        "results": fused.height,
+        "bad_lines": len(parsed.bad),
+        "errors": [{parsed.unit: b.line, "message": b.message} for b in parsed.bad[:JSON_ERRORS]],
+        "queries": per_query.height,
+        "in_context": int(fused.get_column("in_context").sum()),
+        "dropped": int((~fused.get_column("in_context")).sum()),
+        "quarantined": int(per_query.get_column("quarantined").sum()),
+        "unscored": int(per_query.get_column("unscored").sum()),
+        "research_advised": int(per_query.get_column("research_advised").sum()),
+        "per_query": per_query.to_dicts(),
+    }
+
+
+def print_summary(data: dict[str, Any], console: Console) -> None:
+    """Per-query table (escaped: queries and URLs are untrusted text) and a totals line."""
+    rows = data["per_query"]
+    k = data["policy"]["top_k"]
+    table = Table(title="trustaudit fuse", header_style="bold")
+    table.add_column("query", max_width=24)
+    for col in ("results", "kept", "dropped", "unscored", f"trust@{k}", "re-search"):
+        table.add_column(col, justify="right")
+    table.add_column("top result", overflow="fold", min_width=16)
+    for r in rows[:SHOWN_QUERIES]:
+        mean = r["mean_trust_top_k"]
+        research = "[bold red]yes[/]" if r["research_advised"] else "[green]no[/]"
+        table.add_row(
+            inert(r["query"], 40),
+            str(r["results"]),
+            str(r["kept"]),
+            str(r["dropped"]),
+            str(r["unscored"]),
+            "-" if mean is None else f"{mean:.3f}",
+            research,
+            inert(r["top_url"]) if r["top_url"] else "[dim]none kept[/]",
+        )
+    if rows:
+        console.print(table)
+    if len(rows) > SHOWN_QUERIES:
+        console.print(f"… {len(rows) - SHOWN_QUERIES} more queries (--json lists all)")
+    console.print(
+        f"{data['results']} results in {data['queries']} queries: {data['in_context']} in context,"
+        f" {data['dropped']} dropped ({data['quarantined']} quarantined), {data['unscored']}"
+        f" unscored; re-search advised for {data['research_advised']} queries"
+        + (f"; {data['bad_lines']} bad lines skipped" if data["bad_lines"] else "")
+    )
+    if data["out"]:
+        console.print(f"results: {inert(data['out'], 200)}")
+
+
+def _report_bad(parsed: ParsedResults, name: str) -> None:
+    for b in parsed.bad[:SHOWN_ERRORS]:
+        typer.echo(f"trustaudit: warning: {name}:{parsed.unit} {b.line}: {b.message}", err=True)
+    if len(parsed.bad) > SHOWN_ERRORS:
+        more = len(parsed.bad) - SHOWN_ERRORS
+        typer.echo(f"trustaudit: warning: … and {more} more bad {parsed.unit}s", err=True)
+
+
+@guarded
+def fuse_cmd(
+    results: str = typer.Argument(
+        ...,
+        metavar="RESULTS",
+        help="Retrieval results: JSONL (or a JSON array; .gz ok), `-` for stdin.",
+    ),
+    run_dir: Path = typer.Option(
+        ..., "--run", "-r", help="Run directory written by `trustaudit audit`."
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Write the fused JSONL here (atomic); default stdout."
+    ),
+    policy: Path | None = typer.Option(
+        None,
+        "--policy",
+        "-p",
+        help="Policy TOML with a [fusion] table (default ./trustaudit.toml).",
+    ),
+    alpha: float | None = typer.Option(None, "--alpha", help="Relevance weight (fusion.alpha)."),
+    beta: float | None = typer.Option(None, "--beta", help="Trust weight (fusion.beta)."),
+    top_k: int | None = typer.Option(
+        None, "--top-k", "-k", help="Context size per query (fusion.top_k)."
+    ),
+    research_below: float | None = typer.Option(
+        None, "--research-below", help="Advise a re-search below this top-k mean trust."
+    ),
+    unscored_trust: float | None = typer.Option(
+        None, "--unscored-trust", help="Trust used for URLs the run never scored."
+    ),
+    min_trust: float | None = typer.Option(
+        None, "--min-trust", help="Also drop from the context results trusted less than this."
+    ),
+    drop_unscored: bool | None = typer.Option(
+        None, "--drop-unscored/--keep-unscored", help="Keep unscored URLs out of the context."
+    ),
+    normalize: str | None = typer.Option(
+        None, "--normalize", help="Relevance scaling per query: auto, minmax, sigmoid, none."
+    ),
+    score_field: str | None = typer.Option(
+        None,
+        "--score-field",
+        help="Use only this field as relevance (default: rerank_score, score, relevance, rank).",
+    ),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print the summary as JSON on stdout (needs --out)."
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary table; warnings only."),
+    strict: bool = typer.Option(False, "--strict", help="Any bad line is an error (exit 2)."),
+    fail_on_research: bool = typer.Option(
+        False, "--fail-on-research", help="Exit 1 when any query is advised a re-search."
+    ),
+) -> None:
+    """Attach the run's trust to retrieval results and re-rank: final = alpha*relevance +
+    beta*trust; quarantined pages leave the context, medium pages are tagged, a re-search is
+    advised when the top-k mean trust is low. Every result is kept in the output, marked.
+
+    Each JSONL line needs `query` or `query_id`, `url`, and `rerank_score`, `score`, `relevance`
+    or `rank`; other fields pass through (a clashing name becomes `input_<name>`). Added: rank,
+    final_score, relevance_norm, relevance_from, trust_score, trust_used, band, tag, in_context,
+    in_top_k, drop_reason, reasons, run_doc_id. Exit 0 ok, 1 with --fail-on-research when a
+    query needs a re-search, 2 usage/input error.
+
+    Example: trustaudit fuse hits.jsonl --run runs/demo --out fused.jsonl --top-k 5
+    """
+    if as_json and out is None:
+        raise UsageError(
+            "--json prints the summary on stdout, where the results go without --out",
+            hint="add --out FILE (or drop --json: the summary table goes to stderr)",
+        )
+    if out is not None and out.is_dir():
+        raise UsageError(f"--out is a directory: {out}", hint="pass a file path for the JSONL")
+    pol = load_policy(
+        policy,
+        overrides=_overrides(
+            alpha=alpha,
+            beta=beta,
+            top_k=top_k,
+            research_below=research_below,
+            unscored_trust=unscored_trust,
+            min_trust=min_trust,
+            drop_unscored=drop_unscored,
+            normalize=normalize,
+        ),
+    )
+    run = RunDir.at(run_dir)
+    run.require("scores.parquet")
+    text, name = read_results_text(results)
+    outcome = fuse_results(
+        text,
+        run.scan("scores"),
+        pol.fusion,
+        medium_tag=pol.bands.medium_tag,
+        score_field=score_field,
+    )
+    parsed = outcome.parsed
+    _report_bad(parsed, name)
+    if parsed.bad and (strict or outcome.fused.height == 0):
+        why = "--strict" if strict else "no usable result"
+        raise UsageError(
+            f"{why}: {len(parsed.bad)} of {parsed.seen} {parsed.unit}s in {name} are not usable",
+            hint="each result needs query|query_id, url and rerank_score|score|relevance|rank",
+        )
+    lines = fused_jsonl(outcome.fused)
+    body = "\n".join(lines.to_list()) + ("\n" if lines.len() else "")
+    if out is not None:
+        with atomic_open(out) as fh:
+            fh.write(body)
+    else:
+        sys.stdout.write(body)
+        sys.stdout.flush()
+    data = summary_dict(
+        outcome, pol, run=run.root, results=name, out=None if out is None else str(out)
+    )
+    if as_json:
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    elif not quiet:
+        print_summary(data, err_console())
+    if fail_on_research and data["research_advised"]:
+        raise typer.Exit(int(ExitCode.GATE_FAILED))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("fuse")(fuse_cmd)
