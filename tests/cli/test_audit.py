@@ -542,3 +542,25 @@ def test_anchor_file_adds_anchor_domains(runner, app, tmp_path: Path) -> None:  
         scores["https://target.example/p"]["domain_score"]
         > plain["https://target.example/p"]["domain_score"]
     )
+
+
+def test_site_wide_affiliate_disclosure_outside_the_article_is_honoured(
+    runner, app, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    shop = [(f"https://amzn.to/x{i}", f"deal {i}") for i in range(12)]
+    aside = (
+        "<aside><small>When you purchase through links on our site, we may earn an affiliate "
+        "commission.</small></aside>"
+    )
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    with_aside = article_html("Deals", url="https://deals.example/a", links=shop)
+    (corpus / "a.html").write_text(with_aside.replace("<article>", aside + "<article>"))
+    (corpus / "b.html").write_text(
+        article_html("Deals too", url="https://deals2.example/b", links=shop)
+    )
+    out = tmp_path / "run"
+    assert audit(runner, app, str(corpus), "--out", str(out)).exit_code == 0
+    sig = pl.read_parquet(out / "signals.parquet").sort("url")
+    assert sig["disclosure_on_page"].to_list() == [True, False]
+    assert sig["quarantine_affiliate"].to_list() == [False, True]

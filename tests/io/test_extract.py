@@ -246,3 +246,22 @@ def test_extractor_is_a_policy_choice() -> None:
     for page in (fast, precise):
         assert "Choice:" in page["text"] and "© Example" not in page["text"]
         assert page["word_count"] > 100
+
+
+def test_disclosure_lines_come_from_the_whole_visible_page() -> None:
+    """A site-wide disclosure in an <aside> is outside the main text but must reach scoring."""
+    aside = (
+        "<aside id='affiliateDisclaimer'><small>Example Tech is supported by its audience. When "
+        "you purchase through links on our site, we may earn an affiliate commission.</small>"
+        "</aside><script>var affiliateLinks = 'affiliate commission';</script>"
+    )
+    html = article_html("Graphics cards", url="https://tech.example/gpu").replace(
+        "<article>", aside + "<article>"
+    )
+    plain = run([{"url": "https://tech.example/plain", "body": article_html("Plain").encode()}])
+    res = run([{"url": "https://tech.example/gpu", "body": html.encode()}])
+    page = res.pages.to_pylist()[0]
+    assert "we may earn an affiliate commission" in page["page_disclosure_text"]
+    assert "affiliate commission" not in page["text"]  # the main text stays the article
+    assert "var affiliateLinks" not in page["page_disclosure_text"]  # scripts are not visible
+    assert plain.pages.to_pylist()[0]["page_disclosure_text"] is None

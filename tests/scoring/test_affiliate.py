@@ -102,6 +102,44 @@ def test_disclosure_languages(phrase: str) -> None:
     assert score_for(1000, 3, text_extra=" " + phrase)["affiliate_disclosed"] is True
 
 
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        "Die folgenden Angebote sind mit Affiliate-Links versehen.",  # hyphen + plural
+        "These are affiliate-links.",
+        "Affiliate\u2011Link",  # non-breaking hyphen
+    ],
+)
+def test_disclosure_phrases_allow_hyphens_and_plurals(phrase: str) -> None:
+    assert score_for(1000, 3, text_extra=" " + phrase)["affiliate_disclosed"] is True
+
+
+def _with_chrome(chrome: str | None, n_aff: int = 15) -> dict:  # type: ignore[type-arg]
+    hrefs = [f"https://amzn.to/{i}" for i in range(n_aff)]
+    lk = flag_affiliate_links(links(hrefs), Policy())
+    pg = page(1000).with_columns(page_disclosure_text=pl.lit(chrome, pl.String))
+    return affiliate_signals(pg, lk, Policy()).to_dicts()[0]
+
+
+def test_site_wide_disclosure_outside_the_article_counts() -> None:
+    out = _with_chrome(
+        "Tom's Hardware is supported by its audience. When you purchase through links on our "
+        "site, we may earn an affiliate commission."
+    )
+    assert out["disclosure_on_page"] is True and out["disclosure_in_text"] is False
+    assert out["quarantine_affiliate"] is False and out["affiliate_score"] == 0.4
+    undisclosed = _with_chrome(None)
+    assert (
+        undisclosed["quarantine_affiliate"] is True and undisclosed["disclosure_on_page"] is False
+    )
+
+
+def test_one_word_labels_in_the_page_chrome_are_not_a_disclosure() -> None:
+    # "Werbung" in a sidebar names the ad desk; in the article it labels the article itself
+    assert _with_chrome("/Werbung\nAnzeige schalten: hallo@example.de")["quarantine_affiliate"]
+    assert score_for(1000, 3, text_extra=" Werbung")["affiliate_disclosed"] is True
+
+
 def test_disclosure_needs_word_boundaries() -> None:
     assert (
         score_for(1000, 3, text_extra=" publicidadesque unpublicidade")["affiliate_disclosed"]

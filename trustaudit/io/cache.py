@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -48,11 +49,33 @@ def _table(blob: bytes) -> pa.Table:
     return pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
 
 
+# The modules whose output the cache keeps: any change to them (a new column, a better scanner)
+# invalidates cached extractions even when the version number did not move.
+_EXTRACTION_CODE = ("io/extract.py", "io/decode.py", "io/readers.py", "io/records.py", "injection")
+
+
 def policy_key(policy: Policy) -> str:
-    """What invalidates cached extractions: the code version and the extraction/injection settings."""
+    """What invalidates cached extractions: the extraction code and the extraction/injection settings."""
     return hashlib.sha256(
-        repr((__version__, policy.extract, policy.injection)).encode()
+        repr(
+            (__version__, code_digest(_EXTRACTION_CODE), policy.extract, policy.injection)
+        ).encode()
     ).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=8)
+def code_digest(parts: tuple[str, ...] = ("",)) -> str:
+    """sha256 of the package's source and data files under `parts` (paths relative to the package)."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for part in parts:
+        base = root / part
+        files = [base] if base.is_file() else sorted(base.rglob("*"))
+        for f in files:
+            if f.is_file() and f.suffix in (".py", ".json", ".txt", ".csv"):
+                h.update(f.relative_to(root).as_posix().encode() + b"\0")
+                h.update(f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def record_keys(records: pa.Table, policy: Policy) -> list[str | None]:

@@ -27,7 +27,10 @@ __all__ = ["StageMemo", "frame_digest"]
 
 def frame_digest(*frames: pl.DataFrame, salt: str = "") -> str:
     """Order-sensitive digest of frames' schemas and row contents (vectorised row hashes)."""
-    h = hashlib.sha256(f"{__version__}\0{pl.__version__}\0{salt}".encode())
+    from trustaudit.io.cache import code_digest
+
+    # the whole package's source: a scoring change invalidates the memo even at the same version
+    h = hashlib.sha256(f"{__version__}\0{code_digest()}\0{pl.__version__}\0{salt}".encode())
     for frame in frames:
         h.update(repr(list(frame.schema.items())).encode())
         h.update(str(frame.height).encode())

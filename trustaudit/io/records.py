@@ -127,6 +127,7 @@ RESERVED_COLUMNS = frozenset(
         "word_count",
         "paragraphs",
         "html_hidden_text",
+        "page_disclosure_text",
         "html_bytes",
         "html_truncated",
         "extractor",

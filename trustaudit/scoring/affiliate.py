@@ -45,11 +45,25 @@ def _param_regex(params: list[str]) -> str:
     return r"(?i)[?&](?:" + "|".join(parts) + ")"
 
 
-def disclosure_regex(policy: Policy) -> str:
-    phrases = list(bundled()["disclosure_phrases"]) + list(
-        policy.affiliate.extra_disclosure_phrases
-    )
-    alts = "|".join(re.escape(p.lower()) for p in sorted(set(phrases), key=len, reverse=True))
+# One-word labels that also name a site's ad desk or nav entry ("Werbung", "Publicidad"): they count
+# as a disclosure inside the article, not when they only appear in the page's chrome.
+LABEL_PHRASES = frozenset({"publicidade", "patrocinado", "publicidad", "anzeige", "werbung"})
+
+
+def _phrase_pattern(phrase: str) -> str:
+    """Words joined by any run of spaces or hyphens ("affiliate links" = "Affiliate-Links"),
+    with an optional plural s."""
+    words = [re.escape(w) for w in re.split(r"[\s\-]+", phrase.lower().strip()) if w]
+    return r"[\s\-\u2010\u2011]+".join(words) + "s?"
+
+
+def disclosure_regex(policy: Policy, *, labels: bool = True) -> str:
+    """Any disclosure phrase as a whole-word match; `labels=False` leaves out one-word labels."""
+    phrases = {p.lower() for p in bundled()["disclosure_phrases"]}
+    if not labels:
+        phrases -= LABEL_PHRASES
+    phrases |= {p.lower() for p in policy.affiliate.extra_disclosure_phrases}
+    alts = "|".join(_phrase_pattern(p) for p in sorted(phrases, key=len, reverse=True))
     return r"(?i)(?:^|\W)(?:" + alts + r")(?:\W|$)"
 
 
@@ -115,8 +129,13 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
             sponsored_affiliate_links=(pl.col("is_affiliate") & pl.col("is_sponsored")).sum(),
         )
     )
+    chrome = (
+        pl.col("page_disclosure_text")
+        if "page_disclosure_text" in pages.columns
+        else pl.lit(None, pl.String).alias("page_disclosure_text")
+    )
     out = (
-        pages.select("doc_id", "word_count", "text")
+        pages.select("doc_id", "word_count", "text", chrome)
         .join(per_doc, on="doc_id", how="left")
         .with_columns(
             pl.col("links_total", "affiliate_links", "sponsored_affiliate_links").fill_null(0)
@@ -129,11 +148,17 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
             .then(pl.col("affiliate_links") * 1000.0 / pl.col("word_count"))
             .otherwise(None),
             disclosure_in_text=pl.col("text").fill_null("").str.contains(disclosure_regex(policy)),
+            # a site-wide disclosure outside the article (aside, footer) counts too
+            disclosure_on_page=pl.col("page_disclosure_text")
+            .fill_null("")
+            .str.contains(disclosure_regex(policy, labels=False)),
         )
         .with_columns(
             affiliate_disclosed=pl.col("disclosure_in_text")
+            | pl.col("disclosure_on_page")
             | (pl.col("sponsored_affiliate_links") > 0)
         )
+        .drop("page_disclosure_text")
     )
     dens, disc = pl.col("affiliate_per_1k_words"), pl.col("affiliate_disclosed")
     short = pl.col("word_count") < a.min_words
