@@ -26,6 +26,7 @@ __all__ = [
     "detect_text",
     "find_features",
     "has_astral",
+    "has_tag_chars",
     "reveal_invisible",
     "strip_invisible",
 ]
@@ -193,8 +194,8 @@ _FEATURE_SPECS: list[tuple[str, float, str]] = [
         "output_ref",
         0.3,
         # not comment-form UI ("post your reply", "edit your answer"): a human about their own text
-        r"(?<!post\s)(?<!submit\s)(?<!edit\s)(?<!save\s)(?<!delete\s)(?<!preview\s)(?<!cancel\s)"
-        r"\byour\s+(?:response|answer|reply|output|summary|summaries|completion|next\s+message)\b"
+        r"\byour(?<!post\syour)(?<!submit\syour)(?<!edit\syour)(?<!save\syour)(?<!delete\syour)"
+        r"(?<!preview\syour)(?<!cancel\syour)\s+(?:response|answer|reply|output|summary|summaries|completion|next\s+message)\b"
         r"|\b(?:in|into|to|of|within)\s+the\s+(?:response|answer|reply|output|summary)\b"
         r"|\b(?:when|while|before|after)\s+(?:summari[sz]ing|answering|responding|replying|generating)\b"
         r"|\bsummari[sz]e\s+(?:this|it|the|as|like|with|in|using|only)\b"
@@ -255,17 +256,18 @@ _COMPILED: list[tuple[str, float, re.Pattern[str]]] = [
 # symbols that it needs. Splitting the text into a token set is one C-speed pass, whereas a dozen
 # alternation-heavy regexes over a whole page would cost more than parsing it. (exact, prefixes, symbols)
 _ANCHOR_SPECS: dict[str, tuple[str, str]] = {
-    # feature: (space-separated exact words, space-separated symbols/prefixes found with str.find)
+    # feature: (space-separated exact words, space-separated symbols/phrases found with str.find)
     "override": (
-        "new updated instead follow skip drop ignore ignores ignoring ignored ignora ignorar ignoriere ignorieren "
+        "instruction instructions instead follow skip drop ignore ignores ignoring ignored ignora ignorar ignoriere ignorieren "
         "ignorez ignorer disregard disregarding forget forgetting override overriding bypass abandon neglect "
         "desconsidere desconsidera esqueça esqueca olvida olvide descarta descarte omite vergiss vergessen "
         "missachte oublie oubliez oublier",
         "",
     ),
     "chat_template": (
-        "begin",
-        "<| [inst [/inst << <system </system <assistant </assistant [system [assistant ###",
+        "",
+        "<| [inst [/inst << <system </system <assistant </assistant [system [assistant ### BEGIN_system "
+        "BEGIN_prompt BEGIN_instructions",
     ),
     "role_line": ("system assistant sistema système systeme admin developer", ""),
     "address_ai": (
@@ -281,23 +283,23 @@ _ANCHOR_SPECS: dict[str, tuple[str, str]] = {
         "gpt a.i.",
     ),
     "persona": (
-        "now act if like bound restricted agora ahora jetzt nun maintenant fais dan désormais pretend pretends "
-        "pretending roleplay jailbreak jailbroken finja finge eres",
-        "role-play",
+        "act bound restricted agora ahora bist maintenant fais désormais pretend pretends pretending roleplay "
+        "jailbreak jailbroken finja finge eres",
+        "role-play you_are_NOW from_NOW_on as_IF_you LIKE_you DEVELOPER_mode DAN_mode ANYTHING_now",
     ),
     "secrecy": (
-        "without secret circumstances human reader customer sans ohne user users user's usuário usuários usuario "
-        "usuarios nutzer nutzerin benutzer utilisateur utilisateurs mention reveal disclose erwähne erwähnen "
-        "verrate anwender",
+        "secret circumstances human humans reader readers customer customers user users usuário usuários usuario "
+        "usuarios nutzer nutzers nutzern nutzerin benutzer benutzers benutzern utilisateur utilisateurs mention "
+        "reveal disclose erwähne erwähnen verrate anwender",
         "",
     ),
     "exfil_markdown": (
-        "history messages prompt personal emails files api conversation conversations password passwords "
+        "messages prompt personal emails files api conversation conversations password passwords "
         "credential credentials exfiltrate",
-        "![ ](",
+        "![ ]( chat_HISTORY",
     ),
     "tool_use": (
-        "send forward email e-mail wire deposit withdraw pay run execute curl wget rm grant give unlock disable "
+        "send forward email wire deposit withdraw pay run execute curl wget rm grant give unlock disable "
         "delete erase wipe download install change envie envía envia sende vire virez transfer transfers "
         "envoie envoyez transfira transfiere überweise",
         "",
@@ -309,14 +311,27 @@ _ANCHOR_SPECS: dict[str, tuple[str, str]] = {
         "",
     ),
     "deceive": (
-        "false fake made made-up fabricated imaginary invented random wrong incorrect misleading bogus falsas fausses "
+        "false fake made-up fabricated imaginary invented random wrong incorrect misleading bogus falsas fausses "
         "falsche",
-        "",
+        "MADE_up",
     ),
 }
 _EXACT: dict[str, frozenset[str]] = {k: frozenset(v[0].split()) for k, v in _ANCHOR_SPECS.items()}
-_SYMBOLS: dict[str, tuple[str, ...]] = {k: tuple(v[1].split()) for k, v in _ANCHOR_SPECS.items()}
+# Symbols with "_" are phrases ("from_NOW_on" is the phrase "from now on"), looked for only when their
+# upper-case key word is one of the text's tokens: a phrase scan costs a pass over the text.
+_SYMBOLS: dict[str, tuple[str, ...]] = {
+    k: tuple(x for x in v[1].split() if "_" not in x) for k, v in _ANCHOR_SPECS.items()
+}
+_PHRASES: dict[str, tuple[tuple[str, str], ...]] = {
+    k: tuple(
+        (next(w for w in x.split("_") if w.isupper()).lower(), x.replace("_", " ").lower())
+        for x in v[1].split()
+        if "_" in x
+    )
+    for k, v in _ANCHOR_SPECS.items()
+}
 _ALL_EXACT: frozenset[str] = frozenset().union(*_EXACT.values())
+_ALL_TOKENS: frozenset[str] = _ALL_EXACT.union(key for ph in _PHRASES.values() for key, _ in ph)
 _GLUE = "<>\"'()[]{}.,;:!?*=/\\|“”‘’«»¿¡"
 # Symbols grouped by their first character: one scan for the character skips the whole group when absent.
 _SYMBOL_GROUPS: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
@@ -328,19 +343,26 @@ for _name, _syms in _SYMBOLS.items():
 # Weak features only read the neighbourhood of other features' matches.
 _NEIGHBOUR_ONLY = frozenset({"directive", "obligation"})
 _SMALL = 600  # texts up to this long are read whole by every feature (typical hidden payloads)
-_RADIUS = 320  # a match extends at most this far from its anchor
+# A match starts at most _BEFORE characters before its anchor word (anchors are the first or an early word
+# of every pattern) and ends at most _RADIUS after it.
+_BEFORE = 160
+_RADIUS = 320
 _NEAR = 240  # weak features are read this far around other matches
 
 
-def _merge(points: list[int], radius: int, n: int) -> list[tuple[int, int]]:
+def _merge(
+    points: list[int], before: int, n: int, after: int | None = None
+) -> list[tuple[int, int]]:
+    """Merged windows [p - before, p + after) around sorted-in-place `points`, clipped to [0, n)."""
+    after = before if after is None else after
     points.sort()
     out: list[tuple[int, int]] = []
-    lo, hi = max(0, points[0] - radius), points[0] + radius
+    lo, hi = max(0, points[0] - before), points[0] + after
     for p in points[1:]:
-        if p - radius > hi:
+        if p - before > hi:
             out.append((lo, min(hi, n)))
-            lo = p - radius
-        hi = p + radius
+            lo = p - before
+        hi = p + after
     out.append((lo, min(hi, n)))
     return out
 
@@ -377,7 +399,7 @@ def _feature_windows(low: str) -> dict[str, list[tuple[int, int]]]:
     for c in _GLUE:
         if c in tok:
             tok = tok.replace(c, " ")
-    present = _ALL_EXACT.intersection(tok.split())
+    present = _ALL_TOKENS.intersection(tok.split())
     points: dict[str, list[int]] = {}
     occ_cache: dict[str, list[int]] = {}
     first_seen: dict[str, bool] = {}
@@ -386,6 +408,11 @@ def _feature_windows(low: str) -> dict[str, list[tuple[int, int]]]:
             if w not in occ_cache:
                 occ_cache[w] = _occurrences(low, w, word=True)
             points.setdefault(name, []).extend(occ_cache[w])
+        for key, phrase in _PHRASES[name]:
+            if key in present:
+                if phrase not in occ_cache:
+                    occ_cache[phrase] = _occurrences(low, phrase, word=False)
+                points.setdefault(name, []).extend(occ_cache[phrase])
         for first, group in _SYMBOL_GROUPS[name]:
             seen = first_seen.get(first)
             if seen is None:
@@ -393,9 +420,10 @@ def _feature_windows(low: str) -> dict[str, list[tuple[int, int]]]:
             if not seen:
                 continue
             for sym in group:
-                if sym in low:
-                    points.setdefault(name, []).extend(_occurrences(low, sym, word=False))
-    return {name: _merge(pts, _RADIUS, n) for name, pts in points.items() if pts}
+                if sym not in occ_cache:
+                    occ_cache[sym] = _occurrences(low, sym, word=False)
+                points.setdefault(name, []).extend(occ_cache[sym])
+    return {name: _merge(pts, _BEFORE, n, _RADIUS) for name, pts in points.items() if pts}
 
 
 # A short segment that opens with a verb typical of tasks given to a language model (never UI verbs such
@@ -551,12 +579,10 @@ _TAG_RUN = re.compile("[\U000e0000-\U000e007f]+")
 _ZW_CHARS = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e"
 _BIDI_CHARS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"
 _INVISIBLE = re.compile(f"[{_ZW_CHARS}{_BIDI_CHARS}\u00ad\U000e0000-\U000e007f]")
-# A word broken by zero-width characters ("ig\u200bnore"): the evasion this class exists for.
-_ZW_IN_WORD = re.compile(f"[{_ZW_CHARS}]+(?=[^\\W\\d_])")
-# Binary steganography: long runs made of two zero-width symbols.
-_ZW_RUN = re.compile(f"[{_ZW_CHARS}]{{16,}}")
+_ZW_BITS = 16  # binary steganography: runs at least this long made of two zero-width symbols
 _RLO_RUN = re.compile("[\u202e\u2067]([^\u202c\u2069\n]{4,2000})")
 _FLAG = "\U0001f3f4"
+_ZW_WORDS = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -583,6 +609,8 @@ def has_astral(text: str) -> bool:
 
 def strip_invisible(text: str) -> str:
     """`text` without zero-width, bidi, soft-hyphen and tag characters (what a human sees)."""
+    if text.isascii():  # O(1) in CPython: most segments need no regex pass
+        return text
     return _INVISIBLE.sub("", text)
 
 
@@ -603,6 +631,40 @@ def _decode_zw_bits(run: str) -> str:
     return best
 
 
+def has_tag_chars(text: str) -> bool:
+    """Whether `text` holds a Unicode tag character (U+E0000–E007F).
+
+    A character-class regex costs ~20 ns per character on the 4-byte strings that hold them; their
+    UTF-8 lead bytes (F3 A0 80/81) are found by a byte search at memchr speed instead.
+    """
+    if not has_astral(text):
+        return False
+    raw = text.encode("utf-8", "surrogatepass")
+    return b"\xf3\xa0\x80" in raw or b"\xf3\xa0\x81" in raw
+
+
+def _zw_runs(text: str) -> list[tuple[int, int]]:
+    """[start, end) of each run of zero-width characters, found with str.find (C speed), capped."""
+    pos: list[int] = []
+    for c in _ZW_CHARS:
+        i = text.find(c)
+        while i != -1 and len(pos) < _ZW_WORDS:
+            pos.append(i)
+            i = text.find(c, i + 1)
+    if not pos:
+        return []
+    pos.sort()
+    runs: list[tuple[int, int]] = []
+    start = prev = pos[0]
+    for i in pos[1:]:
+        if i != prev + 1:
+            runs.append((start, prev + 1))
+            start = i
+        prev = i
+    runs.append((start, prev + 1))
+    return runs
+
+
 def reveal_invisible(text: str, *, context: int = 300) -> list[InvisibleSegment]:
     """Decode text that invisible Unicode carries or disguises, so the detector can read it.
 
@@ -614,10 +676,10 @@ def reveal_invisible(text: str, *, context: int = 300) -> list[InvisibleSegment]
     out: list[InvisibleSegment] = []
     if not text or text.isascii():
         return out
-    has_tags = has_astral(text)
-    has_zw = any(c in text for c in _ZW_CHARS)
+    has_tags = has_tag_chars(text)
+    runs = _zw_runs(text)
     has_rlo = "\u202e" in text or "\u2067" in text
-    if not (has_tags or has_zw or has_rlo):
+    if not (has_tags or runs or has_rlo):
         return out
     for m in _TAG_RUN.finditer(text) if has_tags else ():
         if m.start() > 0 and text[m.start() - 1] == _FLAG:
@@ -625,24 +687,25 @@ def reveal_invisible(text: str, *, context: int = 300) -> list[InvisibleSegment]
         decoded = "".join(chr(ord(c) - 0xE0000) for c in m.group() if 0xE0020 <= ord(c) <= 0xE007E)
         if decoded.strip():
             out.append(InvisibleSegment("unicode_tags", decoded, m.start()))
-    for m in _ZW_RUN.finditer(text) if has_zw else ():
-        decoded = _decode_zw_bits(m.group())
-        if decoded.strip():
-            out.append(InvisibleSegment("zero_width", decoded, m.start()))
-    words = [
-        m
-        for m in (_ZW_IN_WORD.finditer(text) if has_zw else ())
-        if m.start() > 0 and text[m.start() - 1].isalpha()
-    ]
+    n = len(text)
+    words: list[tuple[int, int]] = []
+    for a, b in runs:
+        if b - a >= _ZW_BITS:  # binary steganography: a long run made of two symbols
+            decoded = _decode_zw_bits(text[a:b])
+            if decoded.strip():
+                out.append(InvisibleSegment("zero_width", decoded, a))
+        # A word broken by zero-width characters ("ig\u200bnore"): letters on both sides.
+        if a > 0 and b < n and text[a - 1].isalpha() and text[b].isalpha():
+            words.append((a, b))
     if words:
         # Group nearby split words into windows; strip the invisible characters inside each window.
-        lo = max(0, words[0].start() - context)
-        hi = words[0].end() + context
-        for w in words[1:]:
-            if w.start() - hi > 0:
+        lo = max(0, words[0][0] - context)
+        hi = words[0][1] + context
+        for a, b in words[1:]:
+            if a - hi > 0:
                 out.append(InvisibleSegment("zero_width", strip_invisible(text[lo:hi]), lo))
-                lo = max(0, w.start() - context)
-            hi = w.end() + context
+                lo = max(0, a - context)
+            hi = b + context
         out.append(InvisibleSegment("zero_width", strip_invisible(text[lo:hi]), lo))
     for m in _RLO_RUN.finditer(text) if has_rlo else ():
         out.append(InvisibleSegment("bidi", strip_invisible(m.group(1)[::-1]), m.start()))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from trustaudit.injection.detect import decode_base64_text, has_astral, reveal_invisible
+from trustaudit.injection.detect import decode_base64_text, has_tag_chars, reveal_invisible
 
 __all__ = ["PRIORS", "Segment", "collect_segments", "hiding_technique"]
 
@@ -74,14 +74,28 @@ _JS_STRING = re.compile(
     r"|`([^`\\]*(?:\\[\s\S][^`\\]*)*)`"
 )
 _JS_MIN, _JS_MAX, _JS_LITERALS = 16, 4000, 400
+_CSS_HIDDEN_NODES = 2000  # nodes hidden by stylesheet rules read per page
+# Scripts longer than this are read around gate words only; each gate word counts this many times.
+_JS_FULL, _GATE_HITS = 6000, 8
 _LOOSE_BEFORE, _LOOSE_AFTER = 200, 400  # loose script text read around a gate word
 _JS_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\([nrt\"'\\/])")
 _JS_SIMPLE = {"n": "\n", "r": " ", "t": " "}
 _CSS_CONTENT = re.compile(
     r"content\s*:\s*(?:\"([^\"]{8,})\"|'([^']{8,})')"
 )  # literal first: fast scan
-_CSS_HIDE_HINT = re.compile(
-    r"display\s*:\s*none|visibility\s*:\s*hidden|opacity\s*:\s*0|font-size\s*:\s*0|:\s*-\d{3,}|clip\s*:\s*rect\(0"
+# One regex per hiding declaration, each with a literal prefix so the scan skips ahead at C speed (one
+# alternation starting with ":" stops at every declaration of a stylesheet).
+_CSS_HIDE_PROBES = tuple(
+    re.compile(p)
+    for p in (
+        r"display\s*:\s*none",
+        r"visibility\s*:\s*hidden",
+        r"opacity\s*:\s*0",
+        r"font-size\s*:\s*0",
+        r":-\d{3,}",
+        r": -\d{3,}",
+        r"clip\s*:\s*rect\(0",
+    )
 )
 _TEXT_ATTR = re.compile(
     r"\s(alt|title|aria-label|aria-description|placeholder|content)\s*=\s*"
@@ -205,14 +219,96 @@ def _unescape_js(m: re.Match[str]) -> str:
     return _JS_SIMPLE.get(c, c)
 
 
-def _js_strings(code: str, low: str) -> tuple[list[str], list[str]]:
+def _unescaped(code: str, q: str, p: int, *, left: bool) -> int:
+    """Position of the nearest quote `q` left of (or at/after) `p` that no backslash escapes, or -1."""
+    i = code.rfind(q, 0, p) if left else code.find(q, p)
+    while i > 0:
+        k = i - 1
+        while k >= 0 and code[k] == "\\":
+            k -= 1
+        if (i - 1 - k) % 2 == 0:
+            return i
+        i = code.rfind(q, 0, i) if left else code.find(q, i + 1)
+    return i
+
+
+def _enclosing_literal(code: str, p: int) -> tuple[int, int] | None:
+    """The tightest quoted run around position `p` (a string literal, when quoting pairs up)."""
+    best: tuple[int, int] | None = None
+    for q in ('"', "'", "`"):
+        lo = _unescaped(code, q, p, left=True)
+        if lo == -1:
+            continue
+        hi = _unescaped(code, q, p, left=False)
+        if hi == -1 or (q != "`" and code.find("\n", lo, hi) != -1):
+            continue
+        if best is None or hi - lo < best[1] - best[0]:
+            best = (lo + 1, hi)
+    return best
+
+
+def _read_js(text: str) -> str:
+    return _JS_ESCAPE.sub(_unescape_js, text) if "\\" in text else text
+
+
+def _gate_points(low: str) -> list[int]:
+    points: list[int] = []
+    for g in _SCRIPT_GATES:
+        i = low.find(g)
+        n = 0
+        while i != -1 and n < _GATE_HITS:
+            points.append(i)
+            n += 1
+            i = low.find(g, i + len(g))
+    points.sort()
+    return points
+
+
+def _windows(points: list[int], before: int, after: int) -> list[tuple[int, int]]:
+    lo, hi = max(0, points[0] - before), points[0] + after
+    spans: list[tuple[int, int]] = []
+    for q in points[1:]:
+        if q - before > hi:
+            spans.append((lo, hi))
+            lo = q - before
+        hi = q + after
+    spans.append((lo, hi))
+    return spans
+
+
+def _js_strings(code: str, points: list[int]) -> tuple[list[str], list[str]]:
     """Prose of a script: string literals that read like prose (3+ words), and loose text.
+
+    `points` are the sorted positions of gate words in the script (`_gate_points`).
 
     Loose text is the code around a gate word that no literal holds, unescaped just enough to read:
     quoting that does not pair up (a payload with stray quotes, markup pasted into a JSON string) must
-    not hide the instruction it carries.
+    not hide the instruction it carries. A large script (a bundle, a JSON state blob) is only read
+    around its gate words: the literal enclosing each one, found by walking to the nearest unescaped
+    quotes, instead of tokenising megabytes of code.
     """
     out: list[str] = []
+    loose: list[str] = []
+    if len(code) > _JS_FULL:
+        covered = -1
+        for p in points:
+            if p < covered:
+                continue
+            span = _enclosing_literal(code, p)
+            if span is None or span[1] - span[0] < _JS_MIN:
+                lo, hi = max(0, p - _LOOSE_BEFORE), p + _LOOSE_AFTER
+                loose.append(_read_js(code[lo:hi]))
+            else:
+                lo, hi = span
+                if hi - lo > _JS_MAX:  # a whole article in one literal: read around the gate word
+                    lo, hi = max(lo, p - _JS_MAX // 2), min(hi, p + _JS_MAX // 2)
+                lit = code[lo:hi]
+                if _WORDY.search(lit):
+                    out.append(_read_js(lit))
+            covered = hi
+            if len(out) + len(loose) >= _JS_LITERALS:
+                break
+        return out, loose
     starts: list[int] = []
     ends: list[int] = []
     for sm in _JS_STRING.finditer(code):
@@ -221,46 +317,37 @@ def _js_strings(code: str, low: str) -> tuple[list[str], list[str]]:
         lit = sm.group(1) or sm.group(2) or sm.group(3) or ""
         if len(lit) < _JS_MIN or not _WORDY.search(lit):
             continue
-        lit = lit[:_JS_MAX]
-        if "\\" in lit:
-            lit = _JS_ESCAPE.sub(_unescape_js, lit)
-        out.append(lit)  # markup stays: the detector reads words glued to tags
-    points: list[int] = []
-    for g in _SCRIPT_GATES:
-        i = low.find(g)
-        n = 0
-        while i != -1 and n < 8:
-            k = bisect_right(starts, i) - 1
-            if k < 0 or ends[k] <= i:  # outside every literal
-                points.append(i)
-            n += 1
-            i = low.find(g, i + len(g))
-    loose: list[str] = []
-    if points:
-        points.sort()
-        lo, hi = max(0, points[0] - _LOOSE_BEFORE), points[0] + _LOOSE_AFTER
-        spans: list[tuple[int, int]] = []
-        for q in points[1:]:
-            if q - _LOOSE_BEFORE > hi:
-                spans.append((lo, hi))
-                lo = q - _LOOSE_BEFORE
-            hi = q + _LOOSE_AFTER
-        spans.append((lo, hi))
-        for lo, hi in spans[:8]:
-            text = code[lo:hi]
-            loose.append(_JS_ESCAPE.sub(_unescape_js, text) if "\\" in text else text)
+        out.append(_read_js(lit[:_JS_MAX]))  # markup stays: the detector reads words glued to tags
+    outside = []
+    for i in points:
+        k = bisect_right(starts, i) - 1
+        if k < 0 or ends[k] <= i:  # outside every literal
+            outside.append(i)
+    if outside:
+        for lo, hi in _windows(outside, _LOOSE_BEFORE, _LOOSE_AFTER)[:8]:
+            loose.append(_read_js(code[lo:hi]))
     return out, loose
 
 
 def _css_hidden(css: str, page_bg: str, limit: int = 40) -> list[tuple[str, str]]:
     """Simple `.class`/`#id` selectors whose rule hides the element (from <style> blocks)."""
     out: list[tuple[str, str]] = []
-    for m in _CSS_HIDE_HINT.finditer(css):
-        lo = css.rfind("{", 0, m.start())
-        hi = css.find("}", m.end())
-        if lo == -1 or hi == -1:
+    hits = sorted(m.start() for rx in _CSS_HIDE_PROBES for m in rx.finditer(css))
+    seen: set[int] = set()
+    rules: dict[str, str | None] = {}  # the same declaration block recurs across selectors
+    for pos in hits:
+        lo = css.rfind("{", 0, pos)
+        if lo == -1 or lo in seen:
             continue
-        tech = hiding_technique(css[lo + 1 : hi], page_bg)
+        seen.add(lo)
+        hi = css.find("}", pos)
+        if hi == -1:
+            continue
+        block = css[lo + 1 : hi]
+        if block in rules:
+            tech = rules[block]
+        else:
+            tech = rules[block] = hiding_technique(block, page_bg)
         if tech is None or tech == "same_color":
             continue
         sel_start = max(css.rfind("}", 0, lo), css.rfind("{", 0, lo)) + 1
@@ -300,7 +387,6 @@ _SCRIPT_GATES = (
     "as if you",
     "the user",
 )
-_TAG_CHAR = re.compile("[\U000e0000-\U000e007f]")
 _ATTR_TECHNIQUE = {
     "alt": "attr_alt",
     "title": "attr_title",
@@ -321,7 +407,7 @@ def _has_invisible(html: str) -> bool:
     if any(c in html for c in _INVISIBLE_PROBES):  # 12 C-speed scans beat one charset regex
         return True
     # Tag characters are astral: only possible when the string holds a code point above U+FFFF.
-    return has_astral(html) and _TAG_CHAR.search(html) is not None
+    return has_tag_chars(html)
 
 
 def _template_blocks(html: str) -> list[tuple[int, str]]:
@@ -380,8 +466,10 @@ def _data_attr_segments(html: str, segs: list[Segment]) -> None:
 
 
 def _attribute_segments(tree: LexborHTMLParser, segs: list[Segment]) -> None:
+    # Only values with a space can be prose (3+ words): lexbor filters, Python reads the few left.
     for node in tree.css(
-        "[alt],[title],[aria-label],[aria-description],[placeholder],meta[content]"
+        '[alt*=" "],[title*=" "],[aria-label*=" "],[aria-description*=" "],[placeholder*=" "],'
+        'meta[content*=" "]'
     ):
         tag = node.tag or "?"
         for name, value in node.attributes.items():
@@ -449,9 +537,10 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
                 segs.append(Segment("template", f'<script type="{stype[:40]}">', text, off))
             continue
         low = code.lower()
-        if not any(g in low for g in _SCRIPT_GATES):
+        points = _gate_points(low)
+        if not points:
             continue
-        strings, loose = _js_strings(code, low)
+        strings, loose = _js_strings(code, points)
         kind = "json-ld" if "ld+json" in stype else "<script>"
         # One segment per literal: features of two unrelated UI strings are never combined.
         for lit in strings[:_JS_LITERALS]:
@@ -532,27 +621,43 @@ def _hidden_segments(
         hidden.setdefault(node.mem_id, (node, technique, how))
 
     styles: dict[str, str | None] = {}  # pages repeat a few style strings many times
-    for node in tree.css("[style]"):
-        style = node.attrs.get("style") or ""
-        if style in styles:
-            hide = styles[style]
-        else:
-            hide = styles[style] = hiding_technique(style, page_bg)
-        if hide is not None:
-            mark(node, hide, f'style="{style.strip()[:60]}"')
-    for node in tree.css("[hidden]"):
-        mark(node, "hidden_attr", "hidden attribute")
-    for node in tree.css('[aria-hidden="true"]'):
-        mark(node, "aria_hidden", 'aria-hidden="true"')
-    for node in tree.css("noscript"):
-        mark(node, "noscript", "")
-    for sel, rule in _css_hidden(css_all, page_bg):
+    # One tree walk for every inline marker; per node, an inline style wins over the attributes.
+    for node in tree.css('[style],[hidden],[aria-hidden="true"],noscript'):
+        attrs = node.attrs
+        style = attrs.get("style")
+        if style:
+            if style in styles:
+                hide = styles[style]
+            else:
+                hide = styles[style] = hiding_technique(style, page_bg)
+            if hide is not None:
+                mark(node, hide, f'style="{style.strip()[:60]}"')
+                continue
+        if "hidden" in attrs:
+            mark(node, "hidden_attr", "hidden attribute")
+        elif attrs.get("aria-hidden") == "true":
+            mark(node, "aria_hidden", 'aria-hidden="true"')
+        elif node.tag == "noscript":
+            mark(node, "noscript", "")
+    rules = _css_hidden(css_all, page_bg)
+    if rules:
+        by_sel = dict(reversed(rules))  # first rule of a selector wins
         try:
-            nodes = tree.css(sel)
-        except Exception:  # lexbor rejects some selectors our regex accepts
-            continue
-        for node in nodes[:200]:
-            mark(node, "css_hidden_class", f"{sel} {{{rule}}}")
+            nodes = tree.css(",".join(by_sel))
+        except Exception:  # lexbor rejects some selectors our regex accepts: one at a time
+            nodes = []
+            for sel in by_sel:
+                try:
+                    nodes.extend(tree.css(sel)[:200])
+                except Exception:
+                    continue
+        for node in nodes[:_CSS_HIDDEN_NODES]:
+            attrs = node.attrs
+            keys = ["#" + (attrs.get("id") or "")]
+            keys.extend("." + c for c in (attrs.get("class") or "").split())
+            hit = next((k for k in keys if k in by_sel), None)
+            if hit is not None:
+                mark(node, "css_hidden_class", f"{hit} {{{by_sel[hit]}}}")
 
     outermost: list[tuple[LexborNode, str, str]] = []
     for mem_id, (node, tech, how) in hidden.items():
