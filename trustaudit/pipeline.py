@@ -14,7 +14,7 @@ import shutil
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from trustaudit import __version__
 from trustaudit.embed import get_embedder
 from trustaudit.errors import NothingReadError, UsageError
 from trustaudit.io.atomic import write_parquet, write_text
-from trustaudit.io.cache import ExtractCache, record_keys
+from trustaudit.io.cache import ExtractCache, record_keys, source_key
 from trustaudit.io.extract import (
     LINK_SCHEMA,
     PAGE_SCHEMA,
@@ -39,6 +39,7 @@ from trustaudit.io.memo import StageMemo, frame_digest
 from trustaudit.io.readers import Source, detect_kind, open_sources
 from trustaudit.io.records import ERROR_SCHEMA, ErrorRow, errors_table
 from trustaudit.io.rundir import SCHEMA_VERSION, RunDir
+from trustaudit.io.since import PreviousRun
 from trustaudit.policy import Policy, policy_hash
 from trustaudit.progress import NullProgress, Progress
 from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
@@ -83,6 +84,7 @@ class IngestStats:
     seconds: float = 0.0
     cache_hits: int = 0
     cache_misses: int = 0
+    sources: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _part_base(run: RunDir, source_idx: int, batch_idx: int) -> Path:
@@ -214,6 +216,7 @@ def ingest(
     progress: Progress | None = None,
     cache: ExtractCache | None = None,
     known_digests: dict[str, str] | None = None,
+    since: PreviousRun | None = None,
 ) -> IngestStats:
     """Map stage: read every source in batches, extract in a process pool, commit one part per batch.
 
@@ -240,20 +243,26 @@ def ingest(
     to_bundle: list[tuple[int, str, int, int]] = []  # (source, key, records, read errors)
 
     def restored(si: int, src: Source) -> bool:
-        """A source whose output is already in the run or in the cache is not read at all."""
+        """A source whose output is already in the run, the cache or the --since run is not read."""
         marker = _cached_base(run, si).with_suffix(".done")
+        key = source_key(src, policy, known_digests)
+        stats.sources.append({"index": si, "name": src.name, "key": key})
         if marker.exists():
             n_rec, n_err = (int(x) for x in marker.read_text().split())
             stats.batches_skipped += 1
         else:
-            key = cache.source_key(src, policy, known_digests) if cache is not None else None
-            if key is None or cache is None:
+            if key is None:
                 return False
             # half done before: finish it batch by batch (never twice), then keep it whole
             started = any(run.parts.glob(f"s{si:04d}-b*.done"))
-            got = None if started else cache.restore_source(key, _cached_base(run, si))
+            got = None
+            if not started and cache is not None:
+                got = cache.restore_source(key, _cached_base(run, si))
+            if got is None and not started and since is not None:
+                got = since.restore(key, _cached_base(run, si))
             if got is None:
-                to_bundle.append((si, key, 0, 0))
+                if cache is not None:
+                    to_bundle.append((si, key, 0, 0))
                 return False
             n_rec, n_err = got
             write_text(marker, f"{n_rec} {n_err}\n")
@@ -540,6 +549,7 @@ class AuditOptions:
     now: date | None = None
     labels: Path | None = None
     cache: Path | None = None
+    since: Path | None = None
 
 
 def split_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
@@ -588,6 +598,11 @@ def audit(
 
     progress = progress or NullProgress()
     run = RunDir.at(options.out)
+    if options.since is not None and Path(options.since).resolve() == run.root.resolve():
+        raise UsageError(
+            "--since must name an earlier run, not the run being written",
+            hint="re-running the same --out already resumes it; --since is for a new run dir",
+        )
     now = options.now or datetime.now(UTC).date()
     local, url_lists = split_inputs(options.inputs)
     sources = _sources(local, policy)
@@ -629,6 +644,7 @@ def audit(
             run.write_manifest(manifest)
             sources = [*sources, CrawlSource(run.root)]
         cache = ExtractCache(options.cache) if options.cache else None
+        since = PreviousRun(options.since) if options.since else None
         try:
             known = {i["path"]: i["sha256"] for i in inputs if i.get("kind") == "file"}
             stats = ingest(
@@ -639,6 +655,7 @@ def audit(
                 progress=progress,
                 cache=cache,
                 known_digests=known,
+                since=since,
             )
         finally:
             if cache is not None:
@@ -663,7 +680,17 @@ def audit(
                 if options.cache
                 else None
             ),
+            "since": (
+                {
+                    "run": str(since.root),
+                    "sources_reused": since.sources_reused,
+                    "pages": since.pages,
+                }
+                if since is not None
+                else None
+            ),
         }
+        manifest["sources"] = stats.sources
         run.write_manifest(manifest)
         if counts["pages"] == 0:
             write_parquet(run.links, merged.links)  # the run stays complete, if empty

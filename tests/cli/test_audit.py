@@ -564,3 +564,48 @@ def test_site_wide_affiliate_disclosure_outside_the_article_is_honoured(
     sig = pl.read_parquet(out / "signals.parquet").sort("url")
     assert sig["disclosure_on_page"].to_list() == [True, False]
     assert sig["quarantine_affiliate"].to_list() == [False, True]
+
+
+def test_since_reuses_unchanged_inputs_of_a_previous_run(
+    runner, app, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import trustaudit.io.readers as readers
+
+    a = write_warc(
+        tmp_path / "a.warc.gz",
+        [(f"https://a{i}.example/p", article_html(f"A {i}")) for i in range(3)],
+    )
+    b = write_warc(
+        tmp_path / "b.warc.gz",
+        [(f"https://b{i}.example/p", article_html(f"B {i}")) for i in range(3)],
+    )
+    prev, nxt, bad = tmp_path / "prev", tmp_path / "next", tmp_path / "bad"
+    assert audit(runner, app, str(a), str(b), "--out", str(prev)).exit_code == 0
+    write_warc(b, [(f"https://b{i}.example/p", article_html(f"B {i} v2")) for i in range(3)])
+    reads: list[str] = []
+    real_batches = readers.WarcSource.batches
+
+    def counting_batches(self, batch_size):  # type: ignore[no-untyped-def]
+        reads.append(self.name)
+        return real_batches(self, batch_size)
+
+    monkeypatch.setattr(readers.WarcSource, "batches", counting_batches)
+    res = audit(runner, app, str(a), str(b), "--out", str(nxt), "--since", str(prev))
+    assert res.exit_code == 0, res.output
+    assert reads == [str(b)]  # only the changed shard was read
+    ingest = json.loads((nxt / "manifest.json").read_text())["stages"]["ingest"]
+    assert ingest["since"]["sources_reused"] == 1 and ingest["since"]["pages"] == 3
+    assert ingest["accounting"] == {"inputs": 6, "pages": 6, "errors": 0, "balanced": True}
+    titles = sorted(pl.read_parquet(nxt / "pages.parquet")["title"].to_list())
+    assert titles == ["A 0", "A 1", "A 2", "B 0 v2", "B 1 v2", "B 2 v2"]
+
+    # usage errors: the run being written, a missing run, an unfinished run
+    res = audit(runner, app, str(a), "--out", str(nxt), "--since", str(nxt))
+    assert res.exit_code == 2 and "--since must name an earlier run" in res.output
+    res = audit(runner, app, str(a), "--out", str(bad), "--since", str(tmp_path / "nope"))
+    assert res.exit_code == 2 and "run directory not found" in res.output
+    manifest = json.loads((prev / "manifest.json").read_text())
+    manifest["stages"]["ingest"]["status"] = "running"
+    (prev / "manifest.json").write_text(json.dumps(manifest))
+    res = audit(runner, app, str(a), "--out", str(bad), "--since", str(prev))
+    assert res.exit_code == 2 and "did not finish" in res.output

@@ -157,18 +157,7 @@ class ExtractCache:
     def source_key(
         self, source: Any, policy: Policy, known: Mapping[str, str] | None = None
     ) -> str | None:
-        """Key of a whole source's output, or None for sources that are not cached whole.
-
-        `known` maps file paths to their sha256 when the caller hashed them already.
-        """
-        digest = source_digest(source, known)
-        if digest is None:
-            return None
-        return hashlib.sha256(
-            f"{type(source).__name__}\0{source.name}\0{digest}\0{policy_key(policy)}".encode(
-                "utf-8", "surrogatepass"
-            )
-        ).hexdigest()[:32]
+        return source_key(source, policy, known)
 
     def _bundle(self, key: str) -> Path:
         return self.folder / "sources" / key
@@ -204,14 +193,9 @@ class ExtractCache:
             return
         tmp = folder.with_name(f".tmp-{key}-{uuid.uuid4().hex[:8]}")
         try:
-            pages = 0
+            pages = concat_parts(bases, tmp / "x")
             for kind in PART_KINDS:
-                frames = [pl.read_parquet(b.with_suffix(f".{kind}.parquet")) for b in bases]
-                frames = [f for f in frames if f.width]
-                table = pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame()
-                if kind == "pages":
-                    pages = table.height
-                write_parquet(tmp / f"{kind}.parquet", table)
+                os.replace(tmp / f"x.{kind}.parquet", tmp / f"{kind}.parquet")
             meta = {"records": records, "read_errors": read_errors, "pages": pages}
             write_text(tmp / "meta.json", json.dumps(meta))
             os.rename(tmp, folder)
@@ -222,6 +206,34 @@ class ExtractCache:
 
     def close(self) -> None:
         self.db.close()
+
+
+def source_key(source: Any, policy: Policy, known: Mapping[str, str] | None = None) -> str | None:
+    """Key of a whole source's output, or None for sources that are not reused whole.
+
+    `known` maps file paths to their sha256 when the caller hashed them already.
+    """
+    digest = source_digest(source, known)
+    if digest is None:
+        return None
+    return hashlib.sha256(
+        f"{type(source).__name__}\0{source.name}\0{digest}\0{policy_key(policy)}".encode(
+            "utf-8", "surrogatepass"
+        )
+    ).hexdigest()[:32]
+
+
+def concat_parts(bases: Sequence[Path], target: Path) -> int:
+    """Concatenate committed parts (`base.{pages,links,errors}.parquet`) into `target.*`; pages."""
+    pages = 0
+    for kind in PART_KINDS:
+        frames = [pl.read_parquet(b.with_suffix(f".{kind}.parquet")) for b in bases]
+        frames = [f for f in frames if f.width]
+        table = pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame()
+        if kind == "pages":
+            pages = table.height
+        write_parquet(target.with_suffix(f".{kind}.parquet"), table)
+    return pages
 
 
 def _hash_file(h: Any, path: Path) -> None:

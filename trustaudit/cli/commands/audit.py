@@ -136,6 +136,12 @@ def audit_cmd(
         "--cache",
         help="Extraction cache shared across runs: unchanged pages are not re-extracted.",
     ),
+    since: Path | None = typer.Option(
+        None,
+        "--since",
+        metavar="PREV_RUN",
+        help="Reuse a finished run's extraction of every input whose bytes did not change.",
+    ),
     as_json: bool = typer.Option(
         False, "--json", help="Print summary.json to stdout instead of tables."
     ),
@@ -159,6 +165,7 @@ def audit_cmd(
         now=parse_now(now),
         labels=labels,
         cache=cache,
+        since=since,
     )
     console = err_console()
     with RichProgress(console, quiet=quiet or as_json) as progress:
