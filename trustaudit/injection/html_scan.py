@@ -103,6 +103,8 @@ _TEXT_ATTR = re.compile(
     re.IGNORECASE,
 )
 _DATA_ATTR = re.compile(r"(data-[\w.:-]+)\s*=\s*(?:\"([^\"<>]{12,4000})\"|'([^'<>]{12,4000})')")
+# A data-* value that is a base64 blob and nothing else (URLs, JSON and ids are skipped at C speed).
+_B64_VALUE = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 _SIMPLE_SELECTOR = re.compile(r"^[.#][A-Za-z_][\w-]*$")
 
 
@@ -456,7 +458,7 @@ def _data_attr_segments(html: str, segs: list[Segment]) -> None:
         value = m.group(2) if m.group(2) is not None else (m.group(3) or "")
         off = m.start(2) if m.group(2) is not None else m.start(3)
         name = m.group(1)
-        if len(value) >= 24 and " " not in value:
+        if len(value) >= 24 and " " not in value and _B64_VALUE.fullmatch(value):
             for boff, txt in decode_base64_text(value, limit=4):
                 segs.append(Segment("base64", f"[{name}] base64", txt, off + boff))
         if _WORDY.search(value):
@@ -660,14 +662,24 @@ def _hidden_segments(
                 mark(node, "css_hidden_class", f"{hit} {{{by_sel[hit]}}}")
 
     outermost: list[tuple[LexborNode, str, str]] = []
-    for mem_id, (node, tech, how) in hidden.items():
+    under: dict[int, bool] = {}  # ancestor mem_id -> whether it is or sits under a hidden node
+    for node, tech, how in hidden.values():
+        path: list[int] = []
         parent = node.parent
         nested = False
         while parent is not None:
-            if parent.mem_id in hidden and parent.mem_id != mem_id:
+            pid = parent.mem_id
+            if pid in hidden:
                 nested = True
                 break
+            known = under.get(pid)
+            if known is not None:
+                nested = known
+                break
+            path.append(pid)
             parent = parent.parent
+        for pid in path:  # memoised: sibling hidden nodes stop at the first shared ancestor
+            under[pid] = nested
         if not nested:
             outermost.append((node, tech, how))
 
