@@ -81,6 +81,16 @@ def _detect_segments(
     # One concatenated pass over every segment (each keeps its own prior): a detector call per page
     # instead of one per technique.
     sep = "\n\n"
+    # The same text hidden the same way twice (menus repeated for mobile, one title on many links) is
+    # read once: it would score the same and _finalize keeps one finding per snippet anyway.
+    seen: set[tuple[str, str]] = set()
+    unique: list[Segment] = []
+    for s in segs:
+        key = (s.technique, s.text)
+        if key not in seen:
+            seen.add(key)
+            unique.append(s)
+    segs = unique
     texts: list[str] = []
     leads: list[int] = []
     for s in segs:

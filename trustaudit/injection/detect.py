@@ -307,7 +307,7 @@ _ANCHOR_SPECS: dict[str, tuple[str, str]] = {
     "output_ref": (
         "reply replying output completion message generating resposta resumo resuma responda respuesta resumen "
         "resume responde réponse réponds response responses respond responding answer answers answering summary "
-        "summaries summarize summarise antwort antworte zusammenfassung zusammen résumé résumez",
+        "summaries summarize summarise summarizing summarising antwort antworte zusammenfassung zusammen résumé résumez",
         "",
     ),
     "deceive": (
@@ -345,8 +345,8 @@ _NEIGHBOUR_ONLY = frozenset({"directive", "obligation"})
 _SMALL = 600  # texts up to this long are read whole by every feature (typical hidden payloads)
 # A match starts at most _BEFORE characters before its anchor word (anchors are the first or an early word
 # of every pattern) and ends at most _RADIUS after it.
-_BEFORE = 160
-_RADIUS = 320
+_BEFORE = 120
+_RADIUS = 280
 _NEAR = 240  # weak features are read this far around other matches
 
 
