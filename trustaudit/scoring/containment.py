@@ -57,16 +57,22 @@ def containment_pairs(
     max_df: int,
     min_shared: int,
     min_containment: float,
+    shingles: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> pl.DataFrame:
     """Pairs of rows (a < b) on different registered domains whose estimated containment
     reaches `min_containment` with at least `min_shared` shared sampled shingles.
 
-    Columns a, b (row positions in `texts`), shared, containment.
+    Columns a, b (row positions in `texts`), shared, containment. `shingles` = (row, hash) arrays
+    already computed for these texts (the MinHash stage's), else they are computed here.
     """
     empty = pl.DataFrame(
         schema={"a": pl.Int64, "b": pl.Int64, "shared": pl.UInt32, "containment": pl.Float64}
     )
-    rows, hashes = shingle_hashes(texts, shingle_words=shingle_words, seed=seed)
+    rows, hashes = (
+        shingles
+        if shingles is not None
+        else shingle_hashes(texts, shingle_words=shingle_words, seed=seed)
+    )
     # high bits choose the sample, so the choice does not correlate with the bucket key's low bits
     keep = (hashes >> np.uint64(40)) % np.uint64(max(sample_mod, 1)) == 0
     sampled = pl.DataFrame({"row": rows[keep], "h": hashes[keep]}).unique()

@@ -39,12 +39,18 @@ def _words(texts: pl.Series) -> pl.Series:
 
 
 def minhash_signatures(
-    texts: pl.Series, *, shingle_words: int, num_perm: int, seed: int
+    texts: pl.Series,
+    *,
+    shingle_words: int,
+    num_perm: int,
+    seed: int,
+    keep_shingles: list[tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Signatures (uint32 [n, num_perm]) of word `shingle_words`-gram sets, and word counts.
 
     Rows with fewer words than one shingle get an all-max signature: callers must exclude them
-    (they would all collide).
+    (they would all collide). With `keep_shingles`, (row, shingle hash) arrays are appended to it
+    so the containment stage reuses them instead of tokenising every text again.
     """
     import rensa
 
@@ -53,6 +59,8 @@ def minhash_signatures(
     n = len(counts)
     k = shingle_words
     if n == 0:
+        if keep_shingles is not None:
+            keep_shingles.append((np.zeros(0, np.int64), np.zeros(0, np.uint64)))
         return np.zeros((0, num_perm), np.uint32), counts
     # Empty lists are filtered out first: how explode treats them differs between Polars versions.
     flat = words.filter(words.list.len() > 0).explode().hash(seed=seed).to_numpy()
@@ -66,6 +74,9 @@ def minhash_signatures(
     pos = np.arange(len(flat)) - np.repeat(ends - flat_counts, flat_counts)
     valid = pos <= np.repeat(counts, flat_counts) - k
     shingles = sh[valid]
+    if keep_shingles is not None:
+        rows = np.repeat(np.arange(n, dtype=np.int64), flat_counts)[valid]
+        keep_shingles.append((rows, shingles))
     per_doc = np.maximum(counts - k + 1, 0)
     offsets = np.concatenate([[0], np.cumsum(per_doc)]).astype(np.uint64)
     matrix = rensa.RMinHash.digest_matrix_from_flat_token_hashes(shingles, offsets, num_perm, seed)
@@ -149,13 +160,20 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         else pl.Series([None] * pages.height, dtype=pl.String)
     )
     sig_parts, count_parts = [], []
+    shingle_parts: list[tuple[np.ndarray, np.ndarray]] | None = (
+        [] if s.min_containment > 0 else None
+    )
     for start in range(0, pages.height, s.batch_docs):  # the map stage, one batch at a time
         sig, cnt = minhash_signatures(
             texts.slice(start, s.batch_docs),
             shingle_words=s.shingle_words,
             num_perm=s.num_perm,
             seed=s.seed,
+            keep_shingles=shingle_parts,
         )
+        if shingle_parts:  # rows are local to the batch
+            rows, hashes = shingle_parts[-1]
+            shingle_parts[-1] = (rows + start, hashes)
         sig_parts.append(sig)
         count_parts.append(cnt)
     counts = np.concatenate(count_parts) if count_parts else np.zeros(0, np.int64)
@@ -164,10 +182,14 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     if len(eligible):
         sigs = np.concatenate(sig_parts)[eligible]
         labels[eligible] = cluster_rows(sigs, band_keys(sigs, s.bands), min_jaccard=s.min_jaccard)
-        if s.min_containment > 0:  # copies inside a longer page: low Jaccard, high containment
+        if shingle_parts is not None:  # copies inside a longer page: low Jaccard, high containment
+            rows = np.concatenate([r for r, _ in shingle_parts])
+            hashes = np.concatenate([h for _, h in shingle_parts])
+            on = np.isin(rows, eligible)  # row positions -> positions among the eligible rows
             pairs = containment_pairs(
                 texts.gather(eligible),
                 base.get_column("registered_domain").gather(eligible),
+                shingles=(np.searchsorted(eligible, rows[on]), hashes[on]),
                 shingle_words=s.shingle_words,
                 seed=s.seed,
                 sample_mod=s.containment_sample_mod,
