@@ -101,3 +101,27 @@ def test_empty_and_short_inputs() -> None:
 def test_sampling_keeps_identical_shingles_on_both_pages(mod: int) -> None:
     df = _corpus()
     assert _pairs(df, sample_mod=mod).height == 2
+
+
+def test_minhash_shingles_give_the_same_pairs_as_containment_own() -> None:
+    """syndication hands its MinHash shingles to containment: the pairs must not change."""
+    from trustaudit.scoring.syndication import minhash_signatures
+
+    pages = _corpus()
+    texts, domains = pages["text"], pages["registered_domain"]
+    s = P.syndication
+    kw = dict(
+        shingle_words=s.shingle_words,
+        seed=s.seed,
+        sample_mod=1,
+        max_df=20,
+        min_shared=3,
+        min_containment=0.5,
+    )
+    kept: list[tuple[np.ndarray, np.ndarray]] = []
+    minhash_signatures(
+        texts, shingle_words=s.shingle_words, num_perm=s.num_perm, seed=s.seed, keep_shingles=kept
+    )
+    own = containment_pairs(texts, domains, **kw)  # type: ignore[arg-type]
+    reused = containment_pairs(texts, domains, shingles=kept[0], **kw)  # type: ignore[arg-type]
+    assert own.height >= 1 and own.sort("a", "b").equals(reused.sort("a", "b"))
