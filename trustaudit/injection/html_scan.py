@@ -253,16 +253,43 @@ def _read_js(text: str) -> str:
     return _JS_ESCAPE.sub(_unescape_js, text) if "\\" in text else text
 
 
-def _gate_points(low: str) -> list[int]:
-    points: list[int] = []
-    for g in _SCRIPT_GATES:
-        i = low.find(g)
-        n = 0
-        while i != -1 and n < _GATE_HITS:
-            points.append(i)
-            n += 1
-            i = low.find(g, i + len(g))
-    points.sort()
+def _gate_points(low: str, bounds: list[int]) -> list[list[int]]:
+    """Sorted gate-word positions (relative to each script) in `low`, the lower-cased scripts joined.
+
+    `bounds` are the sorted offsets where each script starts in `low`. Scanning the joined text costs one
+    C-speed `find` pass per needle for the whole page instead of one per needle and script; gates that
+    share a needle ("you" in "you are", "your answer", "as if you") are verified at each hit. Each gate
+    counts at most `_GATE_HITS` times per script.
+    """
+    points: list[list[int]] = [[] for _ in bounds]
+    counts: dict[tuple[int, str], int] = {}
+    last = len(bounds) - 1
+    find, starts = low.find, low.startswith
+    for needle, gates in _GATE_NEEDLES:
+        step = len(needle)
+        i = find(needle)
+        while i != -1:
+            for gate, delta in gates:
+                at = i + delta
+                if gate != needle and not starts(gate, at):
+                    continue
+                k = bisect_right(bounds, i) - 1
+                n = counts.get((k, gate), 0)
+                if at < bounds[k] or n >= _GATE_HITS:
+                    continue
+                points[k].append(at - bounds[k])
+                n = counts[(k, gate)] = n + 1
+                if (
+                    n == _GATE_HITS
+                    and k < last
+                    and all(counts.get((k, g), 0) >= _GATE_HITS for g, _ in gates)
+                ):  # every gate of this needle is spent in this script: on to the next one
+                    i = bounds[k + 1] - step
+                    break
+            i = find(needle, i + step)
+    for pts in points:
+        if len(pts) > 1:
+            pts.sort()
     return points
 
 
@@ -389,6 +416,17 @@ _SCRIPT_GATES = (
     "as if you",
     "the user",
 )
+# The `find` needles gates are found with: one needle serves every gate that contains it (each hit is
+# verified), where one pass for the shared needle is cheaper than one per gate (measured on real scripts:
+# a pass costs more the shorter the needle, since CPython's search skips on its last character).
+_GATE_SHARED = ("you", "system", "inst")
+_GATE_FINDERS = _GATE_SHARED + tuple(
+    g for g in _SCRIPT_GATES if not any(sh in g for sh in _GATE_SHARED)
+)
+_GATE_NEEDLES: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = tuple(
+    (needle, tuple((g, -g.index(needle)) for g in _SCRIPT_GATES if needle in g))
+    for needle in _GATE_FINDERS
+)
 _ATTR_TECHNIQUE = {
     "alt": "attr_alt",
     "title": "attr_title",
@@ -396,6 +434,7 @@ _ATTR_TECHNIQUE = {
     "aria-description": "attr_aria_label",
     "placeholder": "attr_other",
 }
+_SCRIPT_OPEN = re.compile("<script", re.IGNORECASE)
 _SCRIPT_TYPE = re.compile(r"\btype\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))")
 # Script types a browser executes; any other non-JSON type is a data block (often an HTML template).
 # A <script> whose type names one of these is a data block holding markup (a client-side template);
@@ -487,34 +526,29 @@ def _attribute_segments(tree: LexborHTMLParser, segs: list[Segment]) -> None:
 
 
 def _script_blocks(html: str) -> list[tuple[int, str, str]]:
-    """(offset of the body, attributes, body) of every <script> element, found with str.find.
+    """(offset of the body, attributes, body) of every <script> element, found in the source.
 
     Reading scripts from the source instead of the DOM skips a tree walk and a copy per node, and gives
-    exact offsets. Upper-case tags are rare but legal, so they are looked for only when present.
+    exact offsets. Tag names are case-insensitive: one regex pass finds every spelling.
     """
-    starts: list[int] = []
-    for tok in ("<script", "<SCRIPT", "<Script"):
-        if tok != "<script" and tok not in html:
-            continue
-        i = html.find(tok)
-        while i != -1:
-            starts.append(i)
-            i = html.find(tok, i + 7)
-    if len(starts) > 1:
-        starts.sort()
     out: list[tuple[int, str, str]] = []
     n = len(html)
     pos = 0
-    for i in starts:
+    upper_close: bool | None = None
+    for m in _SCRIPT_OPEN.finditer(html):
+        i = m.start()
         if i < pos or i + 7 >= n or html[i + 7] not in " \t\n\r/>":
             continue  # inside a previous script body, or <scripts> / <script-x>
         gt = html.find(">", i + 7)
         if gt == -1:
             break
         end = html.find("</script", gt + 1)
-        if end == -1 and ("</SCRIPT" in html or "</Script" in html):
-            up = [html.find(t, gt + 1) for t in ("</SCRIPT", "</Script")]
-            end = min((e for e in up if e != -1), default=-1)
+        if end == -1:
+            if upper_close is None:
+                upper_close = "</SCRIPT" in html or "</Script" in html
+            if upper_close:
+                up = [html.find(t, gt + 1) for t in ("</SCRIPT", "</Script")]
+                end = min((e for e in up if e != -1), default=-1)
         if end == -1:
             end = n
         out.append((gt + 1, html[i + 7 : gt], html[gt + 1 : end]))
@@ -523,6 +557,9 @@ def _script_blocks(html: str) -> list[tuple[int, str, str]]:
 
 
 def _script_segments(html: str, segs: list[Segment]) -> None:
+    # Code scripts are gated together: lower-cased once, joined, each gate needle scanned once per page.
+    items: list[Segment | tuple[str, str]] = []  # template segments in place, (code, type) to gate
+    codes: list[str] = []
     for off, attrs, code in _script_blocks(html):
         if len(code) < 18:
             continue
@@ -536,10 +573,32 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
             # Read with its markup: attribute values of the template are text a model reads too.
             text = htmllib.unescape(code) if "&" in code else code
             if _WORDY.search(text):
-                segs.append(Segment("template", f'<script type="{stype[:40]}">', text, off))
+                items.append(Segment("template", f'<script type="{stype[:40]}">', text, off))
             continue
-        low = code.lower()
-        points = _gate_points(low)
+        items.append((code, stype))
+        codes.append(code)
+    if not codes:
+        segs.extend(x for x in items if isinstance(x, Segment))
+        return
+    joined = "\x00".join(codes)
+    low = joined.lower()
+    bounds: list[int] = []
+    at = 0
+    for code in codes:
+        bounds.append(at)
+        at += len(code) + 1
+    if len(low) == len(joined):
+        all_points = _gate_points(low, bounds)
+    else:  # a case mapping changed lengths (e.g. "İ"): offsets only hold script by script
+        all_points = [_gate_points(code.lower(), [0])[0] for code in codes]
+    k = 0
+    for item in items:
+        if isinstance(item, Segment):
+            segs.append(item)
+            continue
+        code, stype = item
+        points = all_points[k]
+        k += 1
         if not points:
             continue
         strings, loose = _js_strings(code, points)
@@ -549,7 +608,7 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
             segs.append(Segment("script", f"{kind} string", lit, -1))
         for text in loose:
             segs.append(Segment("script", f"{kind} text", text, -1))
-        if "atob(" in low:
+        if "atob(" in code.lower():
             for _, txt in decode_base64_text(code, limit=8):
                 segs.append(Segment("base64", "<script> base64", txt, -1))
 
