@@ -456,10 +456,14 @@ def find_features(
 
     Matching runs on the lower-cased text: whole when short, else only near each feature's anchors.
     """
+    return _find_features(text, text.lower(), extra) if text else []
+
+
+def _find_features(
+    text: str, low: str, extra: Sequence[re.Pattern[str]]
+) -> list[tuple[int, int, str, float]]:
+    """`find_features` on `text` whose lower-cased form `low` the caller already holds."""
     out: list[tuple[int, int, str, float]] = []
-    if not text:
-        return out
-    low = text.lower()
     n = len(low)
     small = n <= _SMALL
     windows = {} if small else _feature_windows(low)
@@ -520,13 +524,13 @@ def detect_text(
     two-character separators), so features of two segments are never combined; `priors`, when given, is
     one prior per segment. Invisible Unicode should be revealed first (`reveal_invisible`).
     """
-    feats = find_features(text, extra)
+    low = text.lower()
+    feats = _find_features(text, low, extra) if text else []
     starts = list(boundaries) or [0]
     ends = [b - 2 for b in starts[1:]] + [len(text)]
     seg_prior = list(priors) if priors else [prior] * len(starts)
     if any(p > 0 for p in seg_prior):
         # Whole short hidden segments that are a bare task (only meaningful where the text is hidden).
-        low = text.lower()
         for a, b, p in zip(starts, ends, seg_prior, strict=True):
             if p > 0 and b - a <= _TASK_MAX:
                 m = _TASK_REQUEST.match(low, a, b)
