@@ -7,6 +7,7 @@ and ingest commits one part per input batch so a killed run resumes where it sto
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import hashlib
 import multiprocessing as mp
 import os
@@ -25,7 +26,7 @@ import pyarrow as pa
 from trustaudit import __version__
 from trustaudit.embed import get_embedder
 from trustaudit.errors import NothingReadError, UsageError
-from trustaudit.io.atomic import write_parquet, write_text
+from trustaudit.io.atomic import BackgroundWrites, write_parquet, write_text
 from trustaudit.io.cache import ExtractCache, record_keys, source_key
 from trustaudit.io.extract import (
     LINK_SCHEMA,
@@ -334,6 +335,15 @@ def ingest(
     return stats
 
 
+class _SyncWrites:
+    """The BackgroundWrites interface, writing at once (stages run alone, e.g. `score RUN`)."""
+
+    write_parquet = staticmethod(write_parquet)
+
+
+_SYNC = _SyncWrites()
+
+
 @dataclass
 class Merged:
     """What the merge wrote, and the tables themselves for a stage that follows in-process."""
@@ -348,14 +358,20 @@ def merge_parts(run: RunDir) -> dict[str, int]:
     return merge_tables(run).counts
 
 
-def merge_tables(run: RunDir, *, defer_links: bool = False) -> Merged:
+def merge_tables(
+    run: RunDir, *, defer_links: bool = False, background: BackgroundWrites | None = None
+) -> Merged:
     """merge_parts, keeping the tables; with `defer_links` links.parquet is left to the signal stage
     (which rewrites it with affiliate flags anyway) and removed meanwhile, so no stale copy remains."""
     markers = sorted(run.parts.glob("*.done"))
     bases = [m.with_suffix("") for m in markers]
 
     def read_all(kind: str, schema: pa.Schema) -> pl.DataFrame:
-        frames = [pl.read_parquet(b.with_suffix(f".{kind}.parquet")) for b in bases]
+        # Parquet decoding releases the GIL: two threads keep both cores busy (order is kept)
+        with cf.ThreadPoolExecutor(max_workers=2) as pool:
+            frames = list(
+                pool.map(pl.read_parquet, [b.with_suffix(f".{kind}.parquet") for b in bases])
+            )
         frames = [f for f in frames if f.width]
         if not frames:
             return pl.from_arrow(schema.empty_table())  # type: ignore[return-value]
@@ -398,7 +414,9 @@ def merge_tables(run: RunDir, *, defer_links: bool = False) -> Merged:
     links = links.drop("_record")
     pages = _ensure_registered_domain(pages)
     links = _ensure_registered_domain(links)
-    write_parquet(run.pages, pages)
+    if background is not None:
+        run.pages.unlink(missing_ok=True)  # never a stale copy while the new one is written
+    (background or _SYNC).write_parquet(run.pages, pages)
     if defer_links:
         run.links.unlink(missing_ok=True)
     else:
@@ -434,6 +452,7 @@ def compute_signals(
     progress: Progress | None = None,
     memo: StageMemo | None = None,
     merged: Merged | None = None,
+    background: BackgroundWrites | None = None,
 ) -> dict[str, Any]:
     """Reduce stage: every signal family over the pages/links tables -> signals.parquet, domains.parquet.
 
@@ -500,7 +519,9 @@ def compute_signals(
     for frame in parts[1:]:
         signals = signals.join(frame, on="doc_id", how="left")
     write_parquet(run.signals, signals)
-    write_parquet(run.links, links)
+    (background or _SYNC).write_parquet(
+        run.links, links
+    )  # the largest table; nothing reads it next
     write_parquet(run.domains, domains)
     seconds = time.perf_counter() - t0
     progress.done("signals", f"{signals.height} pages")
@@ -606,7 +627,7 @@ def audit(
     now = options.now or datetime.now(UTC).date()
     local, url_lists = split_inputs(options.inputs)
     sources = _sources(local, policy)
-    with run.locked():
+    with run.locked(), contextlib.ExitStack() as stack:
         manifest = run.read_manifest()
         inputs = [fingerprint_input(p) for p in options.inputs]
         ingest_key = hashlib.sha256(
@@ -660,7 +681,8 @@ def audit(
         finally:
             if cache is not None:
                 cache.close()
-        merged = merge_tables(run, defer_links=True)
+        background = stack.enter_context(BackgroundWrites())
+        merged = merge_tables(run, defer_links=True, background=background)
         counts = merged.counts
         accounting = {
             "inputs": stats.records + stats.read_errors,
@@ -693,6 +715,7 @@ def audit(
         manifest["sources"] = stats.sources
         run.write_manifest(manifest)
         if counts["pages"] == 0:
+            background.wait()
             write_parquet(run.links, merged.links)  # the run stays complete, if empty
             write_reports(run, policy, manifest)
             raise NothingReadError(
@@ -701,10 +724,11 @@ def audit(
             )
         memo = StageMemo(options.cache) if options.cache else None
         manifest["stages"]["signals"] = compute_signals(
-            run, policy, now=now, progress=progress, memo=memo, merged=merged
+            run, policy, now=now, progress=progress, memo=memo, merged=merged, background=background
         )
-        run.write_manifest(manifest)
         manifest["stages"]["score"] = score_run(run, policy, progress=progress)
+        background.wait()  # pages and links are on disk before the manifest says so
+        run.write_manifest(manifest)
         run.write_manifest(manifest)
         summary = write_reports(run, policy, manifest, labels=options.labels, progress=progress)
         manifest["stages"]["report"] = {"status": "done"}

@@ -6,6 +6,7 @@ tables, or run as formulas when a CSV is opened in a spreadsheet.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from urllib.parse import urlsplit
@@ -23,7 +24,12 @@ def strip_invisible(text: str) -> str:
 def one_line(text: str | None, limit: int = 300) -> str:
     if not text:
         return ""
-    text = " ".join(strip_invisible(str(text)).split())
+    return _one_line(str(text), limit)
+
+
+@functools.lru_cache(maxsize=1 << 16)  # domains and reasons repeat across thousands of rows
+def _one_line(text: str, limit: int) -> str:
+    text = " ".join(strip_invisible(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

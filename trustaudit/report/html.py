@@ -602,6 +602,11 @@ quarantine.csv, domains.csv and the Parquet files of the run.</p></noscript>
 
 def _agent_audits(run: RunDir) -> str:
     """Counts from `trustaudit citations` / `trustaudit cards` when they ran on this run."""
+    if not any(
+        (run.root / n).exists()
+        for n in ("citations.parquet", "citations", "cards.parquet", "cards")
+    ):
+        return ""  # neither ran: skip importing the citations package (a tenth of a re-run)
     try:
         from trustaudit.citations import card_results_summary, citation_results_summary
     except ImportError:  # pragma: no cover - citations are part of every build

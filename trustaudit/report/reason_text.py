@@ -8,6 +8,8 @@ here is plain and unescaped: each renderer escapes it for its own format (`escap
 
 from __future__ import annotations
 
+import functools
+
 from trustaudit.report.escape import md, one_line
 
 # Labels for the codes the scoring families emit today; unknown codes fall back to the family
@@ -77,6 +79,7 @@ def label_for(code: str) -> str:
     return code.replace("_", " ").capitalize() if code else ""
 
 
+@functools.lru_cache(maxsize=1 << 16)  # pages repeat the same reasons: render each text once
 def reason_text(detail: str | None, limit: int = 300) -> str:
     """One reason as display text: `label — detail`, one line, invisible characters removed."""
     code, rest = split_reason(detail)
