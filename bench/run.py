@@ -78,15 +78,21 @@ def bench_audit(work: Path) -> dict:  # type: ignore[type-arg]
     return {"pages": pages, "wall": wall, "shards": shards}
 
 
-def bench_incremental(work: Path) -> None:
-    """Nightly pattern on a 4x mirror corpus: first run, unchanged re-run, re-run the next day
-    (new --now: date-dependent signals recomputed), and a re-run after one page changed (its shard
-    is re-read page by page and every corpus-level family is recomputed)."""
-    shards = write_mirror_shards(work / "mirrors", replicas=4, per_replica=2)
+def bench_incremental(work: Path, replicas: int = 8) -> None:
+    """Nightly pattern on a mirror corpus (the real pages `replicas` times, 6,376 pages by default:
+    nightly crawls are thousands of pages and more): first run, unchanged re-run, re-run the next
+    day (new --now: date-dependent signals recomputed), and a re-run after one page changed (its
+    shard is re-read page by page and every corpus-level family is recomputed)."""
+    shards = write_mirror_shards(work / "mirrors", replicas=replicas, per_replica=2)
     cache = work / "inc-cache"
     shutil.rmtree(cache, ignore_errors=True)
     first, m1, _ = run_audit(shards, work / "inc1", "--fresh", "--cache", str(cache))
-    second, m2, _ = run_audit(shards, work / "inc2", "--fresh", "--cache", str(cache))
+    # re-runs take seconds, so one sample is at the mercy of this shared VM: the median of three
+    reruns = [
+        run_audit(shards, work / f"inc2-{i}", "--fresh", "--cache", str(cache)) for i in range(3)
+    ]
+    second, m2, _ = sorted(reruns, key=lambda r: r[0])[1]
+    samples = ", ".join(f"{r[0]:.2f}" for r in reruns)
     nextday, m3, _ = run_audit(
         shards, work / "inc3", "--fresh", "--cache", str(cache), "--now", "2026-11-02"
     )
@@ -98,6 +104,7 @@ def bench_incremental(work: Path) -> None:
     pages = m1["stages"]["ingest"]["pages"]
     print(f"\n== incremental re-runs (--cache), {pages} pages in {len(shards)} WARC shards")
     print(f"  first run                      {first:7.2f} s  ({pages / first:.1f} pages/s)")
+    print(f"  unchanged corpus, 3 re-runs   {samples} s (median below)")
     for label, wall, m in (
         ("unchanged corpus", second, m2),
         ("unchanged, next day (--now)", nextday, m3),
@@ -246,6 +253,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--skip-peer", action="store_true")
+    ap.add_argument(
+        "--replicas", type=int, default=8, help="mirror copies for the incremental bench"
+    )
     ap.add_argument("--work", type=Path, default=None)
     ap.add_argument(
         "--only",
@@ -258,7 +268,7 @@ def main() -> None:
     want = lambda name: args.only in (None, name)  # noqa: E731
     res = bench_audit(work) if want("audit") or want("peer") else None
     if want("incremental"):
-        bench_incremental(work)
+        bench_incremental(work, args.replicas)
     if want("signals"):
         bench_signals(args.rows)
     if res is not None and want("peer") and not args.skip_peer:
