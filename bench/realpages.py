@@ -36,23 +36,19 @@ def real_pages(shared: Path = SHARED) -> Iterator[tuple[str, bytes]]:
                 )
 
 
-def write_warc_shards(out_dir: Path, n_shards: int = 2) -> list[Path]:
-    """Write the real pages as `n_shards` gzipped WARC files (response records); reuse when present."""
+def _write_shards(paths: list[Path], pages: Iterator[tuple[str, bytes]]) -> None:
+    """Write (url, html) pages round-robin into gzipped WARC files as response records."""
     from warcio.statusandheaders import StatusAndHeaders
     from warcio.warcwriter import WARCWriter
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / f"real-{i:02d}.warc.gz" for i in range(n_shards)]
-    if all(p.exists() for p in paths):
-        return paths
     handles = [open(p, "wb") for p in paths]  # noqa: SIM115 - closed below
     writers = [WARCWriter(h, gzip=True) for h in handles]
     try:
-        for i, (url, html) in enumerate(real_pages()):
+        for i, (url, html) in enumerate(pages):
             headers = StatusAndHeaders(
                 "200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1"
             )
-            w = writers[i % n_shards]
+            w = writers[i % len(paths)]
             w.write_record(
                 w.create_warc_record(
                     url, "response", payload=io.BytesIO(html), http_headers=headers
@@ -61,6 +57,14 @@ def write_warc_shards(out_dir: Path, n_shards: int = 2) -> list[Path]:
     finally:
         for h in handles:
             h.close()
+
+
+def write_warc_shards(out_dir: Path, n_shards: int = 2) -> list[Path]:
+    """Write the real pages as `n_shards` gzipped WARC files (response records); reuse when present."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / f"real-{i:02d}.warc.gz" for i in range(n_shards)]
+    if not all(p.exists() for p in paths):
+        _write_shards(paths, real_pages())
     return paths
 
 
@@ -71,32 +75,15 @@ def write_mirror_shards(out_dir: Path, replicas: int = 4, per_replica: int = 2) 
     every copy is a distinct record to extract (its URL is part of the extraction cache key)."""
     from urllib.parse import urlsplit, urlunsplit
 
-    from warcio.statusandheaders import StatusAndHeaders
-    from warcio.warcwriter import WARCWriter
-
     out_dir.mkdir(parents=True, exist_ok=True)
-    n = replicas * per_replica
-    paths = [out_dir / f"mirror-{i:02d}.warc.gz" for i in range(n)]
+    paths = [out_dir / f"mirror-{i:02d}.warc.gz" for i in range(replicas * per_replica)]
     if all(p.exists() for p in paths):
         return paths
     pages = list(real_pages())
     for k in range(replicas):
-        handles = [open(paths[k * per_replica + j], "wb") for j in range(per_replica)]  # noqa: SIM115
-        writers = [WARCWriter(h, gzip=True) for h in handles]
-        try:
-            for i, (url, html) in enumerate(pages):
-                parts = urlsplit(url)
-                mirror = urlunsplit(parts._replace(netloc=f"m{k}.{parts.netloc}"))
-                headers = StatusAndHeaders(
-                    "200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1"
-                )
-                w = writers[i % per_replica]
-                w.write_record(
-                    w.create_warc_record(
-                        mirror, "response", payload=io.BytesIO(html), http_headers=headers
-                    )
-                )
-        finally:
-            for h in handles:
-                h.close()
+        mirrored = (
+            (urlunsplit(urlsplit(url)._replace(netloc=f"m{k}.{urlsplit(url).netloc}")), html)
+            for url, html in pages
+        )
+        _write_shards(paths[k * per_replica : (k + 1) * per_replica], mirrored)
     return paths
