@@ -149,21 +149,23 @@ def _finalize(findings: list[dict[str, Any]], policy: InjectionPolicy) -> list[d
     return out
 
 
-def scan_html(html: str, policy: InjectionPolicy | None = None) -> ScanResult:
+def scan_html(html: str, policy: InjectionPolicy | None = None, *, tree: Any = None) -> ScanResult:
     """Scan one page's raw HTML (already decoded to str) for instructions aimed at an AI.
 
     Returns findings with where the text lived (location), how it was hidden (technique, "visible" for
     plain sight), a raw snippet (≤200 chars; escape it when rendering), its character offset in `html`
     (-1 when the DOM text could not be located), the detector features (rule) and score; plus all the
-    page's hidden text. Never raises: unparseable input yields an empty result.
+    page's hidden text. Never raises: unparseable input yields an empty result. `tree`: the same
+    HTML already parsed with lexbor (saves a parse; the scan consumes it).
     """
     policy = policy or InjectionPolicy()
     try:
         if not policy.enabled or not isinstance(html, str) or not html:
             return ScanResult()
-        html = html[: policy.max_html_chars]
+        if len(html) > policy.max_html_chars:
+            html, tree = html[: policy.max_html_chars], None  # the caller's tree saw more
         extra = _compile_extra(tuple(policy.extra_patterns))
-        segs, visible = collect_segments(html)
+        segs, visible = collect_segments(html, tree=tree)
         if not policy.scan_scripts:
             segs = [s for s in segs if s.technique != "script"]
         findings = _detect_segments(segs, policy, extra, html)

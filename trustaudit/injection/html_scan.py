@@ -614,8 +614,13 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
                 segs.append(Segment("base64", "<script> base64", txt, -1))
 
 
-def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segment], str]:
+def collect_segments(
+    html: str, *, max_text: int = 400_000, tree: LexborHTMLParser | None = None
+) -> tuple[list[Segment], str]:
     """All hidden or out-of-band text segments of a page, and the page's visible text.
+
+    `tree`: the page already parsed by the caller (the extractor's), which this call consumes: it
+    strips scripts and removes hidden subtrees from it.
 
     Segments found in the source (comments, attributes, invisible Unicode, base64) carry exact offsets;
     segments from the DOM (hidden subtrees, styles) and script literals carry -1 and are located when
@@ -654,7 +659,7 @@ def collect_segments(html: str, *, max_text: int = 400_000) -> tuple[list[Segmen
 
     _script_segments(html, segs)
 
-    tree = LexborHTMLParser(html)
+    tree = tree if tree is not None else LexborHTMLParser(html)
     _attribute_segments(tree, segs)
 
     css_all = "\n".join(n.text(deep=True) for n in tree.css("style"))

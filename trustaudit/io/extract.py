@@ -407,7 +407,7 @@ def _paragraphs(text: str) -> list[str]:
 
 
 def _scan(
-    html: str | None, text: str | None, policy: Policy
+    html: str | None, text: str | None, policy: Policy, tree: LexborHTMLParser | None = None
 ) -> tuple[list[dict[str, Any]], str | None]:
     """Injection findings from raw HTML (every hiding place) or, for text-only inputs, from the text."""
     if not policy.injection.enabled:
@@ -415,7 +415,7 @@ def _scan(
     from trustaudit.injection import scan_html, scan_text
 
     res = (
-        scan_html(html, policy.injection)
+        scan_html(html, policy.injection, tree=tree)
         if html is not None
         else scan_text(text or "", policy.injection)
     )
@@ -499,7 +499,9 @@ def extract_record(
                     final_url, url_source = absolute, origin
                     break
         page.update(meta)
-        findings, hidden = _scan(html, None, policy)
+        base = final_url if final_url and final_url.startswith(("http://", "https://")) else url
+        links = _links(tree, base, "")  # before the scan, which consumes the tree
+        findings, hidden = _scan(html, None, policy, tree)
         page["html_hidden_text"] = hidden
         extracted: str | None = None
         extractor: str = x.extractor
@@ -526,8 +528,6 @@ def extract_record(
             extracted = _fallback_text(LexborHTMLParser(html))
         text = extracted
         page["extractor"] = extractor
-        base = final_url if final_url and final_url.startswith(("http://", "https://")) else url
-        links = _links(tree, base, "")
     doc_id = doc_id_for(final_url, source, offset)
     record_key = f"{source}#{offset}"
     for link in links:
