@@ -34,6 +34,7 @@ from trustaudit.io.readers import FolderSource, JsonlSource, ParquetSource, Warc
 from trustaudit.policy import Policy
 
 PART_KINDS = ("pages", "links", "errors")
+_BUNDLE_PART = "part"  # a bundle holds one part: part.pages.parquet, part.links.parquet, …
 
 
 def _ipc(table: pa.Table) -> bytes:
@@ -154,11 +155,6 @@ class ExtractCache:
             self.db.execute("COMMIT")
 
     # ------------------------------------------------------------ per source
-    def source_key(
-        self, source: Any, policy: Policy, known: Mapping[str, str] | None = None
-    ) -> str | None:
-        return source_key(source, policy, known)
-
     def _bundle(self, key: str) -> Path:
         return self.folder / "sources" / key
 
@@ -172,7 +168,7 @@ class ExtractCache:
             meta = json.loads((folder / "meta.json").read_text())
             counts = int(meta["records"]), int(meta["read_errors"]), int(meta["pages"])
             for kind in PART_KINDS:
-                src = folder / f"{kind}.parquet"
+                src = folder / f"{_BUNDLE_PART}.{kind}.parquet"
                 dst = base.with_suffix(f".{kind}.parquet")
                 tmp = dst.with_name(f".tmp-{dst.name}.{uuid.uuid4().hex[:8]}")
                 shutil.copyfile(src, tmp)
@@ -193,9 +189,7 @@ class ExtractCache:
             return
         tmp = folder.with_name(f".tmp-{key}-{uuid.uuid4().hex[:8]}")
         try:
-            pages = concat_parts(bases, tmp / "x")
-            for kind in PART_KINDS:
-                os.replace(tmp / f"x.{kind}.parquet", tmp / f"{kind}.parquet")
+            pages = concat_parts(bases, tmp / _BUNDLE_PART)
             meta = {"records": records, "read_errors": read_errors, "pages": pages}
             write_text(tmp / "meta.json", json.dumps(meta))
             os.rename(tmp, folder)

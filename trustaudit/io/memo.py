@@ -21,14 +21,13 @@ import polars as pl
 
 from trustaudit import __version__
 from trustaudit.io.atomic import write_parquet
+from trustaudit.io.cache import code_digest
 
 __all__ = ["StageMemo", "frame_digest"]
 
 
 def frame_digest(*frames: pl.DataFrame, salt: str = "") -> str:
     """Order-sensitive digest of frames' schemas and row contents (vectorised row hashes)."""
-    from trustaudit.io.cache import code_digest
-
     # the whole package's source: a scoring change invalidates the memo even at the same version
     h = hashlib.sha256(f"{__version__}\0{code_digest()}\0{pl.__version__}\0{salt}".encode())
     for frame in frames:
