@@ -17,6 +17,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ahocorasick_rs import AhoCorasick, Implementation
+
 __all__ = [
     "FEATURES",
     "Hit",
@@ -251,11 +253,11 @@ FEATURES: dict[str, float] = {name: weight for name, weight, _ in _FEATURE_SPECS
 _COMPILED: list[tuple[str, float, re.Pattern[str]]] = [
     (name, weight, re.compile(pat, _F)) for name, weight, pat in _FEATURE_SPECS
 ]
-# Anchors gate the regexes: a feature's regex only runs in windows around words (exact or prefix) or
-# symbols that it needs. Splitting the text into a token set is one C-speed pass, whereas a dozen
-# alternation-heavy regexes over a whole page would cost more than parsing it. (exact, prefixes, symbols)
+# Anchors gate the regexes: a feature's regex only runs in windows around words or symbols that it
+# needs. One Aho-Corasick pass finds every anchor, whereas a dozen alternation-heavy regexes over a
+# whole page would cost more than parsing it.
 _ANCHOR_SPECS: dict[str, tuple[str, str]] = {
-    # feature: (space-separated exact words, space-separated symbols/phrases found with str.find)
+    # feature: (space-separated whole words, space-separated symbols/phrases found as substrings)
     "override": (
         "instruction instructions instead follow skip drop ignore ignores ignoring ignored ignora ignorar ignoriere ignorieren "
         "ignorez ignorer disregard disregarding forget forgetting override overriding bypass abandon neglect "
@@ -316,29 +318,25 @@ _ANCHOR_SPECS: dict[str, tuple[str, str]] = {
     ),
 }
 _EXACT: dict[str, frozenset[str]] = {k: frozenset(v[0].split()) for k, v in _ANCHOR_SPECS.items()}
-# Symbols with "_" are phrases ("from_NOW_on" is the phrase "from now on"), looked for only when their
-# upper-case key word is one of the text's tokens: a phrase scan costs a pass over the text.
+# Symbols and phrases are found as plain substrings ("from_NOW_on" is the phrase "from now on"; the
+# upper-case word only documents which word carries it).
 _SYMBOLS: dict[str, tuple[str, ...]] = {
-    k: tuple(x for x in v[1].split() if "_" not in x) for k, v in _ANCHOR_SPECS.items()
+    k: tuple(x.replace("_", " ").lower() for x in v[1].split()) for k, v in _ANCHOR_SPECS.items()
 }
-_PHRASES: dict[str, tuple[tuple[str, str], ...]] = {
-    k: tuple(
-        (next(w for w in x.split("_") if w.isupper()).lower(), x.replace("_", " ").lower())
-        for x in v[1].split()
-        if "_" in x
-    )
-    for k, v in _ANCHOR_SPECS.items()
-}
-_ALL_EXACT: frozenset[str] = frozenset().union(*_EXACT.values())
-_ALL_TOKENS: frozenset[str] = _ALL_EXACT.union(key for ph in _PHRASES.values() for key, _ in ph)
-_GLUE = "<>\"'()[]{}.,;:!?*=/\\|“”‘’«»¿¡"
-# Symbols grouped by their first character: one scan for the character skips the whole group when absent.
-_SYMBOL_GROUPS: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
-for _name, _syms in _SYMBOLS.items():
-    _by_first: dict[str, list[str]] = {}
-    for _sym in _syms:
-        _by_first.setdefault(_sym[0], []).append(_sym)
-    _SYMBOL_GROUPS[_name] = [(_c, tuple(_g)) for _c, _g in _by_first.items()]
+# Every anchor (word, phrase or symbol) in one Aho-Corasick automaton, with the features it anchors as
+# a whole word and those it anchors as a plain substring: one pass over the text finds them all.
+_ANCHOR_USE: dict[str, tuple[list[str], list[str]]] = {}
+for _name in _ANCHOR_SPECS:
+    for _w in _EXACT[_name]:
+        _ANCHOR_USE.setdefault(_w, ([], []))[0].append(_name)
+    for _s in _SYMBOLS[_name]:
+        _ANCHOR_USE.setdefault(_s, ([], []))[1].append(_name)
+_ANCHORS: tuple[str, ...] = tuple(sorted(_ANCHOR_USE))
+_ANCHOR_FEATURES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = tuple(
+    (tuple(_ANCHOR_USE[a][0]), tuple(_ANCHOR_USE[a][1])) for a in _ANCHORS
+)
+_ANCHOR_FINDER = AhoCorasick(list(_ANCHORS), implementation=Implementation.DFA)
+_ANCHOR_HITS = 32  # occurrences of one anchor read per text
 # Weak features only read the neighbourhood of other features' matches.
 _NEIGHBOUR_ONLY = frozenset({"directive", "obligation"})
 _SMALL = 600  # texts up to this long are read whole by every feature (typical hidden payloads)
@@ -366,62 +364,32 @@ def _merge(
     return out
 
 
-def _occurrences(low: str, needle: str, *, word: bool, limit: int = 32) -> list[int]:
-    """Start offsets of `needle` in `low` (at most `limit`); with `word`, only where it is a whole word.
-
-    `str.find` with the boundaries checked here is twice as fast as a regex with lookarounds.
-    """
-    out: list[int] = []
-    m = len(needle)
-    n = len(low)
-    i = low.find(needle)
-    while i != -1:
-        j = i + m
-        if not word or (
-            (i == 0 or not low[i - 1].isalnum())
-            and (j >= n or not (low[j].isalnum() or low[j] == "_"))
-        ):
-            out.append(i)
-            if len(out) >= limit:
-                break
-        i = low.find(needle, j)
-    return out
-
-
 def _feature_windows(low: str) -> dict[str, list[tuple[int, int]]]:
-    """Per anchored feature, the windows of `low` its regex must read (absent: nothing to read)."""
+    """Per anchored feature, the windows of `low` its regex must read (absent: nothing to read).
+
+    Whole-word anchors must not touch a letter or digit on either side (nor "_" after them), so
+    `">ignore` and `(ignore` anchor while `ignored_by` does not.
+    """
     n = len(low)
-    # Punctuation and markup become spaces before splitting (one C-speed replace per character that
-    # occurs), so words glued to tags or quotes (`">ignore`, `(ignore`) are tokens like any other.
-    tok = low
-    for c in _GLUE:
-        if c in tok:
-            tok = tok.replace(c, " ")
-    present = _ALL_TOKENS.intersection(tok.split())
     points: dict[str, list[int]] = {}
-    occ_cache: dict[str, list[int]] = {}
-    first_seen: dict[str, bool] = {}
-    for name, exact in _EXACT.items():
-        for w in present & exact:
-            if w not in occ_cache:
-                occ_cache[w] = _occurrences(low, w, word=True)
-            points.setdefault(name, []).extend(occ_cache[w])
-        for key, phrase in _PHRASES[name]:
-            if key in present:
-                if phrase not in occ_cache:
-                    occ_cache[phrase] = _occurrences(low, phrase, word=False)
-                points.setdefault(name, []).extend(occ_cache[phrase])
-        for first, group in _SYMBOL_GROUPS[name]:
-            seen = first_seen.get(first)
-            if seen is None:
-                seen = first_seen[first] = first in low
-            if not seen:
-                continue
-            for sym in group:
-                if sym not in occ_cache:
-                    occ_cache[sym] = _occurrences(low, sym, word=False)
-                points.setdefault(name, []).extend(occ_cache[sym])
-    return {name: _merge(pts, _BEFORE, n, _RADIUS) for name, pts in points.items() if pts}
+    counts: dict[int, int] = {}
+    for k, i, j in _ANCHOR_FINDER.find_matches_as_indexes(low, overlapping=True):
+        c = counts.get(k, 0)
+        if c >= _ANCHOR_HITS:
+            continue
+        as_word, as_part = _ANCHOR_FEATURES[k]
+        if as_word and not (
+            (i and low[i - 1].isalnum()) or (j < n and (low[j].isalnum() or low[j] == "_"))
+        ):
+            names = as_word + as_part
+        elif as_part:
+            names = as_part
+        else:
+            continue
+        counts[k] = c + 1
+        for name in names:
+            points.setdefault(name, []).append(i)
+    return {name: _merge(pts, _BEFORE, n, _RADIUS) for name, pts in points.items()}
 
 
 # A short segment that opens with a verb typical of tasks given to a language model (never UI verbs such
