@@ -220,6 +220,15 @@ def test_mixed_case_script_tags_are_read() -> None:
     assert "script" in techniques(scan_html(html))
 
 
+def test_decoy_gate_words_in_a_large_script_do_not_hide_a_payload() -> None:
+    # A bundle is read around its gate words only: many decoys ahead of the payload must not use up
+    # what is read of it.
+    decoys = "".join(f'var s{i} = "ignored instructions_of_the user_{i}"; ' for i in range(80))
+    bundle = decoys + "x = 1;" * 1500 + f'var note = "{PAYLOAD}";'
+    assert len(bundle) > html_scan._JS_FULL
+    assert "script" in techniques(scan_html(page(f"<script>{bundle}</script>")))
+
+
 def test_gate_words_are_found_in_every_script_of_a_page() -> None:
     # Scripts are gated together (joined and lower-cased once); each keeps its own gate positions,
     # and a gate needle shared by several gates ("you") finds each of them.

@@ -368,15 +368,15 @@ def _feature_windows(low: str) -> dict[str, list[tuple[int, int]]]:
     """Per anchored feature, the windows of `low` its regex must read (absent: nothing to read).
 
     Whole-word anchors must not touch a letter or digit on either side (nor "_" after them), so
-    `">ignore` and `(ignore` anchor while `ignored_by` does not.
+    `">ignore` and `(ignore` anchor while `ignored_by` does not. An anchor seen more than
+    `_ANCHOR_HITS` times makes its features read the rest of the text whole: bounded work on a
+    pathological page, and decoy words ahead of a payload do not push it out of reach.
     """
     n = len(low)
     points: dict[str, list[int]] = {}
     counts: dict[int, int] = {}
+    rest: dict[str, int] = {}  # feature -> from where it reads everything
     for k, i, j in _ANCHOR_FINDER.find_matches_as_indexes(low, overlapping=True):
-        c = counts.get(k, 0)
-        if c >= _ANCHOR_HITS:
-            continue
         as_word, as_part = _ANCHOR_FEATURES[k]
         if as_word and not (
             (i and low[i - 1].isalnum()) or (j < n and (low[j].isalnum() or low[j] == "_"))
@@ -386,10 +386,25 @@ def _feature_windows(low: str) -> dict[str, list[tuple[int, int]]]:
             names = as_part
         else:
             continue
-        counts[k] = c + 1
+        c = counts[k] = counts.get(k, 0) + 1
         for name in names:
-            points.setdefault(name, []).append(i)
-    return {name: _merge(pts, _BEFORE, n, _RADIUS) for name, pts in points.items()}
+            if name in rest:
+                continue
+            if c > _ANCHOR_HITS:
+                rest[name] = i
+            else:
+                points.setdefault(name, []).append(i)
+    windows: dict[str, list[tuple[int, int]]] = {}
+    for name, pts in points.items():
+        if name in rest:
+            pts = [p for p in pts if p < rest[name]]
+            pts.append(rest[name])
+            merged = _merge(pts, _BEFORE, n, _RADIUS)
+            merged[-1] = (merged[-1][0], n)
+            windows[name] = merged
+        else:
+            windows[name] = _merge(pts, _BEFORE, n, _RADIUS)
+    return windows
 
 
 # A short segment that opens with a verb typical of tasks given to a language model (never UI verbs such

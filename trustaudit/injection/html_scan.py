@@ -76,8 +76,8 @@ _JS_STRING = re.compile(
 )
 _JS_MIN, _JS_MAX, _JS_LITERALS = 16, 4000, 400
 _CSS_HIDDEN_NODES = 2000  # nodes hidden by stylesheet rules read per page
-# Scripts longer than this are read around gate words only; each gate word counts this many times.
-_JS_FULL, _GATE_HITS = 6000, 8
+# Scripts longer than this are read around every gate word, up to _JS_LITERALS literals per script.
+_JS_FULL = 6000
 _LOOSE_BEFORE, _LOOSE_AFTER = 200, 400  # loose script text read around a gate word
 _JS_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\([nrt\"'\\/])")
 _JS_SIMPLE = {"n": "\n", "r": " ", "t": " "}
@@ -258,17 +258,14 @@ def _gate_points(low: str, bounds: list[int]) -> list[list[int]]:
     """Sorted gate-word positions (relative to each script) in `low`, the lower-cased scripts joined.
 
     `bounds` are the sorted offsets where each script starts in `low`. One Aho-Corasick pass finds
-    every gate of every script (a `find` pass per gate cost three times as much on real pages); each
-    gate counts at most `_GATE_HITS` times per script.
+    every gate of every script (a `find` pass per gate cost three times as much on real pages). No
+    gate is capped: decoy gate words ahead of a payload must not use up what is read of a script;
+    `_js_strings` bounds the work by the literals it keeps.
     """
     points: list[list[int]] = [[] for _ in bounds]
-    counts: dict[tuple[int, int], int] = {}
-    for gate, at, _ in _GATE_FINDER.find_matches_as_indexes(low, overlapping=True):
+    for _, at, _ in _GATE_FINDER.find_matches_as_indexes(low, overlapping=True):
         k = bisect_right(bounds, at) - 1
-        n = counts.get((k, gate), 0)
-        if n < _GATE_HITS:
-            counts[(k, gate)] = n + 1
-            points[k].append(at - bounds[k])
+        points[k].append(at - bounds[k])
     for pts in points:
         if len(pts) > 1:
             pts.sort()
