@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test bench bench-peer lint clean
+.PHONY: install demo test bench bench-peer bench-classifier lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,14 @@ bench-peer: .venv-peer/.installed
 
 bench: $(STAMP) bench-peer
 	$(PY) bench/run.py
+
+# issue 2's optional classifier: the one offline candidate, measured against the rules (never a dependency)
+.bench-clf/.installed:
+	$(PYTHON) -m pip install -q --target .bench-clf securevector-guardian-model==1.4.0
+	touch $@
+
+bench-classifier: $(STAMP) .bench-clf/.installed
+	PYTHONPATH=.bench-clf $(PY) bench/classifier_eval.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check trustaudit tests bench
