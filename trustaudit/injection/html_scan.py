@@ -79,6 +79,9 @@ _CSS_HIDDEN_NODES = 2000  # nodes hidden by stylesheet rules read per page
 # Scripts longer than this are read around every gate word, up to _JS_LITERALS literals per script.
 _JS_FULL = 6000
 _LOOSE_BEFORE, _LOOSE_AFTER = 200, 400  # loose script text read around a gate word
+# Escaped quotes a walk to the enclosing literal skips before reading loose text instead; walks per
+# script before every further gate word is read as loose text.
+_ESCAPED_SKIPS, _JS_WALKS = 32, 64
 _JS_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\([nrt\"'\\/])")
 _JS_SIMPLE = {"n": "\n", "r": " ", "t": " "}
 _CSS_CONTENT = re.compile(
@@ -223,14 +226,22 @@ def _unescape_js(m: re.Match[str]) -> str:
 
 
 def _unescaped(code: str, q: str, p: int, *, left: bool) -> int:
-    """Position of the nearest quote `q` left of (or at/after) `p` that no backslash escapes, or -1."""
+    """Position of the nearest quote `q` left of (or at/after) `p` that no backslash escapes, or -1.
+
+    Gives up (-1) after `_ESCAPED_SKIPS` escaped quotes: inside JSON kept in a string (`\\"` every few
+    characters) the walk would otherwise cost a step per escaped quote for every gate word.
+    """
     i = code.rfind(q, 0, p) if left else code.find(q, p)
+    skips = 0
     while i > 0:
         k = i - 1
         while k >= 0 and code[k] == "\\":
             k -= 1
         if (i - 1 - k) % 2 == 0:
             return i
+        skips += 1
+        if skips > _ESCAPED_SKIPS:
+            return -1
         i = code.rfind(q, 0, i) if left else code.find(q, i + 1)
     return i
 
@@ -299,10 +310,12 @@ def _js_strings(code: str, points: list[int]) -> tuple[list[str], list[str]]:
     loose: list[str] = []
     if len(code) > _JS_FULL:
         covered = -1
+        walks = 0
         for p in points:
             if p < covered:
                 continue
-            span = _enclosing_literal(code, p)
+            walks += 1
+            span = _enclosing_literal(code, p) if walks <= _JS_WALKS else None
             if span is None or span[1] - span[0] < _JS_MIN:
                 lo, hi = max(0, p - _LOOSE_BEFORE), p + _LOOSE_AFTER
                 loose.append(_read_js(code[lo:hi]))
