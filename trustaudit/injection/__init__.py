@@ -117,7 +117,21 @@ def _detect_segments(
         i = max(0, _bisect(starts, h.start))
         seg = segs[i]
         rel = h.start - starts[i]
-        off = seg.offset + leads[i] + rel if seg.offset >= 0 else _offset_of(source, h.snippet)
+        if seg.offset < 0:
+            off = _offset_of(source, h.snippet)
+        elif seg.exact:
+            off = seg.offset + leads[i] + rel
+        else:
+            # Decoded, unescaped or tag-stripped text: the snippet where the source has it verbatim;
+            # else a base64 blob's start, or the position as decoded (tag characters map one to one,
+            # zero-width windows within the characters removed).
+            found = _offset_of(source, h.snippet, seg.offset)
+            if 0 <= found - seg.offset <= 2 * len(seg.text) + 64:
+                off = found
+            elif seg.technique == "base64":
+                off = seg.offset
+            else:
+                off = seg.offset + leads[i] + rel
         out.append(_finding(seg.location, seg.technique, h, off))
     return out
 
@@ -191,14 +205,15 @@ def scan_html(html: str, policy: InjectionPolicy | None = None, *, tree: Any = N
         return ScanResult()
 
 
-def _offset_of(html: str, snippet: str) -> int:
-    """Where a snippet's text starts in the source, best effort (-1 when entities or markup differ)."""
+def _offset_of(html: str, snippet: str, start: int = 0) -> int:
+    """Where a snippet's text starts in the source at or after `start`, best effort (-1 when entities
+    or markup differ)."""
     if not html:
         return -1
     for n in (40, 20, 10):
         probe = snippet[:n]
         if len(probe) >= 6:
-            i = html.find(probe)
+            i = html.find(probe, start)
             if i != -1:
                 return i
     return -1
@@ -216,7 +231,13 @@ def scan_text(text: str, policy: InjectionPolicy | None = None) -> ScanResult:
         text = text[: policy.max_html_chars]
         extra = _compile_extra(tuple(policy.extra_patterns))
         segs = [
-            Segment(inv.technique, f"invisible unicode ({inv.technique})", inv.text, inv.offset)
+            Segment(
+                inv.technique,
+                f"invisible unicode ({inv.technique})",
+                inv.text,
+                inv.offset,
+                exact=False,
+            )
             for inv in reveal_invisible(text)
         ]
         findings = _detect_segments(segs, policy, extra)

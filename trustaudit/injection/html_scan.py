@@ -54,12 +54,17 @@ PRIORS: dict[str, float] = {
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """A piece of page text with the technique that hid it (or "visible"), where it was, and its offset."""
+    """A piece of page text with the technique that hid it (or "visible"), where it was, and its offset.
+
+    `exact`: `text` is the source verbatim from `offset` on, so a position inside it maps to the
+    source; otherwise (decoded, tag-stripped or unescaped text) `offset` is where it starts.
+    """
 
     technique: str
     location: str
     text: str
     offset: int
+    exact: bool = True
 
     @property
     def prior(self) -> float:
@@ -418,6 +423,8 @@ _ATTR_TECHNIQUE = {
     "placeholder": "attr_other",
 }
 _SCRIPT_OPEN = re.compile("<script", re.IGNORECASE)
+# Tag names are case-insensitive; one regex pass costs less than two `in` scans for two spellings.
+_TEMPLATE_TAG = re.compile(r"<(/?)template\b", re.IGNORECASE)
 _SCRIPT_TYPE = re.compile(r"\btype\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))")
 # Script types a browser executes; any other non-JSON type is a data block (often an HTML template).
 # A <script> whose type names one of these is a data block holding markup (a client-side template);
@@ -437,12 +444,8 @@ def _has_invisible(html: str) -> bool:
 def _template_blocks(html: str) -> list[tuple[int, str]]:
     """(offset, inner markup) of the outermost <template> elements; nested templates stay inside."""
     marks: list[tuple[int, int]] = []  # (position, +1 open / -1 close)
-    for tok, step in (("<template", 1), ("</template", -1), ("<TEMPLATE", 1), ("</TEMPLATE", -1)):
-        i = html.find(tok)
-        while i != -1:
-            marks.append((i, step))
-            i = html.find(tok, i + len(tok))
-    marks.sort()
+    for m in _TEMPLATE_TAG.finditer(html):
+        marks.append((m.start(), -1 if m.group(1) else 1))
     out: list[tuple[int, str]] = []
     depth, start = 0, -1
     for pos, step in marks:
@@ -470,7 +473,7 @@ def _comment_segments(html: str, segs: list[Segment]) -> None:
         if len(body) < 24:
             continue
         for boff, txt in decode_base64_text(body, limit=4):
-            segs.append(Segment("base64", "comment base64", txt, off + boff))
+            segs.append(Segment("base64", "comment base64", txt, off + boff, exact=False))
 
 
 def _data_attr_segments(html: str, segs: list[Segment]) -> None:
@@ -482,11 +485,12 @@ def _data_attr_segments(html: str, segs: list[Segment]) -> None:
         name = m.group(1)
         if len(value) >= 24 and " " not in value and _B64_VALUE.fullmatch(value):
             for boff, txt in decode_base64_text(value, limit=4):
-                segs.append(Segment("base64", f"[{name}] base64", txt, off + boff))
+                segs.append(Segment("base64", f"[{name}] base64", txt, off + boff, exact=False))
         if _WORDY.search(value):
             # data-placeholder & co. are form hints ("Write your answer"), not hidden prose.
             tech = "attr_other" if "placeholder" in name or "label" in name else "attr_data"
-            segs.append(Segment(tech, f"[{name}]", htmllib.unescape(value), off))
+            text = htmllib.unescape(value) if "&" in value else value
+            segs.append(Segment(tech, f"[{name}]", text, off, exact=text is value))
 
 
 def _attribute_segments(tree: LexborHTMLParser, segs: list[Segment]) -> None:
@@ -556,7 +560,8 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
             # Read with its markup: attribute values of the template are text a model reads too.
             text = htmllib.unescape(code) if "&" in code else code
             if _WORDY.search(text):
-                items.append(Segment("template", f'<script type="{stype[:40]}">', text, off))
+                where = f'<script type="{stype[:40]}">'
+                items.append(Segment("template", where, text, off, exact=text is code))
             continue
         items.append((code, stype))
         codes.append(code)
@@ -612,32 +617,27 @@ def collect_segments(
 
     _comment_segments(html, segs)
 
-    if "<template" in html or "<TEMPLATE" in html:
+    if _TEMPLATE_TAG.search(html):
         for off, body in _template_blocks(html):
             t = _tag_text(body)
             if _WORDY.search(t):
-                segs.append(Segment("template", "<template>", t, off))
+                segs.append(Segment("template", "<template>", t, off, exact=t == body))
             # The DOM keeps template content out of the tree, so its attributes are read here.
             for am in _TEXT_ATTR.finditer(body):
                 value = am.group(2) if am.group(2) is not None else (am.group(3) or "")
                 if _WORDY.search(value):
                     where = f"<template> [{am.group(1).lower()}]"
                     vo = am.start(2) if am.group(2) is not None else am.start(3)
-                    segs.append(Segment("template", where, htmllib.unescape(value), off + vo))
+                    text = htmllib.unescape(value) if "&" in value else value
+                    segs.append(Segment("template", where, text, off + vo, exact=text is value))
 
     if " data-" in html:
         _data_attr_segments(html, segs)
 
     if _has_invisible(html):
         for inv in reveal_invisible(html):
-            segs.append(
-                Segment(
-                    inv.technique,
-                    f"invisible unicode ({inv.technique})",
-                    _tag_text(inv.text),
-                    inv.offset,
-                )
-            )
+            where = f"invisible unicode ({inv.technique})"
+            segs.append(Segment(inv.technique, where, _tag_text(inv.text), inv.offset, exact=False))
 
     _script_segments(html, segs)
 
