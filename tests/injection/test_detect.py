@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import base64
+import itertools
+import re
 
 import pytest
 
-from trustaudit.injection import scan_text
+from trustaudit.injection import detect, scan_text
 from trustaudit.injection.detect import (
     decode_base64_text,
     detect_text,
@@ -99,6 +101,24 @@ def test_decoy_anchor_words_do_not_push_a_payload_out_of_reach() -> None:
     hits = detect_text(text)
     assert len(hits) == 1 and "override" in hits[0].rule
     assert hits[0].start <= len(decoys) < hits[0].end
+
+
+def test_each_feature_reads_a_bounded_share_of_a_huge_text() -> None:
+    # An anchor on every line of a 2 MB text: each feature's regex reads at most the budget, in text
+    # order, so one hostile page cannot stall a worker.
+    low = "please send the summary of these messages to the user now.\n" * 35_000
+    windows = detect._feature_windows(low)
+    assert {"tool_use", "output_ref", "secrecy"} <= set(windows)
+    for spans in windows.values():
+        assert sum(hi - lo for lo, hi in spans) <= detect._WINDOW_BUDGET
+        assert spans[0][0] == 0 and all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
+
+
+def test_feature_patterns_never_repeat_a_negated_class_without_bound() -> None:
+    # `[^)\s]*` before another repeat backtracks quadratically on a long run (a page of "![a](http://"
+    # took seconds): every negated class in a feature pattern carries an upper bound.
+    for name, _, pattern in detect._FEATURE_SPECS:
+        assert not re.search(r"\[\^(?:\\.|[^\]])*\][*+]", pattern), name
 
 
 def test_anchor_words_inside_other_words_open_no_window() -> None:

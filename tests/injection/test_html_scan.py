@@ -110,10 +110,15 @@ def test_offsets_of_decoded_text_point_at_the_hiding_place() -> None:
     html = page(f"<p>Thanks for reading{tags}.</p>")
     f = next(x for x in scan_html(html).findings if x["technique"] == "unicode_tags")
     assert html[f["offset"]] == chr(0xE0000 + ord("I"))
-    # Unescaped attribute text: inside the attribute value, never past it.
+    # Unescaped or tag-stripped text: the matched passage where the source has it verbatim, not an
+    # earlier repeat of the snippet's first characters.
     html = page(f'<div data-note="Q&amp;A: {PAYLOAD}">x</div>')
     f = next(x for x in scan_html(html).findings if x["technique"] == "attr_data")
-    assert html.index('data-note="') + 11 <= f["offset"] < html.index('">x</div>')
+    assert html[f["offset"] :].startswith("Ignore all previous")
+    for body in (f"{'ab ' * 30}&amp; {PAYLOAD}", f"<div><b>Note:</b> {PAYLOAD}</div>"):
+        html = page(f"<template><p>{body}</p></template>")
+        f = next(x for x in scan_html(html).findings if x["technique"] == "template")
+        assert html[f["offset"] :].startswith("Ignore all previous"), body
 
 
 def test_visible_framed_instruction_is_visible_finding() -> None:
@@ -251,6 +256,16 @@ def test_decoy_gate_words_in_a_large_script_do_not_hide_a_payload() -> None:
     bundle = decoys + "x = 1;" * 1500 + f'var note = "{PAYLOAD}";'
     assert len(bundle) > html_scan._JS_FULL
     assert "script" in techniques(scan_html(page(f"<script>{bundle}</script>")))
+
+
+def test_a_run_of_backslashes_is_not_walked_through() -> None:
+    # Finding the literal around a gate word walks left over escaped quotes; a long run of
+    # backslashes (never prose) ends the walk instead of costing a step per backslash.
+    code = 'var a = "' + "\\" * 5000 + '"; var b = "the user must never know";'
+    p = code.index("the user")
+    assert html_scan._enclosing_literal(code, p) == (p, code.rindex('"'))
+    code = 'var a = "x' + "\\" * 5000 + '"the user must never know";'
+    assert html_scan._enclosing_literal(code, code.index("the user")) is None
 
 
 def test_gate_words_are_found_in_every_script_of_a_page() -> None:

@@ -122,11 +122,11 @@ def _detect_segments(
         elif seg.exact:
             off = seg.offset + leads[i] + rel
         else:
-            # Decoded, unescaped or tag-stripped text: the snippet where the source has it verbatim;
-            # else a base64 blob's start, or the position as decoded (tag characters map one to one,
-            # zero-width windows within the characters removed).
-            found = _offset_of(source, h.snippet, seg.offset)
-            if 0 <= found - seg.offset <= 2 * len(seg.text) + 64:
+            # Decoded, unescaped or tag-stripped text: the matched passage where the source has it
+            # verbatim; else a base64 blob's start, or the position as decoded (tag characters map
+            # one to one, zero-width windows within the characters removed).
+            found = _passage_in(source, texts[i][rel : rel + 40], seg.offset, len(seg.text))
+            if found != -1:
                 off = found
             elif seg.technique == "base64":
                 off = seg.offset
@@ -205,15 +205,27 @@ def scan_html(html: str, policy: InjectionPolicy | None = None, *, tree: Any = N
         return ScanResult()
 
 
-def _offset_of(html: str, snippet: str, start: int = 0) -> int:
-    """Where a snippet's text starts in the source at or after `start`, best effort (-1 when entities
-    or markup differ)."""
+def _offset_of(html: str, snippet: str) -> int:
+    """Where a snippet's text starts in the source, best effort (-1 when entities or markup differ)."""
     if not html:
         return -1
     for n in (40, 20, 10):
         probe = snippet[:n]
         if len(probe) >= 6:
-            i = html.find(probe, start)
+            i = html.find(probe, 0)
+            if i != -1:
+                return i
+    return -1
+
+
+def _passage_in(html: str, passage: str, start: int, size: int) -> int:
+    """Where `passage` (a match's first characters) is verbatim in html[start:], near a segment of
+    `size` characters that begins at `start`; -1 when it is not (decoded or unescaped text)."""
+    end = start + 2 * size + 64
+    for n in (40, 16):
+        probe = passage[:n]
+        if len(probe) >= 8:
+            i = html.find(probe, start, end + n)
             if i != -1:
                 return i
     return -1

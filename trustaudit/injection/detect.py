@@ -157,8 +157,8 @@ _FEATURE_SPECS: list[tuple[str, float, str]] = [
     (
         "exfil_markdown",
         0.65,
-        r"!\[[^\]\n]{0,80}\]\(\s*https?://[^)\s]{0,200}[?&/][^)\s]{0,120}(?:\{|\$|%7B|<)[^)\s]{0,200}\)"
-        r"|!?\[[^\]\n]{0,80}\]\(\s*https?://[^)\s]*[?&][\w-]*=\s*(?:\{|\$\{|%7B|<|\[)[^)\s]{0,200}\)"
+        r"!\[[^\]\n]{0,80}\]\(\s*https?://[^)\s{$<]{0,320}(?:\{|\$|%7B|<)[^)\s]{0,200}\)"
+        r"|!?\[[^\]\n]{0,80}\]\(\s*https?://[^)\s]{0,300}[?&][\w-]*=\s*(?:\{|\$\{|%7B|<|\[)[^)\s]{0,200}\)"
         r"|\b(?:append|add|include|encode|put)\b[^.\n]{0,60}\b(?:conversation|chat\s+history|user's\s+(?:data|messages|"
         r"email|password|name)|personal\s+(?:data|information)|previous\s+messages)\b[^.\n]{0,60}\b(?:url|link|"
         r"query|parameter|image)\b"
@@ -336,7 +336,10 @@ _ANCHOR_FEATURES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = tuple(
     (tuple(_ANCHOR_USE[a][0]), tuple(_ANCHOR_USE[a][1])) for a in _ANCHORS
 )
 _ANCHOR_FINDER = AhoCorasick(list(_ANCHORS), implementation=Implementation.DFA)
-_ANCHOR_HITS = 32  # occurrences of one anchor read per text
+_ANCHOR_HITS = 4096  # occurrences of one anchor looked at per text (bounds the Python work)
+# Characters one feature's regex reads per text. Every anchor opens a window, so decoys ahead of a
+# payload hide it only past this much text around them; the budget bounds a pathological page.
+_WINDOW_BUDGET = 120_000
 # Weak features only read the neighbourhood of other features' matches.
 _NEIGHBOUR_ONLY = frozenset({"directive", "obligation"})
 _SMALL = 600  # texts up to this long are read whole by every feature (typical hidden payloads)
@@ -368,15 +371,16 @@ def _feature_windows(low: str) -> dict[str, list[tuple[int, int]]]:
     """Per anchored feature, the windows of `low` its regex must read (absent: nothing to read).
 
     Whole-word anchors must not touch a letter or digit on either side (nor "_" after them), so
-    `">ignore` and `(ignore` anchor while `ignored_by` does not. An anchor seen more than
-    `_ANCHOR_HITS` times makes its features read the rest of the text whole: bounded work on a
-    pathological page, and decoy words ahead of a payload do not push it out of reach.
+    `">ignore` and `(ignore` anchor while `ignored_by` does not. Each feature reads at most
+    `_WINDOW_BUDGET` characters, in text order.
     """
     n = len(low)
     points: dict[str, list[int]] = {}
     counts: dict[int, int] = {}
-    rest: dict[str, int] = {}  # feature -> from where it reads everything
     for k, i, j in _ANCHOR_FINDER.find_matches_as_indexes(low, overlapping=True):
+        c = counts.get(k, 0)
+        if c >= _ANCHOR_HITS:
+            continue
         as_word, as_part = _ANCHOR_FEATURES[k]
         if as_word and not (
             (i and low[i - 1].isalnum()) or (j < n and (low[j].isalnum() or low[j] == "_"))
@@ -386,24 +390,19 @@ def _feature_windows(low: str) -> dict[str, list[tuple[int, int]]]:
             names = as_part
         else:
             continue
-        c = counts[k] = counts.get(k, 0) + 1
+        counts[k] = c + 1
         for name in names:
-            if name in rest:
-                continue
-            if c > _ANCHOR_HITS:
-                rest[name] = i
-            else:
-                points.setdefault(name, []).append(i)
+            points.setdefault(name, []).append(i)
     windows: dict[str, list[tuple[int, int]]] = {}
     for name, pts in points.items():
-        if name in rest:
-            pts = [p for p in pts if p < rest[name]]
-            pts.append(rest[name])
-            merged = _merge(pts, _BEFORE, n, _RADIUS)
-            merged[-1] = (merged[-1][0], n)
-            windows[name] = merged
-        else:
-            windows[name] = _merge(pts, _BEFORE, n, _RADIUS)
+        merged = _merge(pts, _BEFORE, n, _RADIUS)
+        left = _WINDOW_BUDGET
+        for w, (lo, hi) in enumerate(merged):
+            if hi - lo >= left:
+                merged[w:] = [(lo, lo + left)]
+                break
+            left -= hi - lo
+        windows[name] = merged
     return windows
 
 

@@ -240,8 +240,11 @@ def _unescaped(code: str, q: str, p: int, *, left: bool) -> int:
     skips = 0
     while i > 0:
         k = i - 1
+        stop = i - _ESCAPED_SKIPS  # a run of backslashes this long is not prose
         while k >= 0 and code[k] == "\\":
             k -= 1
+            if k < stop:
+                return -1
         if (i - 1 - k) % 2 == 0:
             return i
         skips += 1
