@@ -268,7 +268,8 @@ def main() -> None:
         f"{len(paths) / wall:.0f} pages/s wall reading the gzip files "
         f"(scan CPU {len(paths) / cpu:.0f} pages/s per core); "
         f"inside audit (lexbor tree shared with the extractor) "
-        f"scan CPU {len(paths) / shared_cpu:.0f} pages/s per core"
+        f"scan CPU {len(paths) / shared_cpu:.0f} pages/s per core "
+        f"(≈ {args.workers * len(paths) / shared_cpu:.0f} pages/s on {args.workers} cores)"
     )
 
     # 2. html-injection-pages (synthetic, labelled).
