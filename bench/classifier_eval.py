@@ -35,12 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ is not a pack
 
 from injection_eval import (
     DEFAULT_CORPORA,
-    HELDOUT_FRAMES,
-    TECHNIQUES,
-    TUNE_FRAMES,
-    _wrap_visible,
     clean_page_paths,
-    insert,
+    inserted_cases,
     load_payloads,
     read_gz,
 )
@@ -149,22 +145,9 @@ def main() -> None:
         for p, s, _, _ in worst:
             print(f"   highest clean page {s:.4f}  {Path(p).parent.name}/{Path(p).name}")
 
-        payloads = load_payloads(args.corpora)
-        jobs: list[tuple[int, str, str]] = []
-        keys: list[tuple[str, str, str]] = []  # pool, variant, technique
-        for pool_name, plist in payloads.items():
-            if args.per_pool:
-                plist = rng.sample(plist, min(args.per_pool, len(plist)))
-            frames = TUNE_FRAMES if pool_name == "tune" else HELDOUT_FRAMES
-            for p in plist:
-                framed = rng.choice(frames).format(p=p)
-                variants = [(tech, make) for tech, make in TECHNIQUES.items()]
-                variants.append(("visible", _wrap_visible))
-                for tech, make in variants:
-                    for variant, text in (("raw", p), ("framed", framed)):
-                        h = rng.randrange(len(hosts))
-                        jobs.append((h, tech, insert(hosts[h], make(text), rng)))
-                        keys.append((pool_name, variant, tech))
+        cases = inserted_cases(load_payloads(args.corpora), hosts, rng, args.per_pool)
+        jobs = [(h, tech, html) for _, _, tech, h, html in cases]
+        keys = [(pool_name, variant, tech) for pool_name, variant, tech, _, _ in cases]
         results = list(pool.map(_case, jobs, chunksize=16))
     print(f"\ninserted cases: {len(jobs)} ({time.perf_counter() - t_start:.0f} s in all)")
 

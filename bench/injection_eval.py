@@ -173,6 +173,31 @@ def insert(host: str, fragment: str, rng: random.Random) -> str:
     return host[:i] + fragment + host[i:]
 
 
+def inserted_cases(
+    payloads: dict[str, list[str]], hosts: list[str], rng: random.Random, per_pool: int = 0
+) -> list[tuple[str, str, str, int, str]]:
+    """(pool, variant, technique, host index, html): each payload raw and framed, with each hiding
+    technique and in plain sight, put into a randomly drawn host page."""
+    cases: list[tuple[str, str, str, int, str]] = []
+
+    def add(pool_name: str, variant: str, tech: str, fragment: str) -> None:
+        h = rng.randrange(len(hosts))
+        cases.append((pool_name, variant, tech, h, insert(hosts[h], fragment, rng)))
+
+    for pool_name, plist in payloads.items():
+        if per_pool:
+            plist = rng.sample(plist, min(per_pool, len(plist)))
+        frames = TUNE_FRAMES if pool_name == "tune" else HELDOUT_FRAMES
+        for p in plist:
+            framed = rng.choice(frames).format(p=p)
+            for tech, make in TECHNIQUES.items():
+                add(pool_name, "raw", tech, make(p))
+                add(pool_name, "framed", tech, make(framed))
+            add(pool_name, "framed", "visible", _wrap_visible(framed))
+            add(pool_name, "raw", "visible", _wrap_visible(p))
+    return cases
+
+
 def _scan_path(path: str) -> tuple[str, int, float]:
     html = read_gz(Path(path))
     t = time.process_time()
@@ -300,31 +325,9 @@ def main() -> None:
     payloads = load_payloads(corpora)
     hosts_paths = rng.sample([p for p in paths if p.stat().st_size > 4000], args.hosts)
     hosts = [read_gz(p) for p in hosts_paths]
-    cases: list[tuple[str, str, str, str]] = []  # pool, variant, technique, html
-    for pool_name, plist in payloads.items():
-        if args.per_pool:
-            plist = rng.sample(plist, min(args.per_pool, len(plist)))
-        frames = TUNE_FRAMES if pool_name == "tune" else HELDOUT_FRAMES
-        for p in plist:
-            framed = rng.choice(frames).format(p=p)
-            for tech, make in TECHNIQUES.items():
-                cases.append((pool_name, "raw", tech, insert(rng.choice(hosts), make(p), rng)))
-                cases.append(
-                    (pool_name, "framed", tech, insert(rng.choice(hosts), make(framed), rng))
-                )
-            cases.append(
-                (
-                    pool_name,
-                    "framed",
-                    "visible",
-                    insert(rng.choice(hosts), _wrap_visible(framed), rng),
-                )
-            )
-            cases.append(
-                (pool_name, "raw", "visible", insert(rng.choice(hosts), _wrap_visible(p), rng))
-            )
+    cases = inserted_cases(payloads, hosts, rng, args.per_pool)
     t0 = time.perf_counter()
-    found = list(pool.map(_scan_str, [c[3] for c in cases], chunksize=16))
+    found = list(pool.map(_scan_str, [c[4] for c in cases], chunksize=16))
     print(f"\ninserted cases: {len(cases)} scanned in {time.perf_counter() - t0:.1f}s")
     dump.extend(
         (f"case {i} {c[0]} {c[1]} {c[2]}", f)
@@ -336,7 +339,7 @@ def main() -> None:
                 fh.write(json.dumps({"key": key, "findings": findings}, ensure_ascii=False) + "\n")
     table: dict[tuple[str, str, str], list[int]] = defaultdict(list)
     misses: list[str] = []
-    for (pool_name, variant, tech, _html), f in zip(cases, found, strict=True):
+    for (pool_name, variant, tech, _host, _html), f in zip(cases, found, strict=True):
         ok = any(x["technique"] != "visible" for x in f) if tech != "visible" else bool(f)
         table[(tech, pool_name, variant)].append(int(ok))
         if not ok and variant == "framed":
