@@ -346,14 +346,14 @@ def _disclosure_lines(full_text: str) -> str | None:
     return "\n".join(kept)[:_DISCLOSURE_MAX_CHARS] if kept else None
 
 
-def _visible_text(tree: Any) -> str:
-    """All visible text of a resiliparse tree (no main-content cut), for disclosure lines."""
+def _plain_text(tree: Any, *, main_content: bool) -> str:
+    """Text of a resiliparse tree as a reader sees it: no alt texts, links, forms, noscript, comments."""
     from resiliparse.extract.html2text import extract_plain_text
 
     return str(
         extract_plain_text(
             tree,
-            main_content=False,
+            main_content=main_content,
             preserve_formatting=True,
             list_bullets=False,
             alt_texts=False,
@@ -365,23 +365,17 @@ def _visible_text(tree: Any) -> str:
     )
 
 
+def _visible_text(tree: Any) -> str:
+    """All visible text of a resiliparse tree (no main-content cut), for disclosure lines."""
+    return _plain_text(tree, main_content=False)
+
+
 def _resiliparse(html: str, url: str | None, fast: bool, tree: Any = None) -> str | None:
     """Main content with resiliparse: ≈400 pages/s per core here against ≈27 for trafilatura."""
-    from resiliparse.extract.html2text import extract_plain_text
     from resiliparse.parse.html import HTMLTree
 
     tree = tree if tree is not None else HTMLTree.parse(html)
-    text = extract_plain_text(
-        tree,
-        main_content=True,
-        preserve_formatting=True,
-        list_bullets=False,
-        alt_texts=False,
-        links=False,
-        form_fields=False,
-        noscript=False,
-        comments=False,
-    )
+    text = _plain_text(tree, main_content=True)
     lines = (line.strip() for line in text.splitlines())
     return "\n".join(line for line in lines if line)
 
