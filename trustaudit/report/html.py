@@ -8,8 +8,11 @@ allows exactly the inline script and style of this file (by sha256) and no netwo
 missed escape could not load or run anything. Server-rendered parts hold our own numbers and codes,
 escaped anyway.
 
-Size: tables are capped (`report.html_max_rows`, lowest trust first) with a note pointing at the CSVs;
-the browser paginates, sorts and filters them.
+Exploring: one pages table over every band (trusted pages too: false negatives hide there) with band,
+reason, domain and label facets and a per-page panel (sub-scores with weights, reasons with the evidence
+from report/evidence.py); domains and top reasons drill down into it; `#doc=`/`#domain=` fragments link
+into it. Size: each band is capped (`report.html_max_rows`, lowest trust first) with a note pointing at
+the CSVs; the browser paginates, sorts and filters.
 """
 
 from __future__ import annotations
