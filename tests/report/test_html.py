@@ -266,3 +266,34 @@ def test_domain_cells_drill_down_and_titles_are_data(tmp_path: Path) -> None:
     assert 'data-reason="AFFILIATE_DENSE_NO_DISCLOSURE"' in html  # top reasons drill down too
     titles = {row[2][2] for row in _data(html, "data-pages")["rows"]}
     assert set(TITLES) <= titles
+
+
+def test_evidence_picks_the_paragraphs_a_reason_is_about(tmp_path: Path) -> None:
+    from trustaudit.report.evidence import page_evidence
+
+    run = make_run(
+        tmp_path / "run",
+        [
+            page(
+                "https://a.example/claims", 0.5, reasons=["CLAIM_OUTLIER: price 19.99 EUR vs 49.0"]
+            ),
+            page("https://b.example/shift", 0.5, reasons=["COHERENCE_TOPIC_SHIFT: halves 0.03"]),
+            page("https://c.example/young", 0.5, reasons=["DOMAIN_YOUNG: registered 12 days ago"]),
+        ],
+    )
+    paragraphs = [
+        ["Intro about headphones.", "It costs 19,99 € today.", "Battery lasts long."],
+        ["P1 about bread.", "P2 about bread.", "P3 about rockets.", "P4 about rockets."],
+        ["Some text."],
+    ]
+    write_parquet(run.pages, run.read("pages").with_columns(paragraphs=pl.Series(paragraphs)))
+    signals = run.read("signals").with_columns(
+        coherence_split_at=pl.Series([None, 2, None], dtype=pl.Int64),
+        domain_age_days=pl.Series([None, None, 12], dtype=pl.Int64),
+    )
+    write_parquet(run.signals, signals)
+    ev = page_evidence(run, run.read("scores"))
+    claims, shift, young = (ev[d][0]["ev"] for d in run.read("scores")["doc_id"])
+    assert [(e["t"], e["w"]) for e in claims] == [("It costs 19,99 € today.", "¶2 · states 19.99")]
+    assert [e["t"] for e in shift] == ["P2 about bread.", "P3 about rockets."]
+    assert [(e["k"], e["t"]) for e in young] == [("fact", "domain_age_days = 12")]
