@@ -421,8 +421,8 @@ def svg_histogram(scores: pl.DataFrame, *, quarantine_below: float, trusted_from
     for b, name, n in bins.iter_rows():
         counts[int(b)][str(name)] = int(n)
     top = max([sum(c.values()) for c in counts.values()] + [1])
-    w, h, left, bottom, right = 900, 250, 56, 44, 300
-    pw, ph = w - left - right, h - bottom - 14
+    w, h, left, bottom, right = 980, 260, 56, 44, 360
+    pw, ph = w - left - right, h - bottom - 26
     bw = pw / 20
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" role="img" '
