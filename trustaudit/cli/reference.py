@@ -1,11 +1,14 @@
-"""The README's command reference, rendered from the CLI itself so the two cannot drift apart.
+"""The generated references in docs/: the CLI's commands and the policy's keys, rendered from the code.
 
-`python -m trustaudit.cli.reference --write` refreshes README.md between the markers; a test fails
-when the README section differs from what the code would render.
+`python -m trustaudit.cli.reference --write` refreshes `docs/cli.md` and `docs/policy.md` between
+their markers; tests fail when a page differs from what the code would render, so neither can drift
+from the CLI's `--help` or from `trustaudit policy show`.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +17,12 @@ import typer
 
 START = "<!-- cli-reference:start -->"
 END = "<!-- cli-reference:end -->"
+POLICY_START = "<!-- policy-reference:start -->"
+POLICY_END = "<!-- policy-reference:end -->"
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+CLI_PAGE = DOCS / "cli.md"
+POLICY_PAGE = DOCS / "policy.md"
 
 
 def _cell(text: str) -> str:
@@ -71,22 +80,82 @@ def render(app: typer.Typer | None = None) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def section_of(readme: str) -> str | None:
-    if START not in readme or END not in readme:
+def _literal(value: Any) -> str:
+    """A default as it would be written in trustaudit.toml (tuples are TOML arrays)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_literal(v)}" for k, v in value.items()) + " }"
+    return repr(value)
+
+
+def _code(text: str) -> str:
+    """A table cell in backticks; a default holding a backtick gets a longer fence."""
+    fence = "``" if "`" in text else "`"
+    pad = " " if "`" in text else ""
+    body = text.replace("|", "\\|")
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def _section_md(name: str, obj: Any) -> list[str]:
+    rows: list[str] = []
+    subs: list[tuple[str, Any]] = []
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if dataclasses.is_dataclass(value):
+            subs.append((f"{name}.{f.name}" if name else f.name, value))
+            continue
+        rows.append(
+            f"| `{f.name}` | {_code(_literal(value))} | {_cell(f.metadata.get('doc', ''))} |"
+        )
+    out: list[str] = []
+    if rows:
+        out += [f"### `[{name}]`" if name else "### top level", ""]
+        doc = (type(obj).__doc__ or "").strip().split("\n\n")[0]
+        if doc and name and not doc.startswith(type(obj).__name__ + "("):  # not the dataclass repr
+            out += [_cell(doc), ""]
+        out += ["| key | default | meaning |", "|---|---|---|", *rows, ""]
+    for sub_name, sub in subs:
+        out += _section_md(sub_name, sub)
+    return out
+
+
+def render_policy() -> str:
+    """Markdown for every policy key: its TOML table, default and documented meaning."""
+    from trustaudit.policy import Policy
+
+    return "\n".join(_section_md("", Policy())).rstrip() + "\n"
+
+
+def section_of(text: str, start: str = START, end: str = END) -> str | None:
+    """The generated part of a page, between its markers (None when a marker is missing)."""
+    if start not in text or end not in text:
         return None
-    return readme.split(START, 1)[1].split(END, 1)[0].strip("\n") + "\n"
+    return text.split(start, 1)[1].split(end, 1)[0].strip("\n") + "\n"
 
 
-def write(readme_path: Path) -> None:
-    text = readme_path.read_text(encoding="utf-8")
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    readme_path.write_text(f"{head}{START}\n{render()}{END}{tail}", encoding="utf-8")
+def write(page: Path, body: str, start: str = START, end: str = END) -> None:
+    """Replace what lies between the markers of `page` with `body`."""
+    text = page.read_text(encoding="utf-8")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    page.write_text(f"{head}{start}\n{body}{end}{tail}", encoding="utf-8")
+
+
+def write_all(docs: Path = DOCS) -> None:
+    """Refresh both generated references."""
+    write(docs / "cli.md", render())
+    write(docs / "policy.md", render_policy(), POLICY_START, POLICY_END)
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[2]) if len(sys.argv) > 2 else Path("README.md")
     if "--write" in sys.argv:
-        write(target)
+        write_all(Path(sys.argv[2]) if len(sys.argv) > 2 else DOCS)
+    elif "--policy" in sys.argv:
+        sys.stdout.write(render_policy())
     else:
         sys.stdout.write(render())

@@ -8,8 +8,11 @@ allows exactly the inline script and style of this file (by sha256) and no netwo
 missed escape could not load or run anything. Server-rendered parts hold our own numbers and codes,
 escaped anyway.
 
-Size: tables are capped (`report.html_max_rows`, lowest trust first) with a note pointing at the CSVs;
-the browser paginates, sorts and filters them.
+Exploring: one pages table over every band (trusted pages too: false negatives hide there) with band,
+reason, domain and label facets and a per-page panel (sub-scores with weights, reasons with the evidence
+from report/evidence.py); domains and top reasons drill down into it; `#doc=`/`#domain=` fragments link
+into it. Size: each band is capped (`report.html_max_rows`, lowest trust first) with a note pointing at
+the CSVs; the browser paginates, sorts and filters.
 """
 
 from __future__ import annotations
@@ -23,19 +26,19 @@ from typing import Any
 
 import polars as pl
 
+from trustaudit.errors import TrustAuditError
 from trustaudit.io.atomic import write_text
 from trustaudit.io.rundir import RunDir
 from trustaudit.policy import Policy
 from trustaudit.report.escape import html_text, one_line, safe_href
+from trustaudit.report.evidence import page_evidence
 from trustaudit.report.reason_text import label_for, reason_texts
 
-BAND_COLORS = {"quarantine": "#c0392b", "medium": "#d68910", "trusted": "#1e8449"}
-
 CSS = """
-:root{--fg:#1b1f23;--muted:#5f6b76;--line:#d9dee3;--bg:#fff;--soft:#f5f7f9}
+:root{--fg:#1b1f23;--muted:#5f6b76;--line:#d9dee3;--bg:#fff;--soft:#f5f7f9;--accent:#1f5fa8}
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);
-background:var(--bg);margin:0;padding:0 24px 48px;max-width:1400px}
+background:var(--bg);margin:0;padding:0 24px 48px;max-width:1500px}
 h1{font-size:22px;margin:20px 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid
 var(--line);padding-bottom:4px}.muted{color:var(--muted)}.note{background:#fff8e1;border:1px solid
 #f0d58c;padding:6px 10px;border-radius:4px;margin:8px 0}
@@ -44,22 +47,42 @@ border-radius:6px;padding:8px 12px;min-width:120px;background:var(--soft)}.card 
 font-size:20px}.card span{color:var(--muted);font-size:12px}
 .quarantine{color:#c0392b}.medium{color:#b9770e}.trusted{color:#1e8449}
 table{border-collapse:collapse;width:100%;font-size:13px}th,td{border-bottom:1px solid var(--line);
-padding:4px 6px;text-align:left;vertical-align:top}td{word-break:break-word}
+padding:4px 6px;text-align:left;vertical-align:top}td{overflow-wrap:anywhere}
 th{background:var(--soft);position:sticky;top:0;cursor:pointer;user-select:none;white-space:nowrap}
 th.asc::after{content:" \\25B2"}th.desc::after{content:" \\25BC"}
-td.num,th.num{text-align:right;white-space:nowrap}td div+div{margin-top:2px}
+td.num,th.num{text-align:right;white-space:nowrap;width:1%}td div+div{margin-top:2px}
+td.url{min-width:30ch;max-width:56ch}td.url a{word-break:break-all}td.url .sub{font-size:12px}
+td.list{min-width:28ch}td.band,td.open,td.tag{white-space:nowrap;width:1%}
+td.domain{min-width:16ch;max-width:26ch}
 .small td,.small th{cursor:default}
-.tools{display:flex;gap:10px;align-items:center;margin:6px 0}.tools input{padding:4px 6px;
-min-width:280px;border:1px solid var(--line);border-radius:4px}
-.pager button{margin:0 2px}.snip{font-family:ui-monospace,Menlo,monospace;font-size:12px;
+.tools{display:flex;flex-wrap:wrap;gap:8px 10px;align-items:center;margin:6px 0}
+.tools input{padding:4px 6px;min-width:260px;border:1px solid var(--line);border-radius:4px}
+.tools select{padding:3px 4px;max-width:360px}
+.facet{border:1px solid var(--line);background:var(--bg);border-radius:12px;padding:2px 10px;
+cursor:pointer;font:inherit}.facet.on{background:var(--accent);border-color:var(--accent);color:#fff}
+.chip{background:#e8f0fb;border-radius:12px;padding:2px 4px 2px 10px}.chip[hidden]{display:none}
+button.link{background:none;border:0;padding:0;color:var(--accent);cursor:pointer;font:inherit;
+text-align:left;text-decoration:underline dotted;overflow-wrap:anywhere}
+button.open{font:12px ui-monospace,Menlo,monospace;width:22px;padding:0;cursor:pointer}
+tr.detail>td{background:#fbfcfd;padding:8px 12px 12px 34px}tr.detail[hidden]{display:none}
+.panel{display:flex;flex-wrap:wrap;gap:12px 28px}.panel>div{flex:1 1 380px}
+.panel table{width:auto;min-width:320px}.panel h4{margin:4px 0;font-size:13px}
+.reason{margin:6px 0}.reason ul{margin:2px 0 0;padding-left:18px}.reason li{margin:2px 0}
+.ev{display:inline-block;font-size:11px;border-radius:3px;padding:0 4px;margin-right:4px;
+background:#e8eaed;color:#333}.ev.hidden,.ev.visible{background:#fdecea;color:#922b21}
+.ev.link{background:#fef5e7;color:#9a5b00}.ev.paragraph{background:#eaf2f8;color:#1b4f72}
+.quote{font-style:italic}.pager button{margin:0 2px}.snip{font-family:ui-monospace,Menlo,monospace;font-size:12px;
 background:#fdecea;padding:1px 3px;border-radius:3px}
-svg text{font:11px system-ui,sans-serif;fill:#333}
+svg text{font:11px system-ui,sans-serif;fill:#333}svg text.axis{font-size:12px;fill:#111}
 """
 
 JS = """
 (function () {
   "use strict";
-  var PAGE = 100;
+  var PAGE = 100, tables = {};
+  var EV = {hidden: "hidden text", visible: "visible text", link: "link", paragraph: "paragraph",
+    fact: "signal"};
+  var SPAN = {hidden: "snip", visible: "snip", paragraph: "quote"};
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) { e.className = cls; }
@@ -67,38 +90,102 @@ JS = """
     return e;
   }
   function isHttp(u) { return typeof u === "string" && /^https?:\\/\\//i.test(u); }
+  function link(text, href) {
+    if (!isHttp(href)) { return el("span", null, text); }
+    var a = el("a", null, text || href);
+    a.setAttribute("href", href);
+    a.setAttribute("rel", "noopener noreferrer nofollow");
+    return a;
+  }
+  function num(v, k) {
+    return (typeof v === "number") ? (v % 1 !== 0 ? v.toFixed(k || 3) : String(v)) : "";
+  }
   function plain(v, type) {
     if (v === null || v === undefined) { return ""; }
-    if (type === "url") { return String(v[0] || ""); }
+    if (type === "url") { return String(v[0] || "") + " " + String(v[2] || ""); }
     if (type === "list" || type === "snips") { return v.join(" "); }
     return String(v);
+  }
+  function focus(name, state) {
+    var t = tables[name];
+    if (t) { t.set(state); t.box.scrollIntoView(); }
   }
   function fill(td, v, type) {
     if (v === null || v === undefined) { return; }
     if (type === "url") {
-      if (isHttp(v[1])) {
-        var a = el("a", null, v[0] || v[1]);
-        a.setAttribute("href", v[1]);
-        a.setAttribute("rel", "noopener noreferrer nofollow");
-        td.appendChild(a);
-      } else { td.textContent = String(v[0] || ""); }
+      td.appendChild(link(v[0] || v[1], v[1]));
+      if (v[2]) { td.appendChild(el("div", "muted sub", v[2])); }
+    } else if (type === "domain") {
+      if (v === "") { return; }
+      var b = el("button", "link", v);
+      b.setAttribute("type", "button");
+      b.setAttribute("title", "show the pages of this domain");
+      b.addEventListener("click", function () { focus("pages", {domain: v, band: "all", doc: ""}); });
+      td.appendChild(b);
+    } else if (type === "band") {
+      td.appendChild(el("span", v, v));
     } else if (type === "list") {
       v.forEach(function (x) { td.appendChild(el("div", null, x)); });
     } else if (type === "snips") {
       v.forEach(function (x) { td.appendChild(el("div", "snip", x)); });
     } else if (type === "num") {
-      td.textContent = (typeof v === "number" && v % 1 !== 0) ? v.toFixed(3) : String(v);
+      td.textContent = num(v);
     } else { td.textContent = String(v); }
+  }
+  function panel(det) {
+    var box = el("div", "panel"), left = el("div"), right = el("div");
+    left.appendChild(el("h4", null, "Score"));
+    var t = el("table", "small"), head = el("tr");
+    ["", "value", "weight", "contribution"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+    t.appendChild(head);
+    function row(cells, cls) {
+      var tr = el("tr", cls || "");
+      cells.forEach(function (c, i) { tr.appendChild(el("td", i ? "num" : "", c)); });
+      t.appendChild(tr);
+    }
+    det.s.forEach(function (s) {
+      row([s[0] + (s[4] ? "" : " (neutral)"), num(s[1]), num(s[2], 2), num(s[3], 4)]);
+    });
+    row(["weighted sum", "", "", num(det.base)]);
+    det.a.forEach(function (a) { row([a[0], "", "", (a[1] > 0 ? "+" : "") + num(a[1], 4)]); });
+    row(["trust score", num(det.score), "", det.band + (det.hard ? " (hard rule)" : "")]);
+    left.appendChild(t);
+    left.appendChild(el("div", "muted sub", "doc_id " + det.id));
+    right.appendChild(el("h4", null, "Reasons and evidence"));
+    if (!det.r.length) { right.appendChild(el("div", "muted", "No reason recorded.")); }
+    det.r.forEach(function (r) {
+      var div = el("div", "reason");
+      div.appendChild(el("b", null, r.label));
+      div.appendChild(el("span", "muted", " " + r.code + (r.detail ? ": " + r.detail : "")));
+      if (r.ev.length) {
+        var ul = el("ul");
+        r.ev.forEach(function (e) {
+          var li = el("li");
+          li.appendChild(el("span", "ev " + e.k, EV[e.k] || e.k));
+          li.appendChild(e.k === "link" ? link(e.t, e.h) : el("span", SPAN[e.k] || "", e.t));
+          if (e.w) { li.appendChild(el("span", "muted", " " + e.w)); }
+          ul.appendChild(li);
+        });
+        div.appendChild(ul);
+      }
+      right.appendChild(div);
+    });
+    box.appendChild(left); box.appendChild(right);
+    return box;
   }
   function setup(box) {
     var node = document.getElementById(box.getAttribute("data-src"));
     if (!node) { return; }
     var d = JSON.parse(node.textContent);
-    var cols = d.cols, rows = d.rows, order = rows.map(function (_, i) { return i; });
-    var keys = rows.map(function (r) {
-      return r.map(function (v, j) { return plain(v, cols[j].type); }).join(" \\u0001 ").toLowerCase();
+    var cols = d.cols, rows = d.rows, meta = d.meta || null, det = d.detail || null;
+    var order = rows.map(function (_, i) { return i; });
+    var keys = rows.map(function (r, i) {
+      return (r.map(function (v, j) { return plain(v, cols[j].type); }).join(" \\u0001 ") +
+        (meta ? " " + meta[i].id : "")).toLowerCase();
     });
-    var view = order.slice(), page = 0, sortCol = -1, sortDir = 1;
+    var fc = d.facets || null;
+    var st = {q: "", band: fc ? fc.band : "all", reason: "", domain: "", label: "", doc: ""};
+    var view = order.slice(), page = 0, sortCol = -1, sortDir = 1, opened = {};
     var tools = el("div", "tools"), input = el("input");
     input.setAttribute("type", "search");
     input.setAttribute("placeholder", "filter rows (any column)");
@@ -106,8 +193,41 @@ JS = """
     var prev = el("button", null, "\\u2039 prev"), next = el("button", null, "next \\u203a");
     var where = el("span", "muted");
     pager.appendChild(prev); pager.appendChild(where); pager.appendChild(next);
+    var bandButtons = {}, reasonSel = null, labelSel = null, chip = null, chipText = null;
+    if (fc) {
+      var facets = el("div", "tools");
+      facets.appendChild(el("span", "muted", "band:"));
+      fc.bands.forEach(function (b) {
+        var btn = el("button", "facet", b[0] + " " + b[1] + (b[2] < b[1] ? " (first " + b[2] + ")" : ""));
+        btn.setAttribute("type", "button");
+        btn.addEventListener("click", function () { set({band: b[0], doc: ""}); });
+        bandButtons[b[0]] = btn; facets.appendChild(btn);
+      });
+      reasonSel = el("select");
+      reasonSel.appendChild(el("option", null, "any reason"));
+      reasonSel.firstChild.value = "";
+      fc.reasons.forEach(function (r) {
+        var o = el("option", null, r[1] + " (" + r[0] + ") \\u00b7 " + r[2]);
+        o.value = r[0]; reasonSel.appendChild(o);
+      });
+      reasonSel.addEventListener("change", function () { set({reason: reasonSel.value, doc: ""}); });
+      facets.appendChild(el("span", "muted", "reason:")); facets.appendChild(reasonSel);
+      if (fc.labels) {
+        labelSel = el("select");
+        fc.labels.forEach(function (l) { var o = el("option", null, l[1]); o.value = l[0]; labelSel.appendChild(o); });
+        labelSel.addEventListener("change", function () { set({label: labelSel.value, doc: ""}); });
+        facets.appendChild(el("span", "muted", "labels:")); facets.appendChild(labelSel);
+      }
+      chip = el("span", "chip"); chipText = el("span");
+      var clear = el("button", "link", "\\u00d7");
+      clear.setAttribute("type", "button"); clear.setAttribute("title", "clear");
+      clear.addEventListener("click", function () { set({domain: "", doc: ""}); });
+      chip.appendChild(chipText); chip.appendChild(clear); facets.appendChild(chip);
+      box.appendChild(facets);
+    }
     tools.appendChild(input); tools.appendChild(count); tools.appendChild(pager);
     var table = el("table"), thead = el("thead"), htr = el("tr"), tbody = el("tbody");
+    if (det) { htr.appendChild(el("th", "open", "")); }
     cols.forEach(function (c, j) {
       var th = el("th", c.type === "num" ? "num" : "", c.label);
       th.addEventListener("click", function () { sortBy(j); });
@@ -115,56 +235,132 @@ JS = """
     });
     thead.appendChild(htr); table.appendChild(thead); table.appendChild(tbody);
     box.appendChild(tools); box.appendChild(table);
+    function keep(i) {
+      if (st.q && keys[i].indexOf(st.q) === -1) { return false; }
+      if (!meta) { return true; }
+      var m = meta[i];
+      if (st.doc) { return m.id === st.doc; }
+      if (st.band !== "all" && m.b !== st.band) { return false; }
+      if (st.reason && m.c.indexOf(st.reason) === -1) { return false; }
+      if (st.domain && m.d !== st.domain) { return false; }
+      if (st.label === "untrusted" || st.label === "trusted") { return m.l === st.label; }
+      if (st.label === "missed") { return m.l === "untrusted" && m.b !== "quarantine"; }
+      if (st.label === "lost") { return m.l === "trusted" && m.b === "quarantine"; }
+      return true;
+    }
     function draw() {
       while (tbody.firstChild) { tbody.removeChild(tbody.firstChild); }
       var pages = Math.max(1, Math.ceil(view.length / PAGE));
       if (page >= pages) { page = pages - 1; }
       var start = page * PAGE, end = Math.min(view.length, start + PAGE);
-      for (var k = start; k < end; k++) {
-        var r = rows[view[k]], tr = el("tr");
-        for (var j = 0; j < cols.length; j++) {
-          var td = el("td", cols[j].type === "num" ? "num" : "");
-          fill(td, r[j], cols[j].type);
-          tr.appendChild(td);
-        }
-        tbody.appendChild(tr);
-      }
+      for (var k = start; k < end; k++) { drawRow(view[k]); }
       count.textContent = view.length + " of " + rows.length + " row(s)" +
         (d.total > rows.length ? " shown (" + d.total + " in the run)" : "");
       where.textContent = " page " + (page + 1) + " / " + pages + " ";
       prev.disabled = page === 0; next.disabled = page >= pages - 1;
       box.setAttribute("data-rendered", String(end - start));
     }
+    function drawRow(i) {
+      var r = rows[i], tr = el("tr"), extra = null;
+      if (det) {
+        var td0 = el("td", "open"), btn = el("button", "open", opened[i] ? "\\u2212" : "+");
+        btn.setAttribute("type", "button");
+        btn.setAttribute("title", "sub-scores, reasons and evidence");
+        td0.appendChild(btn); tr.appendChild(td0);
+        extra = el("tr", "detail");
+        var cell = el("td");
+        cell.setAttribute("colspan", String(cols.length + 1));
+        cell.appendChild(panel(det[i]));
+        extra.appendChild(cell);
+        if (!opened[i]) { extra.setAttribute("hidden", ""); }
+        btn.addEventListener("click", function () {
+          opened[i] = !opened[i];
+          if (opened[i]) { extra.removeAttribute("hidden"); } else { extra.setAttribute("hidden", ""); }
+          btn.textContent = opened[i] ? "\\u2212" : "+";
+        });
+      }
+      for (var j = 0; j < cols.length; j++) {
+        var td = el("td", cols[j].type);
+        fill(td, r[j], cols[j].type);
+        tr.appendChild(td);
+      }
+      tbody.appendChild(tr);
+      if (extra) { tbody.appendChild(extra); }
+    }
     function applySort() {
       if (sortCol < 0) { return; }
-      var j = sortCol, num = cols[j].type === "num";
+      var j = sortCol, isNum = cols[j].type === "num";
       view.sort(function (a, b) {
         var x = rows[a][j], y = rows[b][j];
         if (x === null || x === undefined) { return (y === null || y === undefined) ? a - b : 1; }
         if (y === null || y === undefined) { return -1; }
-        if (!num) { x = plain(x, cols[j].type); y = plain(y, cols[j].type); }
-        var c = num ? (x - y) : (x < y ? -1 : x > y ? 1 : 0);
+        if (!isNum) { x = plain(x, cols[j].type); y = plain(y, cols[j].type); }
+        var c = isNum ? (x - y) : (x < y ? -1 : x > y ? 1 : 0);
         return c * sortDir || a - b;
       });
     }
+    function refresh() {
+      view = order.filter(keep);
+      applySort(); page = 0;
+      Object.keys(bandButtons).forEach(function (b) {
+        bandButtons[b].classList.toggle("on", b === st.band && !st.doc);
+      });
+      if (reasonSel) { reasonSel.value = st.reason; }
+      if (labelSel) { labelSel.value = st.label; }
+      if (chip) {
+        chip.hidden = !st.domain && !st.doc;
+        chipText.textContent = st.doc ? "page " + st.doc + " " : "domain " + st.domain + " ";
+      }
+      draw();
+    }
+    function set(s) {
+      Object.keys(s).forEach(function (k) { st[k] = String(s[k]); });
+      if (st.doc) {
+        opened = {};
+        order.forEach(function (i) { if (meta && meta[i].id === st.doc) { opened[i] = true; } });
+      }
+      refresh();
+    }
     function sortBy(j) {
       sortDir = (sortCol === j) ? -sortDir : 1; sortCol = j;
-      Array.prototype.forEach.call(htr.children, function (th, i) {
+      var ths = Array.prototype.slice.call(htr.children, det ? 1 : 0);
+      ths.forEach(function (th, i) {
         th.classList.remove("asc", "desc");
         if (i === j) { th.classList.add(sortDir > 0 ? "asc" : "desc"); }
       });
       applySort(); page = 0; draw();
     }
-    input.addEventListener("input", function () {
-      var q = input.value.toLowerCase();
-      view = order.filter(function (i) { return !q || keys[i].indexOf(q) !== -1; });
-      applySort(); page = 0; draw();
-    });
+    input.addEventListener("input", function () { st.q = input.value.toLowerCase(); refresh(); });
     prev.addEventListener("click", function () { page -= 1; draw(); });
     next.addEventListener("click", function () { page += 1; draw(); });
-    draw();
+    tables[box.getAttribute("data-name") || ""] = {set: set, box: box};
+    refresh();
+  }
+  function fromHash() {
+    var h = {}, raw = (location.hash || "").replace(/^#/, "");
+    raw.split("&").forEach(function (kv) {
+      var i = kv.indexOf("=");
+      if (i > 0) {
+        try { h[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1)); } catch (e) { return; }
+      }
+    });
+    var s = {}, any = false;
+    ["band", "reason", "domain", "doc", "label"].forEach(function (k) {
+      if (typeof h[k] === "string") { s[k] = h[k]; any = true; }
+    });
+    if (any) {
+      if (!s.band) { s.band = "all"; }
+      focus("pages", s);
+    }
   }
   Array.prototype.forEach.call(document.querySelectorAll("div.tbl[data-src]"), setup);
+  Array.prototype.forEach.call(document.querySelectorAll("button[data-reason]"), function (b) {
+    b.addEventListener("click", function () {
+      focus("pages", {reason: b.getAttribute("data-reason"), band: "all", domain: "", doc: ""});
+    });
+  });
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
   document.body.setAttribute("data-ready", "1");
 })();
 """
@@ -193,59 +389,92 @@ def json_block(element_id: str, obj: Any) -> str:
 
 
 # ------------------------------------------------------------------ charts (our numbers only)
+HIST_PARTS = (  # stacked bottom to top; a hard rule quarantines whatever the score says
+    ("quarantine", "#c0392b", "quarantine (trust < threshold)"),
+    ("hard", "#641e16", "hard-rule quarantine (blocklist, affiliate, injection)"),
+    ("medium", "#d68910", "medium"),
+    ("trusted", "#1e8449", "trusted"),
+)
+
+
 def svg_histogram(scores: pl.DataFrame, *, quarantine_below: float, trusted_from: float) -> str:
-    """Stacked histogram of trust in 20 bins of 0.05, coloured by band, band limits marked."""
+    """Stacked histogram of trust in 20 bins of 0.05, coloured by band, hard-rule quarantines apart,
+    band limits marked, both axes labelled, with a legend."""
+    part = (
+        pl.when(pl.col("band") == "quarantine")
+        .then(
+            pl.when(pl.col("hard_quarantine").fill_null(False))
+            .then(pl.lit("hard"))
+            .otherwise(pl.lit("quarantine"))
+        )
+        .otherwise(pl.col("band"))
+    )
     bins = (
         scores.select(
             b=(pl.col("trust_score").fill_null(0.0) * 20).floor().clip(0, 19).cast(pl.Int32),
-            band=pl.col("band"),
+            part=part,
         )
-        .group_by("b", "band")
+        .group_by("b", "part")
         .len()
     )
     counts: dict[int, dict[str, int]] = {i: {} for i in range(20)}
-    for b, band, n in bins.iter_rows():
-        counts[int(b)][str(band)] = int(n)
+    for b, name, n in bins.iter_rows():
+        counts[int(b)][str(name)] = int(n)
     top = max([sum(c.values()) for c in counts.values()] + [1])
-    w, h, left, bottom = 640, 220, 44, 28
-    bw = (w - left - 10) / 20
+    w, h, left, bottom, right = 980, 260, 56, 44, 360
+    pw, ph = w - left - right, h - bottom - 26
+    bw = pw / 20
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" role="img" '
         f'aria-label="trust score histogram">'
     ]
     for i in range(20):
         y = float(h - bottom)
-        for band in ("quarantine", "medium", "trusted"):
-            n = counts[i].get(band, 0)
+        for name, color, label in HIST_PARTS:
+            n = counts[i].get(name, 0)
             if not n:
                 continue
-            bh = (h - bottom - 10) * n / top
+            bh = ph * n / top
             y -= bh
             parts.append(
                 f'<rect x="{left + i * bw + 1:.1f}" y="{y:.1f}" width="{bw - 2:.1f}" '
-                f'height="{bh:.1f}" fill="{BAND_COLORS[band]}"><title>{i / 20:.2f}-{(i + 1) / 20:.2f}'
-                f" {band}: {n}</title></rect>"
+                f'height="{bh:.1f}" fill="{color}"><title>trust {i / 20:.2f}-{(i + 1) / 20:.2f}, '
+                f"{html_text(label)}: {n} page(s)</title></rect>"
             )
-    for t, name in ((quarantine_below, "quarantine <"), (trusted_from, "trusted >=")):
-        x = left + t * (w - left - 10)
+    for thr, name in ((quarantine_below, "quarantine <"), (trusted_from, "trusted >=")):
+        x = left + thr * pw
         parts.append(
             f'<line x1="{x:.1f}" x2="{x:.1f}" y1="6" y2="{h - bottom}" stroke="#333" '
-            f'stroke-dasharray="4 3"/><text x="{x + 3:.1f}" y="14">{html_text(name)} {t:.2f}</text>'
+            f'stroke-dasharray="4 3"/><text x="{x + 3:.1f}" y="14">{html_text(name)} {thr:.2f}</text>'
         )
     for k in range(6):
-        x = left + k / 5 * (w - left - 10)
-        parts.append(f'<text x="{x - 8:.1f}" y="{h - 10}">{k / 5:.1f}</text>')
-    parts.append(f'<text x="2" y="16">{top}</text><text x="2" y="{h - bottom}">0</text>')
+        x = left + k / 5 * pw
+        parts.append(f'<text x="{x - 8:.1f}" y="{h - bottom + 16}">{k / 5:.1f}</text>')
+    for v in sorted({0, top // 2, top}):
+        y = h - bottom - ph * v / top
+        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{v}</text>')
     parts.append(
-        f'<line x1="{left}" x2="{w - 10}" y1="{h - bottom}" y2="{h - bottom}" stroke="#999"/></svg>'
+        f'<line x1="{left}" x2="{left + pw}" y1="{h - bottom}" y2="{h - bottom}" stroke="#999"/>'
+        f'<line x1="{left}" x2="{left}" y1="{h - bottom - ph}" y2="{h - bottom}" stroke="#999"/>'
+        f'<text class="axis" x="{left + pw / 2:.1f}" y="{h - 6}" text-anchor="middle">'
+        "trust score (bins of 0.05)</text>"
+        f'<text class="axis" transform="translate(14 {h - bottom - ph / 2:.1f}) rotate(-90)" '
+        'text-anchor="middle">pages</text>'
     )
+    for j, (_name, color, label) in enumerate(HIST_PARTS):
+        y = 24 + j * 20
+        parts.append(
+            f'<rect x="{w - right + 20}" y="{y - 10}" width="12" height="12" fill="{color}"/>'
+            f'<text x="{w - right + 38}" y="{y}">{html_text(label)}</text>'
+        )
+    parts.append("</svg>")
     return "".join(parts)
 
 
 def svg_threshold_curve(curve: pl.DataFrame, *, current: float, recommended: float | None) -> str:
     """Precision/recall/F1/trusted-lost against the threshold, current and recommended marked."""
-    w, h, left, bottom = 640, 260, 40, 28
-    pw, ph = w - left - 120, h - bottom - 10
+    w, h, left, bottom = 760, 280, 52, 40
+    pw, ph = w - left - 140, h - bottom - 10
 
     def px(t: float) -> float:
         return left + t * pw
@@ -285,9 +514,9 @@ def svg_threshold_curve(curve: pl.DataFrame, *, current: float, recommended: flo
             )
         ly = 24 + i * 16
         parts.append(
-            f'<line x1="{w - 112}" x2="{w - 92}" y1="{ly - 4}" y2="{ly - 4}" stroke="{color}" '
+            f'<line x1="{w - 128}" x2="{w - 108}" y1="{ly - 4}" y2="{ly - 4}" stroke="{color}" '
             f'stroke-width="2" stroke-dasharray="{dash or "none"}"/>'
-            f'<text x="{w - 88}" y="{ly}">{col.replace("_", " ")}</text>'
+            f'<text x="{w - 104}" y="{ly}">{col.replace("_", " ")}</text>'
         )
     marks = [(current, "#555", f"current {current:.2f}")]
     if recommended is not None:
@@ -295,71 +524,162 @@ def svg_threshold_curve(curve: pl.DataFrame, *, current: float, recommended: flo
     for j, (x, color, label) in enumerate(marks):
         parts.append(
             f'<line x1="{px(x):.1f}" x2="{px(x):.1f}" y1="10" y2="{10 + ph}" stroke="{color}" '
-            f'stroke-width="1.5"/><text x="{w - 112}" y="{24 + (4 + j) * 16}" fill="{color}">'
+            f'stroke-width="1.5"/><text x="{w - 128}" y="{24 + (4 + j) * 16}" fill="{color}">'
             f"{html_text(label)}</text>"
         )
     for k in range(6):
-        parts.append(f'<text x="{px(k / 5) - 8:.1f}" y="{h - 10}">{k / 5:.1f}</text>')
-        parts.append(f'<text x="8" y="{py(k / 5) + 4:.1f}">{k / 5:.1f}</text>')
-    parts.append("</svg>")
+        parts.append(f'<text x="{px(k / 5) - 8:.1f}" y="{10 + ph + 14}">{k / 5:.1f}</text>')
+        parts.append(
+            f'<text x="{left - 6}" y="{py(k / 5) + 4:.1f}" text-anchor="end">{k / 5:.1f}</text>'
+        )
+    parts.append(
+        f'<text class="axis" x="{left + pw / 2:.1f}" y="{h - 4}" text-anchor="middle">threshold '
+        "(quarantine when trust &lt; threshold or a hard rule fired)</text>"
+        f'<text class="axis" transform="translate(12 {10 + ph / 2:.1f}) rotate(-90)" '
+        'text-anchor="middle">rate (positive class: untrusted)</text></svg>'
+    )
     return "".join(parts)
 
 
 # ------------------------------------------------------------------ tables (JSON for the JS)
-def _findings_text(findings: list[dict[str, Any]] | None, limit: int = 3) -> list[str]:
-    out = []
-    for f in (findings or [])[:limit]:
-        where = one_line(f.get("location"), 60)
-        tech = one_line(f.get("technique"), 40)
-        out.append(f"[{tech} @ {where}] {one_line(f.get('snippet'), 220)}")
-    if findings and len(findings) > limit:
-        out.append(f"… {len(findings) - limit} more finding(s)")
-    return out
+BANDS = ("quarantine", "medium", "trusted")
+LABEL_FACETS = (
+    ("", "any"),
+    ("untrusted", "labelled untrusted"),
+    ("trusted", "labelled trusted"),
+    ("missed", "missed: labelled untrusted, not quarantined"),
+    ("lost", "lost: labelled trusted, quarantined"),
+)
 
 
-def page_table(run: RunDir, scores: pl.DataFrame, band: str, cap: int) -> dict[str, Any]:
-    """Rows of one band, lowest trust first, capped; titles and findings joined for those rows only."""
-    sel = scores.filter(pl.col("band") == band).sort(["trust_score", "url"], nulls_last=True)
-    total = sel.height
-    sel = sel.head(cap)
-    if run.pages.exists() and sel.height:
-        names = run.scan("pages").collect_schema().names()
-        cols = [c for c in ("doc_id", "title", "injection_findings") if c in names]
-        ids = sel["doc_id"].implode()
-        pages = run.scan("pages").select(cols).filter(pl.col("doc_id").is_in(ids)).collect()
-        sel = sel.join(pages.unique("doc_id"), on="doc_id", how="left")
-    rows = []
-    for r in sel.iter_rows(named=True):
-        rows.append(
-            [
-                r["trust_score"],
-                [one_line(r["url"], 200), safe_href(r["url"])],
-                one_line(r.get("registered_domain"), 100),
-                one_line(r.get("title"), 160),
-                "hard rule" if r.get("hard_quarantine") else "",
-                reason_texts(r.get("reason_details"), 240),
-                _findings_text(r.get("injection_findings")),
-            ]
-        )
+def _labels(run: RunDir, policy: Policy) -> pl.DataFrame | None:
+    """doc_id -> `_untrusted` from the labels file the last calibration used (None without one).
+
+    Weak labels (the lists) are not shown: they would mark every listed page as its own evidence.
+    """
+    from trustaudit.report.calibrate import labeled_pages, remembered_labels
+
+    path = remembered_labels(run)
+    if path is None:
+        return None
+    try:
+        lp = labeled_pages(run, policy, path)
+    except TrustAuditError:
+        return None
+    return lp.frame if lp is not None and lp.source == "labels" else None
+
+
+def _detail(
+    r: dict[str, Any], weights: dict[str, float], reasons: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The per-page panel: sub-scores with weight and contribution, adjustments, reasons + evidence."""
+    subs = []
+    for fam, weight in weights.items():
+        value = r.get(f"{fam}_score")
+        contribution = None if value is None else round(weight * value, 4)
+        subs.append([f"{fam}_score", value, weight, contribution, value is not None])
+    adjust = [[k, v] for k, v in sorted(r.items()) if k.startswith("adjust_") and v]
     return {
-        "cols": [
-            {"label": "trust", "type": "num"},
-            {"label": "url", "type": "url"},
-            {"label": "domain", "type": "text"},
-            {"label": "title", "type": "text"},
-            {"label": "rule", "type": "text"},
-            {"label": "reasons", "type": "list"},
-            {"label": "injection findings", "type": "snips"},
-        ],
+        "id": r["doc_id"],
+        "s": subs,
+        "a": adjust,
+        "base": r.get("trust_score_base"),
+        "score": r.get("trust_score"),
+        "band": r.get("band"),
+        "hard": bool(r.get("hard_quarantine")),
+        "r": [{**x, "label": label_for(x["code"])} for x in reasons],
+    }
+
+
+def page_explorer(
+    run: RunDir,
+    scores: pl.DataFrame,
+    policy: Policy,
+    cap: int,
+    labels: pl.DataFrame | None = None,
+) -> dict[str, Any]:
+    """Every band's pages (lowest trust first, `cap` per band) with facets and per-page panels.
+
+    Trusted pages are listed too: a page that should not have passed hides there, and the label
+    facet ("missed") finds it at once when the run has a labels file.
+    """
+    parts, totals = [], {}
+    for band in BANDS:
+        sel = scores.filter(pl.col("band") == band)
+        totals[band] = sel.height
+        parts.append(sel.sort(["trust_score", "url"], nulls_last=True).head(cap))
+    sel = pl.concat(parts, how="diagonal_relaxed")
+    if run.pages.exists() and sel.height and "title" in run.scan("pages").collect_schema().names():
+        ids = sel["doc_id"].implode()
+        titles = run.scan("pages").select("doc_id", "title").filter(pl.col("doc_id").is_in(ids))
+        sel = sel.join(titles.collect().unique("doc_id"), on="doc_id", how="left")
+    if labels is not None:
+        sel = sel.join(labels.select("doc_id", "_untrusted"), on="doc_id", how="left")
+    evidence = page_evidence(run, sel)
+    w = policy.weights
+    weights = {"domain": w.domain, "affiliate": w.affiliate, "coherence": w.coherence}
+    rows, meta, detail = [], [], []
+    for r in sel.iter_rows(named=True):
+        label = None
+        if labels is not None and r.get("_untrusted") is not None:
+            label = "untrusted" if r["_untrusted"] else "trusted"
+        domain = one_line(r.get("registered_domain"), 100)
+        row = [
+            r["trust_score"],
+            r["band"],
+            [one_line(r["url"], 300), safe_href(r["url"]), one_line(r.get("title"), 160)],
+            domain,
+            "hard rule" if r.get("hard_quarantine") else "",
+            reason_texts(r.get("reason_details"), 240),
+        ]
+        if labels is not None:
+            row.append(label or "")
+        rows.append(row)
+        codes = [c for c in (r.get("reasons") or []) if c]
+        meta.append({"id": r["doc_id"], "b": r["band"], "c": codes, "d": domain, "l": label})
+        detail.append(_detail(r, weights, evidence.get(r["doc_id"], [])))
+    cols = [
+        {"label": "trust", "type": "num"},
+        {"label": "band", "type": "band"},
+        {"label": "url / title", "type": "url"},
+        {"label": "domain", "type": "domain"},
+        {"label": "rule", "type": "tag"},
+        {"label": "reasons", "type": "list"},
+    ]
+    if labels is not None:
+        cols.append({"label": "label", "type": "tag"})
+    reason_counts = (
+        scores.select(pl.col("reasons").explode())
+        .drop_nulls()
+        .group_by("reasons")
+        .len()
+        .sort(["len", "reasons"], descending=[True, False])
+    )
+    shown = dict(sel.group_by("band").len().iter_rows()) if sel.height else {}
+    default = next((b for b in BANDS if totals[b]), "quarantine")
+    return {
+        "cols": cols,
         "rows": rows,
-        "total": total,
+        "meta": meta,
+        "detail": detail,
+        "total": scores.height,
+        "totals": totals,
+        "facets": {
+            "band": default,
+            "bands": [
+                ["all", scores.height, sel.height],
+                *([b, totals[b], shown.get(b, 0)] for b in BANDS),
+            ],
+            "reasons": [[c, label_for(c), n] for c, n in reason_counts.iter_rows()],
+            "labels": [list(x) for x in LABEL_FACETS] if labels is not None else None,
+        },
     }
 
 
 def domain_table(evidence: pl.DataFrame | None, cap: int) -> dict[str, Any]:
     """Domains with their evidence and suggestion; suggested ones first, then most quarantined."""
     cols = [
-        {"label": "domain", "type": "text"},
+        {"label": "domain", "type": "domain"},
         {"label": "pages", "type": "num"},
         {"label": "mean trust", "type": "num"},
         {"label": "min trust", "type": "num"},
@@ -435,6 +755,20 @@ def _small_table(header: list[str], rows: list[list[Any]]) -> str:
     return f'<table class="small"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
+def _reasons_table(rows: list[list[Any]]) -> str:
+    """Top reasons; each code is a button the script turns into the pages' reason facet."""
+    body = "".join(
+        f'<tr><td><button type="button" class="link" data-reason="{html_text(code, 80)}">'
+        f"{html_text(code, 80)}</button></td><td>{html_text(meaning)}</td>"
+        f'<td class="num">{int(cnt)}</td></tr>'
+        for code, meaning, cnt in rows
+    )
+    return (
+        '<table class="small"><thead><tr><th>code</th><th>meaning</th><th class="num">pages</th>'
+        f"</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
 def _read_calibration(run: RunDir) -> tuple[dict[str, Any] | None, pl.DataFrame | None]:
     try:
         cal = json.loads(run.report("calibration.json").read_text(encoding="utf-8"))
@@ -458,8 +792,7 @@ def build_html(
 ) -> str:
     """The whole report.html as a string (see module docstring for the safety model)."""
     cap = max(1, int(policy.report.html_max_rows))
-    score_cols = ["doc_id", "url", "registered_domain", "trust_score", "band", "hard_quarantine"]
-    scores = run.read("scores", columns=[*score_cols, "reasons", "reason_details"])
+    scores = run.read("scores")  # every column: the per-page panel shows sub-scores and adjustments
     errors = run.read("errors") if run.errors.exists() else pl.DataFrame()
     b = policy.bands
     n = scores.height
@@ -539,8 +872,7 @@ def build_html(
             "labels.csv</code> (or audit with --labels) for the curve and a recommended "
             "threshold.</p>"
         )
-    q_table = page_table(run, scores, "quarantine", cap)
-    m_table = page_table(run, scores, "medium", cap)
+    p_table = page_explorer(run, scores, policy, cap, _labels(run, policy))
     d_table = domain_table(evidence, cap)
     e_table = error_table(errors, min(cap, 2000)) if errors.height else None
 
@@ -551,6 +883,19 @@ def build_html(
                 f"(lowest trust first); the full list is in {html_text(csv)}.</p>"
             )
         return ""
+
+    def capped_bands(t: dict[str, Any]) -> str:
+        notes = [
+            f"{html_text(band)}: the first {shown} of {total} (lowest trust first)"
+            for band, total, shown in t["facets"]["bands"][1:]
+            if total > shown
+        ]
+        if not notes:
+            return ""
+        return (
+            f'<p class="note">Showing {"; ".join(notes)}. Full lists: quarantine.csv and '
+            "scores.parquet.</p>"
+        )
 
     gen = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     sugg = ""
@@ -571,12 +916,15 @@ quarantine.csv, domains.csv and the Parquet files of the run.</p></noscript>
 <h2>Trust score distribution</h2>
 {svg_histogram(scores, quarantine_below=b.quarantine_below, trusted_from=b.trusted_from)}
 <h2>Threshold curve</h2>{cal_html}
-<h2>Top reasons</h2>{_small_table(["code", "meaning", "pages"], reason_rows)}
-<h2 id="quarantined">Quarantined pages</h2>{capped(q_table, "quarantine.csv")}
-<div class="tbl" data-src="data-quarantine"></div>
-<h2 id="medium">Medium-trust pages</h2>
-<p class="muted">Medium pages carry the tag {html_text(policy.bands.medium_tag)} when used in prompts.</p>
-{capped(m_table, "scores.parquet")}<div class="tbl" data-src="data-medium"></div>
+<h2>Top reasons</h2>
+<p class="muted">Click a code to list its pages.</p>{_reasons_table(reason_rows)}
+<h2 id="pages">Pages</h2>
+<p class="muted">Every band, lowest trust first: quarantined pages to check for false positives,
+trusted ones for what slipped through. Filter by band, reason or domain (click a domain anywhere);
+<b>+</b> opens a page's sub-scores, weights, reasons and the evidence behind them. Medium pages carry
+the tag {html_text(policy.bands.medium_tag)} when used in prompts. Link to a page with
+<code>report.html#doc=DOC_ID</code>, to a domain with <code>#domain=NAME</code>.</p>
+{capped_bands(p_table)}<div class="tbl" data-name="pages" data-src="data-pages"></div>
 <h2 id="domains">Domains and list suggestions</h2>{sugg}{capped(d_table, "domains.csv")}
 <div class="tbl" data-src="data-domains"></div>
 {_agent_audits(run)}
@@ -585,8 +933,7 @@ quarantine.csv, domains.csv and the Parquet files of the run.</p></noscript>
 {'<div class="tbl" data-src="data-errors"></div>' if e_table else ""}
 """
     data = (
-        json_block("data-quarantine", q_table)
-        + json_block("data-medium", m_table)
+        json_block("data-pages", p_table)
         + json_block("data-domains", d_table)
         + (json_block("data-errors", e_table) if e_table else "")
     )
