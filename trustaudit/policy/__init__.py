@@ -18,6 +18,7 @@ from typing import Any
 
 from trustaudit.policy._field import opt, section
 from trustaudit.policy._load import PolicyError, build, merge, to_plain
+from trustaudit.policy.behaviour import BehaviourPolicy
 from trustaudit.policy.citations import CitationsPolicy
 from trustaudit.policy.corpus import (
     AnchorsPolicy,
@@ -68,6 +69,7 @@ class Policy:
     gate: GatePolicy = section(GatePolicy)
     citations: CitationsPolicy = section(CitationsPolicy)
     fusion: FusionPolicy = section(FusionPolicy)
+    behaviour: BehaviourPolicy = section(BehaviourPolicy)
 
     def with_overrides(self, data: Mapping[str, Any]) -> Policy:
         """Layer a nested mapping (e.g. from CLI flags) on top of this policy."""
