@@ -540,13 +540,30 @@ def compute_signals(
     return out
 
 
-def score_run(run: RunDir, policy: Policy, *, progress: Progress | None = None) -> dict[str, Any]:
-    """Score stage: signals.parquet -> scores.parquet; domains.parquet gains page aggregates."""
+def score_run(
+    run: RunDir,
+    policy: Policy,
+    *,
+    progress: Progress | None = None,
+    judge_urls: list[str] | None = None,
+    cache: Path | None = None,
+) -> dict[str, Any]:
+    """Score stage: signals.parquet -> scores.parquet; domains.parquet gains page aggregates.
+
+    With a judge configured ([judge] endpoint + model), the tail is judged and scored again."""
     progress = progress or NullProgress()
     progress.start("score")
     t0 = time.perf_counter()
     signals = run.read("signals")
     scores = score(signals, policy)
+    judge_counts = None
+    if policy.judge.configured:  # trust-layer: the LLM judge on the tail (docs/judge.md)
+        from trustaudit.judge.tail import judge_stage
+
+        signals, judge_counts = judge_stage(
+            run, scores, signals, policy, urls=judge_urls, cache=cache
+        )
+        scores = score(signals, policy)
     write_parquet(run.scores, scores)
     domains = run.read("domains")
     agg = scores.group_by("registered_domain").agg(
@@ -560,7 +577,10 @@ def score_run(run: RunDir, policy: Policy, *, progress: Progress | None = None) 
     domains = domains.select(keep).join(agg, on="registered_domain", how="left", nulls_equal=True)
     write_parquet(run.domains, domains)
     progress.done("score", f"{scores.height} pages")
-    return {"status": "done", "pages": scores.height, "seconds": round(time.perf_counter() - t0, 3)}
+    out = {"status": "done", "pages": scores.height, "seconds": round(time.perf_counter() - t0, 3)}
+    if judge_counts is not None:
+        out["judge"] = judge_counts
+    return out
 
 
 # ------------------------------------------------------------------ the whole job
@@ -574,6 +594,7 @@ class AuditOptions:
     labels: Path | None = None
     cache: Path | None = None
     since: Path | None = None
+    judge_urls: list[str] = field(default_factory=list)
 
 
 def split_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
@@ -729,7 +750,11 @@ def audit(
         manifest["stages"]["signals"] = compute_signals(
             run, policy, now=now, progress=progress, memo=memo, merged=merged, background=background
         )
-        manifest["stages"]["score"] = score_run(run, policy, progress=progress)
+        if policy.judge.configured:
+            background.wait()  # the judge reads page text from pages.parquet
+        manifest["stages"]["score"] = score_run(
+            run, policy, progress=progress, judge_urls=options.judge_urls, cache=options.cache
+        )
         background.wait()  # pages and links are on disk before the manifest says so
         run.write_manifest(manifest)
         run.write_manifest(manifest)
@@ -747,6 +772,7 @@ def rescore(
     now: date | None = None,
     labels: Path | None = None,
     progress: Progress | None = None,
+    judge_urls: list[str] | None = None,
 ) -> dict[str, Any]:
     """signals -> score -> reports again on a finished ingest, with a (possibly new) policy."""
     from trustaudit.report.summary import write_reports
@@ -763,7 +789,9 @@ def rescore(
         )
         manifest.setdefault("stages", {})
         manifest["stages"]["signals"] = compute_signals(run, policy, now=when, progress=progress)
-        manifest["stages"]["score"] = score_run(run, policy, progress=progress)
+        manifest["stages"]["score"] = score_run(
+            run, policy, progress=progress, judge_urls=judge_urls
+        )
         summary = write_reports(run, policy, manifest, labels=labels, progress=progress)
         manifest["stages"]["report"] = {"status": "done"}
         manifest["rescored_at"] = datetime.now(UTC).isoformat()

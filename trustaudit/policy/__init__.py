@@ -31,6 +31,7 @@ from trustaudit.policy.crawl import CrawlPolicy
 from trustaudit.policy.fusion import FusionPolicy
 from trustaudit.policy.gate import GatePolicy
 from trustaudit.policy.injection import InjectionPolicy
+from trustaudit.policy.judge import JudgePolicy
 from trustaudit.policy.report import ReportPolicy
 from trustaudit.policy.scoring import (
     AffiliatePolicy,
@@ -70,6 +71,7 @@ class Policy:
     citations: CitationsPolicy = section(CitationsPolicy)
     fusion: FusionPolicy = section(FusionPolicy)
     behaviour: BehaviourPolicy = section(BehaviourPolicy)
+    judge: JudgePolicy = section(JudgePolicy)
 
     def with_overrides(self, data: Mapping[str, Any]) -> Policy:
         """Layer a nested mapping (e.g. from CLI flags) on top of this policy."""
