@@ -45,7 +45,7 @@ from trustaudit.policy import Policy, policy_hash
 from trustaudit.progress import NullProgress, Progress
 from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
 from trustaudit.scoring.anchors import anchor_presence
-from trustaudit.scoring.behaviour import behaviour_signals
+from trustaudit.scoring.behaviour import behaviour_signals, behaviour_status
 from trustaudit.scoring.corpus import corpus_signals
 from trustaudit.scoring.domain import domain_signals, with_registered_domain
 from trustaudit.scoring.injection import injection_signals
@@ -517,7 +517,7 @@ def compute_signals(
         "computed" if policy.injection.enabled else "not computed (injection.enabled = false)"
     )
     computed["corpus"] = "computed"
-    computed["behaviour"] = "computed" if policy.behaviour.enabled else "off (behaviour.enabled)"
+    computed["behaviour"] = behaviour_status(pages.columns, policy)
     signals = parts[0]
     for frame in parts[1:]:
         signals = signals.join(frame, on="doc_id", how="left")

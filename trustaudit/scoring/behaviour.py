@@ -6,8 +6,9 @@ literature: rating entropy of the entity, deviation from the entity's robust con
 burst score (reviews in the review's window vs the entity's baseline), reviewer tenure at review
 time, single-review reviewers, verified flag. They combine into `behaviour_campaign` (0..1, a
 weighted mean of the components that are present) and `behaviour_score` = 1 - campaign; the score
-takes `adjust_behaviour` = -weight * campaign. Pages without platform fields get 0 and
-BEHAVIOUR_NOT_APPLICABLE, so an ordinary corpus scores exactly by the reference formula.
+takes `adjust_behaviour` = -weight * campaign. Pages without platform fields get 0 (and, in a corpus
+where other pages have them, BEHAVIOUR_NOT_APPLICABLE), so an ordinary corpus scores exactly by the
+reference formula; the manifest records BEHAVIOUR_NOT_APPLICABLE for a corpus without any.
 """
 
 from __future__ import annotations
@@ -96,14 +97,23 @@ def _normalised(pages: pl.DataFrame, fields: dict[str, str]) -> pl.DataFrame:
     return pages.select(exprs)
 
 
-def not_applicable(pages: pl.DataFrame, why: str) -> pl.DataFrame:
-    """Every page neutral: adjust 0, one BEHAVIOUR_NOT_APPLICABLE reason saying why."""
+def behaviour_status(columns: list[str], policy: Policy) -> str:
+    """What the family did with this corpus, for the manifest (`computed` or why not)."""
+    if not policy.behaviour.enabled:
+        return "BEHAVIOUR_NOT_APPLICABLE: behaviour.enabled = false"
+    if not ({"rating", "review_date", "reviewer"} & set(present_fields(columns, policy.behaviour))):
+        return "BEHAVIOUR_NOT_APPLICABLE: no platform fields (rating, review_date, reviewer)"
+    return "computed"
+
+
+def not_applicable(pages: pl.DataFrame) -> pl.DataFrame:
+    """Every page neutral: adjust 0. The reason is not repeated on every page of a corpus that has
+    no platform field at all (it would top every report's reason counts); the manifest says it."""
     return pages.select(
         "doc_id",
         behaviour_applicable=pl.lit(False),
         behaviour_score=pl.lit(None, pl.Float64),
         adjust_behaviour=pl.lit(0.0),
-        reasons_behaviour=pl.lit([f"BEHAVIOUR_NOT_APPLICABLE: {why}"], pl.List(pl.String)),
     )
 
 
@@ -226,11 +236,9 @@ def behaviour_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     """pages (doc_id + optional platform columns) -> one row per doc_id: behaviour_* values,
     `behaviour_score` (higher = more trustworthy), `adjust_behaviour` (<= 0) and reasons."""
     bp = policy.behaviour
-    if not bp.enabled:
-        return not_applicable(pages, "behaviour.enabled = false")
+    if behaviour_status(pages.columns, policy) != "computed":
+        return not_applicable(pages)
     fields = present_fields(pages.columns, bp)
-    if not ({"rating", "review_date", "reviewer"} & set(fields)):
-        return not_applicable(pages, "no platform fields (rating, review_date, reviewer)")
     df = _normalised(pages, fields)
     n_reviews = pl.when(pl.col("_review_count").is_not_null()).then(pl.col("_review_count"))
     if "reviewer" in fields:
