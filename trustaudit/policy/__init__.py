@@ -28,6 +28,7 @@ from trustaudit.policy.corpus import (
     SyndicationPolicy,
 )
 from trustaudit.policy.crawl import CrawlPolicy
+from trustaudit.policy.eval import EvalPolicy
 from trustaudit.policy.fusion import FusionPolicy
 from trustaudit.policy.gate import GatePolicy
 from trustaudit.policy.injection import InjectionPolicy
@@ -72,6 +73,7 @@ class Policy:
     fusion: FusionPolicy = section(FusionPolicy)
     behaviour: BehaviourPolicy = section(BehaviourPolicy)
     judge: JudgePolicy = section(JudgePolicy)
+    eval: EvalPolicy = section(EvalPolicy)
 
     def with_overrides(self, data: Mapping[str, Any]) -> Policy:
         """Layer a nested mapping (e.g. from CLI flags) on top of this policy."""
