@@ -47,10 +47,10 @@ def markdown(result: EvalResult, rules: list[RuleResult]) -> str:
     for r in result.summary.to_dicts():
         lines.append("| " + " | ".join(md(_cell(r[c])) for c, _ in COLUMNS) + " |")
     lines += ["", "| rule | status | measured | limit |", "|---|---|---|---|"]
-    for r in rules:
-        m = "–" if r.measured is None else f"{r.measured:.3f}"
-        lim = "–" if r.limit is None else f"{r.limit:.3f}"
-        lines.append(f"| `{r.name}` | {r.status} | {m} | {lim} |")
+    for rule in rules:
+        m = "–" if rule.measured is None else f"{rule.measured:.3f}"
+        lim = "–" if rule.limit is None else f"{rule.limit:.3f}"
+        lines.append(f"| `{rule.name}` | {rule.status} | {m} | {lim} |")
     for w in result.warnings:
         lines.append(f"\n> {md(w)}")
     return "\n".join(lines) + "\n"

@@ -164,15 +164,15 @@ def _cited(
     )
     out: list[bool | None] = []
     for r in rows.select("query_id", "query", "ref", "url", "run_doc_id").iter_rows(named=True):
-        keys = by_query.get(r["query_id"])
-        if keys is None:
-            keys = by_query.get(r["query"].strip())
-        if keys is None:
+        cited_keys = by_query.get(r["query_id"])
+        if cited_keys is None:
+            cited_keys = by_query.get(r["query"].strip())
+        if cited_keys is None:
             out.append(None)
             continue
         mine = {x for x in (r["ref"], r["url"], r["run_doc_id"]) if x}
         mine |= {doc_key(x) for x in list(mine)}
-        out.append(bool(mine & keys))
+        out.append(bool(mine & cited_keys))
     return pl.Series("cited", out, dtype=pl.Boolean), warn
 
 

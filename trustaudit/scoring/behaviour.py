@@ -240,12 +240,11 @@ def behaviour_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         return not_applicable(pages)
     fields = present_fields(pages.columns, bp)
     df = _normalised(pages, fields)
-    n_reviews = pl.when(pl.col("_review_count").is_not_null()).then(pl.col("_review_count"))
-    if "reviewer" in fields:
-        # no review_count: count the reviewer's reviews in this corpus
-        n_reviews = n_reviews.otherwise(
-            pl.when(pl.col("_reviewer").is_not_null()).then(pl.len().over("_reviewer"))
-        )
+    # no review_count: count the reviewer's reviews in this corpus
+    counted = pl.when(pl.col("_reviewer").is_not_null()).then(pl.len().over("_reviewer"))
+    n_reviews = pl.coalesce(
+        pl.col("_review_count"), counted if "reviewer" in fields else pl.lit(None, pl.Float64)
+    )
     df = df.with_columns(_entity_stats(bp)).with_columns(
         behaviour_rating_norm=(
             (pl.col("_rating") - bp.rating_min) / (bp.rating_max - bp.rating_min)

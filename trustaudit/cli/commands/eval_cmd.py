@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import click
 import typer
 import typer.core
 
@@ -20,7 +19,7 @@ class _DefaultRun(typer.core.TyperGroup):
     """`eval QUERIES ...` runs the eval; `eval build ...` builds queries (click has no default
     subcommand, so anything that is not a subcommand name is handed to `run`)."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
             args = ["run", *args]
         return super().parse_args(ctx, args)
@@ -98,8 +97,8 @@ def eval_run(
                 + cited,
                 markup=False,
             )
-        for r in rules:
-            con.print(f"{r.status.upper():<5} {r.name}: {r.message}", markup=False)
+        for rule in rules:
+            con.print(f"{rule.status.upper():<5} {rule.name}: {rule.message}", markup=False)
     err.print(f"wrote {', '.join(str(p) for p in paths)}", markup=False)
     if any(r.status == "fail" for r in rules):
         raise typer.Exit(int(ExitCode.GATE_FAILED))
