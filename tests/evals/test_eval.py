@@ -194,3 +194,25 @@ def test_cli_usage_errors_exit_2(tmp_path: Path, runner, app, args: list[str]) -
     subs = {"RUN": str(run), "OUT": str(tmp_path / "out"), "EMPTY": str(empty)}
     res = runner.invoke(app, [subs.get(a, a) for a in args])
     assert res.exit_code == 2, res.output
+
+
+def test_gate_takes_the_eval_folder(tmp_path: Path, runner, app) -> None:  # type: ignore[no-untyped-def]
+    from tests.report.fakerun import make_run as make_full_run
+    from tests.report.fakerun import page
+
+    rd = make_full_run(tmp_path / "run", [page(p[0], p[1]) for p in PAGES])
+    rd.write_manifest({**rd.read_manifest(), "completed_at": "2026-11-01T00:00:00+00:00"})
+    run = rd.root
+    labels = labels_csv(tmp_path / "l.csv")
+    qfile = tmp_path / "q.jsonl"
+    build = ["eval", "build", "--run", str(run), "--labels", str(labels), "--out", str(qfile)]
+    assert runner.invoke(app, [*build, "--n", "20"]).exit_code == 0
+    out = tmp_path / "eval"
+    runner.invoke(app, ["eval", str(qfile), "--run", str(run), "--out", str(out)])
+    res = runner.invoke(app, ["gate", str(run), "--eval", str(out), "--json"])
+    assert res.exit_code == 1, res.output
+    data = json.loads(res.stdout)
+    names = {r["name"]: r["status"] for r in data["rules"]}
+    assert names["planted_in_context"] == "fail" and res.exit_code == 1
+    res = runner.invoke(app, ["gate", str(run), "--eval", str(tmp_path / "nope")])
+    assert res.exit_code == 2

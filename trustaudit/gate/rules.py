@@ -500,6 +500,7 @@ def evaluate_gate(
     *,
     labels: str | Path | None = None,
     strict: bool = False,
+    eval_dir: str | Path | None = None,
 ) -> GateResult:
     """Evaluate every rule of `policy.gate` on a finished run; the result carries the exit code.
 
@@ -517,6 +518,8 @@ def evaluate_gate(
     if labels is not None:
         checks.append(lambda: label_rules(t, policy, labels))
     checks.append(lambda: rule_cards(t, policy))
+    if eval_dir is not None:  # a `trustaudit eval` output folder: its planted-source rules
+        checks.append(lambda: eval_rules(_eval_summary(eval_dir), policy))
     results: list[RuleResult] = []
     for check in checks:
         r = check()
@@ -630,3 +633,13 @@ def eval_rules(summary: pl.DataFrame, policy: Policy) -> list[RuleResult]:
             )
         )
     return out
+
+
+def _eval_summary(eval_dir: str | Path) -> pl.DataFrame:
+    path = Path(eval_dir) / "eval_summary.parquet"
+    if not path.is_file():
+        raise RunDirError(
+            f"{eval_dir} has no eval_summary.parquet",
+            hint="run `trustaudit eval QUERIES --run RUN --out DIR` first",
+        )
+    return pl.read_parquet(path)
