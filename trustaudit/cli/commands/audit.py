@@ -143,7 +143,9 @@ def audit_cmd(
         help="Reuse a finished run's extraction of every input whose bytes did not change.",
     ),
     judge_url: list[str] | None = typer.Option(
-        None, "--judge-url", help="Also send this page to the [judge] (repeatable; docs/judge.md)."
+        None,
+        "--judge-url",
+        help="Also send this page to the LLM judge (repeatable; needs judge.endpoint, judge.model).",
     ),
     as_json: bool = typer.Option(
         False, "--json", help="Print summary.json to stdout instead of tables."

@@ -53,7 +53,7 @@ def eval_run(
         help="Agent transcripts (the `citations` format): cited or not.",
     ),
     policy: Path | None = typer.Option(
-        None, "--policy", "-p", help="Policy TOML ([fusion], [gate])."
+        None, "--policy", "-p", help="Policy TOML (fusion and gate tables)."
     ),
     max_planted_in_context: float | None = typer.Option(
         None, "--max-planted-in-context", help="Override gate.max_planted_in_context."
@@ -116,7 +116,7 @@ def eval_build(
     out: Path = typer.Option(..., "--out", "-o", help="Queries JSONL to write."),
     n: int = typer.Option(120, "--n", help="Queries to build."),
     seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same file)."),
-    policy: Path | None = typer.Option(None, "--policy", "-p", help="Policy TOML ([eval])."),
+    policy: Path | None = typer.Option(None, "--policy", "-p", help="Policy TOML (eval table)."),
 ) -> None:
     """Build a planted-source queries file from RUN and LABELS: each query plants one untrusted page
     (kinds affiliate, new_blog, llm_review, injection, cycled) among trusted-labelled results.

@@ -219,7 +219,7 @@ def fuse_cmd(
     in_top_k, drop_reason, reasons, run_doc_id. Exit 0 ok, 1 with --fail-on-research when a
     query needs a re-search, 2 usage/input error.
 
-    With --format anthropic each output line is {"query", "content": [search_result blocks]} for
+    With --format anthropic each output line is {"query", "content": a list of search_result blocks} for
     the kept results, ready to be a tool_result's content (citations enabled; trust, band and the
     medium-trust tag in each block's title and first text block).
 

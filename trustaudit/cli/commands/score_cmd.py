@@ -39,7 +39,9 @@ def score_cmd(
     ),
     now: str | None = typer.Option(None, "--now", help="ISO date (default: the run's own date)."),
     judge_url: list[str] | None = typer.Option(
-        None, "--judge-url", help="Also send this page to the [judge] (repeatable; docs/judge.md)."
+        None,
+        "--judge-url",
+        help="Also send this page to the LLM judge (repeatable; needs judge.endpoint, judge.model).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print summary.json to stdout."),
 ) -> None:
