@@ -168,3 +168,30 @@ def test_audit_end_to_end_with_platform_fields(tmp_path: Path, runner, app) -> N
     assert fake["trust_score"].max() < honest["trust_score"].min()  # type: ignore[operator]
     assert fake["reasons"].list.contains("BEHAVIOUR_NEW_REVIEWER").all()
     assert "behaviour_score" in scores.columns
+
+
+def test_audit_reads_platform_columns_from_parquet(tmp_path: Path, runner, app) -> None:  # type: ignore[no-untyped-def]
+    """Typed Parquet columns (Date, Boolean) work like the JSONL strings."""
+    body = " ".join(f"word{i} sentence about the kettle and its lid." for i in range(40))
+    df = (
+        _reviews()
+        .with_columns(
+            url=pl.format("https://reviews.example.com/{}", pl.col("doc_id")),
+            text=pl.lit(body),
+            review_date=pl.col("review_date").str.to_date(),
+            reviewer_since=pl.col("reviewer_since").str.to_date(),
+        )
+        .drop("doc_id")
+    )
+    src = tmp_path / "reviews.parquet"
+    df.write_parquet(src)
+    out = tmp_path / "run"
+    res = runner.invoke(app, ["audit", str(src), "--out", str(out), "--now", "2026-11-01"])
+    assert res.exit_code == 0, res.output
+    sig = pl.read_parquet(out / "signals.parquet").join(
+        pl.read_parquet(out / "scores.parquet").select("doc_id", "url"), on="doc_id"
+    )
+    fake = sig.filter(pl.col("url").str.contains("/f"))
+    assert fake["behaviour_reviewer_tenure_days"].is_in([2, 3]).all()
+    assert (fake["behaviour_verified"] == False).all()  # noqa: E712
+    assert fake["behaviour_campaign"].min() >= P.behaviour.flag_from  # type: ignore[operator]
