@@ -145,7 +145,10 @@ def test_selection_is_the_tail_named_pages_first_and_no_injected_page_is_sent(st
 def test_good_judge_within_budget_then_cache(stub: Stub, tmp_path: Path) -> None:
     scores, signals, texts = _run_frames()
     pol = _policy(stub.endpoint, max_pages=2)
-    judged, counts = judge_tail(scores, signals, _texts(texts), pol, cache_dir=tmp_path)
+    judged, counts = judge_tail(
+        scores, signals, _texts(texts), pol, cache_dir=tmp_path, urls=["https://nowhere.example/"]
+    )
+    assert counts["named_not_in_run"] == 1
     st = dict(zip(judged["doc_id"], judged["judge_status"], strict=True))
     assert st == {
         "near1": "ok",
@@ -255,6 +258,7 @@ def test_audit_and_score_with_the_judge_end_to_end(tmp_path: Path, runner, app, 
     assert (judged["trust_score"] < judged["trust_score_base"] + 0.0001).all()
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["stages"]["score"]["judge"]["calls"] == 2
+    assert manifest["stages"]["score"]["judge"]["named_not_in_run"] == 0
     again = ["score", str(out), "--domain-info", str(info)]
     res = runner.invoke(app, [*again, "--judge-url", "https://three.example.com/p"], env=env)
     assert res.exit_code == 0, res.output

@@ -308,8 +308,10 @@ def judge_tail(
             }
         )
     frame = pl.DataFrame(records, schema=RESULT_SCHEMA)
+    named = match_doc_ids(pl.Series(urls or [], dtype=pl.String), scores.lazy())
     counts = {
         "selected": tail.height,
+        "named_not_in_run": int(named.is_null().sum()),
         "sent_or_cached": len(ids),
         "calls": judge.calls,
         "cache_hits": judge.cache_hits,
