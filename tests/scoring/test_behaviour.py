@@ -121,10 +121,15 @@ def test_no_platform_fields_is_neutral_and_scores_exactly_as_before() -> None:
 def test_disabled_and_partial_rows() -> None:
     off = behaviour_signals(_reviews(), P.with_overrides({"behaviour": {"enabled": False}}))
     assert (off["adjust_behaviour"] == 0).all() and not off["behaviour_applicable"].any()
-    mixed = pl.concat([_reviews(), pl.DataFrame({"doc_id": ["plain"]})], how="diagonal_relaxed")
-    r = behaviour_signals(mixed, P).filter(pl.col("doc_id") == "plain").row(0, named=True)
-    assert r["adjust_behaviour"] == 0.0 and r["behaviour_applicable"] is False
-    assert r["reasons_behaviour"][0].startswith("BEHAVIOUR_NOT_APPLICABLE")
+    extra = pl.DataFrame({"doc_id": ["plain", "entity-only"], "entity": [None, "a"]})
+    mixed = pl.concat([_reviews(), extra], how="diagonal_relaxed")
+    out = behaviour_signals(mixed, P)
+    plain = out.filter(pl.col("doc_id") == "plain").row(0, named=True)
+    assert plain["adjust_behaviour"] == 0.0 and plain["behaviour_applicable"] is False
+    assert plain["reasons_behaviour"] == []  # an ordinary page of a mixed corpus: no noise
+    half = out.filter(pl.col("doc_id") == "entity-only").row(0, named=True)
+    assert half["adjust_behaviour"] == 0.0 and half["behaviour_applicable"] is False
+    assert half["reasons_behaviour"][0].startswith("BEHAVIOUR_NOT_APPLICABLE")
 
 
 def test_string_typed_inputs_are_coerced() -> None:

@@ -6,9 +6,9 @@ literature: rating entropy of the entity, deviation from the entity's robust con
 burst score (reviews in the review's window vs the entity's baseline), reviewer tenure at review
 time, single-review reviewers, verified flag. They combine into `behaviour_campaign` (0..1, a
 weighted mean of the components that are present) and `behaviour_score` = 1 - campaign; the score
-takes `adjust_behaviour` = -weight * campaign. Pages without platform fields get 0 (and, in a corpus
-where other pages have them, BEHAVIOUR_NOT_APPLICABLE), so an ordinary corpus scores exactly by the
-reference formula; the manifest records BEHAVIOUR_NOT_APPLICABLE for a corpus without any.
+takes `adjust_behaviour` = -weight * campaign. Pages without platform fields get 0, so an ordinary
+corpus scores exactly by the reference formula; the manifest records BEHAVIOUR_NOT_APPLICABLE for a
+corpus without any, and a page with some platform field but no rating, date or reviewer gets it.
 """
 
 from __future__ import annotations
@@ -225,7 +225,9 @@ def _reasons(bp: BehaviourPolicy) -> pl.Expr:
                     pl.col("behaviour_entity_rating_entropy").round(2),
                 )
             ),
-            pl.when(~pl.col("behaviour_applicable")).then(
+            # only on a page that has some platform field: the many ordinary pages of a mixed
+            # corpus would otherwise all carry it (and top every report's reason counts)
+            pl.when(~pl.col("behaviour_applicable") & pl.col("_some_field")).then(
                 pl.lit("BEHAVIOUR_NOT_APPLICABLE: no rating, date or reviewer on this page")
             ),
         ]
@@ -286,7 +288,8 @@ def behaviour_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         | pl.col("_review_date").is_not_null()
         | pl.col("_reviewer").is_not_null()
     )
-    df = df.with_columns(behaviour_applicable=applicable).with_columns(
+    some_field = pl.any_horizontal([pl.col(f"_{n}").is_not_null() for n in FIELDS])
+    df = df.with_columns(behaviour_applicable=applicable, _some_field=some_field).with_columns(
         behaviour_campaign=pl.when(applicable).then((num / den).round(4)),
     )
     df = df.with_columns(
