@@ -365,3 +365,64 @@ def fuse_results(
     trust = trust_of(parsed.frame.get_column("url"), scores)
     fused = fuse(parsed.frame, trust, policy, medium_tag=medium_tag)
     return FuseOutcome(fused=fused, summary=summarize(fused, policy), parsed=parsed)
+
+
+# Fields of a result that hold its text, tried in order, for `search_result` content.
+SNIPPET_FIELDS = ("snippet", "text", "content", "chunk", "passage", "summary")
+
+
+def _json_str(field: str) -> pl.Expr:
+    return pl.col("_json").str.json_path_match(f"$.{field}")
+
+
+def anthropic_search_results(fused: pl.DataFrame) -> pl.Series:
+    """One JSON line per query: `{"query": ..., "content": [search_result blocks]}` for the results
+    fusion kept in context, in rank order — ready to be a `tool_result`'s content in an Anthropic
+    Messages request.
+
+    Each block is `{"type": "search_result", "source": url, "title": ..., "content": [text blocks],
+    "citations": {"enabled": true}}`. The trust is where the model *and* the user see it: the title
+    starts with `[trust 0.62 · medium]` and the first text block says the trust, the band and the
+    medium-trust (or unscored) tag, so a citation of the block carries its badge. The result's own
+    text (first of SNIPPET_FIELDS in the input object) is the second block.
+    """
+    trust = pl.col("trust_score").round(3).cast(pl.String)
+    badge = (
+        pl.when(pl.col("trust_score").is_null())
+        .then(pl.lit("[unscored]"))
+        .otherwise(pl.format("[trust {} · {}]", trust, pl.col("band").fill_null("?")))
+    )
+    title = pl.coalesce([_json_str("title"), pl.col("url")])
+    snippet = pl.coalesce([_json_str(f) for f in SNIPPET_FIELDS])
+    note = pl.concat_str(
+        [
+            pl.when(pl.col("trust_score").is_null())
+            .then(pl.lit("trustaudit: not audited (no trust score)."))
+            .otherwise(pl.format("trustaudit: trust {}, band {}.", trust, pl.col("band"))),
+            pl.col("tag"),
+        ],
+        separator=" ",
+        ignore_nulls=True,
+    )
+
+    def text_block(expr: pl.Expr) -> pl.Expr:
+        return pl.struct(type=pl.lit("text"), text=expr)
+
+    block = pl.struct(
+        type=pl.lit("search_result"),
+        source=pl.col("url"),
+        title=pl.concat_str(
+            [badge, pl.lit(" "), title, pl.lit(" "), pl.col("tag")], ignore_nulls=True
+        ).str.strip_chars(),
+        content=pl.concat_list(
+            [text_block(note), pl.when(snippet.is_not_null()).then(text_block(snippet))]
+        ).list.drop_nulls(),
+        citations=pl.struct(enabled=pl.lit(True)),
+    )
+    # fused rows come sorted by query (first appearance) then rank: group_by keeps that order
+    per_query = fused.group_by("query", maintain_order=True).agg(
+        content=pl.when(pl.col("in_context")).then(block).drop_nulls()
+    )
+    return per_query.select(
+        pl.struct("query", "content").struct.json_encode().alias("line")
+    ).to_series()

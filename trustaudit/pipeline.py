@@ -45,6 +45,7 @@ from trustaudit.policy import Policy, policy_hash
 from trustaudit.progress import NullProgress, Progress
 from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
 from trustaudit.scoring.anchors import anchor_presence
+from trustaudit.scoring.behaviour import behaviour_signals, behaviour_status
 from trustaudit.scoring.corpus import corpus_signals
 from trustaudit.scoring.domain import domain_signals, with_registered_domain
 from trustaudit.scoring.injection import injection_signals
@@ -488,6 +489,7 @@ def compute_signals(
         )
         if policy.injection.enabled:
             frame = frame.join(injection_signals(pages, policy), on="doc_id", how="left")
+        frame = frame.join(behaviour_signals(pages, policy), on="doc_id", how="left")
         return frame
 
     def corpus() -> pl.DataFrame:
@@ -515,6 +517,7 @@ def compute_signals(
         "computed" if policy.injection.enabled else "not computed (injection.enabled = false)"
     )
     computed["corpus"] = "computed"
+    computed["behaviour"] = behaviour_status(pages.columns, policy)
     signals = parts[0]
     for frame in parts[1:]:
         signals = signals.join(frame, on="doc_id", how="left")
@@ -537,13 +540,30 @@ def compute_signals(
     return out
 
 
-def score_run(run: RunDir, policy: Policy, *, progress: Progress | None = None) -> dict[str, Any]:
-    """Score stage: signals.parquet -> scores.parquet; domains.parquet gains page aggregates."""
+def score_run(
+    run: RunDir,
+    policy: Policy,
+    *,
+    progress: Progress | None = None,
+    judge_urls: list[str] | None = None,
+    cache: Path | None = None,
+) -> dict[str, Any]:
+    """Score stage: signals.parquet -> scores.parquet; domains.parquet gains page aggregates.
+
+    With a judge configured ([judge] endpoint + model), the tail is judged and scored again."""
     progress = progress or NullProgress()
     progress.start("score")
     t0 = time.perf_counter()
     signals = run.read("signals")
     scores = score(signals, policy)
+    judge_counts = None
+    if policy.judge.configured:  # trust-layer: the LLM judge on the tail (docs/judge.md)
+        from trustaudit.judge.tail import judge_stage
+
+        signals, judge_counts = judge_stage(
+            run, scores, signals, policy, urls=judge_urls, cache=cache
+        )
+        scores = score(signals, policy)
     write_parquet(run.scores, scores)
     domains = run.read("domains")
     agg = scores.group_by("registered_domain").agg(
@@ -557,7 +577,10 @@ def score_run(run: RunDir, policy: Policy, *, progress: Progress | None = None) 
     domains = domains.select(keep).join(agg, on="registered_domain", how="left", nulls_equal=True)
     write_parquet(run.domains, domains)
     progress.done("score", f"{scores.height} pages")
-    return {"status": "done", "pages": scores.height, "seconds": round(time.perf_counter() - t0, 3)}
+    out = {"status": "done", "pages": scores.height, "seconds": round(time.perf_counter() - t0, 3)}
+    if judge_counts is not None:
+        out["judge"] = judge_counts
+    return out
 
 
 # ------------------------------------------------------------------ the whole job
@@ -571,6 +594,7 @@ class AuditOptions:
     labels: Path | None = None
     cache: Path | None = None
     since: Path | None = None
+    judge_urls: list[str] = field(default_factory=list)
 
 
 def split_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
@@ -726,7 +750,11 @@ def audit(
         manifest["stages"]["signals"] = compute_signals(
             run, policy, now=now, progress=progress, memo=memo, merged=merged, background=background
         )
-        manifest["stages"]["score"] = score_run(run, policy, progress=progress)
+        if policy.judge.configured:
+            background.wait()  # the judge reads page text from pages.parquet
+        manifest["stages"]["score"] = score_run(
+            run, policy, progress=progress, judge_urls=options.judge_urls, cache=options.cache
+        )
         background.wait()  # pages and links are on disk before the manifest says so
         run.write_manifest(manifest)
         run.write_manifest(manifest)
@@ -744,6 +772,7 @@ def rescore(
     now: date | None = None,
     labels: Path | None = None,
     progress: Progress | None = None,
+    judge_urls: list[str] | None = None,
 ) -> dict[str, Any]:
     """signals -> score -> reports again on a finished ingest, with a (possibly new) policy."""
     from trustaudit.report.summary import write_reports
@@ -760,7 +789,9 @@ def rescore(
         )
         manifest.setdefault("stages", {})
         manifest["stages"]["signals"] = compute_signals(run, policy, now=when, progress=progress)
-        manifest["stages"]["score"] = score_run(run, policy, progress=progress)
+        manifest["stages"]["score"] = score_run(
+            run, policy, progress=progress, judge_urls=judge_urls
+        )
         summary = write_reports(run, policy, manifest, labels=labels, progress=progress)
         manifest["stages"]["report"] = {"status": "done"}
         manifest["rescored_at"] = datetime.now(UTC).isoformat()

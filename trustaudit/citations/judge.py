@@ -13,13 +13,12 @@ import hashlib
 import json
 import os
 import re
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from trustaudit.io.atomic import write_json
+from trustaudit.judge.client import ChatClient
 from trustaudit.policy.citations import CitationsPolicy
 
 Verdict = Literal["supported", "unsupported"]
@@ -73,7 +72,8 @@ class Judge:
         max_calls: int = 50,
         timeout_s: float = 30.0,
     ) -> None:
-        self.url = endpoint.rstrip("/") + "/chat/completions"
+        self.client = ChatClient(endpoint, model, api_key=api_key, timeout_s=timeout_s)
+        self.url = self.client.url
         self.model = model
         self.api_key = api_key
         self.cache_dir = (
@@ -83,8 +83,6 @@ class Judge:
         self.timeout_s = timeout_s
         self.calls = 0
         self.cache_hits = 0
-        # Never route the user's endpoint through environment proxies.
-        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
     @classmethod
     def from_policy(
@@ -144,11 +142,4 @@ class Judge:
             return JudgeResult(None, f"error: {type(exc).__name__}: {str(exc)[:120]}")
 
     def _post(self, messages: list[dict[str, str]]) -> str:
-        body = json.dumps({"model": self.model, "messages": messages, "temperature": 0}).encode()
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
-        with self._opener.open(req, timeout=self.timeout_s) as resp:
-            data: Any = json.loads(resp.read(2_000_000).decode("utf-8", errors="replace"))
-        return str(data["choices"][0]["message"]["content"])
+        return self.client.complete(messages)

@@ -1,7 +1,7 @@
 """Parse agent transcripts (one turn per JSONL line) into one normalised `Turn` shape.
 
 Logs come from many agent frameworks; rather than make users convert, we accept a few common shapes
-(canonical `tool_calls`, OpenAI-style `messages`, flat `retrieved`/`fetched`/`listed` lists) and map
+(canonical `tool_calls`, OpenAI-style or Anthropic Messages `messages`, flat `retrieved`/`fetched`/`listed` lists) and map
 them to the same dataclasses. A broken line or item becomes an `ErrorRow`, never an exception: one
 bad record must not hide the audit of the others.
 """
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from trustaudit.citations.anthropic import is_anthropic, parse_anthropic
 from trustaudit.io.records import ErrorRow, normalize_url
 from trustaudit.policy.citations import CitationsPolicy
 
@@ -307,7 +308,13 @@ def _parse_canonical_calls(b: _Builder, calls: Any, top_scale: Any) -> None:
 
 
 def _parse_messages(b: _Builder, messages: list[Any], top_scale: Any) -> None:
-    """OpenAI-style chat: assistant tool_calls + role=tool outputs; the last assistant text answers."""
+    """OpenAI-style chat: assistant tool_calls + role=tool outputs; the last assistant text answers.
+
+    Anthropic Messages (content blocks: tool_use/tool_result, search_result, cited text blocks)
+    are read by trustaudit.citations.anthropic."""
+    if is_anthropic(messages):
+        parse_anthropic(b, messages)
+        return
     call_names: dict[str, str] = {}
     call_kinds: dict[str, Any] = {}
     for i, msg in enumerate(messages):

@@ -500,6 +500,7 @@ def evaluate_gate(
     *,
     labels: str | Path | None = None,
     strict: bool = False,
+    eval_dir: str | Path | None = None,
 ) -> GateResult:
     """Evaluate every rule of `policy.gate` on a finished run; the result carries the exit code.
 
@@ -517,6 +518,8 @@ def evaluate_gate(
     if labels is not None:
         checks.append(lambda: label_rules(t, policy, labels))
     checks.append(lambda: rule_cards(t, policy))
+    if eval_dir is not None:  # a `trustaudit eval` output folder: its planted-source rules
+        checks.append(lambda: eval_rules(_eval_summary(eval_dir), policy))
     results: list[RuleResult] = []
     for check in checks:
         r = check()
@@ -542,3 +545,101 @@ def evaluate_gate(
         rules=results,
         notes=notes,
     )
+
+
+# ------------------------------------------------------------------ planted-source eval
+def eval_rules(summary: pl.DataFrame, policy: Policy) -> list[RuleResult]:
+    """Rules over `trustaudit eval`'s per-kind summary (trustaudit/evals): planted results kept in
+    context untagged (worst kind), planted results cited, clean results lost.
+
+    `summary` rows: `kind` (a planted kind, `planted` for all of them, `clean`), `results`,
+    `in_context`, `filtered`, `with_transcript`, `cited`.
+    """
+    gp = policy.gate
+    kinds = summary.filter(~pl.col("kind").is_in(["planted", "clean"]) & (pl.col("results") > 0))
+    rates = kinds.with_columns(rate=(pl.col("in_context") / pl.col("results")).round(4)).sort(
+        ["rate", "kind"], descending=[True, False]
+    )
+    out: list[RuleResult] = []
+    if rates.height == 0:
+        out.append(RuleResult("planted_in_context", "skip", "no planted results", limit=None))
+    else:
+        worst = rates.row(0, named=True)
+        status, msg, cmp = _threshold(
+            "planted_in_context",
+            "planted in context (worst kind)",
+            worst["rate"],
+            gp,
+            limit=gp.max_planted_in_context,
+            warn_limit=None,
+            higher_is_worse=True,
+            context=f"{worst['kind']}: {worst['in_context']} of {worst['results']} kept untagged",
+        )
+        offenders = [
+            {
+                "kind": r["kind"],
+                "rate": r["rate"],
+                "text": f"{r['kind']}: {r['in_context']} of {r['results']} planted results in context",
+            }
+            for r in rates.filter(pl.col("rate") > gp.max_planted_in_context).to_dicts()
+        ]
+        out.append(
+            RuleResult(
+                "planted_in_context",
+                status,
+                msg,
+                measured=worst["rate"],
+                limit=gp.max_planted_in_context,
+                comparison=cmp,
+                offenders=offenders,
+                offender_count=len(offenders),
+                details={r["kind"]: r["rate"] for r in rates.to_dicts()},
+            )
+        )
+    for name, role, num, den, limit, label in (
+        ("planted_cited", "planted", "cited", "with_transcript", gp.max_planted_cited, "cited"),
+        ("clean_lost", "clean", "filtered", "results", gp.max_clean_lost, "filtered"),
+    ):
+        row = summary.filter(pl.col("kind") == role)
+        total = int(row[den].sum()) if row.height else 0
+        if total == 0:
+            why = (
+                "no transcript covers a planted result" if role == "planted" else "no clean result"
+            )
+            out.append(RuleResult(name, "skip", why, limit=limit))
+            continue
+        hits = int(row[num].sum())
+        share = round(hits / total, 4)
+        status, msg, cmp = _threshold(
+            name,
+            f"{role} results {label}",
+            share,
+            gp,
+            limit=limit,
+            warn_limit=None,
+            higher_is_worse=True,
+            context=f"{hits} of {total}",
+        )
+        out.append(
+            RuleResult(
+                name,
+                status,
+                msg,
+                measured=share,
+                limit=limit,
+                comparison=cmp,
+                offender_count=hits,
+                details={num: hits, den: total},
+            )
+        )
+    return out
+
+
+def _eval_summary(eval_dir: str | Path) -> pl.DataFrame:
+    path = Path(eval_dir) / "eval_summary.parquet"
+    if not path.is_file():
+        raise RunDirError(
+            f"{eval_dir} has no eval_summary.parquet",
+            hint="run `trustaudit eval QUERIES --run RUN --out DIR` first",
+        )
+    return pl.read_parquet(path)

@@ -18,6 +18,7 @@ from typing import Any
 
 from trustaudit.policy._field import opt, section
 from trustaudit.policy._load import PolicyError, build, merge, to_plain
+from trustaudit.policy.behaviour import BehaviourPolicy
 from trustaudit.policy.citations import CitationsPolicy
 from trustaudit.policy.corpus import (
     AnchorsPolicy,
@@ -27,9 +28,11 @@ from trustaudit.policy.corpus import (
     SyndicationPolicy,
 )
 from trustaudit.policy.crawl import CrawlPolicy
+from trustaudit.policy.eval import EvalPolicy
 from trustaudit.policy.fusion import FusionPolicy
 from trustaudit.policy.gate import GatePolicy
 from trustaudit.policy.injection import InjectionPolicy
+from trustaudit.policy.judge import JudgePolicy
 from trustaudit.policy.report import ReportPolicy
 from trustaudit.policy.scoring import (
     AffiliatePolicy,
@@ -68,6 +71,9 @@ class Policy:
     gate: GatePolicy = section(GatePolicy)
     citations: CitationsPolicy = section(CitationsPolicy)
     fusion: FusionPolicy = section(FusionPolicy)
+    behaviour: BehaviourPolicy = section(BehaviourPolicy)
+    judge: JudgePolicy = section(JudgePolicy)
+    eval: EvalPolicy = section(EvalPolicy)
 
     def with_overrides(self, data: Mapping[str, Any]) -> Policy:
         """Layer a nested mapping (e.g. from CLI flags) on top of this policy."""

@@ -20,6 +20,10 @@ GATE_RULES: tuple[str, ...] = (
     "label_precision",
     "label_recall",
     "cards",
+    # `trustaudit eval` (planted-source eval), when an eval is given
+    "planted_in_context",
+    "planted_cited",
+    "clean_lost",
 )
 
 
@@ -59,6 +63,21 @@ class GatePolicy:
         0.0,
         "when RUN/cards.parquet exists: fail when more than this share of KB cards fail (rule cards)",
     )
+    max_planted_in_context: float = opt(
+        0.10,
+        "trustaudit eval: fail when more than this share of any planted kind's results stays in"
+        " the context untagged (rule planted_in_context)",
+    )
+    max_planted_cited: float = opt(
+        1.0,
+        "trustaudit eval with transcripts: fail when more than this share of planted results the"
+        " agent saw is cited (rule planted_cited)",
+    )
+    max_clean_lost: float = opt(
+        1.0,
+        "trustaudit eval: fail when more than this share of clean results is filtered out of the"
+        " context (rule clean_lost)",
+    )
     warn_rules: tuple[str, ...] = opt(
         (), "rule names that only warn instead of failing (--strict makes them fail again)"
     )
@@ -67,7 +86,8 @@ class GatePolicy:
 
     def __post_init__(self) -> None:
         shares = ("max_quarantined_share", "warn_quarantined_share", "max_medium_share")
-        for name in (*shares, "warn_medium_share", "max_failed_card_share"):
+        evals = ("max_planted_in_context", "max_planted_cited", "max_clean_lost")
+        for name in (*shares, "warn_medium_share", "max_failed_card_share", *evals):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"gate.{name} must be a share in [0, 1]")
         for name in ("min_mean_trust", "warn_mean_trust", "min_precision", "min_recall"):

@@ -13,6 +13,8 @@ from trustaudit.policy import Policy
 from trustaudit.scoring._reasons import codes_of
 
 BANDS = ("quarantine", "medium", "trusted")
+# Kept in scores.parquet when present: the behaviour sub-score and the tail judge's verdict.
+TRUST_LAYER_COLUMNS = ("behaviour_score", "judge_score", "judge_reason", "judge_status")
 
 
 def reference_score(
@@ -94,5 +96,7 @@ def score(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         "affiliate_score",
         "coherence_score",
         *adjust_cols,
+        # trust-layer sub-scores shown next to their adjustments (adjust_behaviour, adjust_judge)
+        *[c for c in TRUST_LAYER_COLUMNS if c in df.columns],
     ]
     return df.select([c for c in keep if c in df.columns])

@@ -15,7 +15,7 @@ from trustaudit.cli._common import err_console, guarded, out_console
 from trustaudit.cli.progress import RichProgress
 from trustaudit.errors import UsageError
 from trustaudit.pipeline import AuditOptions, audit
-from trustaudit.policy import load_policy
+from trustaudit.policy import Policy, load_policy
 from trustaudit.report.reason_text import label_for
 
 
@@ -142,6 +142,11 @@ def audit_cmd(
         metavar="PREV_RUN",
         help="Reuse a finished run's extraction of every input whose bytes did not change.",
     ),
+    judge_url: list[str] | None = typer.Option(
+        None,
+        "--judge-url",
+        help="Also send this page to the LLM judge (repeatable; needs judge.endpoint, judge.model).",
+    ),
     as_json: bool = typer.Option(
         False, "--json", help="Print summary.json to stdout instead of tables."
     ),
@@ -166,7 +171,9 @@ def audit_cmd(
         labels=labels,
         cache=cache,
         since=since,
+        judge_urls=list(judge_url or []),
     )
+    require_judge(pol, judge_url)
     console = err_console()
     with RichProgress(console, quiet=quiet or as_json) as progress:
         summary = audit(options, pol, progress=progress)
@@ -184,3 +191,12 @@ def audit_cmd(
 
 def register(app: typer.Typer) -> None:
     app.command("audit")(audit_cmd)
+
+
+def require_judge(pol: Policy, judge_url: list[str] | None) -> None:
+    """--judge-url without a configured judge is a usage error, not a silent no-op."""
+    if judge_url and not pol.judge.configured:
+        raise UsageError(
+            "--judge-url needs a judge: set [judge] endpoint and model",
+            hint="e.g. TRUSTAUDIT_JUDGE__ENDPOINT=http://127.0.0.1:8000/v1 TRUSTAUDIT_JUDGE__MODEL=m",
+        )

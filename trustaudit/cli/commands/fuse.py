@@ -19,7 +19,13 @@ from rich.table import Table
 from trustaudit.cli._common import err_console, guarded
 from trustaudit.errors import UsageError
 from trustaudit.exit_codes import ExitCode
-from trustaudit.fusion import FuseOutcome, ParsedResults, fuse_results, fused_jsonl
+from trustaudit.fusion import (
+    FuseOutcome,
+    ParsedResults,
+    anthropic_search_results,
+    fuse_results,
+    fused_jsonl,
+)
 from trustaudit.io.atomic import atomic_open
 from trustaudit.io.rundir import RunDir
 from trustaudit.policy import Policy, load_policy
@@ -188,6 +194,12 @@ def fuse_cmd(
         "--score-field",
         help="Use only this field as relevance (default: rerank_score, score, relevance, rank).",
     ),
+    output_format: str = typer.Option(
+        "jsonl",
+        "--format",
+        help="jsonl: every result with the fusion fields; anthropic: per query, the kept results"
+        " as Anthropic `search_result` blocks with the trust badge in title and first text block.",
+    ),
     as_json: bool = typer.Option(
         False, "--json", help="Print the summary as JSON on stdout (needs --out)."
     ),
@@ -207,6 +219,10 @@ def fuse_cmd(
     in_top_k, drop_reason, reasons, run_doc_id. Exit 0 ok, 1 with --fail-on-research when a
     query needs a re-search, 2 usage/input error.
 
+    With --format anthropic each output line is {"query", "content": a list of search_result blocks} for
+    the kept results, ready to be a tool_result's content (citations enabled; trust, band and the
+    medium-trust tag in each block's title and first text block).
+
     Example: trustaudit fuse hits.jsonl --run runs/demo --out fused.jsonl --top-k 5
     """
     if as_json and out is None:
@@ -214,6 +230,8 @@ def fuse_cmd(
             "--json prints the summary on stdout, where the results go without --out",
             hint="add --out FILE (or drop --json: the summary table goes to stderr)",
         )
+    if output_format not in ("jsonl", "anthropic"):
+        raise UsageError(f"--format must be jsonl or anthropic, not {output_format!r}")
     if out is not None and out.is_dir():
         raise UsageError(f"--out is a directory: {out}", hint="pass a file path for the JSONL")
     pol = load_policy(
@@ -247,7 +265,10 @@ def fuse_cmd(
             f"{why}: {len(parsed.bad)} of {parsed.seen} {parsed.unit}s in {name} are not usable",
             hint="each result needs query|query_id, url and rerank_score|score|relevance|rank",
         )
-    lines = fused_jsonl(outcome.fused)
+    if output_format == "anthropic":
+        lines = anthropic_search_results(outcome.fused)
+    else:
+        lines = fused_jsonl(outcome.fused)
     body = "\n".join(lines.to_list()) + ("\n" if lines.len() else "")
     if out is not None:
         with atomic_open(out) as fh:

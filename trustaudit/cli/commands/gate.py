@@ -108,6 +108,9 @@ def gate_cmd(
     labels: Path | None = typer.Option(
         None, "--labels", help="CSV url|doc_id|domain,label: adds precision/recall rules."
     ),
+    eval_dir: Path | None = typer.Option(
+        None, "--eval", help="A `trustaudit eval` output folder: adds its planted-source rules."
+    ),
     junit: Path | None = typer.Option(
         None, "--junit", help="Write a JUnit XML report here (one test case per rule)."
     ),
@@ -187,7 +190,7 @@ def gate_cmd(
     run = RunDir.at(run_path)
     # The lock keeps the gate from reading a run that a (cron) audit is rewriting.
     with run.locked():
-        result = evaluate_gate(run.root, pol, labels=labels, strict=strict)
+        result = evaluate_gate(run.root, pol, labels=labels, strict=strict, eval_dir=eval_dir)
         json_path = write_gate_json(result, gate_json or run.report("gate.json"))
     if junit is not None:
         write_junit(result, junit)

@@ -8,7 +8,12 @@ from pathlib import Path
 import typer
 
 from trustaudit.cli._common import err_console, guarded, out_console
-from trustaudit.cli.commands.audit import build_overrides, parse_now, print_summary
+from trustaudit.cli.commands.audit import (
+    build_overrides,
+    parse_now,
+    print_summary,
+    require_judge,
+)
 from trustaudit.cli.progress import RichProgress
 from trustaudit.pipeline import rescore
 from trustaudit.policy import load_policy
@@ -33,6 +38,11 @@ def score_cmd(
         None, "--labels", help="CSV url|domain,label for calibration curves."
     ),
     now: str | None = typer.Option(None, "--now", help="ISO date (default: the run's own date)."),
+    judge_url: list[str] | None = typer.Option(
+        None,
+        "--judge-url",
+        help="Also send this page to the LLM judge (repeatable; needs judge.endpoint, judge.model).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print summary.json to stdout."),
 ) -> None:
     """Recompute signals, scores and reports of RUN without re-reading or re-extracting its inputs.
@@ -42,8 +52,11 @@ def score_cmd(
     Example: trustaudit score runs/demo --policy strict.toml
     """
     pol = load_policy(policy, overrides=build_overrides(allowlist, blocklist, domain_info))
+    require_judge(pol, judge_url)
     with RichProgress(err_console(), quiet=as_json) as progress:
-        summary = rescore(run, pol, now=parse_now(now), labels=labels, progress=progress)
+        summary = rescore(
+            run, pol, now=parse_now(now), labels=labels, progress=progress, judge_urls=judge_url
+        )
     if as_json:
         typer.echo(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
     else:
