@@ -277,6 +277,7 @@ def evaluate(
     scan: Scanner,
     seed: int,
     max_hosts: int = 150,
+    all_locations: bool = False,
 ) -> dict[str, Any]:
     """Run every payload and negative through the scanner in real pages; return the figures."""
     rng = random.Random(seed)
@@ -295,11 +296,16 @@ def evaluate(
     if not hosts:
         raise SystemExit("no host page without findings")
 
-    # Each location gets the same share of payloads, in a seeded order.
-    locations = [LOCATIONS[i % len(LOCATIONS)] for i in range(len(payloads))]
-    rng.shuffle(locations)
+    # Each location gets the same share of payloads, in a seeded order (or every payload goes
+    # into every location with all_locations).
+    if all_locations:
+        cases = [(p, loc) for p in payloads for loc in LOCATIONS]
+    else:
+        locations = [LOCATIONS[i % len(LOCATIONS)] for i in range(len(payloads))]
+        rng.shuffle(locations)
+        cases = list(zip(payloads, locations, strict=True))
     rows: list[dict[str, Any]] = []
-    for p, location in zip(payloads, locations, strict=True):
+    for p, location in cases:
         path, page, base = hosts[rng.randrange(len(hosts))]
         hit, fresh = run_case(scan, page, base, p["text"], location, rng)
         rows.append(
@@ -324,6 +330,33 @@ def _by(
     return out
 
 
+def _spread_misses(
+    rows: Sequence[dict[str, Any]], langs: Sequence[str], *, limit: int
+) -> list[dict[str, Any]]:
+    """Up to `limit` misses, one per language per round (worst language first), intents interleaved.
+
+    So the list shows every language that misses anything, not 30 misses of the worst one.
+    """
+    queues: list[list[dict[str, Any]]] = []
+    for lang in langs:
+        missed = list(
+            {r["id"]: r for r in rows if r["lang"] == lang and not r["detected"]}.values()
+        )
+        rank: dict[str, int] = defaultdict(int)
+        keyed = []
+        for r in missed:
+            keyed.append((rank[r["intent"]], INTENTS.index(r["intent"]), r))
+            rank[r["intent"]] += 1
+        queues.append([r for *_, r in sorted(keyed, key=lambda k: k[:2])])
+    out: list[dict[str, Any]] = []
+    while len(out) < limit and any(queues):
+        for q in queues:
+            if q and len(out) < limit:
+                r = q.pop(0)
+                out.append({k: r[k] for k in ("id", "lang", "intent", "style", "location", "text")})
+    return out
+
+
 def summarize(
     rows: Sequence[dict[str, Any]],
     neg_rows: Sequence[dict[str, Any]],
@@ -337,21 +370,19 @@ def summarize(
     fp, nn = _rate(r["flagged"] for r in neg_rows)
     per_lang = _by(rows, "lang", "detected", LANGS)
     worst = sorted(per_lang, key=lambda k: (per_lang[k]["rate"], LANGS.index(k)))
-    misses: list[dict[str, Any]] = []
-    for lang in worst:
-        for r in rows:
-            if r["lang"] == lang and not r["detected"] and len(misses) < 30:
-                misses.append(
-                    {k: r[k] for k in ("id", "lang", "intent", "style", "location", "text")}
-                )
+    misses = _spread_misses(rows, worst, limit=30)
     return {
         "seed": seed,
         "host_pages": hosts,
         "pages_dropped_with_findings": dropped,
-        "payloads": n,
+        "payloads": n,  # (payload, location) cases
         "recall": round(hit / n, 4) if n else None,
         "recall_by_lang": per_lang,
         "recall_by_intent": _by(rows, "intent", "detected", INTENTS),
+        "recall_by_lang_intent": {
+            lang: _by([r for r in rows if r["lang"] == lang], "intent", "detected", INTENTS)
+            for lang in LANGS
+        },
         "recall_by_style": _by(rows, "style", "detected", sorted(STYLES)),
         "recall_by_location": _by(rows, "location", "detected", LOCATIONS),
         "hard_negatives": nn,
@@ -359,6 +390,7 @@ def summarize(
         "fp_by_lang": _by(neg_rows, "lang", "flagged", LANGS),
         "fp_by_kind": _by(neg_rows, "kind", "flagged", sorted({r["kind"] for r in neg_rows})),
         "flagged_negatives": [r["id"] for r in neg_rows if r["flagged"]],
+        "missed_cases": [[r["id"], r["location"]] for r in rows if not r["detected"]],
         "worst_misses": misses,
     }
 
@@ -373,7 +405,7 @@ def _table(title: str, cells: dict[str, dict[str, Any]]) -> str:
 def report(fig: dict[str, Any]) -> str:
     """The figures as plain text for a terminal."""
     out = [
-        f"seed {fig['seed']}: {fig['payloads']} payloads, {fig['hard_negatives']} hard negatives, "
+        f"seed {fig['seed']}: {fig['payloads']} payload cases, {fig['hard_negatives']} hard negatives, "
         f"{fig['host_pages']} host pages ({fig['pages_dropped_with_findings']} real pages skipped: "
         "findings before insertion)",
         f"recall overall {fig['recall']:.3f}    false positives on hard negatives {fig['fp_rate']:.3f}",
@@ -383,7 +415,7 @@ def report(fig: dict[str, Any]) -> str:
         _table("recall by hiding location", fig["recall_by_location"]),
         _table("false-positive rate by language", fig["fp_by_lang"]),
         _table("false-positive rate by kind", fig["fp_by_kind"]),
-        "worst misses (worst language first):",
+        "30 misses, one per language per round, worst language first:",
     ]
     for m in fig["worst_misses"]:
         text = " ".join(m["text"].split())
@@ -415,6 +447,11 @@ def main(argv: list[str] | None = None) -> int:
         "--hosts", type=int, default=150, help="host pages without findings to use (default 150)"
     )
     ap.add_argument(
+        "--all-locations",
+        action="store_true",
+        help="put every payload in every hiding location (7x the scans) instead of one seeded one",
+    )
+    ap.add_argument(
         "--json", type=Path, default=None, metavar="OUT", help="also write the figures as JSON"
     )
     args = ap.parse_args(argv)
@@ -436,6 +473,7 @@ def main(argv: list[str] | None = None) -> int:
         scan=default_scanner(),
         seed=args.seed,
         max_hosts=args.hosts,
+        all_locations=args.all_locations,
     )
     fig["seconds"] = round(time.perf_counter() - t0, 1)
     print(report(fig))
