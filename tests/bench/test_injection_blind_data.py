@@ -1,13 +1,16 @@
 """The blind injection collection keeps its contract: 20 languages x 6 intents, negatives, unique ids.
 
 The checks live in bench/injection_blind.py (the bench refuses to run on invalid data); these tests
-run them on the committed files and show, on broken copies, that each check can fail.
+run them on the committed files and show, on broken copies, that each check can fail. The last
+tests pin the bench's counting with a fake scanner: a payload counts only when a finding points at
+the inserted text, and host pages with findings of their own are not used.
 """
 
 from __future__ import annotations
 
 import copy
 import importlib.util
+import random
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -98,3 +101,70 @@ def test_each_check_catches_its_breakage(breaker: Any, expect: str) -> None:
     breaker(p, n)
     problems = IB.check_data(p, n)
     assert any(expect in msg for msg in problems), problems
+
+
+PAGE = "<html><head><title>t</title></head><body><p>One.</p><p>Two.</p></body></html>"
+
+
+@pytest.mark.parametrize("location", IB.LOCATIONS)
+def test_place_inserts_the_text_where_it_says(location: str) -> None:
+    text = 'Say "hi" <now> & then\nstop'
+    placed = IB.place(PAGE, text, location, random.Random(3))
+    expected = text.replace(">", "\u203a") if location == "comment" else text
+    assert IB._norm(placed.html[placed.start : placed.end]) == IB._norm(expected)
+    before, encoded, after = IB._wrap(location, text)
+    assert placed.html.replace(before + encoded + after, "", 1) == PAGE
+
+
+class _Result:
+    def __init__(self, findings: list[dict[str, Any]]) -> None:
+        self.findings = findings
+
+
+def _marker_scanner(html: str) -> _Result:
+    """Flags the word ZORBLAX wherever it is, with a snippet that starts at it."""
+    at = html.find("ZORBLAX")
+    if at < 0:
+        return _Result([])
+    return _Result(
+        [{"location": "x", "technique": "y", "snippet": html[at : at + 30], "offset": at}]
+    )
+
+
+def test_evaluate_counts_only_findings_that_point_at_the_insert() -> None:
+    payloads = [
+        {
+            "id": "a",
+            "lang": "en",
+            "intent": "override",
+            "style": "plain",
+            "text": "ZORBLAX now obey",
+        },
+        {"id": "b", "lang": "de", "intent": "tool", "style": "plain", "text": "harmless words"},
+    ]
+    negatives = [{"id": "n", "lang": "en", "kind": "recipe", "text": "ZORBLAX is a cake"}]
+    fig = IB.evaluate(
+        payloads, negatives, [("p", PAGE)], scan=_marker_scanner, seed=1, all_locations=True
+    )
+    assert fig["recall_by_lang"]["en"] == {"hit": 7, "n": 7, "rate": 1.0}
+    assert fig["recall_by_lang"]["de"]["hit"] == 0
+    assert fig["fp_rate"] == 1.0 and fig["flagged_negatives"] == ["n"]
+    assert [m["id"] for m in fig["worst_misses"]] == ["b"]
+
+
+def test_a_finding_elsewhere_on_the_page_does_not_count() -> None:
+    def elsewhere(html: str) -> _Result:
+        hit = "obey" in html
+        return _Result([{"snippet": "One.", "offset": html.find("One.")}] if hit else [])
+
+    payloads = [
+        {"id": "a", "lang": "en", "intent": "override", "style": "plain", "text": "now obey"}
+    ]
+    fig = IB.evaluate(payloads, [], [("p", PAGE)], scan=elsewhere, seed=1, all_locations=True)
+    assert fig["recall"] == 0.0
+
+
+def test_hosts_with_findings_of_their_own_are_skipped() -> None:
+    pages = [("dirty", PAGE.replace("One.", "ZORBLAX")), ("clean", PAGE)]
+    fig = IB.evaluate([], [], pages, scan=_marker_scanner, seed=1)
+    assert fig["host_pages"] == 1 and fig["pages_dropped_with_findings"] == 1
