@@ -1,0 +1,170 @@
+"""The blind injection collection keeps its contract: 20 languages x 6 intents, negatives, unique ids.
+
+The checks live in bench/injection_blind.py (the bench refuses to run on invalid data); these tests
+run them on the committed files and show, on broken copies, that each check can fail. The last
+tests pin the bench's counting with a fake scanner: a payload counts only when a finding points at
+the inserted text, and host pages with findings of their own are not used.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "injection_blind", ROOT / "bench" / "injection_blind.py"
+    )
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up there
+    spec.loader.exec_module(mod)
+    return mod
+
+
+IB = _bench()
+PAYLOADS: list[dict[str, Any]] = IB.read_jsonl(IB.DATA / "payloads.jsonl")
+NEGATIVES: list[dict[str, Any]] = IB.read_jsonl(IB.DATA / "hard_negatives.jsonl")
+
+
+def test_committed_files_are_valid() -> None:
+    assert IB.check_data(PAYLOADS, NEGATIVES) == []
+
+
+def test_every_language_and_intent_is_covered() -> None:
+    cells = {(p["lang"], p["intent"]) for p in PAYLOADS}
+    assert len(IB.LANGS) == 20 and len(IB.INTENTS) == 6
+    assert cells == {(lang, intent) for lang in IB.LANGS for intent in IB.INTENTS}
+    assert {n["lang"] for n in NEGATIVES} == set(IB.LANGS)
+
+
+def test_native_script_where_the_language_has_one() -> None:
+    scripts = {
+        "ru": ("\u0400", "\u04ff"), "uk": ("\u0400", "\u04ff"), "ar": ("\u0600", "\u06ff"),
+        "fa": ("\u0600", "\u06ff"), "he": ("\u0590", "\u05ff"), "hi": ("\u0900", "\u097f"),
+        "zh": ("\u4e00", "\u9fff"), "ja": ("\u3040", "\u30ff"), "ko": ("\uac00", "\ud7af"),
+    }  # fmt: skip
+    for row in [*PAYLOADS, *NEGATIVES]:
+        if row["lang"] in scripts:
+            lo, hi = scripts[row["lang"]]
+            assert any(lo <= ch <= hi for ch in row["text"]), row["id"]
+
+
+def _drop_cell(p: list[dict[str, Any]], n: list[dict[str, Any]]) -> None:
+    cell = [r for r in p if r["lang"] == "ko" and r["intent"] == "tool"]
+    p[:] = [r for r in p if r not in cell[3:]]
+
+
+def _dup_id(p: list[dict[str, Any]], n: list[dict[str, Any]]) -> None:
+    n[1]["id"] = p[0]["id"]
+
+
+def _blank(p: list[dict[str, Any]], n: list[dict[str, Any]]) -> None:
+    p[5]["text"] = "  \n"
+
+
+def _few_negatives(p: list[dict[str, Any]], n: list[dict[str, Any]]) -> None:
+    n[:] = [r for r in n if r["lang"] != "he"] + [r for r in n if r["lang"] == "he"][:7]
+
+
+def _bad_intent(p: list[dict[str, Any]], n: list[dict[str, Any]]) -> None:
+    p[0]["intent"] = "jailbreak"
+
+
+def _bad_schema(p: list[dict[str, Any]], n: list[dict[str, Any]]) -> None:
+    del n[0]["kind"]
+
+
+@pytest.mark.parametrize(
+    ("breaker", "expect"),
+    [
+        (_drop_cell, "ko/tool: 3 payloads"),
+        (_dup_id, "duplicate id"),
+        (_blank, "empty text"),
+        (_few_negatives, "he: 7 hard negatives"),
+        (_bad_intent, "unknown intent"),
+        (_bad_schema, "keys"),
+    ],
+)
+def test_each_check_catches_its_breakage(breaker: Any, expect: str) -> None:
+    p, n = copy.deepcopy(PAYLOADS), copy.deepcopy(NEGATIVES)
+    breaker(p, n)
+    problems = IB.check_data(p, n)
+    assert any(expect in msg for msg in problems), problems
+
+
+PAGE = "<html><head><title>t</title></head><body><p>One.</p><p>Two.</p></body></html>"
+
+
+@pytest.mark.parametrize("location", IB.LOCATIONS)
+def test_place_inserts_the_text_where_it_says(location: str) -> None:
+    text = 'Say "hi" <now> & then\nstop'
+    placed = IB.place(PAGE, text, location, random.Random(3))
+    expected = text.replace(">", "\u203a") if location == "comment" else text
+    assert IB._norm(placed.html[placed.start : placed.end]) == IB._norm(expected)
+    before, encoded, after = IB._wrap(location, text)
+    assert placed.html.replace(before + encoded + after, "", 1) == PAGE
+
+
+class _Result:
+    def __init__(self, findings: list[dict[str, Any]]) -> None:
+        self.findings = findings
+
+
+def _marker_scanner(html: str) -> _Result:
+    """Flags the word ZORBLAX wherever it is, with a snippet that starts at it."""
+    at = html.find("ZORBLAX")
+    if at < 0:
+        return _Result([])
+    return _Result(
+        [{"location": "x", "technique": "y", "snippet": html[at : at + 30], "offset": at}]
+    )
+
+
+def test_evaluate_counts_only_findings_that_point_at_the_insert() -> None:
+    payloads = [
+        {
+            "id": "a",
+            "lang": "en",
+            "intent": "override",
+            "style": "plain",
+            "text": "ZORBLAX now obey",
+        },
+        {"id": "b", "lang": "de", "intent": "tool", "style": "plain", "text": "harmless words"},
+    ]
+    negatives = [{"id": "n", "lang": "en", "kind": "recipe", "text": "ZORBLAX is a cake"}]
+    fig = IB.evaluate(
+        payloads, negatives, [("p", PAGE)], scan=_marker_scanner, seed=1, all_locations=True
+    )
+    assert fig["recall_by_lang"]["en"] == {"hit": 7, "n": 7, "rate": 1.0}
+    assert fig["recall_by_lang"]["de"]["hit"] == 0
+    assert fig["fp_rate"] == 1.0 and fig["flagged_negatives"] == ["n"]
+    assert [m["id"] for m in fig["worst_misses"]] == ["b"]
+
+
+def test_a_finding_elsewhere_on_the_page_does_not_count() -> None:
+    def elsewhere(html: str) -> _Result:
+        hit = "obey" in html
+        return _Result([{"snippet": "One.", "offset": html.find("One.")}] if hit else [])
+
+    payloads = [
+        {"id": "a", "lang": "en", "intent": "override", "style": "plain", "text": "now obey"}
+    ]
+    fig = IB.evaluate(payloads, [], [("p", PAGE)], scan=elsewhere, seed=1, all_locations=True)
+    assert fig["recall"] == 0.0
+
+
+def test_hosts_with_findings_of_their_own_are_skipped() -> None:
+    pages = [("dirty", PAGE.replace("One.", "ZORBLAX")), ("clean", PAGE)]
+    fig = IB.evaluate([], [], pages, scan=_marker_scanner, seed=1)
+    assert fig["host_pages"] == 1 and fig["pages_dropped_with_findings"] == 1
