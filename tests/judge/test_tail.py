@@ -117,6 +117,7 @@ def test_parse_reply_is_strict() -> None:
         '{"score": 0.9}',
         '{"score": 0.9, "reason": "x", "extra": 1}',
         '{"score": NaN, "reason": "x"}',
+        HUGE,
         '[{"score": 0.9, "reason": "x"}]',
         '{"score": 0.9, "reason": "' + "x" * 400 + '"}',
     ):
@@ -172,7 +173,10 @@ def test_good_judge_within_budget_then_cache(stub: Stub, tmp_path: Path) -> None
     assert set(again.filter(pl.col("judge_score").is_not_null())["judge_status"]) == {"cached"}
 
 
-@pytest.mark.parametrize("reply", ["I think this page is fine.", INJECTED, "{not json"])
+HUGE = '{"score": 1' + "0" * 400 + ', "reason": "an integer too large for a float"}'
+
+
+@pytest.mark.parametrize("reply", ["I think this page is fine.", INJECTED, "{not json", HUGE])
 def test_garbage_and_injected_replies_fail_without_a_score(tmp_path: Path, reply: str) -> None:
     scores, signals, texts = _run_frames()
     with Stub(reply=reply) as s:

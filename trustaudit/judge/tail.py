@@ -172,11 +172,15 @@ def parse_reply(content: str) -> tuple[float, str] | None:
     score, reason = obj["score"], obj["reason"]
     if isinstance(score, bool) or not isinstance(score, int | float):
         return None
+    try:  # an integer of 400 digits is valid JSON, and too large for a float
+        score = float(score)
+    except OverflowError:
+        return None
     if not math.isfinite(score) or not 0.0 <= score <= 1.0:
         return None
     if not isinstance(reason, str) or len(reason) > MAX_REASON_CHARS:
         return None
-    return float(score), " ".join(reason.split())
+    return score, " ".join(reason.split())
 
 
 class TailJudge:
@@ -222,9 +226,9 @@ class TailJudge:
         self.calls += 1
         try:
             content = self.client.complete(messages, max_tokens=self.policy.reply_tokens)
+            got = parse_reply(content)
         except Exception as exc:  # timeouts, refused connections, HTTP errors, bad JSON
             return Verdict("failed", reason=f"{type(exc).__name__}: {str(exc)[:120]}")
-        got = parse_reply(content)
         if got is None:
             return Verdict("failed", reason="reply is not one JSON object {score in [0,1], reason}")
         # An unwritable cache costs a re-ask next time, nothing more.
