@@ -216,3 +216,30 @@ def test_gate_takes_the_eval_folder(tmp_path: Path, runner, app) -> None:  # typ
     assert names["planted_in_context"] == "fail" and res.exit_code == 1
     res = runner.invoke(app, ["gate", str(run), "--eval", str(tmp_path / "nope")])
     assert res.exit_code == 2
+
+
+@pytest.mark.parametrize("qid", ["", "  ", True, 1.5])
+def test_an_unusable_query_id_does_not_shift_outcomes(tmp_path: Path, qid: object) -> None:
+    """fuse drops a result whose query_id is empty; the eval must not pair rows with another
+    result's decision (every later row used to move by one)."""
+    run = make_run(tmp_path / "run")
+    q = _queries(
+        tmp_path / "q.jsonl",
+        [
+            {"query": "first", "query_id": qid, "results": [
+                {"url": "https://good1.example.org/a", "relevance": 0.9, "planted": None},
+            ]},
+            {"query": "second", "results": [
+                {"url": "https://aff.example.com/best", "relevance": 0.95, "planted": "affiliate"},
+                {"url": "https://good2.example.org/b", "relevance": 0.5, "planted": None},
+            ]},
+        ],
+    )  # fmt: skip
+    res = evaluate(q, run, P)
+    got = {(r["query"], r["url"]): r["outcome"] for r in res.rows.to_dicts()}
+    assert got == {
+        ("first", "https://good1.example.org/a"): "in_context",
+        ("second", "https://aff.example.com/best"): "filtered",
+        ("second", "https://good2.example.org/b"): "in_context",
+    }
+    assert res.rows["query_id"].n_unique() == 2

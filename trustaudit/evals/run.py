@@ -71,7 +71,8 @@ def _parse_query(obj: Any, n: int, out: list[dict[str, Any]]) -> str | None:
     if not isinstance(query, str) or not query.strip():
         return "needs a non-empty string `query`"
     qid = obj.get("query_id")
-    qid = str(qid) if isinstance(qid, str | int) and not isinstance(qid, bool) else f"q{n:05d}"
+    qid = str(qid).strip() if isinstance(qid, str | int) and not isinstance(qid, bool) else ""
+    qid = qid or f"q{n:05d}"  # fuse refuses an empty query_id: the row would lose its decision
     results = obj.get("results")
     if not isinstance(results, list) or not results:
         return "needs a non-empty list `results`"
@@ -229,8 +230,10 @@ def evaluate(
     outcome = fuse_results(
         _fuse_input(q.rows), run.scan("scores"), policy.fusion, medium_tag=policy.bands.medium_tag
     )
+    if outcome.parsed.bad:  # every row is one line fuse must accept; a refusal is a bug here
+        raise RuntimeError(f"fuse refused eval rows: {outcome.parsed.bad[:3]}")
     fused = outcome.fused.select(
-        "_row", "run_doc_id", "trust_score", "band", "in_context", "in_top_k", "drop_reason",
+        (pl.col("_line") - 1).alias("_row"), "run_doc_id", "trust_score", "band", "in_context", "in_top_k", "drop_reason",
         "rank", "tag",
     )  # fmt: skip
     urls = run.scan("scores").select(
