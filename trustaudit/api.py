@@ -269,6 +269,7 @@ def compute_signals(
     from trustaudit.io.lists import read_domain_info, read_domain_lists
     from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
     from trustaudit.scoring.anchors import anchor_presence
+    from trustaudit.scoring.behaviour import behaviour_signals
     from trustaudit.scoring.corpus import corpus_signals
     from trustaudit.scoring.domain import domain_signals
     from trustaudit.scoring.injection import injection_signals
@@ -298,6 +299,7 @@ def compute_signals(
     ]
     if pol.injection.enabled:
         families.append(injection_signals(pages, pol))
+    families.append(behaviour_signals(pages, pol))
     families.append(corpus_signals(pages, links, pol, embedder or get_embedder(pol.embeddings)))
     signals = families[0]
     for frame in families[1:]:
