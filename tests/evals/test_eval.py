@@ -134,6 +134,19 @@ def test_read_queries_reports_bad_lines(tmp_path: Path) -> None:
     assert q.bad[2].startswith("line 4: result 0: `relevance`")
 
 
+def test_summary_row_names_are_not_kinds(tmp_path: Path) -> None:
+    """`planted: "clean"` would add a second `clean` row that the clean_lost rule sums too."""
+    p = tmp_path / "q.jsonl"
+    p.write_text(
+        '{"query": "a", "results": [{"url": "https://a/", "relevance": 1, "planted": "clean"}]}\n'
+        '{"query": "b", "results": [{"url": "https://a/", "relevance": 1, "planted": "planted"}]}\n'
+        '{"query": "c", "results": [{"url": "https://a/", "relevance": 1, "planted": "affiliate"}]}\n'
+    )
+    q = read_queries(p)
+    assert q.queries == 1 and q.rows["planted"].to_list() == ["affiliate"]
+    assert [b.split(":")[0] for b in q.bad] == ["line 1", "line 2"] and "reserved" in q.bad[0]
+
+
 def test_cli_build_eval_gate_and_transcripts(tmp_path: Path, runner, app) -> None:  # type: ignore[no-untyped-def]
     run = make_run(tmp_path / "run")
     labels = labels_csv(tmp_path / "l.csv")

@@ -89,6 +89,9 @@ def _parse_query(obj: Any, n: int, out: list[dict[str, Any]]) -> str | None:
         planted = r.get("planted")
         if planted is not None and (not isinstance(planted, str) or not planted.strip()):
             return f"result {i}: `planted` must be a kind (string) or null"
+        if isinstance(planted, str) and planted.strip() in (CLEAN, PLANTED):
+            # the summary's own rows: a kind of that name would be counted twice by the gate
+            return f"result {i}: `planted` {planted.strip()!r} is reserved (null = a clean result)"
         rows.append(
             {
                 "query_id": qid,
