@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from trustaudit.citations.schema import doc_key, read_turns
-from trustaudit.errors import UsageError
+from trustaudit.errors import RunDirError, UsageError
 from trustaudit.fusion import fuse_results
 from trustaudit.io.rundir import RunDir
 from trustaudit.policy import Policy
@@ -54,6 +54,7 @@ class EvalResult:
     summary: pl.DataFrame
     warnings: list[str] = field(default_factory=list)
     queries: int = 0
+    run_id: str | None = None  # the run whose trust was used (report.html warns on another run's)
 
 
 def _number(v: Any) -> float | None:
@@ -267,4 +268,8 @@ def evaluate(
         pl.col("run_doc_id").alias("doc_id"), "trust_score", "band", "drop_reason", "rank",
         "in_top_k", "tag",
     )  # fmt: skip
-    return EvalResult(rows, summarize(rows), warnings, q.queries)
+    try:
+        run_id = run.read_manifest().get("run_id")
+    except RunDirError:
+        run_id = None
+    return EvalResult(rows, summarize(rows), warnings, q.queries, str(run_id) if run_id else None)
