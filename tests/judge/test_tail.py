@@ -133,6 +133,9 @@ def test_messages_fence_the_page_as_data_and_respect_the_token_budget() -> None:
     assert user["content"].count(f"<<<PAGE {nonce}>>>") == 1
     assert user["content"].count("<<<END PAGE") == 1  # the page's fake end marker was defused
     assert len(user["content"]) < p.max_tokens * 4 + 300
+    # the URL is page-controlled too: it cannot carry text past the budget
+    _, user = build_messages("short", "https://x.example/?" + "a" * 100_000, p)
+    assert len(user["content"]) < 800
 
 
 def test_selection_is_the_tail_named_pages_first_and_no_injected_page_is_sent(stub: Stub) -> None:

@@ -37,6 +37,7 @@ from trustaudit.policy.judge import JudgePolicy
 PROMPT_VERSION = "tail-judge-v1"
 CHARS_PER_TOKEN = 4  # a rough, model-independent budget: 1,500 tokens ~ 6,000 characters
 MAX_REASON_CHARS = 300
+MAX_URL_CHARS = 300  # the URL is page-controlled too: it must not carry text past the budget
 
 SYSTEM_PROMPT = (
     "You assess web pages before an AI assistant may rely on them. Decide how far the page deserves "
@@ -140,7 +141,7 @@ def build_messages(text: str, url: str | None, policy: JudgePolicy) -> list[dict
     # a page cannot close the data block early: marker look-alikes are defused
     body = re.sub(r"<<<\s*(END\s+)?PAGE", "<< <PAGE", body, flags=re.IGNORECASE)
     user = (
-        f"URL (untrusted): {json.dumps(url or '')}\n"
+        f"URL (untrusted): {json.dumps((url or '')[:MAX_URL_CHARS])}\n"
         f"<<<PAGE {nonce}>>>\n{body}\n<<<END PAGE {nonce}>>>\n"
         "Rate the page above. Reply with the JSON object only."
     )
