@@ -119,6 +119,10 @@ def test_audit_returns_the_summary_and_writes_the_run(run_dir: tuple[Path, dict]
 def test_audit_rejects_an_unknown_option(folder: Path, tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="frsh"):
         ta.audit([folder], tmp_path / "r", frsh=True)
+    # as the CLI's --judge-url: naming pages for a judge that is not configured is an error
+    with pytest.raises(ta.TrustAuditError, match="judge"):
+        ta.audit([folder], tmp_path / "r", judge_urls=["https://example.org/"])
+    assert not (tmp_path / "r").exists()
     with pytest.raises(ta.TrustAuditError, match="file not found"):
         ta.audit([folder], tmp_path / "r", blocklist=[tmp_path / "missing.txt"])
 

@@ -130,6 +130,11 @@ def audit(
         pol = policy.with_overrides(layers) if layers else policy
     else:
         pol = _load_policy(policy, overrides=layers or None)
+    if options.get("judge_urls") and not pol.judge.configured:  # as `audit --judge-url` does
+        raise UsageError(
+            "judge_urls needs a judge: set [judge] endpoint and model",
+            hint="load_policy(judge={'endpoint': 'http://127.0.0.1:8000/v1', 'model': '...'})",
+        )
     opts = AuditOptions(
         inputs=[os.fspath(p) for p in paths],
         out=Path(out),
