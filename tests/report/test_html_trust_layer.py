@@ -201,3 +201,38 @@ def test_hostile_strings_in_trust_layer_stay_text_in_chromium(tmp_path: Path) ->
     assert "&lt;img src=x onerror=" in dom
     live = re.sub(r'<script type="application/json".*?</script>', "", dom, flags=re.S)
     assert not re.search(r"<img\b", live) and not re.search(r"<[a-z]+[^>]*\son[a-z]+=", live)
+
+
+def test_behaviour_reasons_show_the_signals_behind_them(tmp_path: Path) -> None:
+    from trustaudit.report.evidence import page_evidence
+
+    run = trust_layer_run(tmp_path / "run")
+    doc = run.read("scores")["doc_id"][0]
+    signals = run.read("signals").with_columns(
+        behaviour_reviewer_tenure_days=pl.when(pl.col("doc_id") == doc).then(2),
+        behaviour_verified=pl.when(pl.col("doc_id") == doc).then(False),
+        behaviour_burst_score=pl.when(pl.col("doc_id") == doc).then(6.25),
+        behaviour_entity_reviews=pl.when(pl.col("doc_id") == doc).then(12),
+    )
+    write_parquet(run.signals, signals)
+    rows = (
+        run.read("scores")
+        .filter(pl.col("doc_id") == doc)
+        .with_columns(
+            reason_details=pl.lit(
+                [
+                    "BEHAVIOUR_NEW_REVIEWER: account 2 days old at review time",
+                    "BEHAVIOUR_BURST: 6.2x the entity's reviews per 7-day window",
+                ],
+                dtype=pl.List(pl.String),
+            )
+        )
+    )
+    ev = {e["code"]: [x["t"] for x in e["ev"]] for e in page_evidence(run, rows)[doc]}
+    assert ev == {
+        "BEHAVIOUR_NEW_REVIEWER": [
+            "behaviour_reviewer_tenure_days = 2",
+            "behaviour_verified = False",
+        ],
+        "BEHAVIOUR_BURST": ["behaviour_burst_score = 6.25", "behaviour_entity_reviews = 12"],
+    }
