@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -266,6 +267,17 @@ def test_audit_and_score_with_the_judge_end_to_end(tmp_path: Path, runner, app, 
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["stages"]["score"]["judge"]["calls"] == 2
     assert manifest["stages"]["score"]["judge"]["named_not_in_run"] == 0
+    # report.html: the judge's counts, and each judged page's panel has its verdict
+    html = (out / "reports" / "report.html").read_text(encoding="utf-8")
+    assert re.search(r"<tr><td>calls</td><td>[^<]*</td><td>2</td></tr>", html)
+    data = json.loads(
+        re.search(r'id="data-pages">(.*?)</script>', html, re.S).group(1)  # type: ignore[union-attr]
+    )
+    rows = {d["id"]: d["t"] for d in data["detail"]}
+    for doc_id in judged["doc_id"]:
+        assert rows[doc_id] == [
+            ["judge score", 0.2, f"ok: {json.loads(GOOD)['reason']}; adjust_judge -0.0600"]
+        ]
     again = ["score", str(out), "--domain-info", str(info)]
     res = runner.invoke(app, [*again, "--judge-url", "https://three.example.com/p"], env=env)
     assert res.exit_code == 0, res.output
