@@ -256,3 +256,94 @@ def test_an_unusable_query_id_does_not_shift_outcomes(tmp_path: Path, qid: objec
         ("second", "https://good2.example.org/b"): "in_context",
     }
     assert res.rows["query_id"].n_unique() == 2
+
+
+AFF, GOOD = "https://aff.example.com/best", "https://good1.example.org/a"
+ANTHROPIC_TURN = {
+    "id": "t1",
+    "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "best blender"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "tu1", "name": "search", "input": {"q": "best blender"}}
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "tu1",
+                    "content": [
+                        {
+                            "type": "search_result",
+                            "source": GOOD,
+                            "title": "A",
+                            "content": [{"type": "text", "text": "x"}],
+                        },
+                        {
+                            "type": "search_result",
+                            "source": AFF,
+                            "title": "B",
+                            "content": [{"type": "text", "text": "y"}],
+                        },
+                    ],
+                }
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "Buy B.",
+                    "citations": [
+                        {
+                            "type": "search_result_location",
+                            "search_result_index": 1,
+                            "title": "B",
+                            "cited_text": "y",
+                            "start_block_index": 0,
+                            "end_block_index": 1,
+                        }
+                    ],
+                }
+            ],
+        },
+    ],
+}
+OPENAI_TURN = {"id": "t1", "messages": [
+    {"role": "user", "content": "best blender"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{}"}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": json.dumps([{"url": GOOD}, {"url": AFF}])},
+    {"role": "assistant", "content": "Buy B.", "annotations": [
+        {"type": "url_citation", "url_citation": {"url": AFF + "#reviews"}}]},
+]}  # fmt: skip
+
+
+@pytest.mark.parametrize("turn", [ANTHROPIC_TURN, OPENAI_TURN], ids=["anthropic", "openai"])
+def test_cited_reads_both_transcript_formats(tmp_path: Path, turn: dict) -> None:
+    """Anthropic (a citation by search_result_index only) and OpenAI (a url_citation annotation
+    whose URL differs by a fragment) both mark the cited planted result, and only it."""
+    run = make_run(tmp_path / "run")
+    q = _queries(
+        tmp_path / "q.jsonl",
+        [
+            {"query": "best blender", "results": [
+                {"url": GOOD, "relevance": 0.9, "planted": None},
+                {"url": AFF, "relevance": 0.95, "planted": "affiliate"}]},
+            {"query": "no transcript", "results": [
+                {"url": GOOD, "relevance": 0.9, "planted": None}]},
+        ],
+    )  # fmt: skip
+    tr = tmp_path / "t.jsonl"
+    tr.write_text(json.dumps(turn) + "\n")
+    res = evaluate(q, run, P, transcripts=tr)
+    got = {(r["query"], r["url"]): r["cited"] for r in res.rows.to_dicts()}
+    assert got == {
+        ("best blender", GOOD): False,
+        ("best blender", AFF): True,
+        ("no transcript", GOOD): None,
+    }
