@@ -195,6 +195,17 @@ def test_garbage_and_injected_replies_fail_without_a_score(tmp_path: Path, reply
     assert not list((tmp_path).glob("*.json"))  # failures are not cached
 
 
+def test_a_page_without_text_counts_as_failed(tmp_path: Path, stub: Stub) -> None:
+    scores, signals, texts = _run_frames()
+    no_text = texts.filter(pl.col("doc_id") != "near1")
+    judged, counts = judge_tail(
+        scores, signals, _texts(no_text), _policy(stub.endpoint), cache_dir=tmp_path
+    )
+    failed = judged.filter(pl.col("judge_status") == "failed")
+    assert failed["doc_id"].to_list() == ["near1"] and counts["failed"] == 1
+    assert counts["calls"] == 2
+
+
 def test_slow_and_dead_servers_become_reasons(tmp_path: Path) -> None:
     scores, signals, texts = _run_frames()
     with Stub(delay=2.0) as s:

@@ -320,7 +320,7 @@ def judge_tail(
         "sent_or_cached": len(ids),
         "calls": judge.calls,
         "cache_hits": judge.cache_hits,
-        "failed": sum(v.status == "failed" for v in verdicts.values()),
+        "failed": int((frame["judge_status"] == "failed").sum()),
         "skipped_budget": int((frame["judge_status"] == "skipped_budget").sum()),
         "skipped_injection": int((frame["judge_status"] == "skipped_injection").sum()),
         "max_pages": j.max_pages,
