@@ -119,6 +119,10 @@ def test_audit_returns_the_summary_and_writes_the_run(run_dir: tuple[Path, dict]
 def test_audit_rejects_an_unknown_option(folder: Path, tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="frsh"):
         ta.audit([folder], tmp_path / "r", frsh=True)
+    # as the CLI's --judge-url: naming pages for a judge that is not configured is an error
+    with pytest.raises(ta.TrustAuditError, match="judge"):
+        ta.audit([folder], tmp_path / "r", judge_urls=["https://example.org/"])
+    assert not (tmp_path / "r").exists()
     with pytest.raises(ta.TrustAuditError, match="file not found"):
         ta.audit([folder], tmp_path / "r", blocklist=[tmp_path / "missing.txt"])
 
@@ -239,3 +243,29 @@ def test_the_readme_api_block_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     exec(compile(block.group(1), "README.md", "exec"), namespace)  # our own README's block
     assert namespace["summary"]["accounting"]["balanced"] is True
     assert namespace["scores"].height == 1 and namespace["errors"].height == 0
+
+
+def test_frames_in_with_platform_fields_match_the_audit(tmp_path: Path) -> None:
+    """Review-platform records: the behaviour family runs in compute_signals as in a run's stage."""
+    body = " ".join(f"word{i} sentence about the blender and its motor." for i in range(40))
+    honest = [(f"h{i}", r, f"2026-0{1 + i % 8}-1{i % 9}", "2019-05-01", True, 7)
+              for i, r in enumerate([3, 4, 2, 4, 3, 4, 3, 2])]  # fmt: skip
+    fake = [(f"f{i}", 5, f"2026-09-0{1 + i % 2}", "2026-08-30", False, 1) for i in range(4)]
+    records = [
+        {"url": f"https://reviews.example.com/{d}", "text": body, "entity": "a", "rating": r,
+         "reviewer": f"u-{d}", "review_date": day, "reviewer_since": since, "verified": v,
+         "review_count": n}
+        for d, r, day, since, v, n in honest + fake
+    ]  # fmt: skip
+    src = tmp_path / "reviews.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in records))
+    pol = ta.load_policy(embeddings={"static_model": "hashing-256", "disk_cache": False})
+    ta.audit([src], tmp_path / "run", policy=pol, now=NOW, workers=1)
+    run = ta.read_run(tmp_path / "run")
+    pages, links, _ = ta.extract_pages(pl.DataFrame(records), pol)
+    signals = ta.compute_signals(pages, links, pol, now=NOW)
+    scores = ta.score_pages(signals, pol)
+    assert (signals["adjust_behaviour"] < 0).any()
+    assert_frame_equal(
+        scores.select(SCORE_COLUMNS).sort("url"), run.scores.select(SCORE_COLUMNS).sort("url")
+    )

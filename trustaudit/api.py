@@ -130,6 +130,11 @@ def audit(
         pol = policy.with_overrides(layers) if layers else policy
     else:
         pol = _load_policy(policy, overrides=layers or None)
+    if options.get("judge_urls") and not pol.judge.configured:  # as `audit --judge-url` does
+        raise UsageError(
+            "judge_urls needs a judge: set [judge] endpoint and model",
+            hint="load_policy(judge={'endpoint': 'http://127.0.0.1:8000/v1', 'model': '...'})",
+        )
     opts = AuditOptions(
         inputs=[os.fspath(p) for p in paths],
         out=Path(out),
@@ -269,6 +274,7 @@ def compute_signals(
     from trustaudit.io.lists import read_domain_info, read_domain_lists
     from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
     from trustaudit.scoring.anchors import anchor_presence
+    from trustaudit.scoring.behaviour import behaviour_signals
     from trustaudit.scoring.corpus import corpus_signals
     from trustaudit.scoring.domain import domain_signals
     from trustaudit.scoring.injection import injection_signals
@@ -298,6 +304,7 @@ def compute_signals(
     ]
     if pol.injection.enabled:
         families.append(injection_signals(pages, pol))
+    families.append(behaviour_signals(pages, pol))
     families.append(corpus_signals(pages, links, pol, embedder or get_embedder(pol.embeddings)))
     signals = families[0]
     for frame in families[1:]:

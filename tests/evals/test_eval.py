@@ -134,6 +134,19 @@ def test_read_queries_reports_bad_lines(tmp_path: Path) -> None:
     assert q.bad[2].startswith("line 4: result 0: `relevance`")
 
 
+def test_summary_row_names_are_not_kinds(tmp_path: Path) -> None:
+    """`planted: "clean"` would add a second `clean` row that the clean_lost rule sums too."""
+    p = tmp_path / "q.jsonl"
+    p.write_text(
+        '{"query": "a", "results": [{"url": "https://a/", "relevance": 1, "planted": "clean"}]}\n'
+        '{"query": "b", "results": [{"url": "https://a/", "relevance": 1, "planted": "planted"}]}\n'
+        '{"query": "c", "results": [{"url": "https://a/", "relevance": 1, "planted": "affiliate"}]}\n'
+    )
+    q = read_queries(p)
+    assert q.queries == 1 and q.rows["planted"].to_list() == ["affiliate"]
+    assert [b.split(":")[0] for b in q.bad] == ["line 1", "line 2"] and "reserved" in q.bad[0]
+
+
 def test_cli_build_eval_gate_and_transcripts(tmp_path: Path, runner, app) -> None:  # type: ignore[no-untyped-def]
     run = make_run(tmp_path / "run")
     labels = labels_csv(tmp_path / "l.csv")
@@ -216,3 +229,121 @@ def test_gate_takes_the_eval_folder(tmp_path: Path, runner, app) -> None:  # typ
     assert names["planted_in_context"] == "fail" and res.exit_code == 1
     res = runner.invoke(app, ["gate", str(run), "--eval", str(tmp_path / "nope")])
     assert res.exit_code == 2
+
+
+@pytest.mark.parametrize("qid", ["", "  ", True, 1.5])
+def test_an_unusable_query_id_does_not_shift_outcomes(tmp_path: Path, qid: object) -> None:
+    """fuse drops a result whose query_id is empty; the eval must not pair rows with another
+    result's decision (every later row used to move by one)."""
+    run = make_run(tmp_path / "run")
+    q = _queries(
+        tmp_path / "q.jsonl",
+        [
+            {"query": "first", "query_id": qid, "results": [
+                {"url": "https://good1.example.org/a", "relevance": 0.9, "planted": None},
+            ]},
+            {"query": "second", "results": [
+                {"url": "https://aff.example.com/best", "relevance": 0.95, "planted": "affiliate"},
+                {"url": "https://good2.example.org/b", "relevance": 0.5, "planted": None},
+            ]},
+        ],
+    )  # fmt: skip
+    res = evaluate(q, run, P)
+    got = {(r["query"], r["url"]): r["outcome"] for r in res.rows.to_dicts()}
+    assert got == {
+        ("first", "https://good1.example.org/a"): "in_context",
+        ("second", "https://aff.example.com/best"): "filtered",
+        ("second", "https://good2.example.org/b"): "in_context",
+    }
+    assert res.rows["query_id"].n_unique() == 2
+
+
+AFF, GOOD = "https://aff.example.com/best", "https://good1.example.org/a"
+ANTHROPIC_TURN = {
+    "id": "t1",
+    "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "best blender"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "tu1", "name": "search", "input": {"q": "best blender"}}
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "tu1",
+                    "content": [
+                        {
+                            "type": "search_result",
+                            "source": GOOD,
+                            "title": "A",
+                            "content": [{"type": "text", "text": "x"}],
+                        },
+                        {
+                            "type": "search_result",
+                            "source": AFF,
+                            "title": "B",
+                            "content": [{"type": "text", "text": "y"}],
+                        },
+                    ],
+                }
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "Buy B.",
+                    "citations": [
+                        {
+                            "type": "search_result_location",
+                            "search_result_index": 1,
+                            "title": "B",
+                            "cited_text": "y",
+                            "start_block_index": 0,
+                            "end_block_index": 1,
+                        }
+                    ],
+                }
+            ],
+        },
+    ],
+}
+OPENAI_TURN = {"id": "t1", "messages": [
+    {"role": "user", "content": "best blender"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{}"}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": json.dumps([{"url": GOOD}, {"url": AFF}])},
+    {"role": "assistant", "content": "Buy B.", "annotations": [
+        {"type": "url_citation", "url_citation": {"url": AFF + "#reviews"}}]},
+]}  # fmt: skip
+
+
+@pytest.mark.parametrize("turn", [ANTHROPIC_TURN, OPENAI_TURN], ids=["anthropic", "openai"])
+def test_cited_reads_both_transcript_formats(tmp_path: Path, turn: dict) -> None:
+    """Anthropic (a citation by search_result_index only) and OpenAI (a url_citation annotation
+    whose URL differs by a fragment) both mark the cited planted result, and only it."""
+    run = make_run(tmp_path / "run")
+    q = _queries(
+        tmp_path / "q.jsonl",
+        [
+            {"query": "best blender", "results": [
+                {"url": GOOD, "relevance": 0.9, "planted": None},
+                {"url": AFF, "relevance": 0.95, "planted": "affiliate"}]},
+            {"query": "no transcript", "results": [
+                {"url": GOOD, "relevance": 0.9, "planted": None}]},
+        ],
+    )  # fmt: skip
+    tr = tmp_path / "t.jsonl"
+    tr.write_text(json.dumps(turn) + "\n")
+    res = evaluate(q, run, P, transcripts=tr)
+    got = {(r["query"], r["url"]): r["cited"] for r in res.rows.to_dicts()}
+    assert got == {
+        ("best blender", GOOD): False,
+        ("best blender", AFF): True,
+        ("no transcript", GOOD): None,
+    }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -117,6 +118,7 @@ def test_parse_reply_is_strict() -> None:
         '{"score": 0.9}',
         '{"score": 0.9, "reason": "x", "extra": 1}',
         '{"score": NaN, "reason": "x"}',
+        HUGE,
         '[{"score": 0.9, "reason": "x"}]',
         '{"score": 0.9, "reason": "' + "x" * 400 + '"}',
     ):
@@ -132,6 +134,9 @@ def test_messages_fence_the_page_as_data_and_respect_the_token_budget() -> None:
     assert user["content"].count(f"<<<PAGE {nonce}>>>") == 1
     assert user["content"].count("<<<END PAGE") == 1  # the page's fake end marker was defused
     assert len(user["content"]) < p.max_tokens * 4 + 300
+    # the URL is page-controlled too: it cannot carry text past the budget
+    _, user = build_messages("short", "https://x.example/?" + "a" * 100_000, p)
+    assert len(user["content"]) < 800
 
 
 def test_selection_is_the_tail_named_pages_first_and_no_injected_page_is_sent(stub: Stub) -> None:
@@ -172,7 +177,10 @@ def test_good_judge_within_budget_then_cache(stub: Stub, tmp_path: Path) -> None
     assert set(again.filter(pl.col("judge_score").is_not_null())["judge_status"]) == {"cached"}
 
 
-@pytest.mark.parametrize("reply", ["I think this page is fine.", INJECTED, "{not json"])
+HUGE = '{"score": 1' + "0" * 400 + ', "reason": "an integer too large for a float"}'
+
+
+@pytest.mark.parametrize("reply", ["I think this page is fine.", INJECTED, "{not json", HUGE])
 def test_garbage_and_injected_replies_fail_without_a_score(tmp_path: Path, reply: str) -> None:
     scores, signals, texts = _run_frames()
     with Stub(reply=reply) as s:
@@ -185,6 +193,17 @@ def test_garbage_and_injected_replies_fail_without_a_score(tmp_path: Path, reply
     adj = judge_adjustments(judged, _policy(s.endpoint).judge)
     assert (adj["adjust_judge"] == 0).all()
     assert not list((tmp_path).glob("*.json"))  # failures are not cached
+
+
+def test_a_page_without_text_counts_as_failed(tmp_path: Path, stub: Stub) -> None:
+    scores, signals, texts = _run_frames()
+    no_text = texts.filter(pl.col("doc_id") != "near1")
+    judged, counts = judge_tail(
+        scores, signals, _texts(no_text), _policy(stub.endpoint), cache_dir=tmp_path
+    )
+    failed = judged.filter(pl.col("judge_status") == "failed")
+    assert failed["doc_id"].to_list() == ["near1"] and counts["failed"] == 1
+    assert counts["calls"] == 2
 
 
 def test_slow_and_dead_servers_become_reasons(tmp_path: Path) -> None:
@@ -259,6 +278,17 @@ def test_audit_and_score_with_the_judge_end_to_end(tmp_path: Path, runner, app, 
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["stages"]["score"]["judge"]["calls"] == 2
     assert manifest["stages"]["score"]["judge"]["named_not_in_run"] == 0
+    # report.html: the judge's counts, and each judged page's panel has its verdict
+    html = (out / "reports" / "report.html").read_text(encoding="utf-8")
+    assert re.search(r"<tr><td>calls</td><td>[^<]*</td><td>2</td></tr>", html)
+    data = json.loads(
+        re.search(r'id="data-pages">(.*?)</script>', html, re.S).group(1)  # type: ignore[union-attr]
+    )
+    rows = {d["id"]: d["t"] for d in data["detail"]}
+    for doc_id in judged["doc_id"]:
+        assert rows[doc_id] == [
+            ["judge score", 0.2, f"ok: {json.loads(GOOD)['reason']}; adjust_judge -0.0600"]
+        ]
     again = ["score", str(out), "--domain-info", str(info)]
     res = runner.invoke(app, [*again, "--judge-url", "https://three.example.com/p"], env=env)
     assert res.exit_code == 0, res.output

@@ -89,6 +89,7 @@ def write_eval(result: EvalResult, rules: list[RuleResult], out: Path) -> list[P
     write_json(
         paths[2],
         {
+            "run_id": result.run_id,
             "queries": result.queries,
             "results": result.rows.height,
             "summary": result.summary.to_dicts(),

@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from trustaudit.citations.schema import doc_key, read_turns
-from trustaudit.errors import UsageError
+from trustaudit.errors import RunDirError, UsageError
 from trustaudit.fusion import fuse_results
 from trustaudit.io.rundir import RunDir
 from trustaudit.policy import Policy
@@ -54,6 +54,7 @@ class EvalResult:
     summary: pl.DataFrame
     warnings: list[str] = field(default_factory=list)
     queries: int = 0
+    run_id: str | None = None  # the run whose trust was used (report.html warns on another run's)
 
 
 def _number(v: Any) -> float | None:
@@ -71,7 +72,8 @@ def _parse_query(obj: Any, n: int, out: list[dict[str, Any]]) -> str | None:
     if not isinstance(query, str) or not query.strip():
         return "needs a non-empty string `query`"
     qid = obj.get("query_id")
-    qid = str(qid) if isinstance(qid, str | int) and not isinstance(qid, bool) else f"q{n:05d}"
+    qid = str(qid).strip() if isinstance(qid, str | int) and not isinstance(qid, bool) else ""
+    qid = qid or f"q{n:05d}"  # fuse refuses an empty query_id: the row would lose its decision
     results = obj.get("results")
     if not isinstance(results, list) or not results:
         return "needs a non-empty list `results`"
@@ -88,6 +90,9 @@ def _parse_query(obj: Any, n: int, out: list[dict[str, Any]]) -> str | None:
         planted = r.get("planted")
         if planted is not None and (not isinstance(planted, str) or not planted.strip()):
             return f"result {i}: `planted` must be a kind (string) or null"
+        if isinstance(planted, str) and planted.strip() in (CLEAN, PLANTED):
+            # the summary's own rows: a kind of that name would be counted twice by the gate
+            return f"result {i}: `planted` {planted.strip()!r} is reserved (null = a clean result)"
         rows.append(
             {
                 "query_id": qid,
@@ -229,8 +234,10 @@ def evaluate(
     outcome = fuse_results(
         _fuse_input(q.rows), run.scan("scores"), policy.fusion, medium_tag=policy.bands.medium_tag
     )
+    if outcome.parsed.bad:  # every row is one line fuse must accept; a refusal is a bug here
+        raise RuntimeError(f"fuse refused eval rows: {outcome.parsed.bad[:3]}")
     fused = outcome.fused.select(
-        "_row", "run_doc_id", "trust_score", "band", "in_context", "in_top_k", "drop_reason",
+        (pl.col("_line") - 1).alias("_row"), "run_doc_id", "trust_score", "band", "in_context", "in_top_k", "drop_reason",
         "rank", "tag",
     )  # fmt: skip
     urls = run.scan("scores").select(
@@ -261,4 +268,8 @@ def evaluate(
         pl.col("run_doc_id").alias("doc_id"), "trust_score", "band", "drop_reason", "rank",
         "in_top_k", "tag",
     )  # fmt: skip
-    return EvalResult(rows, summarize(rows), warnings, q.queries)
+    try:
+        run_id = run.read_manifest().get("run_id")
+    except RunDirError:
+        run_id = None
+    return EvalResult(rows, summarize(rows), warnings, q.queries, str(run_id) if run_id else None)

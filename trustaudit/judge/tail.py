@@ -37,6 +37,7 @@ from trustaudit.policy.judge import JudgePolicy
 PROMPT_VERSION = "tail-judge-v1"
 CHARS_PER_TOKEN = 4  # a rough, model-independent budget: 1,500 tokens ~ 6,000 characters
 MAX_REASON_CHARS = 300
+MAX_URL_CHARS = 300  # the URL is page-controlled too: it must not carry text past the budget
 
 SYSTEM_PROMPT = (
     "You assess web pages before an AI assistant may rely on them. Decide how far the page deserves "
@@ -140,7 +141,7 @@ def build_messages(text: str, url: str | None, policy: JudgePolicy) -> list[dict
     # a page cannot close the data block early: marker look-alikes are defused
     body = re.sub(r"<<<\s*(END\s+)?PAGE", "<< <PAGE", body, flags=re.IGNORECASE)
     user = (
-        f"URL (untrusted): {json.dumps(url or '')}\n"
+        f"URL (untrusted): {json.dumps((url or '')[:MAX_URL_CHARS])}\n"
         f"<<<PAGE {nonce}>>>\n{body}\n<<<END PAGE {nonce}>>>\n"
         "Rate the page above. Reply with the JSON object only."
     )
@@ -172,11 +173,15 @@ def parse_reply(content: str) -> tuple[float, str] | None:
     score, reason = obj["score"], obj["reason"]
     if isinstance(score, bool) or not isinstance(score, int | float):
         return None
+    try:  # an integer of 400 digits is valid JSON, and too large for a float
+        score = float(score)
+    except OverflowError:
+        return None
     if not math.isfinite(score) or not 0.0 <= score <= 1.0:
         return None
     if not isinstance(reason, str) or len(reason) > MAX_REASON_CHARS:
         return None
-    return float(score), " ".join(reason.split())
+    return score, " ".join(reason.split())
 
 
 class TailJudge:
@@ -222,9 +227,9 @@ class TailJudge:
         self.calls += 1
         try:
             content = self.client.complete(messages, max_tokens=self.policy.reply_tokens)
+            got = parse_reply(content)
         except Exception as exc:  # timeouts, refused connections, HTTP errors, bad JSON
             return Verdict("failed", reason=f"{type(exc).__name__}: {str(exc)[:120]}")
-        got = parse_reply(content)
         if got is None:
             return Verdict("failed", reason="reply is not one JSON object {score in [0,1], reason}")
         # An unwritable cache costs a re-ask next time, nothing more.
@@ -315,7 +320,7 @@ def judge_tail(
         "sent_or_cached": len(ids),
         "calls": judge.calls,
         "cache_hits": judge.cache_hits,
-        "failed": sum(v.status == "failed" for v in verdicts.values()),
+        "failed": int((frame["judge_status"] == "failed").sum()),
         "skipped_budget": int((frame["judge_status"] == "skipped_budget").sum()),
         "skipped_injection": int((frame["judge_status"] == "skipped_injection").sum()),
         "max_pages": j.max_pages,

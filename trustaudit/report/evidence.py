@@ -35,6 +35,20 @@ _SIGNAL_FACTS = {
     "SYNDICATION": ("syndication_other_domains", "syndication_cluster_size"),
     "CLAIM": ("claim_group_pages", "claims_compared", "claim_max_robust_z"),
     "COHERENCE": ("intra_coherence", "coherence_split_gap", "coherence_interleave"),
+    # behaviour reasons by code (a whole code wins over its family prefix)
+    "BEHAVIOUR_CAMPAIGN_LIKE": (
+        "behaviour_campaign",
+        "behaviour_verified",
+        "behaviour_entity_verified_share",
+    ),
+    "BEHAVIOUR_BURST": ("behaviour_burst_score", "behaviour_entity_reviews"),
+    "BEHAVIOUR_NEW_REVIEWER": ("behaviour_reviewer_tenure_days", "behaviour_verified"),
+    "BEHAVIOUR_SINGLE_REVIEW_REVIEWER": ("behaviour_entity_single_review_share",),
+    "BEHAVIOUR_RATING_DEVIATION": ("behaviour_rating_deviation_z", "behaviour_entity_reviews"),
+    "BEHAVIOUR_LOW_RATING_ENTROPY": (
+        "behaviour_entity_rating_entropy",
+        "behaviour_entity_reviews",
+    ),
 }
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
@@ -139,7 +153,7 @@ def _findings(findings: list[dict[str, Any]] | None, detail: str) -> list[dict[s
 
 
 def _facts(code: str, signals: dict[str, Any]) -> list[dict[str, Any]]:
-    names = _SIGNAL_FACTS.get(code.split("_", 1)[0], ())
+    names = _SIGNAL_FACTS.get(code) or _SIGNAL_FACTS.get(code.split("_", 1)[0], ())
     out = []
     for n in names:
         v = signals.get(n)

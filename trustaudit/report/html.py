@@ -33,6 +33,14 @@ from trustaudit.policy import Policy
 from trustaudit.report.escape import html_text, one_line, safe_href
 from trustaudit.report.evidence import page_evidence
 from trustaudit.report.reason_text import label_for, reason_texts
+from trustaudit.report.trust_layer import (
+    EVAL_COLUMNS,
+    EvalView,
+    behaviour_status,
+    find_eval,
+    judge_rows,
+    read_eval,
+)
 
 CSS = """
 :root{--fg:#1b1f23;--muted:#5f6b76;--line:#d9dee3;--bg:#fff;--soft:#f5f7f9;--accent:#1f5fa8}
@@ -150,6 +158,18 @@ JS = """
     det.a.forEach(function (a) { row([a[0], "", "", (a[1] > 0 ? "+" : "") + num(a[1], 4)]); });
     row(["trust score", num(det.score), "", det.band + (det.hard ? " (hard rule)" : "")]);
     left.appendChild(t);
+    if (det.t && det.t.length) {
+      left.appendChild(el("h4", null, "Trust layer"));
+      var tl = el("table", "small");
+      det.t.forEach(function (x) {
+        var tr = el("tr");
+        tr.appendChild(el("td", "", x[0]));
+        tr.appendChild(el("td", "num", num(x[1])));
+        tr.appendChild(el("td", "", x[2]));
+        tl.appendChild(tr);
+      });
+      left.appendChild(tl);
+    }
     left.appendChild(el("div", "muted sub", "doc_id " + det.id));
     right.appendChild(el("h4", null, "Reasons and evidence"));
     if (!det.r.length) { right.appendChild(el("div", "muted", "No reason recorded.")); }
@@ -583,12 +603,35 @@ def _detail(
         "id": r["doc_id"],
         "s": subs,
         "a": adjust,
+        "t": _trust_layer(r),
         "base": r.get("trust_score_base"),
         "score": r.get("trust_score"),
         "band": r.get("band"),
         "hard": bool(r.get("hard_quarantine")),
         "r": [{**x, "label": label_for(x["code"])} for x in reasons],
     }
+
+
+def _trust_layer(r: dict[str, Any]) -> list[list[Any]]:
+    """Panel rows [what, value, note] for the behaviour sub-score and the tail judge's verdict,
+    when the run has them (scores.parquet keeps them next to adjust_behaviour / adjust_judge)."""
+    rows: list[list[Any]] = []
+    if r.get("behaviour_score") is not None:
+        rows.append(
+            [
+                "behaviour score",
+                r["behaviour_score"],
+                f"review-platform signals; adjust_behaviour {r.get('adjust_behaviour') or 0:+.4f}",
+            ]
+        )
+    status = r.get("judge_status")
+    if status is not None or r.get("judge_score") is not None:
+        reason = one_line(r.get("judge_reason"), 300)
+        note = f"{one_line(status, 40) or 'judged'}{': ' + reason if reason else ''}"
+        if r.get("judge_score") is not None:
+            note += f"; adjust_judge {r.get('adjust_judge') or 0:+.4f}"
+        rows.append(["judge score", r.get("judge_score"), note])
+    return rows
 
 
 def page_explorer(
@@ -769,6 +812,82 @@ def _reasons_table(rows: list[list[Any]]) -> str:
     )
 
 
+def _trust_layer_section(manifest: dict[str, Any]) -> str:
+    """The behaviour family's status and the tail judge's counts, when either took part."""
+    rows = judge_rows(manifest)
+    status = behaviour_status(manifest)
+    if not rows and status != "computed":
+        return ""
+    parts = ['<h2 id="trust-layer">Trust layer</h2>']
+    if status == "computed":
+        parts.append(
+            "<p>Behavioural review signals: computed (a page's panel shows its behaviour score "
+            "and BEHAVIOUR_* reasons).</p>"
+        )
+    elif status:
+        parts.append(f'<p class="muted">Behavioural review signals: {html_text(status)}</p>')
+    if rows:
+        judge = (manifest.get("stages") or {}).get("score", {}).get("judge") or {}
+        parts.append(
+            "<p>LLM judge on the tail (prompt "
+            f"{html_text(str(judge.get('prompt_version', '?')), 60)}): a page's panel shows its "
+            "judge score and reason.</p>" + _small_table(["count", "meaning", "pages"], rows)
+        )
+    return "".join(parts)
+
+
+def _pct(v: Any) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return f"{v:.1%}"
+    return str(v)
+
+
+def _eval_section(view: EvalView | None) -> tuple[str, str]:
+    """(HTML, JSON data block) of the planted-source eval; empty strings without one."""
+    if view is None:
+        return "", ""
+    notes = "".join(f'<p class="note">{html_text(n, 400)}</p>' for n in view.notes)
+    if not view.summary:
+        return (
+            f'<h2 id="planted-eval">Planted-source eval</h2>{notes}'
+            f'<p class="muted">No eval summary in {html_text(str(view.path), 300)}.</p>',
+            "",
+        )
+    kinds = _small_table(
+        [label for _, label in EVAL_COLUMNS],
+        [[_pct(r.get(c)) for c, _ in EVAL_COLUMNS] for r in view.summary],
+    )
+    gate = _small_table(
+        ["rule", "status", "message"],
+        [[r.get("name", ""), r.get("status", ""), r.get("message", "")] for r in view.gate],
+    )
+    head = (
+        f'<h2 id="planted-eval">Planted-source eval</h2>{notes}'
+        f"<p>{html_text(str(view.queries if view.queries is not None else '?'))} queries, "
+        f"{html_text(str(view.results if view.results is not None else '?'))} results "
+        f"({html_text(str(view.path), 300)}). Outcome = what <code>fuse</code> does with each "
+        "result: filtered out of the context, kept with the medium-trust tag, or kept untagged."
+        f"</p>{kinds}{gate if view.gate else ''}"
+    )
+    if view.leaks is None:
+        return head, ""
+    t = view.leaks
+    cap_note = (
+        f'<p class="note">Showing the first {len(t["rows"])} of {t["total"]} planted results that '
+        "reached the context; all are in eval.parquet.</p>"
+        if t["total"] > len(t["rows"])
+        else ""
+    )
+    body = f"{head}<h3>Planted results that reached the context</h3>" + (
+        f'{cap_note}<div class="tbl" data-src="data-eval"></div>'
+        if t["rows"]
+        else '<p class="muted">None: fuse filtered every planted result.</p>'
+    )
+    return body, json_block("data-eval", t) if t["rows"] else ""
+
+
 def _read_calibration(run: RunDir) -> tuple[dict[str, Any] | None, pl.DataFrame | None]:
     try:
         cal = json.loads(run.report("calibration.json").read_text(encoding="utf-8"))
@@ -789,8 +908,11 @@ def build_html(
     manifest: dict[str, Any],
     *,
     evidence: pl.DataFrame | None = None,
+    eval_dir: str | Path | None = None,
 ) -> str:
-    """The whole report.html as a string (see module docstring for the safety model)."""
+    """The whole report.html as a string (see module docstring for the safety model).
+
+    The planted-source eval is shown from `eval_dir`, else from RUN/eval when it holds one."""
     cap = max(1, int(policy.report.html_max_rows))
     scores = run.read("scores")  # every column: the per-page panel shows sub-scores and adjustments
     errors = run.read("errors") if run.errors.exists() else pl.DataFrame()
@@ -872,6 +994,10 @@ def build_html(
             "labels.csv</code> (or audit with --labels) for the curve and a recommended "
             "threshold.</p>"
         )
+    where = find_eval(run, eval_dir)
+    eval_html, eval_data = _eval_section(
+        read_eval(run, where, manifest, cap) if where is not None else None
+    )
     p_table = page_explorer(run, scores, policy, cap, _labels(run, policy))
     d_table = domain_table(evidence, cap)
     e_table = error_table(errors, min(cap, 2000)) if errors.height else None
@@ -927,6 +1053,8 @@ the tag {html_text(policy.bands.medium_tag)} when used in prompts. Link to a pag
 {capped_bands(p_table)}<div class="tbl" data-name="pages" data-src="data-pages"></div>
 <h2 id="domains">Domains and list suggestions</h2>{sugg}{capped(d_table, "domains.csv")}
 <div class="tbl" data-src="data-domains"></div>
+{_trust_layer_section(manifest)}
+{eval_html}
 {_agent_audits(run)}
 <h2 id="errors">Errors by code</h2>
 {_small_table(["code", "records"], err_rows) if err_rows else '<p class="muted">No errors.</p>'}
@@ -936,6 +1064,7 @@ the tag {html_text(policy.bands.medium_tag)} when used in prompts. Link to a pag
         json_block("data-pages", p_table)
         + json_block("data-domains", d_table)
         + (json_block("data-errors", e_table) if e_table else "")
+        + eval_data
     )
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n'
@@ -991,6 +1120,7 @@ def write_html_report(
     manifest: dict[str, Any],
     *,
     evidence: pl.DataFrame | None = None,
+    eval_dir: str | Path | None = None,
 ) -> Path:
     """Write reports/report.html atomically and return its path."""
     if evidence is None:
@@ -998,5 +1128,5 @@ def write_html_report(
 
         evidence = domain_evidence(run, policy)
     path = run.report("report.html")
-    write_text(path, build_html(run, policy, manifest, evidence=evidence))
+    write_text(path, build_html(run, policy, manifest, evidence=evidence, eval_dir=eval_dir))
     return path
