@@ -34,9 +34,12 @@ def out_console() -> Console:
 
 def fail(message: str, hint: str = "") -> None:
     """Print the one-line error (and its hint) on stderr."""
-    print(f"trustaudit: error: {message}", file=sys.stderr)
+    from trustaudit.report.escape import strip_invisible
+
+    # messages quote paths, URLs and lines from the inputs: no escape sequence reaches the terminal
+    print(f"trustaudit: error: {strip_invisible(message)}", file=sys.stderr)
     if hint:
-        print(f"hint: {hint}", file=sys.stderr)
+        print(f"hint: {strip_invisible(hint)}", file=sys.stderr)
 
 
 def guarded(func: F) -> F:

@@ -8,7 +8,6 @@ from datetime import date
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from trustaudit.cli._common import err_console, guarded, out_console
@@ -16,6 +15,7 @@ from trustaudit.cli.progress import RichProgress
 from trustaudit.errors import UsageError
 from trustaudit.pipeline import AuditOptions, audit
 from trustaudit.policy import load_policy
+from trustaudit.report.escape import terminal
 from trustaudit.report.reason_text import label_for
 
 
@@ -75,25 +75,24 @@ def print_summary(summary: dict, console) -> None:  # type: ignore[no-untyped-de
         t.add_column("meaning")
         t.add_column("pages", justify="right")
         for code, n in list(summary["top_reasons"].items())[:10]:
-            t.add_row(escape(code), escape(label_for(code)), str(n))
+            t.add_row(terminal(code), terminal(label_for(code)), str(n))
         console.print(t)
     if summary.get("top_quarantined_domains"):
         t = Table(title="top quarantined domains", header_style="bold")
         t.add_column("domain")
         t.add_column("pages", justify="right")
         for d, n in summary["top_quarantined_domains"].items():
-            t.add_row(escape(str(d)), str(n))
+            t.add_row(terminal(d), str(n))
         console.print(t)
     if summary.get("errors_by_code"):
         t = Table(title="errors by code", header_style="bold")
         t.add_column("code")
         t.add_column("records", justify="right")
         for code, n in summary["errors_by_code"].items():
-            t.add_row(code, str(n))
+            t.add_row(terminal(code), str(n))
         console.print(t)
-    console.print(
-        f"run directory: {summary.get('run_dir')}  (reports in {summary.get('run_dir')}/reports)"
-    )
+    run_dir = terminal(summary.get("run_dir"))
+    console.print(f"run directory: {run_dir}  (reports in {run_dir}/reports)")
 
 
 @guarded

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from trustaudit.cli._common import guarded, out_console
 from trustaudit.errors import UsageError
 from trustaudit.io.rundir import RunDir
+from trustaudit.report.escape import terminal
 
 
 def _fraction(name: str, value: float | None) -> None:
@@ -101,7 +101,7 @@ def print_calibration(result: dict, run: RunDir) -> None:  # type: ignore[type-a
     """Terminal view: label counts, AUCs, current vs recommended, top signals, the snippet."""
     console = out_console()
     if result.get("note"):
-        console.print(f"[yellow]{escape(result['note'])}[/yellow]")
+        console.print(f"[yellow]{terminal(result['note'])}[/yellow]")
     t = Table(title="calibration", header_style="bold")
     t.add_column("what")
     t.add_column("value", justify="right")
@@ -134,11 +134,13 @@ def print_calibration(result: dict, run: RunDir) -> None:  # type: ignore[type-a
     s.add_column("separation", justify="right")
     s.add_column("direction")
     for row in result["signal_auc"][:10]:
-        s.add_row(escape(row["signal"]), _f(row["separation"]), row["direction"])
+        s.add_row(terminal(row["signal"]), _f(row["separation"]), terminal(row["direction"]))
     console.print(s)
     console.print("paste into trustaudit.toml:")
-    console.print(escape(result["snippet"]), highlight=False)
-    console.print(f"reports: {run.reports} (threshold_curve.csv/.png, pr_curve.png, report.html)")
+    console.print(terminal(result["snippet"], multiline=True), highlight=False)
+    console.print(
+        f"reports: {terminal(run.reports)} (threshold_curve.csv/.png, pr_curve.png, report.html)"
+    )
 
 
 def register(app: typer.Typer) -> None:

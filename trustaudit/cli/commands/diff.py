@@ -20,6 +20,7 @@ from trustaudit.diff import (
 from trustaudit.errors import UsageError
 from trustaudit.exit_codes import ExitCode
 from trustaudit.gate.rules import load_run
+from trustaudit.report.escape import terminal
 
 
 def print_diff(diff: dict[str, Any], console, top: int = 10) -> None:  # type: ignore[no-untyped-def]
@@ -58,9 +59,9 @@ def print_diff(diff: dict[str, Any], console, top: int = 10) -> None:  # type: i
             pt.add_column(col, overflow="fold")
         for it in items:
             pt.add_row(
-                str(it["url"]),
-                str(it["band_old"]),
-                str(it["band_new"]),
+                terminal(it["url"]),
+                terminal(it["band_old"]),
+                terminal(it["band_new"]),
                 str(it["trust_old"]),
                 str(it["trust_new"]),
             )
@@ -71,7 +72,7 @@ def print_diff(diff: dict[str, Any], console, top: int = 10) -> None:  # type: i
             dt.add_column(col)
         for it in diff["domain_shifts"]["items"][:top]:
             dt.add_row(
-                str(it["registered_domain"]),
+                terminal(it["registered_domain"]),
                 str(it["old_mean"]),
                 str(it["new_mean"]),
                 f"{it['delta']:+.3f}",

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from trustaudit.cli._common import guarded, out_console
 from trustaudit.io.rundir import RunDir
+from trustaudit.report.escape import terminal
 
 
 def _v(x: Any) -> str:
@@ -19,7 +19,7 @@ def _v(x: Any) -> str:
         return "-"
     if isinstance(x, float):
         return f"{x:.4g}"
-    return escape(str(x))
+    return terminal(x)
 
 
 @guarded
@@ -58,12 +58,14 @@ def print_explanation(data: dict[str, Any]) -> None:
     band = str(data.get("band"))
     color = {"quarantine": "red", "medium": "yellow", "trusted": "green"}.get(band, "white")
     page = data.get("page") or {}
-    console.print(f"[bold]{_v(data['url'])}[/bold]  (doc_id {data['doc_id']})")
+    console.print(f"[bold]{_v(data['url'])}[/bold]  (doc_id {_v(data['doc_id'])})")
     if page.get("title"):
         console.print(f"title: {_v(page['title'])}")
-    hard = f"  hard rule: {', '.join(data['hard_rules'])}" if data["hard_quarantine"] else ""
+    hard = (
+        f"  hard rule: {terminal(', '.join(data['hard_rules']))}" if data["hard_quarantine"] else ""
+    )
     console.print(
-        f"trust [bold]{_v(data['trust_score'])}[/bold]  band [{color}]{band}[/{color}]"
+        f"trust [bold]{_v(data['trust_score'])}[/bold]  band [{color}]{terminal(band)}[/{color}]"
         f"  (quarantine < {data['bands']['quarantine_below']}, trusted >= "
         f"{data['bands']['trusted_from']}){hard}"
     )
@@ -72,10 +74,12 @@ def print_explanation(data: dict[str, Any]) -> None:
         t.add_column(col, justify="left" if col == "part" else "right")
     for s in data["sub_scores"]:
         note = "" if s["computed"] else " (neutral)"
-        t.add_row(s["name"] + note, _v(s["value"]), _v(s["weight"]), _v(s["contribution"]))
+        t.add_row(
+            terminal(s["name"]) + note, _v(s["value"]), _v(s["weight"]), _v(s["contribution"])
+        )
     t.add_row("= base (rounded)", _v(data["trust_score_base"]), "", "")
     for a in data["adjustments"]:
-        t.add_row(a["name"], "", "", _v(a["value"]))
+        t.add_row(terminal(a["name"]), "", "", _v(a["value"]))
     t.add_row("[bold]= trust[/bold]", _v(data["trust_score"]), "", "")
     console.print(t)
     if data["reasons"]:
@@ -83,7 +87,7 @@ def print_explanation(data: dict[str, Any]) -> None:
         r.add_column("code")
         r.add_column("why")
         for reason in data["reasons"]:
-            r.add_row(escape(reason["code"]), escape(reason["text"]))
+            r.add_row(terminal(reason["code"]), terminal(reason["text"]))
         console.print(r)
     findings = page.get("injection_findings") or []
     if findings:
@@ -97,7 +101,7 @@ def print_explanation(data: dict[str, Any]) -> None:
     s.add_column("signal")
     s.add_column("value", justify="right")
     for k, v in data["signals"].items():
-        s.add_row(escape(k), _v(v))
+        s.add_row(terminal(k), _v(v))
     console.print(s)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import json
-import re
 import sys
 import zlib
 from pathlib import Path
@@ -13,7 +12,6 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from trustaudit.cli._common import err_console, guarded
@@ -23,21 +21,16 @@ from trustaudit.fusion import FuseOutcome, ParsedResults, fuse_results, fused_js
 from trustaudit.io.atomic import atomic_open
 from trustaudit.io.rundir import RunDir
 from trustaudit.policy import Policy, load_policy
+from trustaudit.report.escape import terminal
 
 SHOWN_ERRORS = 20  # bad lines printed on stderr; the --json summary lists up to JSON_ERRORS
 JSON_ERRORS = 1000
 SHOWN_QUERIES = 20
-# Terminal controls, C1 codes, zero-width and bidi overrides: untrusted text must not steer the terminal.
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
 
 def inert(text: Any, width: int = 70) -> str:
-    """Untrusted text (URLs, queries) made safe for a rich terminal: controls replaced, cut to
-    `width`, markup escaped."""
-    s = _UNSAFE.sub("?", str(text))
-    if len(s) > width:
-        s = s[: width - 1] + "…"
-    return escape(s)
+    """Untrusted text (URLs, queries) made safe for a rich terminal (`report.escape.terminal`)."""
+    return terminal(text, width)
 
 
 def read_results_text(path: str) -> tuple[str, str]:

@@ -21,6 +21,7 @@ from trustaudit.gate import (
 )
 from trustaudit.io.rundir import RunDir
 from trustaudit.policy import Policy, load_policy
+from trustaudit.report.escape import terminal
 
 STATUS_STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
 
@@ -48,16 +49,16 @@ def print_gate(result: GateResult, console) -> None:  # type: ignore[no-untyped-
     table.add_column("limit", justify="right")
     table.add_column("detail / worst offenders", overflow="fold")
     for r in result.rules:
-        lines = [r.message]
+        lines = [terminal(r.message)]
         if r.status in ("fail", "warn"):  # passing rules: the number is enough
-            lines += [f"- {o['text']}" for o in r.offenders[:3]]
+            lines += [f"- {terminal(o['text'])}" for o in r.offenders[:3]]
             if r.offender_count > 3 and r.offenders:
                 lines.append(f"  … {r.offender_count - 3} more in gate.json")
         limit = _fmt(r.limit)
         if r.comparison and r.limit is not None:
             limit = f"{r.comparison} {limit}"
         table.add_row(
-            r.name,
+            terminal(r.name),
             f"[{STATUS_STYLE[r.status]}]{r.status.upper()}[/]",
             _fmt(r.measured),
             limit,
@@ -65,7 +66,7 @@ def print_gate(result: GateResult, console) -> None:  # type: ignore[no-untyped-
         )
     console.print(table)
     for note in result.notes:
-        console.print(f"note: {note}")
+        console.print(f"note: {terminal(note)}")
 
 
 def _audit_first(
