@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import date
 from pathlib import Path
@@ -13,6 +12,7 @@ from rich.table import Table
 from trustaudit.cli._common import err_console, guarded, out_console
 from trustaudit.cli.progress import RichProgress
 from trustaudit.errors import UsageError
+from trustaudit.io.atomic import json_text
 from trustaudit.pipeline import AuditOptions, audit
 from trustaudit.policy import load_policy
 from trustaudit.report.escape import terminal
@@ -170,7 +170,7 @@ def audit_cmd(
     with RichProgress(console, quiet=quiet or as_json) as progress:
         summary = audit(options, pol, progress=progress)
     if as_json:
-        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(summary))
     elif quiet:
         bands = summary.get("bands", {})
         typer.echo(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
@@ -10,6 +9,7 @@ from rich.table import Table
 
 from trustaudit.cli._common import guarded, out_console
 from trustaudit.errors import UsageError
+from trustaudit.io.atomic import json_text
 from trustaudit.io.rundir import RunDir
 from trustaudit.report.escape import terminal
 
@@ -92,7 +92,7 @@ def calibrate_cmd(
             + (f" (e.g. {examples})" if examples else ""),
         )
     if as_json:
-        typer.echo(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(result))
         return
     print_calibration(result, run)
 

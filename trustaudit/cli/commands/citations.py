@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,6 +10,7 @@ import typer
 
 from trustaudit.cli._common import err_console, guarded, out_console
 from trustaudit.errors import UsageError
+from trustaudit.io.atomic import json_text
 from trustaudit.policy import Policy, load_policy
 from trustaudit.report.escape import terminal
 
@@ -85,7 +85,7 @@ def citations_cmd(
     paths = write_citations(result, target, is_run=is_run)
     s = result.summary
     if as_json:
-        typer.echo(json.dumps(s, indent=2, ensure_ascii=False))
+        typer.echo(json_text(s))
     else:
         if show:
             _print_flagged(result.citations, "turn_id", show)
@@ -181,7 +181,7 @@ def cards_cmd(
     paths = write_cards(result, target, is_run=target.resolve() == run.resolve())
     s = result.summary
     if as_json:
-        typer.echo(json.dumps(s, indent=2, ensure_ascii=False))
+        typer.echo(json_text(s))
     else:
         if show:
             _print_flagged(result.cards.filter(~pl.col("passed")), "card_id", show)

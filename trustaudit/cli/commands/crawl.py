@@ -6,7 +6,6 @@ turn the committed crawl into pages/links/errors, and render progress on stderr.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -18,6 +17,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 
 from trustaudit.cli._common import err_console, guarded
 from trustaudit.errors import UsageError
+from trustaudit.io.atomic import json_text
 from trustaudit.policy import load_policy
 
 
@@ -141,7 +141,7 @@ def crawl_cmd(
         {**stats.to_dict(), **{k: v for k, v in summary.items() if k != "crawl"}},
     )
     if as_json:
-        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(summary))
     elif not quiet:
         t = stats.totals
         err_console().print(

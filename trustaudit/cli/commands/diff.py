@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from trustaudit.diff import (
 from trustaudit.errors import UsageError
 from trustaudit.exit_codes import ExitCode
 from trustaudit.gate.rules import load_run
+from trustaudit.io.atomic import json_text
 from trustaudit.report.escape import terminal
 
 
@@ -135,7 +135,7 @@ def diff_cmd(
     else:
         md, js = write_diff(diff, target)
     if as_json:
-        typer.echo(json.dumps(diff, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(diff))
     elif quiet:
         typer.echo(summary_line(diff, verdict["held"]))
     else:

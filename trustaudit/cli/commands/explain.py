@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +9,7 @@ import typer
 from rich.table import Table
 
 from trustaudit.cli._common import guarded, out_console
+from trustaudit.io.atomic import json_text
 from trustaudit.io.rundir import RunDir
 from trustaudit.report.escape import terminal
 
@@ -47,7 +47,7 @@ def explain_cmd(
     run.require("scores.parquet")
     data = explain_page(run, url, policy_of_run(run, policy))
     if as_json:
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(data))
         return
     print_explanation(data)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
-import json
 import sys
 import zlib
 from pathlib import Path
@@ -18,7 +17,7 @@ from trustaudit.cli._common import err_console, guarded
 from trustaudit.errors import UsageError
 from trustaudit.exit_codes import ExitCode
 from trustaudit.fusion import FuseOutcome, ParsedResults, fuse_results, fused_jsonl
-from trustaudit.io.atomic import atomic_open
+from trustaudit.io.atomic import atomic_open, json_text
 from trustaudit.io.rundir import RunDir
 from trustaudit.policy import Policy, load_policy
 from trustaudit.report.escape import terminal
@@ -252,7 +251,7 @@ def fuse_cmd(
         outcome, pol, run=run.root, results=name, out=None if out is None else str(out)
     )
     if as_json:
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(data))
     elif not quiet:
         print_summary(data, err_console())
     if fail_on_research and data["research_advised"]:

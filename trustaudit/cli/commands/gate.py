@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from trustaudit.gate import (
     write_gate_json,
     write_junit,
 )
+from trustaudit.io.atomic import json_text
 from trustaudit.io.rundir import RunDir
 from trustaudit.policy import Policy, load_policy
 from trustaudit.report.escape import terminal
@@ -199,7 +199,7 @@ def gate_cmd(
             # Workflow commands are read from stdout and stderr; keep stdout pure JSON with --json.
             typer.echo(line, err=as_json)
     if as_json:
-        typer.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(result.to_dict()))
     elif quiet:
         typer.echo(result.summary_line())
     else:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
 
 from trustaudit.cli._common import guarded
 from trustaudit.errors import UsageError
+from trustaudit.io.atomic import json_text
 from trustaudit.io.rundir import RunDir
 
 
@@ -41,7 +41,7 @@ def report_cmd(
     with run.locked():
         summary = write_reports(run, pol, run.read_manifest(), labels=labels)
     if as_json:
-        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(summary))
     else:
         typer.echo(f"reports written to {run.reports} (open report.html in a browser)")
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
@@ -10,6 +9,7 @@ import typer
 from trustaudit.cli._common import err_console, guarded, out_console
 from trustaudit.cli.commands.audit import build_overrides, parse_now, print_summary
 from trustaudit.cli.progress import RichProgress
+from trustaudit.io.atomic import json_text
 from trustaudit.pipeline import rescore
 from trustaudit.policy import load_policy
 
@@ -45,7 +45,7 @@ def score_cmd(
     with RichProgress(err_console(), quiet=as_json) as progress:
         summary = rescore(run, pol, now=parse_now(now), labels=labels, progress=progress)
     if as_json:
-        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(summary))
     else:
         print_summary(summary, out_console())
 
