@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from trustaudit.cli._common import err_console, guarded, out_console
+from trustaudit.cli._common import err_console, guarded, out_console, quiet_libraries
 from trustaudit.cli.progress import RichProgress
 from trustaudit.errors import UsageError
 from trustaudit.io.atomic import json_text
@@ -152,6 +152,8 @@ def audit_cmd(
 
     Example: trustaudit audit fixtures/corpus/pages --out runs/demo --blocklist block.txt
     """
+    if quiet:
+        quiet_libraries()
     pol = load_policy(policy, overrides=build_overrides(allowlist, blocklist, domain_info, anchors))
     if labels is not None and not labels.is_file():
         raise UsageError(f"labels file not found: {labels}")

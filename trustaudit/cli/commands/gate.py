@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from trustaudit.cli._common import err_console, guarded, out_console
+from trustaudit.cli._common import err_console, guarded, out_console, quiet_libraries
 from trustaudit.errors import UsageError
 from trustaudit.gate import (
     GateResult,
@@ -94,6 +94,8 @@ def _audit_first(
         labels=labels,
         cache=cache,
     )
+    if quiet:
+        quiet_libraries()
     with RichProgress(err_console(), quiet=quiet) as progress:
         audit(options, pol, progress=progress)
 

@@ -11,7 +11,9 @@ from trustaudit.cli._common import guarded
 from trustaudit.policy import load_policy, policy_hash, policy_toml
 
 policy_app = typer.Typer(
-    help="Inspect the policy (weights, bands, lists, rules).", no_args_is_help=True
+    help="Inspect the policy (weights, bands, lists, rules).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 
