@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.report.fakerun import make_run, page
-
 ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
-
 from typing import Annotated
 
 import typer
