@@ -112,13 +112,21 @@ def load_policy(
     *,
     overrides: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
+    base: Policy | None = None,
 ) -> Policy:
     """Resolve the effective policy.
 
     `path` None means `./trustaudit.toml` when it exists. Relative list/CSV paths inside the file are
-    resolved against the file's folder so a policy can travel with its lists.
+    resolved against the file's folder so a policy can travel with its lists. `base` (a run's
+    recorded policy) replaces defaults and ./trustaudit.toml; environment and flags still apply.
     """
     environ = os.environ if environ is None else environ
+    if base is not None and path is None:
+        policy = base
+        env = _env_overrides(environ)
+        if env:
+            policy = merge(policy, env, "environment")
+        return merge(policy, overrides, "flags") if overrides else policy
     data: dict[str, Any] = {}
     base_dir: Path | None = None
     if path is None and Path(DEFAULT_FILE).is_file():

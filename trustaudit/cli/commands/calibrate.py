@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from trustaudit.cli._common import guarded, out_console
+from trustaudit.cli._common import err_console, guarded, out_console
 from trustaudit.errors import UsageError
 from trustaudit.io.atomic import json_text
 from trustaudit.io.rundir import RunDir
@@ -35,13 +35,15 @@ def calibrate_cmd(
         None,
         "--labels",
         "-l",
-        help="CSV with `url` or `domain` and `label` (trusted|untrusted). Without it the "
-        "allow/blocklists serve as weak labels.",
+        help="CSV with `url` or `domain` and `label` (trusted|untrusted). Without it: the labels "
+        "the run got at audit time (`audit --labels`, kept in RUN/inputs/), else the run's "
+        "allow/blocklists as weak labels; never the labels of an earlier calibrate call.",
     ),
     target_recall: float | None = typer.Option(
         None,
         "--target-recall",
-        help="Recommend the lowest threshold reaching this recall (default 0.90).",
+        help="Recommend the lowest threshold reaching this recall (default: the policy's "
+        "report.target_recall, 0.90).",
     ),
     target_precision: float | None = typer.Option(
         None,
@@ -49,7 +51,11 @@ def calibrate_cmd(
         help="Recommend the threshold with most recall at this precision.",
     ),
     policy: Path | None = typer.Option(
-        None, "--policy", "-p", help="Policy TOML (default: the policy recorded in the run)."
+        None,
+        "--policy",
+        "-p",
+        help="Policy TOML whose settings replace the run's recorded ones; its lists are added "
+        "(default: the policy recorded in the run).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print calibration.json to stdout."),
 ) -> None:
@@ -59,7 +65,8 @@ def calibrate_cmd(
 
     Example: trustaudit calibrate runs/demo --labels labels.csv --target-recall 0.95
     """
-    from trustaudit.report.extra import policy_of_run, write_extra_reports
+    from trustaudit.io.rundir import recorded_labels, run_policy
+    from trustaudit.report.extra import write_extra_reports
 
     if target_recall is not None and target_precision is not None:
         raise UsageError("give --target-recall or --target-precision, not both")
@@ -69,13 +76,16 @@ def calibrate_cmd(
         raise UsageError(f"labels file not found: {labels}")
     run = RunDir.at(run_dir)
     run.require("manifest.json", "scores.parquet")
-    pol = policy_of_run(run, policy)
+    pol = run_policy(run, policy)
+    if target_recall is None and target_precision is None:  # the policy's, not an earlier call's
+        target_precision = pol.report.target_precision or None
+        target_recall = None if target_precision else pol.report.target_recall
     with run.locked():
         result = write_extra_reports(
             run,
             pol,
             run.read_manifest(),
-            labels=labels,
+            labels=labels or recorded_labels(run),
             target_recall=target_recall,
             target_precision=target_precision,
         )
@@ -90,6 +100,15 @@ def calibrate_cmd(
             result["note"],
             hint=f"label rows matching no page: {result['labels_unmatched']}"
             + (f" (e.g. {examples})" if examples else ""),
+        )
+    share = (result.get("recommended") or {}).get("quarantined_share_all")
+    limit = pol.report.calibrate_warn_quarantined_share
+    if isinstance(share, int | float) and share > limit:
+        err_console().print(
+            f"warning: the recommended threshold quarantines {share:.0%} of all pages (more than "
+            f"report.calibrate_warn_quarantined_share = {limit:g}); check the labels before "
+            "adopting it",
+            markup=False,
         )
     if as_json:
         typer.echo(json_text(result))

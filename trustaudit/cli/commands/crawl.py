@@ -18,6 +18,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from trustaudit.cli._common import err_console, guarded
 from trustaudit.errors import UsageError
 from trustaudit.io.atomic import json_text
+from trustaudit.io.rundir import check_out, input_paths
 from trustaudit.policy import load_policy
 
 
@@ -125,6 +126,7 @@ def crawl_cmd(
         user_agent=user_agent,
     )
     pol = load_policy(policy, overrides=overrides)
+    check_out(out, "crawl", list(urls), fresh=fresh)
     quiet = quiet or as_json
     bar = _CrawlBar(quiet)
     with bar.bar:
@@ -133,7 +135,9 @@ def crawl_cmd(
     if rdap:
         summary["rdap"] = _rdap(out, pol, quiet)
     n_workers = workers if workers > 0 else (os.cpu_count() or 1)
-    summary["ingest"] = _ingest_crawl(out, pol, workers=n_workers, fresh=fresh, quiet=quiet)
+    summary["ingest"] = _ingest_crawl(
+        out, pol, workers=n_workers, fresh=fresh, quiet=quiet, inputs=list(urls)
+    )
     from trustaudit.io.atomic import write_json
 
     write_json(
@@ -159,7 +163,9 @@ def _rdap(out: Path, pol: Any, quiet: bool) -> dict[str, Any]:
     return lookup_run_domains(out, client)
 
 
-def _ingest_crawl(out: Path, pol: Any, *, workers: int, fresh: bool, quiet: bool) -> dict[str, Any]:
+def _ingest_crawl(
+    out: Path, pol: Any, *, workers: int, fresh: bool, quiet: bool, inputs: list[str]
+) -> dict[str, Any]:
     """Extract the committed crawl into pages/links/errors through the pipeline's map stage.
 
     Ingest resumes by batch index; CrawlSource batches never span parts, so indices stay valid
@@ -177,6 +183,7 @@ def _ingest_crawl(out: Path, pol: Any, *, workers: int, fresh: bool, quiet: bool
         stats = ingest([CrawlSource(out)], run, pol, workers=workers)
         counts = merge_parts(run)
         manifest = run.read_manifest()
+        manifest.update(command="crawl", input_paths=input_paths(inputs))
         manifest.setdefault("stages", {})["crawl"] = {
             "status": "done",
             "summary": str(out / "crawl" / "summary.json"),

@@ -40,12 +40,12 @@ def explain_cmd(
 
     Example: trustaudit explain runs/demo https://example.org/article --json
     """
+    from trustaudit.io.rundir import run_policy
     from trustaudit.report.explain import explain_page
-    from trustaudit.report.extra import policy_of_run
 
     run = RunDir.at(run_dir)
     run.require("scores.parquet")
-    data = explain_page(run, url, policy_of_run(run, policy))
+    data = explain_page(run, url, run_policy(run, policy))
     if as_json:
         typer.echo(json_text(data))
         return

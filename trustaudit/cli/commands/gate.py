@@ -19,7 +19,7 @@ from trustaudit.gate import (
     write_junit,
 )
 from trustaudit.io.atomic import json_text
-from trustaudit.io.rundir import RunDir
+from trustaudit.io.rundir import RunDir, run_policy
 from trustaudit.policy import Policy, load_policy
 from trustaudit.report.escape import terminal
 
@@ -106,7 +106,11 @@ def gate_cmd(
         ..., help="A run directory, or inputs to audit first (then --out is required)."
     ),
     policy: Path | None = typer.Option(
-        None, "--policy", "-p", help="Policy TOML with a [gate] table (default ./trustaudit.toml)."
+        None,
+        "--policy",
+        "-p",
+        help="Policy TOML with a [gate] table (default: a run's recorded policy; when auditing "
+        "first, ./trustaudit.toml).",
     ),
     labels: Path | None = typer.Option(
         None, "--labels", help="CSV url|doc_id|domain,label: adds precision/recall rules."
@@ -184,8 +188,8 @@ def gate_cmd(
             )
         if allowlist or blocklist or domain_info or cache:
             raise UsageError("--allowlist/--blocklist/--domain-info/--cache only apply with --out")
-        pol = load_policy(policy)
         run_path = Path(target[0])
+        pol = run_policy(RunDir.at(run_path), policy)
 
     run = RunDir.at(run_path)
     # The lock keeps the gate from reading a run that a (cron) audit is rewriting.

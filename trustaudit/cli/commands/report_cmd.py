@@ -18,10 +18,17 @@ def report_cmd(
         ..., metavar="RUN", help="Run directory written by `trustaudit audit`."
     ),
     labels: Path | None = typer.Option(
-        None, "--labels", "-l", help="Labels CSV for the calibration (default: the one used last)."
+        None,
+        "--labels",
+        "-l",
+        help="Labels CSV for the calibration (default: the labels the run got at audit time).",
     ),
     policy: Path | None = typer.Option(
-        None, "--policy", "-p", help="Policy TOML (default: the policy recorded in the run)."
+        None,
+        "--policy",
+        "-p",
+        help="Policy TOML whose settings replace the run's recorded ones; its lists are added "
+        "(default: the policy recorded in the run).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print summary.json to stdout."),
 ) -> None:
@@ -30,16 +37,18 @@ def report_cmd(
 
     Example: trustaudit report runs/demo && xdg-open runs/demo/reports/report.html
     """
-    from trustaudit.report.extra import policy_of_run
+    from trustaudit.io.rundir import recorded_labels, run_policy
     from trustaudit.report.summary import write_reports
 
     if labels is not None and not labels.is_file():
         raise UsageError(f"labels file not found: {labels}")
     run = RunDir.at(run_dir)
     run.require("manifest.json", "scores.parquet")
-    pol = policy_of_run(run, policy)
+    pol = run_policy(run, policy)
     with run.locked():
-        summary = write_reports(run, pol, run.read_manifest(), labels=labels)
+        summary = write_reports(
+            run, pol, run.read_manifest(), labels=labels or recorded_labels(run)
+        )
     if as_json:
         typer.echo(json_text(summary))
     else:
