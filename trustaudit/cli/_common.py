@@ -146,6 +146,23 @@ _ENVIRONMENT_ERRNOS = frozenset(
 )
 
 
+def check_accounting(summary: dict[str, Any]) -> None:
+    """Every input record must end as a page or an error row. When a run's accounting does not
+    balance (`balanced: false`: a damaged or tampered run, or a reader that lost or doubled
+    records), the tables and reports are written but the command warns and exits 2: its numbers
+    cannot be trusted as they are."""
+    acc = summary.get("accounting") or {}
+    if acc.get("balanced") is not False:
+        return
+    fail(
+        f"accounting does not balance in {summary.get('run_dir')}: {acc.get('inputs')} input "
+        f"record(s) but {acc.get('pages')} page(s) + {acc.get('errors')} error row(s)",
+        "its tables may be damaged or modified: re-run the audit with --fresh, and report it if "
+        "it persists",
+    )
+    raise typer.Exit(int(ExitCode.USAGE))
+
+
 def closed_stdout() -> typer.Exit:
     """The reader went away (`trustaudit policy show | head -1`): what it read is what it wanted,
     so exit 0 with nothing on stderr, and point stdout at /dev/null so the interpreter's final

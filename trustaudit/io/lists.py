@@ -106,7 +106,7 @@ def check_regular_file(path: str | Path, what: str) -> Path:
     try:
         st = os.stat(p)
     except FileNotFoundError:
-        raise UsageError(f"cannot read {what} {p}: not found") from None
+        raise UsageError(f"cannot read {what} {p}: file not found") from None
     except OSError as exc:
         raise UsageError(f"cannot read {what} {p}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):

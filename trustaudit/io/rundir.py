@@ -77,22 +77,43 @@ class RunDir:
             )
 
     def read(self, name: str, columns: list[str] | None = None) -> pl.DataFrame:
-        """Read one table (`pages`, `scores`, …); accepts `<name>.parquet` or `<name>/part-*.parquet`."""
+        """Read one table (`pages`, `scores`, …); accepts `<name>.parquet` or `<name>/part-*.parquet`.
+
+        A damaged or tampered table (not Parquet, a contract column missing or of another type,
+        duplicated page ids) is a RunDirError naming the file (exit 2), not an internal error.
+        """
         single = self.root / f"{name}.parquet"
-        if single.exists():
-            return pl.read_parquet(single, columns=columns)
         folder = self.root / name
-        if folder.is_dir():
-            return pl.read_parquet(str(folder / "part-*.parquet"), columns=columns)
-        raise RunDirError(
-            f"{self.root} has no {name}.parquet", hint="re-run `trustaudit audit` to produce it"
-        )
+        if single.exists():
+            source: Path | str = single
+        elif folder.is_dir():
+            source = str(folder / "part-*.parquet")
+        else:
+            raise RunDirError(
+                f"{self.root} has no {name}.parquet", hint="re-run `trustaudit audit` to produce it"
+            )
+        try:
+            df = pl.read_parquet(source, columns=columns)
+        except pl.exceptions.ColumnNotFoundError as exc:
+            raise _damaged(source, f"a column is missing ({_first_line(exc)})") from None
+        except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
+            if isinstance(exc, OSError) and exc.errno is not None:
+                raise  # permissions, disk: the guard reports the path
+            raise _damaged(source, _first_line(exc)) from None
+        check_contract(name, df, source)
+        return df
 
     def scan(self, name: str) -> pl.LazyFrame:
         single = self.root / f"{name}.parquet"
-        if single.exists():
-            return pl.scan_parquet(single)
-        return pl.scan_parquet(str(self.root / name / "part-*.parquet"))
+        source = single if single.exists() else str(self.root / name / "part-*.parquet")
+        lazy = pl.scan_parquet(source)
+        try:
+            lazy.collect_schema()  # reads the footer: a damaged file fails here, not mid-query
+        except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
+            if isinstance(exc, OSError) and exc.errno is not None:
+                raise
+            raise _damaged(source, _first_line(exc)) from None
+        return lazy
 
     @contextmanager
     def locked(self) -> Iterator[None]:
@@ -118,6 +139,48 @@ class RunDir:
         finally:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
             fh.close()
+
+
+# ------------------------------------------------------------------ tampered tables
+# What every reader of a run relies on: a column here must have this type when it is present
+# (readers check presence themselves), and page ids must be unique in the page-level tables.
+CONTRACT: dict[str, dict[str, Any]] = {
+    "scores": {
+        "doc_id": pl.String,
+        "url": pl.String,
+        "registered_domain": pl.String,
+        "trust_score": pl.Float64,
+        "band": pl.String,
+        "hard_quarantine": pl.Boolean,
+        "reasons": pl.List(pl.String),
+    },
+    "pages": {"doc_id": pl.String, "url": pl.String},
+    "signals": {"doc_id": pl.String},
+}
+UNIQUE_IDS = ("scores", "pages", "signals")
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+
+
+def _damaged(source: Path | str, why: str) -> RunDirError:
+    return RunDirError(
+        f"{source} is damaged or was modified: {why}",
+        hint="re-create it: `trustaudit score RUN` rewrites signals/scores/domains, "
+        "`trustaudit audit ... --fresh` everything",
+    )
+
+
+def check_contract(name: str, df: pl.DataFrame, source: Path | str) -> None:
+    """Raise RunDirError when table `name` breaks the run's contract (see CONTRACT)."""
+    for column, dtype in CONTRACT.get(name, {}).items():
+        if column in df.columns and df.schema[column] != dtype and df.height:
+            raise _damaged(source, f"column {column} is {df.schema[column]}, expected {dtype}")
+    if name in UNIQUE_IDS and "doc_id" in df.columns and df.height:
+        dupes = df.height - df["doc_id"].n_unique()
+        if dupes:
+            raise _damaged(source, f"{dupes} duplicated doc_id row(s)")
 
 
 # ------------------------------------------------------------------ `--out` safety

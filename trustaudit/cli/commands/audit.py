@@ -9,10 +9,17 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from trustaudit.cli._common import err_console, guarded, out_console, quiet_libraries
+from trustaudit.cli._common import (
+    check_accounting,
+    err_console,
+    guarded,
+    out_console,
+    quiet_libraries,
+)
 from trustaudit.cli.progress import RichProgress
 from trustaudit.errors import UsageError
 from trustaudit.io.atomic import json_text
+from trustaudit.io.lists import check_regular_file
 from trustaudit.pipeline import AuditOptions, audit
 from trustaudit.policy import load_policy
 from trustaudit.report.escape import terminal
@@ -29,8 +36,7 @@ def build_overrides(
     out: dict[str, object] = {}
     if anchors:
         for p in anchors:
-            if not p.is_file():
-                raise UsageError(f"file not found: {p}")
+            check_regular_file(p, "anchors file")
         out["anchors"] = {"anchor_files": [str(p) for p in anchors]}
     domain: dict[str, object] = {}
     if allowlist:
@@ -40,8 +46,7 @@ def build_overrides(
     if domain_info:
         domain["domain_info_file"] = str(domain_info)
     for p in [*(allowlist or []), *(blocklist or []), *([domain_info] if domain_info else [])]:
-        if not p.is_file():
-            raise UsageError(f"file not found: {p}")
+        check_regular_file(p, "list file")  # a FIFO would hang, a device never end
     if domain:
         out["domain"] = domain
     return out
@@ -155,8 +160,8 @@ def audit_cmd(
     if quiet:
         quiet_libraries()
     pol = load_policy(policy, overrides=build_overrides(allowlist, blocklist, domain_info, anchors))
-    if labels is not None and not labels.is_file():
-        raise UsageError(f"labels file not found: {labels}")
+    if labels is not None:
+        check_regular_file(labels, "labels file")
     n_workers = workers if workers > 0 else (os.cpu_count() or 1)
     options = AuditOptions(
         inputs=list(inputs),
@@ -181,6 +186,7 @@ def audit_cmd(
         )
     else:
         print_summary(summary, out_console())
+    check_accounting(summary)
 
 
 def register(app: typer.Typer) -> None:

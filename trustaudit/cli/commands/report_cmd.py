@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from trustaudit.cli._common import guarded
+from trustaudit.cli._common import check_accounting, guarded
 from trustaudit.errors import UsageError
 from trustaudit.io.atomic import json_text
 from trustaudit.io.rundir import RunDir
@@ -53,6 +53,7 @@ def report_cmd(
         typer.echo(json_text(summary))
     else:
         typer.echo(f"reports written to {run.reports} (open report.html in a browser)")
+    check_accounting(summary)
 
 
 def register(app: typer.Typer) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from trustaudit.cli._common import err_console, guarded, out_console
+from trustaudit.cli._common import check_accounting, err_console, guarded, out_console
 from trustaudit.cli.commands.audit import build_overrides, parse_now, print_summary
 from trustaudit.cli.progress import RichProgress
 from trustaudit.errors import UsageError
@@ -82,6 +82,7 @@ def score_cmd(
         typer.echo(json_text(summary))
     else:
         print_summary(summary, out_console())
+    check_accounting(summary)
 
 
 def register(app: typer.Typer) -> None:
