@@ -62,3 +62,24 @@ def test_plain_output_keeps_long_urls_whole(runner, app, tmp_path: Path) -> None
     assert narrow.exit_code == 0 and url not in narrow.output
     table = [line for line in narrow.output.splitlines() if line.startswith(("│", "┃", "┏"))]
     assert table and max(len(line) for line in table) <= 60
+
+
+@pytest.mark.slow
+def test_quiet_is_one_line_on_a_cold_model_cache(html_folder: Path, tmp_path: Path) -> None:
+    """The first run builds the static model (transformers + model2vec, ~1.5 min): their bars,
+    load reports and warnings must not reach stderr under --quiet."""
+    cache = tmp_path / "cold-cache"
+    cache.mkdir()
+    res = subprocess.run(
+        [sys.executable, "-m", "trustaudit", "audit", str(html_folder), "--out",
+         str(tmp_path / "run"), "--quiet", "--workers", "1"],
+        capture_output=True,
+        text=True,
+        env={**ENV, "TRUSTAUDIT_CACHE": str(cache)},
+        timeout=900,
+        check=False,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert any(cache.rglob("config.json"))  # the model really was built in this run
+    assert res.stderr == ""
+    assert len(res.stdout.splitlines()) == 1 and res.stdout.startswith("trustaudit: 3 pages")

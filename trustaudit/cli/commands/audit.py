@@ -16,7 +16,7 @@ from trustaudit.cli._common import (
     out_console,
     quiet_libraries,
 )
-from trustaudit.cli.progress import RichProgress
+from trustaudit.cli.progress import RichProgress, expected_records
 from trustaudit.errors import UsageError
 from trustaudit.io.atomic import json_text
 from trustaudit.io.lists import check_regular_file
@@ -174,7 +174,9 @@ def audit_cmd(
         since=since,
     )
     console = err_console()
-    with RichProgress(console, quiet=quiet or as_json) as progress:
+    silent = quiet or as_json
+    records = None if silent else expected_records(list(inputs))
+    with RichProgress(console, quiet=silent, records=records) as progress:
         summary = audit(options, pol, progress=progress)
     if as_json:
         typer.echo(json_text(summary))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+import polars as pl
 import typer
 
 from trustaudit.cli._common import check_accounting, err_console, guarded, out_console
@@ -76,7 +77,8 @@ def score_cmd(
         overrides=build_overrides(allowlist, blocklist, domain_info),
         replace_lists=replace_lists,
     )
-    with RichProgress(err_console(), quiet=as_json) as progress:
+    pages = None if as_json else rd.scan("pages").select(pl.len()).collect().item()
+    with RichProgress(err_console(), quiet=as_json, pages=pages) as progress:
         summary = rescore(run, pol, now=parse_now(now), labels=labels, progress=progress)
     if as_json:
         typer.echo(json_text(summary))
