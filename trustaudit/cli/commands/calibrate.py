@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.table import Table
@@ -28,36 +29,45 @@ def _f(x: object, digits: int = 3) -> str:
 
 @guarded
 def calibrate_cmd(
-    run_dir: Path = typer.Argument(
-        ..., metavar="RUN", help="Run directory written by `trustaudit audit`."
-    ),
-    labels: Path | None = typer.Option(
-        None,
-        "--labels",
-        "-l",
-        help="CSV with `url` or `domain` and `label` (trusted|untrusted). Without it: the labels "
-        "the run got at audit time (`audit --labels`, kept in RUN/inputs/), else the run's "
-        "allow/blocklists as weak labels; never the labels of an earlier calibrate call.",
-    ),
-    target_recall: float | None = typer.Option(
-        None,
-        "--target-recall",
-        help="Recommend the lowest threshold reaching this recall (default: the policy's "
-        "report.target_recall, 0.90).",
-    ),
-    target_precision: float | None = typer.Option(
-        None,
-        "--target-precision",
-        help="Recommend the threshold with most recall at this precision.",
-    ),
-    policy: Path | None = typer.Option(
-        None,
-        "--policy",
-        "-p",
-        help="Policy TOML whose settings replace the run's recorded ones; its lists are added "
-        "(default: the policy recorded in the run).",
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print calibration.json to stdout."),
+    run_dir: Annotated[
+        Path, typer.Argument(metavar="RUN", help="Run directory written by `trustaudit audit`.")
+    ],
+    labels: Annotated[
+        Path | None,
+        typer.Option(
+            "--labels",
+            "-l",
+            help="CSV with `url` or `domain` and `label` (trusted|untrusted). Without it: the labels "
+            "the run got at audit time (`audit --labels`, kept in RUN/inputs/), else the run's "
+            "allow/blocklists as weak labels; never the labels of an earlier calibrate call.",
+        ),
+    ] = None,
+    target_recall: Annotated[
+        float | None,
+        typer.Option(
+            "--target-recall",
+            help="Recommend the lowest threshold reaching this recall (default: the policy's "
+            "report.target_recall, 0.90).",
+        ),
+    ] = None,
+    target_precision: Annotated[
+        float | None,
+        typer.Option(
+            "--target-precision", help="Recommend the threshold with most recall at this precision."
+        ),
+    ] = None,
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            "-p",
+            help="Policy TOML whose settings replace the run's recorded ones; its lists are added "
+            "(default: the policy recorded in the run).",
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print calibration.json to stdout.")
+    ] = False,
 ) -> None:
     """Precision/recall/F1 per threshold (0.00-1.00), ROC/PR-AUC, per-signal AUC and a recommended
     threshold; writes reports/threshold_curve.csv/.png, pr_curve.png, calibration.json/.md,

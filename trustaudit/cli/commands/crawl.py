@@ -10,7 +10,7 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -86,21 +86,21 @@ class _CrawlBar:
 
 @guarded
 def crawl_cmd(
-    urls: list[str] = typer.Argument(..., help="URL lists: .txt (one a line, # comments), .csv (url column), - for stdin."),
-    out: Path = typer.Option(..., "--out", "-o", help="Run directory (resumed when it exists)."),
-    allow_private: bool = typer.Option(False, "--allow-private", help="Allow private/loopback addresses (intranets, tests); link-local stays blocked."),
-    timeout: float | None = typer.Option(None, "--timeout", help="Total deadline per fetch in seconds (default 30)."),
-    delay: float | None = typer.Option(None, "--delay", help="Seconds between requests to one host (default 1)."),
-    concurrency: int | None = typer.Option(None, "--concurrency", "-c", help="Global concurrent fetches (default 8)."),
-    ignore_robots: bool = typer.Option(False, "--ignore-robots", help="Do not read robots.txt (only with permission)."),
-    user_agent: str | None = typer.Option(None, "--user-agent", help="User-Agent with a contact (default from policy)."),
-    warc: Path | None = typer.Option(None, "--warc", help="Also write every HTTP exchange to this WARC file (gzip)."),
-    rdap: bool = typer.Option(False, "--rdap", help="Look up domain registration dates via RDAP (cached)."),
-    fresh: bool = typer.Option(False, "--fresh", help="Start over instead of resuming."),
-    policy: Path | None = typer.Option(None, "--policy", "-p", help="Policy TOML (default ./trustaudit.toml)."),
-    workers: int = typer.Option(0, "--workers", "-w", help="Extraction processes (0 = one per core)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the fetch summary as JSON on stdout."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    urls: Annotated[list[str], typer.Argument(help="URL lists: .txt (one a line, # comments), .csv (url column), - for stdin.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Run directory (resumed when it exists).")],
+    allow_private: Annotated[bool, typer.Option("--allow-private", help="Allow private/loopback addresses (intranets, tests); link-local stays blocked.")] = False,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="Total deadline per fetch in seconds (default 30).")] = None,
+    delay: Annotated[float | None, typer.Option("--delay", help="Seconds between requests to one host (default 1).")] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", help="Global concurrent fetches (default 8).")] = None,
+    ignore_robots: Annotated[bool, typer.Option("--ignore-robots", help="Do not read robots.txt (only with permission).")] = False,
+    user_agent: Annotated[str | None, typer.Option("--user-agent", help="User-Agent with a contact (default from policy).")] = None,
+    warc: Annotated[Path | None, typer.Option("--warc", help="Also write every HTTP exchange to this WARC file (gzip).")] = None,
+    rdap: Annotated[bool, typer.Option("--rdap", help="Look up domain registration dates via RDAP (cached).")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Start over instead of resuming.")] = False,
+    policy: Annotated[Path | None, typer.Option("--policy", "-p", help="Policy TOML (default ./trustaudit.toml).")] = None,
+    workers: Annotated[int, typer.Option("--workers", "-w", help="Extraction processes (0 = one per core).")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the fetch summary as JSON on stdout.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:  # fmt: skip
     """Fetch URL lists (robots.txt, per-host politeness, SSRF guard, resumable) into RUN.
 

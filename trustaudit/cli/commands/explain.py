@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -24,16 +24,22 @@ def _v(x: Any) -> str:
 
 @guarded
 def explain_cmd(
-    run_dir: Path = typer.Argument(
-        ..., metavar="RUN", help="Run directory written by `trustaudit audit`."
-    ),
-    url: str = typer.Argument(
-        ..., metavar="URL", help="The page: its URL (exact or normalized) or its doc_id."
-    ),
-    policy: Path | None = typer.Option(
-        None, "--policy", "-p", help="Policy TOML (default: the policy recorded in the run)."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print the explanation as JSON."),
+    run_dir: Annotated[
+        Path, typer.Argument(metavar="RUN", help="Run directory written by `trustaudit audit`.")
+    ],
+    url: Annotated[
+        str,
+        typer.Argument(
+            metavar="URL", help="The page: its URL (exact or normalized) or its doc_id."
+        ),
+    ],
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy", "-p", help="Policy TOML (default: the policy recorded in the run)."
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the explanation as JSON.")] = False,
 ) -> None:
     """Print a page's score, band, each sub-score with its weight and contribution, every raw
     signal and the reasons.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.table import Table
@@ -102,50 +103,70 @@ def _audit_first(
 
 @guarded
 def gate_cmd(
-    target: list[str] = typer.Argument(
-        ..., help="A run directory, or inputs to audit first (then --out is required)."
-    ),
-    policy: Path | None = typer.Option(
-        None,
-        "--policy",
-        "-p",
-        help="Policy TOML with a [gate] table (default: a run's recorded policy; when auditing "
-        "first, ./trustaudit.toml).",
-    ),
-    labels: Path | None = typer.Option(
-        None, "--labels", help="CSV url|doc_id|domain,label: adds precision/recall rules."
-    ),
-    junit: Path | None = typer.Option(
-        None, "--junit", help="Write a JUnit XML report here (one test case per rule)."
-    ),
-    strict: bool = typer.Option(False, "--strict", help="Warnings fail the gate too."),
-    as_json: bool = typer.Option(False, "--json", help="Print gate.json to stdout."),
-    gate_json: Path | None = typer.Option(
-        None, "--gate-json", help="Where to write gate.json (default RUN/reports/gate.json)."
-    ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the verdict line."),
-    out: Path | None = typer.Option(
-        None, "--out", "-o", help="Audit the inputs into this run directory first."
-    ),
-    allowlist: list[Path] | None = typer.Option(
-        None, "--allowlist", help="When auditing: allowlist file (repeatable)."
-    ),
-    blocklist: list[Path] | None = typer.Option(
-        None, "--blocklist", help="When auditing: blocklist file (repeatable)."
-    ),
-    domain_info: Path | None = typer.Option(
-        None, "--domain-info", help="When auditing: CSV domain,created for domain age."
-    ),
-    workers: int = typer.Option(
-        0, "--workers", "-w", help="When auditing: extraction processes (0 = one per core)."
-    ),
-    now: str | None = typer.Option(
-        None, "--now", help="When auditing: evaluate dates as of this ISO date."
-    ),
-    fresh: bool = typer.Option(False, "--fresh", help="When auditing: start over, no resume."),
-    cache: Path | None = typer.Option(
-        None, "--cache", help="When auditing: extraction cache shared across runs (incremental)."
-    ),
+    target: Annotated[
+        list[str],
+        typer.Argument(help="A run directory, or inputs to audit first (then --out is required)."),
+    ],
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            "-p",
+            help="Policy TOML with a [gate] table (default: a run's recorded policy; when auditing "
+            "first, ./trustaudit.toml).",
+        ),
+    ] = None,
+    labels: Annotated[
+        Path | None,
+        typer.Option("--labels", help="CSV url|doc_id|domain,label: adds precision/recall rules."),
+    ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option("--junit", help="Write a JUnit XML report here (one test case per rule)."),
+    ] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the gate too.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print gate.json to stdout.")] = False,
+    gate_json: Annotated[
+        Path | None,
+        typer.Option(
+            "--gate-json", help="Where to write gate.json (default RUN/reports/gate.json)."
+        ),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the verdict line.")] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Audit the inputs into this run directory first."),
+    ] = None,
+    allowlist: Annotated[
+        list[Path] | None,
+        typer.Option("--allowlist", help="When auditing: allowlist file (repeatable)."),
+    ] = None,
+    blocklist: Annotated[
+        list[Path] | None,
+        typer.Option("--blocklist", help="When auditing: blocklist file (repeatable)."),
+    ] = None,
+    domain_info: Annotated[
+        Path | None,
+        typer.Option("--domain-info", help="When auditing: CSV domain,created for domain age."),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers", "-w", help="When auditing: extraction processes (0 = one per core)."
+        ),
+    ] = 0,
+    now: Annotated[
+        str | None, typer.Option("--now", help="When auditing: evaluate dates as of this ISO date.")
+    ] = None,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="When auditing: start over, no resume.")
+    ] = False,
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache", help="When auditing: extraction cache shared across runs (incremental)."
+        ),
+    ] = None,
 ) -> None:
     """Check a run against the policy's [gate] rules; exit 0 pass, 1 failed, 2 usage/input, 3 internal.
 

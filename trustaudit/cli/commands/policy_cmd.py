@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -20,10 +21,12 @@ policy_app = typer.Typer(
 @policy_app.command("show")
 @guarded
 def show(
-    policy: Path | None = typer.Option(
-        None, "--policy", "-p", help="Policy TOML (default ./trustaudit.toml)."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of commented TOML."),
+    policy: Annotated[
+        Path | None, typer.Option("--policy", "-p", help="Policy TOML (default ./trustaudit.toml).")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON instead of commented TOML.")
+    ] = False,
 ) -> None:
     """Print the effective policy: defaults < trustaudit.toml < TRUSTAUDIT_* env.
 

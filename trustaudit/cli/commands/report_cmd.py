@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -14,23 +15,27 @@ from trustaudit.io.rundir import RunDir
 
 @guarded
 def report_cmd(
-    run_dir: Path = typer.Argument(
-        ..., metavar="RUN", help="Run directory written by `trustaudit audit`."
-    ),
-    labels: Path | None = typer.Option(
-        None,
-        "--labels",
-        "-l",
-        help="Labels CSV for the calibration (default: the labels the run got at audit time).",
-    ),
-    policy: Path | None = typer.Option(
-        None,
-        "--policy",
-        "-p",
-        help="Policy TOML whose settings replace the run's recorded ones; its lists are added "
-        "(default: the policy recorded in the run).",
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print summary.json to stdout."),
+    run_dir: Annotated[
+        Path, typer.Argument(metavar="RUN", help="Run directory written by `trustaudit audit`.")
+    ],
+    labels: Annotated[
+        Path | None,
+        typer.Option(
+            "--labels",
+            "-l",
+            help="Labels CSV for the calibration (default: the labels the run got at audit time).",
+        ),
+    ] = None,
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            "-p",
+            help="Policy TOML whose settings replace the run's recorded ones; its lists are added "
+            "(default: the policy recorded in the run).",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print summary.json to stdout.")] = False,
 ) -> None:
     """Re-render summary.json, quarantine.csv/.md, domains.csv, list suggestions, calibration
     and report.html from the run's tables (after an upgrade, or to change report settings).
