@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from datetime import date
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.table import Table
@@ -102,54 +103,63 @@ def print_summary(summary: dict, console) -> None:  # type: ignore[no-untyped-de
 
 @guarded
 def audit_cmd(
-    inputs: list[str] = typer.Argument(
-        ..., help="Folders of HTML, JSONL(.gz), WARC/ARC(.gz), Parquet files."
-    ),
-    out: Path = typer.Option(
-        ..., "--out", "-o", help="Run directory to write (resumed when it exists)."
-    ),
-    allowlist: list[Path] | None = typer.Option(
-        None, "--allowlist", help="Allowlist file (repeatable)."
-    ),
-    blocklist: list[Path] | None = typer.Option(
-        None, "--blocklist", help="Blocklist file (repeatable)."
-    ),
-    domain_info: Path | None = typer.Option(
-        None, "--domain-info", help="CSV domain,created for domain age."
-    ),
-    anchors: list[Path] | None = typer.Option(
-        None,
-        "--anchors",
-        help="Extra anchor domains (list file) whose links count as anchor presence.",
-    ),
-    policy: Path | None = typer.Option(
-        None, "--policy", "-p", help="Policy TOML (default ./trustaudit.toml)."
-    ),
-    workers: int = typer.Option(
-        0, "--workers", "-w", help="Extraction processes (0 = one per core)."
-    ),
-    labels: Path | None = typer.Option(
-        None, "--labels", help="CSV url|domain,label for calibration curves."
-    ),
-    now: str | None = typer.Option(
-        None, "--now", help="Evaluate dates as of this ISO date (default today)."
-    ),
-    fresh: bool = typer.Option(False, "--fresh", help="Start over instead of resuming."),
-    cache: Path | None = typer.Option(
-        None,
-        "--cache",
-        help="Extraction cache shared across runs: unchanged pages are not re-extracted.",
-    ),
-    since: Path | None = typer.Option(
-        None,
-        "--since",
-        metavar="PREV_RUN",
-        help="Reuse a finished run's extraction of every input whose bytes did not change.",
-    ),
-    as_json: bool = typer.Option(
-        False, "--json", help="Print summary.json to stdout instead of tables."
-    ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line (cron)."),
+    inputs: Annotated[
+        list[str], typer.Argument(help="Folders of HTML, JSONL(.gz), WARC/ARC(.gz), Parquet files.")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Run directory to write (resumed when it exists).")
+    ],
+    allowlist: Annotated[
+        list[Path] | None, typer.Option("--allowlist", help="Allowlist file (repeatable).")
+    ] = None,
+    blocklist: Annotated[
+        list[Path] | None, typer.Option("--blocklist", help="Blocklist file (repeatable).")
+    ] = None,
+    domain_info: Annotated[
+        Path | None, typer.Option("--domain-info", help="CSV domain,created for domain age.")
+    ] = None,
+    anchors: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--anchors",
+            help="Extra anchor domains (list file) whose links count as anchor presence.",
+        ),
+    ] = None,
+    policy: Annotated[
+        Path | None, typer.Option("--policy", "-p", help="Policy TOML (default ./trustaudit.toml).")
+    ] = None,
+    workers: Annotated[
+        int, typer.Option("--workers", "-w", help="Extraction processes (0 = one per core).")
+    ] = 0,
+    labels: Annotated[
+        Path | None, typer.Option("--labels", help="CSV url|domain,label for calibration curves.")
+    ] = None,
+    now: Annotated[
+        str | None,
+        typer.Option("--now", help="Evaluate dates as of this ISO date (default today)."),
+    ] = None,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Start over instead of resuming.")] = False,
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache",
+            help="Extraction cache shared across runs: unchanged pages are not re-extracted.",
+        ),
+    ] = None,
+    since: Annotated[
+        Path | None,
+        typer.Option(
+            "--since",
+            metavar="PREV_RUN",
+            help="Reuse a finished run's extraction of every input whose bytes did not change.",
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print summary.json to stdout instead of tables.")
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Only the summary line (cron).")
+    ] = False,
 ) -> None:
     """Score every page of a corpus and write the run directory and reports.
 
