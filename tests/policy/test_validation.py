@@ -116,16 +116,24 @@ def test_cli_dev_zero_policy_exits_2_without_reading(tmp_path: Path) -> None:
     assert res.returncode == 2 and "not a regular file" in res.stderr
 
 
-def test_gate_json_is_strict_json_even_with_nan_scores(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_gate_refuses_nan_scores_and_json_outputs_are_strict(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from tests.gate import runfactory as rf
+    from trustaudit.io.atomic import json_text, write_json
 
     pages = [
         rf.page("https://a.example/", math.nan, band="trusted"),
         rf.page("https://b.example/", 0.9),
     ]
     root = rf.make_run(tmp_path / "run", pages)
-    res = runner.invoke(app, ["gate", str(root), "--json"])
-    assert res.exit_code in (0, 1), res.output
+    res = runner.invoke(app, ["gate", str(root), "--json"])  # a NaN score never passes a gate
+    assert res.exit_code == 2 and "NaN trust_score" in res.stderr
+    assert not (root / "reports" / "gate.json").exists()
     strict = {"parse_constant": lambda c: pytest.fail(f"non-JSON constant {c}")}
-    json.loads(res.stdout, **strict)
-    json.loads((root / "reports" / "gate.json").read_text(), **strict)
+    data = {"mean": math.nan, "rows": [math.inf, 1.5], "nested": {"x": -math.inf}}
+    assert json.loads(json_text(data), **strict) == {
+        "mean": None,
+        "rows": [None, 1.5],
+        "nested": {"x": None},
+    }
+    write_json(tmp_path / "g.json", data)
+    json.loads((tmp_path / "g.json").read_text(), **strict)

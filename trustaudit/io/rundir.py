@@ -108,11 +108,14 @@ class RunDir:
         source = single if single.exists() else str(self.root / name / "part-*.parquet")
         lazy = pl.scan_parquet(source)
         try:
-            lazy.collect_schema()  # reads the footer: a damaged file fails here, not mid-query
+            schema = lazy.collect_schema()  # reads the footer: a damaged file fails here
         except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
             if isinstance(exc, OSError) and exc.errno is not None:
                 raise
             raise _damaged(source, _first_line(exc)) from None
+        for column, dtype in CONTRACT.get(name, {}).items():
+            if column in schema and schema[column] != dtype:
+                raise _damaged(source, f"column {column} is {schema[column]}, expected {dtype}")
         return lazy
 
     @contextmanager
@@ -177,6 +180,10 @@ def check_contract(name: str, df: pl.DataFrame, source: Path | str) -> None:
     for column, dtype in CONTRACT.get(name, {}).items():
         if column in df.columns and df.schema[column] != dtype and df.height:
             raise _damaged(source, f"column {column} is {df.schema[column]}, expected {dtype}")
+    if "trust_score" in df.columns and df.schema["trust_score"] == pl.Float64:
+        nan = int(df["trust_score"].is_nan().sum())
+        if nan:  # no valid policy gives a NaN score: a tampered table, or one from a broken policy
+            raise _damaged(source, f"{nan} NaN trust_score value(s)")
     if name in UNIQUE_IDS and "doc_id" in df.columns and df.height:
         dupes = df.height - df["doc_id"].n_unique()
         if dupes:
