@@ -36,7 +36,10 @@ def explain_cmd(
     policy: Annotated[
         Path | None,
         typer.Option(
-            "--policy", "-p", help="Policy TOML (default: the policy recorded in the run)."
+            "--policy",
+            "-p",
+            help="Policy TOML whose settings replace the run's recorded ones; its lists are added "
+            "(default: the policy recorded in the run).",
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the explanation as JSON.")] = False,
