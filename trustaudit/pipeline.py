@@ -45,6 +45,7 @@ from trustaudit.io.rundir import (
     check_out,
     input_paths,
     own_inputs,
+    recorded_hash,
     recorded_labels,
     recorded_policy,
     staged_tables,
@@ -665,7 +666,7 @@ def audit(
             input_paths=input_paths(options.inputs),
             owned_inputs=owned,
             policy=recorded_policy(run, policy),
-            policy_hash=policy_hash(policy),
+            policy_hash=recorded_hash(run, policy),
             now=now.isoformat(),
             updated_at=datetime.now(UTC).isoformat(),
             stages=manifest.get("stages", {}),
@@ -776,7 +777,7 @@ def rescore(
         labels = labels or own_labels
         manifest.update(
             policy=recorded_policy(run, policy),
-            policy_hash=policy_hash(policy),
+            policy_hash=recorded_hash(run, policy),
             now=when.isoformat(),
             owned_inputs=owned,
         )

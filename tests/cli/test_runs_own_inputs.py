@@ -179,3 +179,18 @@ def test_out_refuses_a_run_of_another_command(
     urls.write_text("http://127.0.0.1:9/x\n")
     res = runner.invoke(app, ["crawl", str(urls), "--out", str(audit_run)])
     assert res.exit_code == 2 and "made by `trustaudit audit`" in res.stderr
+
+
+def test_policy_hash_does_not_depend_on_where_the_run_lives(runner, app, audited: Path) -> None:  # type: ignore[no-untyped-def]
+    res = runner.invoke(
+        app,
+        ["audit", "pages.jsonl", "--out", "run2", "--workers", "1", *NOW, "--blocklist",
+         "block.txt", "--allowlist", "allow.txt", "--domain-info", "info.csv", "--labels",
+         "labels.csv"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    first = json.loads((audited / "manifest.json").read_text())["policy_hash"]
+    second = json.loads(Path("run2/manifest.json").read_text())["policy_hash"]
+    assert first == second
+    res = runner.invoke(app, ["gate", str(audited), "--json"])
+    assert json.loads(res.stdout)["policy_hash"] == first

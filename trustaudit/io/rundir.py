@@ -470,3 +470,11 @@ def staged_tables(run: RunDir) -> Iterator[RunDir]:
                 os.replace(new, run.root / name)
     finally:
         shutil.rmtree(stage.root, ignore_errors=True)
+
+
+def recorded_hash(run: RunDir, policy: Any) -> str:
+    """The policy hash as the manifest records it: over run-relative list paths, so two runs
+    with the same settings and lists have the same hash wherever they live."""
+    from trustaudit.policy import build_policy, policy_hash
+
+    return policy_hash(build_policy(recorded_policy(run, policy)))
