@@ -51,7 +51,7 @@ from trustaudit.io.rundir import (
     staged_tables,
 )
 from trustaudit.io.since import PreviousRun
-from trustaudit.policy import Policy, policy_hash
+from trustaudit.policy import Policy
 from trustaudit.progress import NullProgress, Progress
 from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
 from trustaudit.scoring.anchors import anchor_presence
@@ -509,7 +509,7 @@ def compute_signals(
         parts += [page_families(), corpus()]
     else:
         # no family here reads the run date: an unchanged corpus and policy give the same output
-        salt = policy_hash(policy)
+        salt = recorded_hash(run, policy)  # list paths inside the run: the same in every run
         pages_key = frame_digest(pages, salt=salt)
         links_key = frame_digest(links, salt=salt)
         flags = memo.get_or_compute(

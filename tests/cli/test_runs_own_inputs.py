@@ -194,3 +194,16 @@ def test_policy_hash_does_not_depend_on_where_the_run_lives(runner, app, audited
     assert first == second
     res = runner.invoke(app, ["gate", str(audited), "--json"])
     assert json.loads(res.stdout)["policy_hash"] == first
+
+
+def test_signal_memo_hits_across_runs_that_own_the_same_lists(
+    runner, app, html_folder: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    block = tmp_path / "b.txt"
+    block.write_text("bad.example\n")
+    for name in ("r1", "r2"):
+        res = _audit(runner, app, str(html_folder), "--out", str(tmp_path / name), "--cache",
+                     str(tmp_path / "cache"), "--blocklist", str(block))  # fmt: skip
+        assert res.exit_code == 0, res.output
+    memo = json.loads((tmp_path / "r2" / "manifest.json").read_text())["stages"]["signals"]["memo"]
+    assert memo["misses"] == [] and "page" in memo["hits"]
