@@ -326,7 +326,11 @@ def check_fail_on(diff: dict[str, Any], conditions: list[FailOn]) -> dict[str, A
 
 # ------------------------------------------------------------------ rendering and writing
 def _md_escape(text: Any) -> str:
-    return str(text if text is not None else "-").replace("|", "\\|").replace("\n", " ")
+    """A diff.md cell (posted as PR comments): page strings are untrusted, so the one Markdown
+    sanitiser (`report.escape.md`: controls stripped, HTML and Markdown syntax escaped)."""
+    from trustaudit.report.escape import md
+
+    return md(str(text if text is not None else "-"), limit=500)
 
 
 def _md_table(headers: list[str], rows: list[list[Any]]) -> list[str]:

@@ -39,9 +39,19 @@ from trustaudit.io.lists import read_domain_info, read_domain_lists
 from trustaudit.io.memo import StageMemo, frame_digest
 from trustaudit.io.readers import Source, detect_kind, open_sources
 from trustaudit.io.records import ERROR_SCHEMA, ErrorRow, errors_table
-from trustaudit.io.rundir import SCHEMA_VERSION, RunDir
+from trustaudit.io.rundir import (
+    SCHEMA_VERSION,
+    RunDir,
+    check_out,
+    input_paths,
+    own_inputs,
+    recorded_hash,
+    recorded_labels,
+    recorded_policy,
+    staged_tables,
+)
 from trustaudit.io.since import PreviousRun
-from trustaudit.policy import Policy, policy_hash
+from trustaudit.policy import Policy
 from trustaudit.progress import NullProgress, Progress
 from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
 from trustaudit.scoring.anchors import anchor_presence
@@ -501,7 +511,7 @@ def compute_signals(
         parts += [page_families(), corpus()]
     else:
         # no family here reads the run date: an unchanged corpus and policy give the same output
-        salt = policy_hash(policy)
+        salt = recorded_hash(run, policy)  # list paths inside the run: the same in every run
         pages_key = frame_digest(pages, salt=salt)
         links_key = frame_digest(links, salt=salt)
         flags = memo.get_or_compute(
@@ -650,8 +660,10 @@ def audit(
         )
     now = options.now or datetime.now(UTC).date()
     local, url_lists = split_inputs(options.inputs)
+    check_out(run.root, "audit", options.inputs, fresh=options.fresh)
     sources = _sources(local, policy)
     with run.locked(), contextlib.ExitStack() as stack:
+        policy, labels, owned = own_inputs(run, policy, options.labels)
         manifest = run.read_manifest()
         inputs = [fingerprint_input(p) for p in options.inputs]
         ingest_key = hashlib.sha256(
@@ -674,8 +686,11 @@ def audit(
             schema_version=SCHEMA_VERSION,
             ingest_key=ingest_key,
             inputs=inputs,
-            policy=policy.to_dict(),
-            policy_hash=policy_hash(policy),
+            command="audit",
+            input_paths=input_paths(options.inputs),
+            owned_inputs=owned,
+            policy=recorded_policy(run, policy),
+            policy_hash=recorded_hash(run, policy),
             now=now.isoformat(),
             updated_at=datetime.now(UTC).isoformat(),
             stages=manifest.get("stages", {}),
@@ -757,8 +772,7 @@ def audit(
         )
         background.wait()  # pages and links are on disk before the manifest says so
         run.write_manifest(manifest)
-        run.write_manifest(manifest)
-        summary = write_reports(run, policy, manifest, labels=options.labels, progress=progress)
+        summary = write_reports(run, policy, manifest, labels=labels, progress=progress)
         manifest["stages"]["report"] = {"status": "done"}
         manifest["completed_at"] = datetime.now(UTC).isoformat()
         run.write_manifest(manifest)
@@ -784,14 +798,19 @@ def rescore(
         when = now or date.fromisoformat(
             manifest.get("now") or datetime.now(UTC).date().isoformat()
         )
+        policy, own_labels, owned = own_inputs(run, policy, recorded_labels(run))
+        with staged_tables(run) as stage:  # new tables aside, swapped in when all are written
+            signals = compute_signals(stage, policy, now=when, progress=progress)
+            scored = score_run(stage, policy, progress=progress, judge_urls=judge_urls)
+        labels = labels or own_labels
         manifest.update(
-            policy=policy.to_dict(), policy_hash=policy_hash(policy), now=when.isoformat()
+            policy=recorded_policy(run, policy),
+            policy_hash=recorded_hash(run, policy),
+            now=when.isoformat(),
+            owned_inputs=owned,
         )
         manifest.setdefault("stages", {})
-        manifest["stages"]["signals"] = compute_signals(run, policy, now=when, progress=progress)
-        manifest["stages"]["score"] = score_run(
-            run, policy, progress=progress, judge_urls=judge_urls
-        )
+        manifest["stages"]["signals"], manifest["stages"]["score"] = signals, scored
         summary = write_reports(run, policy, manifest, labels=labels, progress=progress)
         manifest["stages"]["report"] = {"status": "done"}
         manifest["rescored_at"] = datetime.now(UTC).isoformat()

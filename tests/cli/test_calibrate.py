@@ -44,11 +44,29 @@ def test_calibrate_json_and_precision_target(runner, app, tmp_path: Path) -> Non
     data = json.loads(res.stdout)
     assert data["roc_auc"] == 1.0
     assert data["recommended"]["target"] == "precision" and data["recommended"]["recall"] == 1.0
-    # `trustaudit report` later keeps the labels and the precision target
+    # a later command never reuses an earlier calibrate call's labels (issue #17.2): this run
+    # got no labels at audit time and has no lists, so there is nothing to calibrate against
     res = runner.invoke(app, ["report", str(root)])
     assert res.exit_code == 0, res.output
     again = json.loads((root / "reports" / "calibration.json").read_text())
-    assert again["label_source"] == "labels" and again["recommended"]["target"] == "precision"
+    assert again["status"] == "no_labels"
+    res = runner.invoke(app, ["calibrate", str(root)])
+    assert res.exit_code == 2 and "nothing to calibrate against" in res.output
+
+
+def test_calibrate_warns_when_recommendation_quarantines_most_pages(
+    runner, app, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    root, labels = _run(tmp_path)
+    res = runner.invoke(app, ["calibrate", str(root), "-l", str(labels), "--target-recall", "1.0"])
+    assert res.exit_code == 0 and "warning" not in res.stderr  # 6 of 12 pages: 50% is the limit
+    res = runner.invoke(
+        app,
+        ["calibrate", str(root), "-l", str(labels), "--target-recall", "1.0"],
+        env={"TRUSTAUDIT_REPORT__CALIBRATE_WARN_QUARANTINED_SHARE": "0.3"},
+    )
+    assert res.exit_code == 0, res.output
+    assert "warning: the recommended threshold quarantines 50% of all pages" in res.stderr
 
 
 def test_calibrate_usage_errors(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -192,7 +192,7 @@ def test_nothing_usable_is_a_usage_error(runner, app, real_run: Path, tmp_path: 
         (["{hits}", "--run", "{dir}"], "missing scores.parquet"),
         (["{hits}", "--run", "{run}", "--json"], "--json prints the summary on stdout"),
         (["{hits}", "--run", "{run}", "--normalize", "zscore"], "fusion.normalize"),
-        (["{hits}", "--run", "{run}", "--alpha", "-1"], "alpha and beta must be >= 0"),
+        (["{hits}", "--run", "{run}", "--alpha", "-1"], "fusion.alpha must be >= 0"),
         (["{hits}", "--run", "{run}", "--top-k", "0"], "top_k must be >= 1"),
         (["{hits}", "--run", "{run}", "--out", "{dir}"], "--out is a directory"),
         (["{gz}", "--run", "{run}"], "not valid gzip"),

@@ -166,3 +166,14 @@ def test_top_caps_lists_not_counts(runs: tuple[Path, Path]) -> None:
     d = diff_runs(*runs, top=1)
     assert d["band_changes"]["count"] == 3 and len(d["band_changes"]["items"]) == 1
     assert "… 2 more" in diff_markdown(d)
+
+
+def test_markdown_cells_are_inert(tmp_path: Path) -> None:
+    hostile = "https://evil.example/<img src=x onerror=alert(1)>|x\x1b]8;;http://e/\x07\x9b2J"
+    old = make_run(tmp_path / "old", [page(hostile, 0.9)])
+    new = make_run(tmp_path / "new", [page(hostile, 0.1)])
+    md = diff_markdown(diff_runs(old, new))
+    assert "https://evil.example/" in md
+    assert "<img" not in md and "\x1b" not in md and "\x9b" not in md
+    row = next(line for line in md.splitlines() if "evil.example" in line)
+    assert "\\|x" in row  # the URL's pipe cannot open a new cell

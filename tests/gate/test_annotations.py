@@ -49,3 +49,11 @@ def test_in_github_actions() -> None:
     assert in_github_actions({"GITHUB_ACTIONS": "true"})
     assert not in_github_actions({"GITHUB_ACTIONS": "false"})
     assert not in_github_actions({})
+
+
+def test_escape_sequences_never_reach_the_ci_log() -> None:
+    from trustaudit.gate.annotations import escape_data
+
+    out = escape_data("https://e.example/\x1b]8;;http://x/\x07a\x9b2J\r\nnext")
+    assert "\x1b" not in out and "\x9b" not in out and "\x07" not in out
+    assert out == "https://e.example/a%0D%0Anext"

@@ -23,20 +23,71 @@ from trustaudit.policy import PolicyError
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+# `--width N` (the app's global option) or $COLUMNS; when stdout is not a terminal and neither is
+# set, plain output is not cut at rich's 80-column default (URLs stay whole in logs and files).
+WIDTH: dict[str, int | None] = {"width": None}
+PIPE_WIDTH = 1000
+
+
+def output_width(stream: Any) -> int | None:
+    """The width tables render at: `--width`, else $COLUMNS, else the terminal's, else PIPE_WIDTH."""
+    if WIDTH["width"]:
+        return WIDTH["width"]
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        if stream.isatty():
+            return None  # rich asks the terminal
+    except (AttributeError, ValueError):
+        pass
+    return PIPE_WIDTH
+
+
 def err_console() -> Console:
     """Console on stderr: logs and progress never pollute machine-readable stdout."""
-    return Console(stderr=True, highlight=False)
+    return Console(stderr=True, highlight=False, width=output_width(sys.stderr))
 
 
 def out_console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    return Console(highlight=False, soft_wrap=True, width=output_width(sys.stdout))
+
+
+def quiet_libraries() -> None:
+    """Silence the model libraries' progress bars, load reports and warnings (`--quiet`): the
+    first run builds the static model through transformers/model2vec, which print kilobytes to
+    stderr. Environment variables reach worker processes and libraries not imported yet."""
+    import logging
+    import warnings
+
+    for key, value in {
+        "TQDM_DISABLE": "1",
+        "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+        "TRANSFORMERS_VERBOSITY": "error",
+        "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }.items():
+        os.environ[key] = value
+    for name in ("transformers", "sentence_transformers", "model2vec", "huggingface_hub", "torch"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore")
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+    except ImportError:
+        pass
 
 
 def fail(message: str, hint: str = "") -> None:
     """Print the one-line error (and its hint) on stderr."""
-    print(f"trustaudit: error: {message}", file=sys.stderr)
+    from trustaudit.report.escape import strip_invisible
+
+    # messages quote paths, URLs and lines from the inputs: no escape sequence reaches the terminal
+    print(f"trustaudit: error: {strip_invisible(message)}", file=sys.stderr)
     if hint:
-        print(f"hint: {hint}", file=sys.stderr)
+        print(f"hint: {strip_invisible(hint)}", file=sys.stderr)
 
 
 def guarded(func: F) -> F:
@@ -45,7 +96,11 @@ def guarded(func: F) -> F:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+            sys.stdout.flush()  # a closed pipe shows here, inside the guard, not at exit
+            return result
+        except BrokenPipeError:
+            raise closed_stdout() from None
         except (typer.Exit, typer.Abort, SystemExit):
             raise
         except TrustAuditError as exc:
@@ -89,6 +144,36 @@ _ENVIRONMENT_ERRNOS = frozenset(
         errno.ENAMETOOLONG,
     }
 )
+
+
+def check_accounting(summary: dict[str, Any]) -> None:
+    """Every input record must end as a page or an error row. When a run's accounting does not
+    balance (`balanced: false`: a damaged or tampered run, or a reader that lost or doubled
+    records), the tables and reports are written but the command warns and exits 2: its numbers
+    cannot be trusted as they are."""
+    acc = summary.get("accounting") or {}
+    if acc.get("balanced") is not False:
+        return
+    fail(
+        f"accounting does not balance in {summary.get('run_dir')}: {acc.get('inputs')} input "
+        f"record(s) but {acc.get('pages')} page(s) + {acc.get('errors')} error row(s)",
+        "its tables may be damaged or modified: re-run the audit with --fresh, and report it if "
+        "it persists",
+    )
+    raise typer.Exit(int(ExitCode.USAGE))
+
+
+def closed_stdout() -> typer.Exit:
+    """The reader went away (`trustaudit policy show | head -1`): what it read is what it wanted,
+    so exit 0 with nothing on stderr, and point stdout at /dev/null so the interpreter's final
+    flush does not raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return typer.Exit(int(ExitCode.OK))
 
 
 def _internal(exc: BaseException) -> BaseException:

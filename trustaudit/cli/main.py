@@ -9,10 +9,12 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
+from typing import Annotated
 
 import typer
 
 from trustaudit import __version__
+from trustaudit.cli._common import WIDTH, closed_stdout
 
 app = typer.Typer(
     name="trustaudit",
@@ -20,6 +22,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain click help: rich markup would eat `[gate]` and `[fusion]` (TOML tables quoted in help)
+    # and typer's rich panels label every flag `<bool>`.
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -32,11 +37,24 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _main(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+    width: Annotated[
+        int | None,
+        typer.Option(
+            "--width",
+            min=20,
+            help="Columns for tables (default: the terminal's; 1000 when output is not a "
+            "terminal, so URLs are never cut; $COLUMNS also works).",
+        ),
+    ] = None,
 ) -> None:
     """Score how far each web source deserves to be trusted before an LLM reads it."""
+    WIDTH["width"] = width
 
 
 def _register_commands() -> None:
@@ -57,4 +75,8 @@ def run() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    app()
+    try:
+        app()
+    except BrokenPipeError:  # outside a command (help, usage errors): same quiet exit
+        closed_stdout()
+        raise SystemExit(0) from None

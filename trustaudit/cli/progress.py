@@ -1,40 +1,95 @@
-"""Rich progress for the pipeline's Progress protocol: one line per stage with pages/s, on stderr."""
+"""Rich progress for the pipeline's Progress protocol: one line per stage on stderr, with real counts,
+and a percentage and ETA wherever the total is known."""
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    SpinnerColumn,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+# The stages after extraction work on the pages it produced: their count is known from the start.
+PAGE_STAGES = ("signals", "score", "report")
+
+
+def expected_records(inputs: list[str]) -> int | None:
+    """How many records the inputs hold, when the files say so without reading them: a folder of
+    saved pages (or an HTML file) is one record per HTML file. Archives, JSONL, Parquet and URL
+    lists hold an unknown number (None: progress then shows counts and rates, no percentage)."""
+    from trustaudit.io.readers import HTML_SUFFIXES, JSONL_SUFFIXES, PARQUET_SUFFIXES, WARC_SUFFIXES
+
+    containers = WARC_SUFFIXES + JSONL_SUFFIXES + PARQUET_SUFFIXES
+    total = 0
+    for raw in inputs:
+        p = Path(raw)
+        if p.is_file() and p.name.lower().endswith(HTML_SUFFIXES):
+            total += 1
+            continue
+        if not p.is_dir():
+            return None
+        try:
+            for f in p.rglob("*"):
+                name = f.name.lower()
+                if name.endswith(containers):
+                    return None
+                if name.endswith(HTML_SUFFIXES) and f.is_file():
+                    total += 1
+        except OSError:
+            return None
+    return total
 
 
 class RichProgress:
-    """Render stage progress; disabled (silent) when `quiet` or stderr is not a terminal."""
+    """Render stage progress on `console` (stderr); silent when `quiet`.
 
-    def __init__(self, console: Console, *, quiet: bool = False) -> None:
+    `records` (see `expected_records`) gives the extract stage a total, hence a percentage and an
+    ETA; `pages` gives the later stages their page count up front (`trustaudit score` knows it from
+    the run), else it is taken from what the extract stage produced.
+    """
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        quiet: bool = False,
+        records: int | None = None,
+        pages: int | None = None,
+    ) -> None:
         self.console = console
         self.enabled = not quiet
         self._bar = Progress(
             SpinnerColumn(),
             TextColumn("[bold]{task.description:<8}"),
             BarColumn(),
-            TextColumn("{task.completed:>7,.0f} items"),
+            TaskProgressColumn(),
+            TextColumn("{task.fields[count]:>14}"),
             TextColumn("{task.fields[rate]:>8} /s"),
             TextColumn("{task.fields[errors]} errors"),
             TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
             console=console,
             transient=False,
             disable=quiet,
         )
+        self._totals = {"extract": records} if records else {}
+        self._pages = pages
         self._tasks: dict[str, Any] = {}
         self._t0: dict[str, float] = {}
         self._errors: dict[str, int] = {}
-        self._started = False
 
     def __enter__(self) -> RichProgress:
         self._bar.__enter__()
-        self._started = True
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -43,7 +98,11 @@ class RichProgress:
     def start(self, stage: str, total: int | None = None) -> None:
         self._t0[stage] = time.perf_counter()
         self._errors[stage] = 0
-        self._tasks[stage] = self._bar.add_task(stage, total=total, rate="-", errors=0)
+        total = total if total is not None else self._totals.get(stage)
+        count = "0 items"
+        if stage in PAGE_STAGES and self._pages is not None:
+            count = f"{self._pages:,} pages"  # the stage works on all of them at once
+        self._tasks[stage] = self._bar.add_task(stage, total=total, rate="-", errors=0, count=count)
 
     def advance(self, stage: str, n: int = 1, *, errors: int = 0) -> None:
         task = self._tasks.get(stage)
@@ -51,13 +110,27 @@ class RichProgress:
             self.start(stage)
             task = self._tasks[stage]
         self._errors[stage] += errors
-        done = self._bar.tasks[task].completed + n
+        t = self._bar.tasks[task]
+        done = t.completed + n
+        if t.total is not None and done > t.total:  # the estimate was low: no percentage past 100
+            t.total = None  # (rich's update() cannot unset a total)
         elapsed = max(time.perf_counter() - self._t0[stage], 1e-6)
-        self._bar.update(task, advance=n, rate=f"{done / elapsed:,.1f}", errors=self._errors[stage])
+        self._bar.update(
+            task,
+            advance=n,
+            rate=f"{done / elapsed:,.1f}",
+            errors=self._errors[stage],
+            count=f"{done:,.0f} items",
+        )
 
     def done(self, stage: str, info: str = "") -> None:
         task = self._tasks.get(stage)
         if task is None:
             return
         t = self._bar.tasks[task]
-        self._bar.update(task, total=t.completed or 1, completed=t.completed or 1)
+        if stage == "extract":
+            self._pages = int(t.completed) - self._errors.get(stage, 0)
+        fields: dict[str, Any] = {}
+        if info:
+            fields["count"] = info
+        self._bar.update(task, total=t.completed or 1, completed=t.completed or 1, **fields)

@@ -9,11 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from trustaudit.gate.model import GateResult, RuleResult
+from trustaudit.report.escape import strip_invisible
 
 MAX_LISTED = 5  # annotations are truncated by GitHub; the full list lives in gate.json / JUnit
 
 
 def escape_data(text: str) -> str:
+    # offender lines quote page URLs: no escape sequence or control reaches the CI log
+    text = strip_invisible(text)
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

@@ -16,8 +16,8 @@ import polars as pl
 from trustaudit.errors import RunDirError
 from trustaudit.gate.labels import join_labels, read_labels
 from trustaudit.gate.model import GateResult, RuleResult, Status
-from trustaudit.io.rundir import RunDir
-from trustaudit.policy import Policy, policy_hash
+from trustaudit.io.rundir import RunDir, recorded_hash
+from trustaudit.policy import Policy
 from trustaudit.policy.gate import GatePolicy
 
 SCORE_COLUMNS = ("doc_id", "url", "registered_domain", "trust_score", "band", "hard_quarantine")
@@ -540,7 +540,7 @@ def evaluate_gate(
     return GateResult(
         run_dir=str(t.run.root),
         run_id=t.manifest.get("run_id"),
-        policy_hash=policy_hash(policy),
+        policy_hash=recorded_hash(t.run, policy),
         strict=strict,
         rules=results,
         notes=notes,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import tempfile
 from collections.abc import Iterator
@@ -70,9 +71,26 @@ def write_text(path: str | Path, text: str) -> None:
         fh.write(text)
 
 
+def finite(obj: Any) -> Any:
+    """`obj` with every NaN/±inf float replaced by None: JSON has no NaN, and a file CI parses with
+    a strict reader (jq, JavaScript, Go) must stay valid whatever a tampered table held."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [finite(v) for v in obj]
+    return obj
+
+
+def json_text(obj: Any, *, indent: int | None = 2) -> str:
+    """Strict JSON (non-finite numbers become null) for files and `--json` output alike."""
+    return json.dumps(finite(obj), indent=indent, ensure_ascii=False, default=str, allow_nan=False)
+
+
 def write_json(path: str | Path, obj: Any) -> None:
     with atomic_open(path) as fh:
-        json.dump(obj, fh, indent=2, ensure_ascii=False, default=str)
+        fh.write(json_text(obj))
         fh.write("\n")
 
 

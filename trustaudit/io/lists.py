@@ -9,7 +9,10 @@ host and every parent of it, see scoring.domain).
 from __future__ import annotations
 
 import csv
+import hashlib
+import os
 import re
+import stat
 from datetime import date
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -47,7 +50,7 @@ def parse_list_line(line: str) -> str | None:
 
 def read_domain_list(path: str | Path) -> set[str]:
     """All domains of one list file; a missing or unreadable file is a usage error."""
-    p = Path(path)
+    p = check_regular_file(path, "list file")
     try:
         text = p.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
@@ -69,7 +72,7 @@ def read_domain_lists(paths: tuple[str, ...] | list[str]) -> set[str]:
 
 def read_domain_info(path: str | Path) -> dict[str, date]:
     """CSV `domain,created` (ISO date; extra columns ignored) -> {domain: creation date}."""
-    p = Path(path)
+    p = check_regular_file(path, "domain-info CSV")
     out: dict[str, date] = {}
     try:
         with open(p, newline="", encoding="utf-8") as fh:
@@ -90,3 +93,37 @@ def read_domain_info(path: str | Path) -> dict[str, date]:
     except OSError as exc:
         raise UsageError(f"cannot read domain-info CSV {p}: {exc.strerror or exc}") from None
     return out
+
+
+# ------------------------------------------------------------------ files a run owns
+MAX_LIST_BYTES = 512 << 20  # a list or labels file far beyond any real one is a mistake, not data
+
+
+def check_regular_file(path: str | Path, what: str) -> Path:
+    """`path` as a Path when it is a regular file; a FIFO (would hang), a device (never ends) or a
+    folder is refused up front with exit 2."""
+    p = Path(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise UsageError(f"cannot read {what} {p}: file not found") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} {p}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (FIFO, device?)"
+        raise UsageError(f"{what} {p} is {kind}", hint="pass a plain file")
+    if st.st_size > MAX_LIST_BYTES:
+        raise UsageError(f"{what} {p} is larger than {MAX_LIST_BYTES} bytes")
+    return p
+
+
+def copy_owned(src: str | Path, dest: Path, what: str) -> str:
+    """Copy one list/labels file to `dest` (a run's inputs folder); returns its sha256."""
+    p = check_regular_file(src, what)
+    h = hashlib.sha256()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with open(p, "rb") as fin, open(dest, "wb") as fout:
+        for chunk in iter(lambda: fin.read(1 << 20), b""):
+            h.update(chunk)
+            fout.write(chunk)
+    return h.hexdigest()

@@ -9,7 +9,10 @@ goes further: page-level reuse inside changed sources and memoised signal famili
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
+
+import polars as pl
 
 from trustaudit.errors import RunDirError
 from trustaudit.io.cache import concat_parts
@@ -32,11 +35,17 @@ class PreviousRun:
             )
         self.root = run.root
         self.parts = run.parts
-        self.by_key = {
-            s["key"]: int(s["index"])
-            for s in manifest.get("sources", [])
-            if isinstance(s, dict) and s.get("key")
-        }
+        try:
+            self.by_key = {
+                str(s["key"]): int(s["index"])
+                for s in manifest.get("sources", [])
+                if isinstance(s, dict) and s.get("key")
+            }
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise RunDirError(
+                f"--since {run.manifest} is damaged: its sources list does not parse ({exc})",
+                hint="drop --since (the inputs are read again), or re-run that run's audit",
+            ) from None
         self.sources_reused = 0
         self.pages = 0
 
@@ -53,8 +62,20 @@ class PreviousRun:
             return None  # parts cleaned up since: read the source again
         try:
             counts = [tuple(int(x) for x in m.read_text().split()) for m in markers]
-            self.pages += concat_parts([m.with_suffix("") for m in markers], target)
         except (OSError, ValueError):
-            return None
+            return None  # a commit marker that does not parse: read the source again
+        try:
+            self.pages += concat_parts([m.with_suffix("") for m in markers], target)
+        except FileNotFoundError:
+            return None  # parts cleaned up since: read the source again
+        except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
+            if isinstance(exc, OSError) and exc.errno not in (None, errno.EIO):
+                raise  # the disk or permissions: the CLI guard names the path
+            raise RunDirError(
+                f"--since {self.parts}: a committed part of source {index} is damaged "
+                f"({str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__})",
+                hint="drop --since (the inputs are read again), or re-run that run's audit "
+                "with --fresh",
+            ) from None
         self.sources_reused += 1
         return sum(c[0] for c in counts), sum(c[1] for c in counts)

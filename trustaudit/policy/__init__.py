@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trustaudit.policy._field import opt, section
-from trustaudit.policy._load import PolicyError, build, merge, to_plain
+from trustaudit.policy._field import opt, range_of, section
+from trustaudit.policy._load import PolicyError, build, merge, read_policy_text, to_plain
 from trustaudit.policy.behaviour import BehaviourPolicy
 from trustaudit.policy.citations import CitationsPolicy
 from trustaudit.policy.corpus import (
@@ -118,13 +118,21 @@ def load_policy(
     *,
     overrides: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
+    base: Policy | None = None,
 ) -> Policy:
     """Resolve the effective policy.
 
     `path` None means `./trustaudit.toml` when it exists. Relative list/CSV paths inside the file are
-    resolved against the file's folder so a policy can travel with its lists.
+    resolved against the file's folder so a policy can travel with its lists. `base` (a run's
+    recorded policy) replaces defaults and ./trustaudit.toml; environment and flags still apply.
     """
     environ = os.environ if environ is None else environ
+    if base is not None and path is None:
+        policy = base
+        env = _env_overrides(environ)
+        if env:
+            policy = merge(policy, env, "environment")
+        return merge(policy, overrides, "flags") if overrides else policy
     data: dict[str, Any] = {}
     base_dir: Path | None = None
     if path is None and Path(DEFAULT_FILE).is_file():
@@ -132,9 +140,7 @@ def load_policy(
     if path is not None:
         p = Path(path)
         try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise PolicyError(f"policy file not found: {p}") from None
+            data = tomllib.loads(read_policy_text(p))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise PolicyError(f"policy file {p} is not valid TOML: {exc}") from None
         base_dir = p.resolve().parent
@@ -143,7 +149,10 @@ def load_policy(
         raise PolicyError(f"unknown profile {profile!r} (known: {', '.join(PROFILES)})")
     policy = merge(Policy(), PROFILES[profile])
     if data:
-        policy = merge(policy, data)
+        try:
+            policy = merge(policy, data)
+        except PolicyError as exc:
+            raise PolicyError(f"{path}: {exc}") from None
         if base_dir is not None:
             policy = _resolve_paths(policy, base_dir)
     env = _env_overrides(environ)
@@ -193,6 +202,12 @@ def _toml_value(v: Any) -> str:
     raise TypeError(type(v))
 
 
+def _is_number(v: Any) -> bool:
+    if isinstance(v, tuple) and v:
+        v = v[0]
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
 def policy_toml(policy: Policy) -> str:
     """The effective policy as a commented TOML document (what `trustaudit policy show` prints)."""
     lines: list[str] = []
@@ -212,6 +227,9 @@ def policy_toml(policy: Policy) -> str:
         lines.append(f"[{f.name}]")
         for sf in dataclasses.fields(sec):
             doc = sf.metadata.get("doc")
+            value = getattr(sec, sf.name)
+            if doc and _is_number(value):
+                doc = f"{doc} (valid: {range_of(f'{f.name}.{sf.name}', sf).text()})"
             if doc:
                 lines.append(f"# {doc}")
             lines.append(f"{sf.name} = {_toml_value(to_plain(getattr(sec, sf.name)))}")

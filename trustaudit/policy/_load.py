@@ -8,16 +8,46 @@ relax the gate.
 from __future__ import annotations
 
 import dataclasses
+import os
+import stat
 import types
 import typing
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, TypeVar
+
+from trustaudit.policy._field import range_of
 
 T = TypeVar("T")
 
 
 class PolicyError(ValueError):
     """A policy file, environment variable or flag does not fit the policy schema."""
+
+
+MAX_POLICY_BYTES = 1 << 20  # a policy is a few KB; `--policy /dev/zero` must not eat memory
+
+
+def read_policy_text(path: Path) -> str:
+    """The text of a policy file, refused up front when it is not a regular file (a FIFO would
+    hang, a device never ends) and read with a size cap."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise PolicyError(f"policy file not found: {path}") from None
+    except OSError as exc:
+        raise PolicyError(f"cannot read policy file {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (FIFO, device?)"
+        raise PolicyError(f"policy file {path} is {kind}")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_POLICY_BYTES + 1)
+    except OSError as exc:
+        raise PolicyError(f"cannot read policy file {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_POLICY_BYTES:
+        raise PolicyError(f"policy file {path} is larger than {MAX_POLICY_BYTES} bytes")
+    return data.decode("utf-8")
 
 
 def _coerce(value: Any, tp: Any, where: str) -> Any:
@@ -97,6 +127,37 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
     return value
 
 
+def _key(where: str, name: str) -> str:
+    """`flags.weights` + `domain` -> `weights.domain`: the key whatever layer the value came from."""
+    section = where.split(".", 1)[1] if "." in where else ""
+    return f"{section}.{name}" if section else name
+
+
+def check_range(value: Any, key: str, field: dataclasses.Field[Any], where: str) -> None:
+    """Every number of the policy is finite and inside its documented range (`_field.RANGES`);
+    the error names the key and the layer it came from (file, environment or flags)."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int | float):
+        rng = range_of(key, field)
+        why = rng.problem(value)
+        if why:
+            name = f"{where}.{field.name}"
+            if where.startswith("environment."):
+                name = "TRUSTAUDIT_" + key.upper().replace(".", "__")
+            raise PolicyError(f"{name} {why} (valid: {rng.text()})")
+    elif isinstance(value, tuple):
+        for v in value:
+            check_range(v, key, field, where)
+
+
+def _check_fields(cls: type, values: Mapping[str, Any], where: str) -> None:
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    for name, value in values.items():
+        if not dataclasses.is_dataclass(value):
+            check_range(value, _key(where, name), fields[name], where)
+
+
 def build(cls: type[T], data: Mapping[str, Any], where: str = "policy") -> T:
     """Build dataclass `cls` from a mapping, keeping defaults for absent keys."""
     hints = typing.get_type_hints(cls)
@@ -107,6 +168,7 @@ def build(cls: type[T], data: Mapping[str, Any], where: str = "policy") -> T:
             f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(names))})"
         )
     kwargs = {k: _coerce(v, hints[k], f"{where}.{k}") for k, v in data.items()}
+    _check_fields(cls, kwargs, where)
     try:
         return cls(**kwargs)
     except (TypeError, ValueError) as exc:
@@ -129,6 +191,7 @@ def merge(base: Any, data: Mapping[str, Any], where: str = "policy") -> Any:
             changes[key] = merge(current, value, f"{where}.{key}")
         else:
             changes[key] = _coerce(value, hints[key], f"{where}.{key}")
+    _check_fields(type(base), changes, where)
     try:
         return dataclasses.replace(base, **changes)
     except (TypeError, ValueError) as exc:

@@ -15,6 +15,11 @@ class ReportPolicy:
     target_precision: float = opt(
         0.0, "calibrate: when > 0, recommend for this precision instead of target_recall"
     )
+    calibrate_warn_quarantined_share: float = opt(
+        0.5,
+        "calibrate: warn when the recommended threshold would quarantine more than this share "
+        "of all pages (1 = never warn)",
+    )
     suggest_min_pages: int = opt(3, "pages a domain needs before it is suggested for a list")
     suggest_z: float = opt(1.96, "z of the Wilson intervals behind suggestions (1.96 = 95%)")
     allow_min_trusted_lower: float = opt(

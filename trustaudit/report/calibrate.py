@@ -10,7 +10,6 @@ says so.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -519,10 +518,8 @@ def calibration_markdown(result: dict[str, Any]) -> str:
 
 
 def remembered_labels(run: RunDir) -> Path | None:
-    """The labels file a previous calibration used, so `trustaudit report RUN` keeps its curve."""
-    try:
-        prev = json.loads(run.report(CALIBRATION_JSON).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    f = prev.get("labels_file") if isinstance(prev, dict) else None
-    return Path(f) if f and Path(f).is_file() else None
+    """The labels the run owns (given to `audit --labels`, copied into RUN/inputs/), never the
+    file of an earlier `calibrate` call: a derived command must not depend on command history."""
+    from trustaudit.io.rundir import recorded_labels
+
+    return recorded_labels(run)

@@ -11,14 +11,45 @@ import html
 import re
 from urllib.parse import urlsplit
 
+# Terminal escape sequences (ECMA-48): CSI (ESC [ or the C1 byte 0x9b) with its parameters, OSC
+# (ESC ] or 0x9d: hyperlinks OSC 8, clipboard writes OSC 52, titles) up to BEL/ST, DCS/SOS/PM/APC
+# strings, and any other two-byte ESC sequence. Removed whole, so no `[2J` residue is left behind.
+_ESCAPE_SEQ = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]?"
+)
+# C0 controls but tab, newline and CR (whitespace: callers fold them into spaces), DEL, C1 controls, zero-width, bidi embeddings/overrides/isolates,
+# BOM and Unicode tag characters: they steer terminals and spreadsheets or hide and reorder text.
 _CONTROL = re.compile(
-    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]|[\U000e0000-\U000e007f]"
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
+    r"|[\U000e0000-\U000e007f]"
 )
 
 
 def strip_invisible(text: str) -> str:
-    """Drop control, zero-width, bidi and tag characters (they hide or reorder text)."""
-    return _CONTROL.sub("", text)
+    """Drop escape sequences and control, zero-width, bidi and tag characters (they hide or
+    reorder text, or drive a terminal); whitespace (tab, newline, CR) stays for callers to fold."""
+    return _CONTROL.sub("", _ESCAPE_SEQ.sub("", text))
+
+
+def terminal(text: object, limit: int | None = None, *, multiline: bool = False) -> str:
+    """The one sanitiser for input-derived strings (titles, URLs, snippets, ids, queries) before
+    they reach a rich console: escape sequences and controls removed (`strip_invisible`), one line
+    unless `multiline`, cut to `limit` characters, and rich markup escaped so `[red]` or
+    `[link=…]` in a page stays text. Every command's terminal output goes through it."""
+    from rich.markup import escape
+
+    if text is None:
+        return ""
+    s = strip_invisible(str(text))
+    if multiline:
+        s = "\n".join(" ".join(line.split()) for line in s.split("\n"))
+    else:
+        s = " ".join(s.split())
+    if limit is not None and len(s) > limit:
+        s = s[: max(limit - 1, 0)] + "…"
+    return escape(s)
 
 
 def one_line(text: str | None, limit: int = 300) -> str:

@@ -11,24 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from trustaudit.io.rundir import RunDir
-from trustaudit.policy import Policy, PolicyError, build_policy, load_policy
+from trustaudit.policy import Policy
 
 
 def policy_of_run(run: RunDir, policy_path: str | Path | None = None) -> Policy:
-    """The policy a run was scored with (from its manifest), unless a policy file is given.
+    """The policy a run was scored with, its lists read from the run (see `io.rundir.run_policy`,
+    the one implementation: a policy file given replaces settings and adds lists)."""
+    from trustaudit.io.rundir import run_policy
 
-    Re-rendering with the recorded policy keeps bands and weights consistent with scores.parquet; a
-    manifest from another version that no longer parses falls back to the current defaults.
-    """
-    if policy_path is not None:
-        return load_policy(policy_path)
-    recorded = run.read_manifest().get("policy")
-    if isinstance(recorded, dict):
-        try:
-            return build_policy(recorded)
-        except PolicyError:
-            pass
-    return load_policy()
+    policy: Policy = run_policy(run, policy_path)
+    return policy
 
 
 def _previous_targets(run: RunDir) -> dict[str, float]:
@@ -79,5 +71,5 @@ def write_extra_reports(
         target_recall=targets.get("target_recall"),
         target_precision=targets.get("target_precision"),
     )
-    write_html_report(run, policy, manifest, evidence=evidence)
+    write_html_report(run, policy, manifest, evidence=evidence, labels=labels)
     return calibration

@@ -572,14 +572,15 @@ LABEL_FACETS = (
 )
 
 
-def _labels(run: RunDir, policy: Policy) -> pl.DataFrame | None:
-    """doc_id -> `_untrusted` from the labels file the last calibration used (None without one).
+def _labels(run: RunDir, policy: Policy, path: Path | None = None) -> pl.DataFrame | None:
+    """doc_id -> `_untrusted` from the labels file this report's calibration used (`path`, else
+    the labels the run owns; None without one).
 
     Weak labels (the lists) are not shown: they would mark every listed page as its own evidence.
     """
     from trustaudit.report.calibrate import labeled_pages, remembered_labels
 
-    path = remembered_labels(run)
+    path = path or remembered_labels(run)
     if path is None:
         return None
     try:
@@ -909,6 +910,7 @@ def build_html(
     *,
     evidence: pl.DataFrame | None = None,
     eval_dir: str | Path | None = None,
+    labels: Path | None = None,
 ) -> str:
     """The whole report.html as a string (see module docstring for the safety model).
 
@@ -998,7 +1000,7 @@ def build_html(
     eval_html, eval_data = _eval_section(
         read_eval(run, where, manifest, cap) if where is not None else None
     )
-    p_table = page_explorer(run, scores, policy, cap, _labels(run, policy))
+    p_table = page_explorer(run, scores, policy, cap, _labels(run, policy, labels))
     d_table = domain_table(evidence, cap)
     e_table = error_table(errors, min(cap, 2000)) if errors.height else None
 
@@ -1121,6 +1123,7 @@ def write_html_report(
     *,
     evidence: pl.DataFrame | None = None,
     eval_dir: str | Path | None = None,
+    labels: Path | None = None,
 ) -> Path:
     """Write reports/report.html atomically and return its path."""
     if evidence is None:
@@ -1128,5 +1131,8 @@ def write_html_report(
 
         evidence = domain_evidence(run, policy)
     path = run.report("report.html")
-    write_text(path, build_html(run, policy, manifest, evidence=evidence, eval_dir=eval_dir))
+    write_text(
+        path,
+        build_html(run, policy, manifest, evidence=evidence, eval_dir=eval_dir, labels=labels),
+    )
     return path

@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import date
 from pathlib import Path
+from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from trustaudit.cli._common import err_console, guarded, out_console
-from trustaudit.cli.progress import RichProgress
+from trustaudit.cli._common import (
+    check_accounting,
+    err_console,
+    guarded,
+    out_console,
+    quiet_libraries,
+)
+from trustaudit.cli.progress import RichProgress, expected_records
 from trustaudit.errors import UsageError
+from trustaudit.io.atomic import json_text
+from trustaudit.io.lists import check_regular_file
 from trustaudit.pipeline import AuditOptions, audit
 from trustaudit.policy import Policy, load_policy
+from trustaudit.report.escape import terminal
 from trustaudit.report.reason_text import label_for
 
 
@@ -29,8 +37,7 @@ def build_overrides(
     out: dict[str, object] = {}
     if anchors:
         for p in anchors:
-            if not p.is_file():
-                raise UsageError(f"file not found: {p}")
+            check_regular_file(p, "anchors file")
         out["anchors"] = {"anchor_files": [str(p) for p in anchors]}
     domain: dict[str, object] = {}
     if allowlist:
@@ -40,8 +47,7 @@ def build_overrides(
     if domain_info:
         domain["domain_info_file"] = str(domain_info)
     for p in [*(allowlist or []), *(blocklist or []), *([domain_info] if domain_info else [])]:
-        if not p.is_file():
-            raise UsageError(f"file not found: {p}")
+        check_regular_file(p, "list file")  # a FIFO would hang, a device never end
     if domain:
         out["domain"] = domain
     return out
@@ -75,82 +81,92 @@ def print_summary(summary: dict, console) -> None:  # type: ignore[no-untyped-de
         t.add_column("meaning")
         t.add_column("pages", justify="right")
         for code, n in list(summary["top_reasons"].items())[:10]:
-            t.add_row(escape(code), escape(label_for(code)), str(n))
+            t.add_row(terminal(code), terminal(label_for(code)), str(n))
         console.print(t)
     if summary.get("top_quarantined_domains"):
         t = Table(title="top quarantined domains", header_style="bold")
         t.add_column("domain")
         t.add_column("pages", justify="right")
         for d, n in summary["top_quarantined_domains"].items():
-            t.add_row(escape(str(d)), str(n))
+            t.add_row(terminal(d), str(n))
         console.print(t)
     if summary.get("errors_by_code"):
         t = Table(title="errors by code", header_style="bold")
         t.add_column("code")
         t.add_column("records", justify="right")
         for code, n in summary["errors_by_code"].items():
-            t.add_row(code, str(n))
+            t.add_row(terminal(code), str(n))
         console.print(t)
-    console.print(
-        f"run directory: {summary.get('run_dir')}  (reports in {summary.get('run_dir')}/reports)"
-    )
+    run_dir = terminal(summary.get("run_dir"))
+    console.print(f"run directory: {run_dir}  (reports in {run_dir}/reports)")
 
 
 @guarded
 def audit_cmd(
-    inputs: list[str] = typer.Argument(
-        ..., help="Folders of HTML, JSONL(.gz), WARC/ARC(.gz), Parquet files."
-    ),
-    out: Path = typer.Option(
-        ..., "--out", "-o", help="Run directory to write (resumed when it exists)."
-    ),
-    allowlist: list[Path] | None = typer.Option(
-        None, "--allowlist", help="Allowlist file (repeatable)."
-    ),
-    blocklist: list[Path] | None = typer.Option(
-        None, "--blocklist", help="Blocklist file (repeatable)."
-    ),
-    domain_info: Path | None = typer.Option(
-        None, "--domain-info", help="CSV domain,created for domain age."
-    ),
-    anchors: list[Path] | None = typer.Option(
-        None,
-        "--anchors",
-        help="Extra anchor domains (list file) whose links count as anchor presence.",
-    ),
-    policy: Path | None = typer.Option(
-        None, "--policy", "-p", help="Policy TOML (default ./trustaudit.toml)."
-    ),
-    workers: int = typer.Option(
-        0, "--workers", "-w", help="Extraction processes (0 = one per core)."
-    ),
-    labels: Path | None = typer.Option(
-        None, "--labels", help="CSV url|domain,label for calibration curves."
-    ),
-    now: str | None = typer.Option(
-        None, "--now", help="Evaluate dates as of this ISO date (default today)."
-    ),
-    fresh: bool = typer.Option(False, "--fresh", help="Start over instead of resuming."),
-    cache: Path | None = typer.Option(
-        None,
-        "--cache",
-        help="Extraction cache shared across runs: unchanged pages are not re-extracted.",
-    ),
-    since: Path | None = typer.Option(
-        None,
-        "--since",
-        metavar="PREV_RUN",
-        help="Reuse a finished run's extraction of every input whose bytes did not change.",
-    ),
-    judge_url: list[str] | None = typer.Option(
-        None,
-        "--judge-url",
-        help="Also send this page to the LLM judge (repeatable; needs judge.endpoint, judge.model).",
-    ),
-    as_json: bool = typer.Option(
-        False, "--json", help="Print summary.json to stdout instead of tables."
-    ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line (cron)."),
+    inputs: Annotated[
+        list[str], typer.Argument(help="Folders of HTML, JSONL(.gz), WARC/ARC(.gz), Parquet files.")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Run directory to write (resumed when it exists).")
+    ],
+    allowlist: Annotated[
+        list[Path] | None, typer.Option("--allowlist", help="Allowlist file (repeatable).")
+    ] = None,
+    blocklist: Annotated[
+        list[Path] | None, typer.Option("--blocklist", help="Blocklist file (repeatable).")
+    ] = None,
+    domain_info: Annotated[
+        Path | None, typer.Option("--domain-info", help="CSV domain,created for domain age.")
+    ] = None,
+    anchors: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--anchors",
+            help="Extra anchor domains (list file) whose links count as anchor presence.",
+        ),
+    ] = None,
+    policy: Annotated[
+        Path | None, typer.Option("--policy", "-p", help="Policy TOML (default ./trustaudit.toml).")
+    ] = None,
+    workers: Annotated[
+        int, typer.Option("--workers", "-w", help="Extraction processes (0 = one per core).")
+    ] = 0,
+    labels: Annotated[
+        Path | None, typer.Option("--labels", help="CSV url|domain,label for calibration curves.")
+    ] = None,
+    now: Annotated[
+        str | None,
+        typer.Option("--now", help="Evaluate dates as of this ISO date (default today)."),
+    ] = None,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Start over instead of resuming.")] = False,
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache",
+            help="Extraction cache shared across runs: unchanged pages are not re-extracted.",
+        ),
+    ] = None,
+    since: Annotated[
+        Path | None,
+        typer.Option(
+            "--since",
+            metavar="PREV_RUN",
+            help="Reuse a finished run's extraction of every input whose bytes did not change.",
+        ),
+    ] = None,
+    judge_url: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--judge-url",
+            help="Also send this page to the LLM judge (repeatable; needs judge.endpoint, judge.model).",
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print summary.json to stdout instead of tables.")
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Only the summary line (cron).")
+    ] = False,
 ) -> None:
     """Score every page of a corpus and write the run directory and reports.
 
@@ -158,9 +174,11 @@ def audit_cmd(
 
     Example: trustaudit audit fixtures/corpus/pages --out runs/demo --blocklist block.txt
     """
+    if quiet:
+        quiet_libraries()
     pol = load_policy(policy, overrides=build_overrides(allowlist, blocklist, domain_info, anchors))
-    if labels is not None and not labels.is_file():
-        raise UsageError(f"labels file not found: {labels}")
+    if labels is not None:
+        check_regular_file(labels, "labels file")
     n_workers = workers if workers > 0 else (os.cpu_count() or 1)
     options = AuditOptions(
         inputs=list(inputs),
@@ -175,10 +193,12 @@ def audit_cmd(
     )
     require_judge(pol, judge_url)
     console = err_console()
-    with RichProgress(console, quiet=quiet or as_json) as progress:
+    silent = quiet or as_json
+    records = None if silent else expected_records(list(inputs))
+    with RichProgress(console, quiet=silent, records=records) as progress:
         summary = audit(options, pol, progress=progress)
     if as_json:
-        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(summary))
     elif quiet:
         bands = summary.get("bands", {})
         typer.echo(
@@ -187,6 +207,7 @@ def audit_cmd(
         )
     else:
         print_summary(summary, out_console())
+    check_accounting(summary)
 
 
 def register(app: typer.Typer) -> None:

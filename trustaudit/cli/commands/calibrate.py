@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from trustaudit.cli._common import guarded, out_console
+from trustaudit.cli._common import err_console, guarded, out_console
 from trustaudit.errors import UsageError
+from trustaudit.io.atomic import json_text
 from trustaudit.io.rundir import RunDir
+from trustaudit.report.escape import terminal
 
 
 def _fraction(name: str, value: float | None) -> None:
@@ -28,30 +29,45 @@ def _f(x: object, digits: int = 3) -> str:
 
 @guarded
 def calibrate_cmd(
-    run_dir: Path = typer.Argument(
-        ..., metavar="RUN", help="Run directory written by `trustaudit audit`."
-    ),
-    labels: Path | None = typer.Option(
-        None,
-        "--labels",
-        "-l",
-        help="CSV with `url` or `domain` and `label` (trusted|untrusted). Without it the "
-        "allow/blocklists serve as weak labels.",
-    ),
-    target_recall: float | None = typer.Option(
-        None,
-        "--target-recall",
-        help="Recommend the lowest threshold reaching this recall (default 0.90).",
-    ),
-    target_precision: float | None = typer.Option(
-        None,
-        "--target-precision",
-        help="Recommend the threshold with most recall at this precision.",
-    ),
-    policy: Path | None = typer.Option(
-        None, "--policy", "-p", help="Policy TOML (default: the policy recorded in the run)."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print calibration.json to stdout."),
+    run_dir: Annotated[
+        Path, typer.Argument(metavar="RUN", help="Run directory written by `trustaudit audit`.")
+    ],
+    labels: Annotated[
+        Path | None,
+        typer.Option(
+            "--labels",
+            "-l",
+            help="CSV with `url` or `domain` and `label` (trusted|untrusted). Without it: the labels "
+            "the run got at audit time (`audit --labels`, kept in RUN/inputs/), else the run's "
+            "allow/blocklists as weak labels; never the labels of an earlier calibrate call.",
+        ),
+    ] = None,
+    target_recall: Annotated[
+        float | None,
+        typer.Option(
+            "--target-recall",
+            help="Recommend the lowest threshold reaching this recall (default: the policy's "
+            "report.target_recall, 0.90).",
+        ),
+    ] = None,
+    target_precision: Annotated[
+        float | None,
+        typer.Option(
+            "--target-precision", help="Recommend the threshold with most recall at this precision."
+        ),
+    ] = None,
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            "-p",
+            help="Policy TOML whose settings replace the run's recorded ones; its lists are added "
+            "(default: the policy recorded in the run).",
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print calibration.json to stdout.")
+    ] = False,
 ) -> None:
     """Precision/recall/F1 per threshold (0.00-1.00), ROC/PR-AUC, per-signal AUC and a recommended
     threshold; writes reports/threshold_curve.csv/.png, pr_curve.png, calibration.json/.md,
@@ -59,7 +75,8 @@ def calibrate_cmd(
 
     Example: trustaudit calibrate runs/demo --labels labels.csv --target-recall 0.95
     """
-    from trustaudit.report.extra import policy_of_run, write_extra_reports
+    from trustaudit.io.rundir import recorded_labels, run_policy
+    from trustaudit.report.extra import write_extra_reports
 
     if target_recall is not None and target_precision is not None:
         raise UsageError("give --target-recall or --target-precision, not both")
@@ -69,13 +86,16 @@ def calibrate_cmd(
         raise UsageError(f"labels file not found: {labels}")
     run = RunDir.at(run_dir)
     run.require("manifest.json", "scores.parquet")
-    pol = policy_of_run(run, policy)
+    pol = run_policy(run, policy)
+    if target_recall is None and target_precision is None:  # the policy's, not an earlier call's
+        target_precision = pol.report.target_precision or None
+        target_recall = None if target_precision else pol.report.target_recall
     with run.locked():
         result = write_extra_reports(
             run,
             pol,
             run.read_manifest(),
-            labels=labels,
+            labels=labels or recorded_labels(run),
             target_recall=target_recall,
             target_precision=target_precision,
         )
@@ -91,8 +111,17 @@ def calibrate_cmd(
             hint=f"label rows matching no page: {result['labels_unmatched']}"
             + (f" (e.g. {examples})" if examples else ""),
         )
+    share = (result.get("recommended") or {}).get("quarantined_share_all")
+    limit = pol.report.calibrate_warn_quarantined_share
+    if isinstance(share, int | float) and share > limit:
+        err_console().print(
+            f"warning: the recommended threshold quarantines {share:.0%} of all pages (more than "
+            f"report.calibrate_warn_quarantined_share = {limit:g}); check the labels before "
+            "adopting it",
+            markup=False,
+        )
     if as_json:
-        typer.echo(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(result))
         return
     print_calibration(result, run)
 
@@ -101,7 +130,7 @@ def print_calibration(result: dict, run: RunDir) -> None:  # type: ignore[type-a
     """Terminal view: label counts, AUCs, current vs recommended, top signals, the snippet."""
     console = out_console()
     if result.get("note"):
-        console.print(f"[yellow]{escape(result['note'])}[/yellow]")
+        console.print(f"[yellow]{terminal(result['note'])}[/yellow]")
     t = Table(title="calibration", header_style="bold")
     t.add_column("what")
     t.add_column("value", justify="right")
@@ -134,11 +163,13 @@ def print_calibration(result: dict, run: RunDir) -> None:  # type: ignore[type-a
     s.add_column("separation", justify="right")
     s.add_column("direction")
     for row in result["signal_auc"][:10]:
-        s.add_row(escape(row["signal"]), _f(row["separation"]), row["direction"])
+        s.add_row(terminal(row["signal"]), _f(row["separation"]), terminal(row["direction"]))
     console.print(s)
     console.print("paste into trustaudit.toml:")
-    console.print(escape(result["snippet"]), highlight=False)
-    console.print(f"reports: {run.reports} (threshold_curve.csv/.png, pr_curve.png, report.html)")
+    console.print(terminal(result["snippet"], multiline=True), highlight=False)
+    console.print(
+        f"reports: {terminal(run.reports)} (threshold_curve.csv/.png, pr_curve.png, report.html)"
+    )
 
 
 def register(app: typer.Typer) -> None:

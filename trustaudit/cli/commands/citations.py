@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,7 +10,9 @@ import typer
 
 from trustaudit.cli._common import err_console, guarded, out_console
 from trustaudit.errors import UsageError
+from trustaudit.io.atomic import json_text
 from trustaudit.policy import Policy, load_policy
+from trustaudit.report.escape import terminal
 
 SHOW_DEFAULT = 20
 
@@ -33,7 +34,7 @@ def _print_flagged(df: pl.DataFrame, id_col: str, limit: int) -> None:
     flagged = df.filter(pl.col("reason_details").list.len() > 0) if df.height else df
     for row in flagged.head(limit).iter_rows(named=True):
         for detail in row["reason_details"]:
-            console.print(f"{row[id_col]}\t{detail}", markup=False)
+            console.print(f"{terminal(row[id_col])}\t{terminal(detail)}")
     if flagged.height > limit:
         console.print(f"… {flagged.height - limit} more (see the Parquet output)", markup=False)
 
@@ -84,7 +85,7 @@ def citations_cmd(
     paths = write_citations(result, target, is_run=is_run)
     s = result.summary
     if as_json:
-        typer.echo(json.dumps(s, indent=2, ensure_ascii=False))
+        typer.echo(json_text(s))
     else:
         if show:
             _print_flagged(result.citations, "turn_id", show)
@@ -99,7 +100,7 @@ def citations_cmd(
             markup=False,
         )
     for w in s.get("run_warnings") or []:
-        err.print(f"warning: {w}", markup=False)
+        err.print(f"warning: {terminal(w)}")
     err.print(f"wrote {', '.join(str(x) for x in paths)}", markup=False)
 
 
@@ -180,7 +181,7 @@ def cards_cmd(
     paths = write_cards(result, target, is_run=target.resolve() == run.resolve())
     s = result.summary
     if as_json:
-        typer.echo(json.dumps(s, indent=2, ensure_ascii=False))
+        typer.echo(json_text(s))
     else:
         if show:
             _print_flagged(result.cards.filter(~pl.col("passed")), "card_id", show)
@@ -188,7 +189,7 @@ def cards_cmd(
     if result.errors:
         err.print(f"{len(result.errors)} card line(s) with errors: see {paths[1]}", markup=False)
     for w in result.warnings:
-        err.print(f"warning: {w}", markup=False)
+        err.print(f"warning: {terminal(w)}")
     err.print(f"wrote {', '.join(str(x) for x in paths)}", markup=False)
 
 

@@ -6,18 +6,19 @@ turn the committed crawl into pages/links/errors, and render progress on stderr.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from trustaudit.cli._common import err_console, guarded
 from trustaudit.errors import UsageError
+from trustaudit.io.atomic import json_text
+from trustaudit.io.rundir import check_out, input_paths
 from trustaudit.policy import load_policy
 
 
@@ -85,21 +86,21 @@ class _CrawlBar:
 
 @guarded
 def crawl_cmd(
-    urls: list[str] = typer.Argument(..., help="URL lists: .txt (one a line, # comments), .csv (url column), - for stdin."),
-    out: Path = typer.Option(..., "--out", "-o", help="Run directory (resumed when it exists)."),
-    allow_private: bool = typer.Option(False, "--allow-private", help="Allow private/loopback addresses (intranets, tests); link-local stays blocked."),
-    timeout: float | None = typer.Option(None, "--timeout", help="Total deadline per fetch in seconds (default 30)."),
-    delay: float | None = typer.Option(None, "--delay", help="Seconds between requests to one host (default 1)."),
-    concurrency: int | None = typer.Option(None, "--concurrency", "-c", help="Global concurrent fetches (default 8)."),
-    ignore_robots: bool = typer.Option(False, "--ignore-robots", help="Do not read robots.txt (only with permission)."),
-    user_agent: str | None = typer.Option(None, "--user-agent", help="User-Agent with a contact (default from policy)."),
-    warc: Path | None = typer.Option(None, "--warc", help="Also write every HTTP exchange to this WARC file (gzip)."),
-    rdap: bool = typer.Option(False, "--rdap", help="Look up domain registration dates via RDAP (cached)."),
-    fresh: bool = typer.Option(False, "--fresh", help="Start over instead of resuming."),
-    policy: Path | None = typer.Option(None, "--policy", "-p", help="Policy TOML (default ./trustaudit.toml)."),
-    workers: int = typer.Option(0, "--workers", "-w", help="Extraction processes (0 = one per core)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the fetch summary as JSON on stdout."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    urls: Annotated[list[str], typer.Argument(help="URL lists: .txt (one a line, # comments), .csv (url column), - for stdin.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Run directory (resumed when it exists).")],
+    allow_private: Annotated[bool, typer.Option("--allow-private", help="Allow private/loopback addresses (intranets, tests); link-local stays blocked.")] = False,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="Total deadline per fetch in seconds (default 30).")] = None,
+    delay: Annotated[float | None, typer.Option("--delay", help="Seconds between requests to one host (default 1).")] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", help="Global concurrent fetches (default 8).")] = None,
+    ignore_robots: Annotated[bool, typer.Option("--ignore-robots", help="Do not read robots.txt (only with permission).")] = False,
+    user_agent: Annotated[str | None, typer.Option("--user-agent", help="User-Agent with a contact (default from policy).")] = None,
+    warc: Annotated[Path | None, typer.Option("--warc", help="Also write every HTTP exchange to this WARC file (gzip).")] = None,
+    rdap: Annotated[bool, typer.Option("--rdap", help="Look up domain registration dates via RDAP (cached).")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Start over instead of resuming.")] = False,
+    policy: Annotated[Path | None, typer.Option("--policy", "-p", help="Policy TOML (default ./trustaudit.toml).")] = None,
+    workers: Annotated[int, typer.Option("--workers", "-w", help="Extraction processes (0 = one per core).")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the fetch summary as JSON on stdout.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:  # fmt: skip
     """Fetch URL lists (robots.txt, per-host politeness, SSRF guard, resumable) into RUN.
 
@@ -125,6 +126,7 @@ def crawl_cmd(
         user_agent=user_agent,
     )
     pol = load_policy(policy, overrides=overrides)
+    check_out(out, "crawl", list(urls), fresh=fresh)
     quiet = quiet or as_json
     bar = _CrawlBar(quiet)
     with bar.bar:
@@ -133,7 +135,9 @@ def crawl_cmd(
     if rdap:
         summary["rdap"] = _rdap(out, pol, quiet)
     n_workers = workers if workers > 0 else (os.cpu_count() or 1)
-    summary["ingest"] = _ingest_crawl(out, pol, workers=n_workers, fresh=fresh, quiet=quiet)
+    summary["ingest"] = _ingest_crawl(
+        out, pol, workers=n_workers, fresh=fresh, quiet=quiet, inputs=list(urls)
+    )
     from trustaudit.io.atomic import write_json
 
     write_json(
@@ -141,7 +145,7 @@ def crawl_cmd(
         {**stats.to_dict(), **{k: v for k, v in summary.items() if k != "crawl"}},
     )
     if as_json:
-        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(summary))
     elif not quiet:
         t = stats.totals
         err_console().print(
@@ -159,7 +163,9 @@ def _rdap(out: Path, pol: Any, quiet: bool) -> dict[str, Any]:
     return lookup_run_domains(out, client)
 
 
-def _ingest_crawl(out: Path, pol: Any, *, workers: int, fresh: bool, quiet: bool) -> dict[str, Any]:
+def _ingest_crawl(
+    out: Path, pol: Any, *, workers: int, fresh: bool, quiet: bool, inputs: list[str]
+) -> dict[str, Any]:
     """Extract the committed crawl into pages/links/errors through the pipeline's map stage.
 
     Ingest resumes by batch index; CrawlSource batches never span parts, so indices stay valid
@@ -177,6 +183,7 @@ def _ingest_crawl(out: Path, pol: Any, *, workers: int, fresh: bool, quiet: bool
         stats = ingest([CrawlSource(out)], run, pol, workers=workers)
         counts = merge_parts(run)
         manifest = run.read_manifest()
+        manifest.update(command="crawl", input_paths=input_paths(inputs))
         manifest.setdefault("stages", {})["crawl"] = {
             "status": "done",
             "summary": str(out / "crawl" / "summary.json"),

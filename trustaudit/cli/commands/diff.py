@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -20,6 +19,8 @@ from trustaudit.diff import (
 from trustaudit.errors import UsageError
 from trustaudit.exit_codes import ExitCode
 from trustaudit.gate.rules import load_run
+from trustaudit.io.atomic import json_text
+from trustaudit.report.escape import terminal
 
 
 def print_diff(diff: dict[str, Any], console, top: int = 10) -> None:  # type: ignore[no-untyped-def]
@@ -58,9 +59,9 @@ def print_diff(diff: dict[str, Any], console, top: int = 10) -> None:  # type: i
             pt.add_column(col, overflow="fold")
         for it in items:
             pt.add_row(
-                str(it["url"]),
-                str(it["band_old"]),
-                str(it["band_new"]),
+                terminal(it["url"]),
+                terminal(it["band_old"]),
+                terminal(it["band_new"]),
                 str(it["trust_old"]),
                 str(it["trust_new"]),
             )
@@ -71,7 +72,7 @@ def print_diff(diff: dict[str, Any], console, top: int = 10) -> None:  # type: i
             dt.add_column(col)
         for it in diff["domain_shifts"]["items"][:top]:
             dt.add_row(
-                str(it["registered_domain"]),
+                terminal(it["registered_domain"]),
                 str(it["old_mean"]),
                 str(it["new_mean"]),
                 f"{it['delta']:+.3f}",
@@ -92,24 +93,34 @@ def summary_line(diff: dict[str, Any], held: list[str]) -> str:
 
 @guarded
 def diff_cmd(
-    old_run: Path = typer.Argument(..., help="The earlier run directory (e.g. last night)."),
-    new_run: Path = typer.Argument(..., help="The later run directory."),
-    out: Path | None = typer.Option(
-        None, "--out", "-o", help="Folder for diff.md and diff.json (default NEW_RUN/reports)."
-    ),
-    fail_on: list[str] | None = typer.Option(
-        None,
-        "--fail-on",
-        help="Exit 1 when a condition holds: NAME or NAME>N, comma-separated or repeated. Names: "
-        + ", ".join(f"{k} (default >{v:g})" for k, v in FAIL_ON_DEFAULTS.items())
-        + ".",
-    ),
-    domain_threshold: float = typer.Option(
-        0.1, "--domain-threshold", help="Report domains whose mean trust moved more than this."
-    ),
-    top: int = typer.Option(100, "--top", help="Rows kept per change list in diff.json/diff.md."),
-    as_json: bool = typer.Option(False, "--json", help="Print diff.json to stdout."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
+    old_run: Annotated[Path, typer.Argument(help="The earlier run directory (e.g. last night).")],
+    new_run: Annotated[Path, typer.Argument(help="The later run directory.")],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Folder for diff.md and diff.json (default NEW_RUN/reports)."
+        ),
+    ] = None,
+    fail_on: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fail-on",
+            help="Exit 1 when a condition holds: NAME or NAME>N, comma-separated or repeated. Names: "
+            + ", ".join(f"{k} (default >{v:g})" for k, v in FAIL_ON_DEFAULTS.items())
+            + ".",
+        ),
+    ] = None,
+    domain_threshold: Annotated[
+        float,
+        typer.Option(
+            "--domain-threshold", help="Report domains whose mean trust moved more than this."
+        ),
+    ] = 0.1,
+    top: Annotated[
+        int, typer.Option("--top", help="Rows kept per change list in diff.json/diff.md.")
+    ] = 100,
+    as_json: Annotated[bool, typer.Option("--json", help="Print diff.json to stdout.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the summary line.")] = False,
 ) -> None:
     """Compare two runs: new/resolved quarantines, band changes, domain moves, injections, score shift.
 
@@ -134,7 +145,7 @@ def diff_cmd(
     else:
         md, js = write_diff(diff, target)
     if as_json:
-        typer.echo(json.dumps(diff, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(diff))
     elif quiet:
         typer.echo(summary_line(diff, verdict["held"]))
     else:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from trustaudit.cli._common import guarded, out_console
+from trustaudit.io.atomic import json_text
 from trustaudit.io.rundir import RunDir
+from trustaudit.report.escape import terminal
 
 
 def _v(x: Any) -> str:
@@ -19,35 +19,44 @@ def _v(x: Any) -> str:
         return "-"
     if isinstance(x, float):
         return f"{x:.4g}"
-    return escape(str(x))
+    return terminal(x)
 
 
 @guarded
 def explain_cmd(
-    run_dir: Path = typer.Argument(
-        ..., metavar="RUN", help="Run directory written by `trustaudit audit`."
-    ),
-    url: str = typer.Argument(
-        ..., metavar="URL", help="The page: its URL (exact or normalized) or its doc_id."
-    ),
-    policy: Path | None = typer.Option(
-        None, "--policy", "-p", help="Policy TOML (default: the policy recorded in the run)."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print the explanation as JSON."),
+    run_dir: Annotated[
+        Path, typer.Argument(metavar="RUN", help="Run directory written by `trustaudit audit`.")
+    ],
+    url: Annotated[
+        str,
+        typer.Argument(
+            metavar="URL", help="The page: its URL (exact or normalized) or its doc_id."
+        ),
+    ],
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            "-p",
+            help="Policy TOML whose settings replace the run's recorded ones; its lists are added "
+            "(default: the policy recorded in the run).",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the explanation as JSON.")] = False,
 ) -> None:
     """Print a page's score, band, each sub-score with its weight and contribution, every raw
     signal and the reasons.
 
     Example: trustaudit explain runs/demo https://example.org/article --json
     """
+    from trustaudit.io.rundir import run_policy
     from trustaudit.report.explain import explain_page
-    from trustaudit.report.extra import policy_of_run
 
     run = RunDir.at(run_dir)
     run.require("scores.parquet")
-    data = explain_page(run, url, policy_of_run(run, policy))
+    data = explain_page(run, url, run_policy(run, policy))
     if as_json:
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(data))
         return
     print_explanation(data)
 
@@ -58,12 +67,14 @@ def print_explanation(data: dict[str, Any]) -> None:
     band = str(data.get("band"))
     color = {"quarantine": "red", "medium": "yellow", "trusted": "green"}.get(band, "white")
     page = data.get("page") or {}
-    console.print(f"[bold]{_v(data['url'])}[/bold]  (doc_id {data['doc_id']})")
+    console.print(f"[bold]{_v(data['url'])}[/bold]  (doc_id {_v(data['doc_id'])})")
     if page.get("title"):
         console.print(f"title: {_v(page['title'])}")
-    hard = f"  hard rule: {', '.join(data['hard_rules'])}" if data["hard_quarantine"] else ""
+    hard = (
+        f"  hard rule: {terminal(', '.join(data['hard_rules']))}" if data["hard_quarantine"] else ""
+    )
     console.print(
-        f"trust [bold]{_v(data['trust_score'])}[/bold]  band [{color}]{band}[/{color}]"
+        f"trust [bold]{_v(data['trust_score'])}[/bold]  band [{color}]{terminal(band)}[/{color}]"
         f"  (quarantine < {data['bands']['quarantine_below']}, trusted >= "
         f"{data['bands']['trusted_from']}){hard}"
     )
@@ -72,10 +83,12 @@ def print_explanation(data: dict[str, Any]) -> None:
         t.add_column(col, justify="left" if col == "part" else "right")
     for s in data["sub_scores"]:
         note = "" if s["computed"] else " (neutral)"
-        t.add_row(s["name"] + note, _v(s["value"]), _v(s["weight"]), _v(s["contribution"]))
+        t.add_row(
+            terminal(s["name"]) + note, _v(s["value"]), _v(s["weight"]), _v(s["contribution"])
+        )
     t.add_row("= base (rounded)", _v(data["trust_score_base"]), "", "")
     for a in data["adjustments"]:
-        t.add_row(a["name"], "", "", _v(a["value"]))
+        t.add_row(terminal(a["name"]), "", "", _v(a["value"]))
     t.add_row("[bold]= trust[/bold]", _v(data["trust_score"]), "", "")
     console.print(t)
     if data["reasons"]:
@@ -83,7 +96,7 @@ def print_explanation(data: dict[str, Any]) -> None:
         r.add_column("code")
         r.add_column("why")
         for reason in data["reasons"]:
-            r.add_row(escape(reason["code"]), escape(reason["text"]))
+            r.add_row(terminal(reason["code"]), terminal(reason["text"]))
         console.print(r)
     findings = page.get("injection_findings") or []
     if findings:
@@ -97,7 +110,7 @@ def print_explanation(data: dict[str, Any]) -> None:
     s.add_column("signal")
     s.add_column("value", justify="right")
     for k, v in data["signals"].items():
-        s.add_row(escape(k), _v(v))
+        s.add_row(terminal(k), _v(v))
     console.print(s)
 
 

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
-import json
-import re
 import sys
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from trustaudit.cli._common import err_console, guarded
@@ -26,24 +23,19 @@ from trustaudit.fusion import (
     fuse_results,
     fused_jsonl,
 )
-from trustaudit.io.atomic import atomic_open
+from trustaudit.io.atomic import atomic_open, json_text
 from trustaudit.io.rundir import RunDir
 from trustaudit.policy import Policy, load_policy
+from trustaudit.report.escape import terminal
 
 SHOWN_ERRORS = 20  # bad lines printed on stderr; the --json summary lists up to JSON_ERRORS
 JSON_ERRORS = 1000
 SHOWN_QUERIES = 20
-# Terminal controls, C1 codes, zero-width and bidi overrides: untrusted text must not steer the terminal.
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
 
 def inert(text: Any, width: int = 70) -> str:
-    """Untrusted text (URLs, queries) made safe for a rich terminal: controls replaced, cut to
-    `width`, markup escaped."""
-    s = _UNSAFE.sub("?", str(text))
-    if len(s) > width:
-        s = s[: width - 1] + "…"
-    return escape(s)
+    """Untrusted text (URLs, queries) made safe for a rich terminal (`report.escape.terminal`)."""
+    return terminal(text, width)
 
 
 def read_results_text(path: str) -> tuple[str, str]:
@@ -152,62 +144,89 @@ def _report_bad(parsed: ParsedResults, name: str) -> None:
 
 @guarded
 def fuse_cmd(
-    results: str = typer.Argument(
-        ...,
-        metavar="RESULTS",
-        help="Retrieval results: JSONL (or a JSON array; .gz ok), `-` for stdin.",
-    ),
-    run_dir: Path = typer.Option(
-        ..., "--run", "-r", help="Run directory written by `trustaudit audit`."
-    ),
-    out: Path | None = typer.Option(
-        None, "--out", "-o", help="Write the fused JSONL here (atomic); default stdout."
-    ),
-    policy: Path | None = typer.Option(
-        None,
-        "--policy",
-        "-p",
-        help="Policy TOML with a [fusion] table (default ./trustaudit.toml).",
-    ),
-    alpha: float | None = typer.Option(None, "--alpha", help="Relevance weight (fusion.alpha)."),
-    beta: float | None = typer.Option(None, "--beta", help="Trust weight (fusion.beta)."),
-    top_k: int | None = typer.Option(
-        None, "--top-k", "-k", help="Context size per query (fusion.top_k)."
-    ),
-    research_below: float | None = typer.Option(
-        None, "--research-below", help="Advise a re-search below this top-k mean trust."
-    ),
-    unscored_trust: float | None = typer.Option(
-        None, "--unscored-trust", help="Trust used for URLs the run never scored."
-    ),
-    min_trust: float | None = typer.Option(
-        None, "--min-trust", help="Also drop from the context results trusted less than this."
-    ),
-    drop_unscored: bool | None = typer.Option(
-        None, "--drop-unscored/--keep-unscored", help="Keep unscored URLs out of the context."
-    ),
-    normalize: str | None = typer.Option(
-        None, "--normalize", help="Relevance scaling per query: auto, minmax, sigmoid, none."
-    ),
-    score_field: str | None = typer.Option(
-        None,
-        "--score-field",
-        help="Use only this field as relevance (default: rerank_score, score, relevance, rank).",
-    ),
-    output_format: str = typer.Option(
-        "jsonl",
-        "--format",
-        help="jsonl: every result with the fusion fields; anthropic: per query, the kept results"
-        " as Anthropic `search_result` blocks with the trust badge in title and first text block.",
-    ),
-    as_json: bool = typer.Option(
-        False, "--json", help="Print the summary as JSON on stdout (needs --out)."
-    ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary table; warnings only."),
-    strict: bool = typer.Option(False, "--strict", help="Any bad line is an error (exit 2)."),
-    fail_on_research: bool = typer.Option(
-        False, "--fail-on-research", help="Exit 1 when any query is advised a re-search."
-    ),
+    results: Annotated[
+        str,
+        typer.Argument(
+            metavar="RESULTS",
+            help="Retrieval results: JSONL (or a JSON array; .gz ok), `-` for stdin.",
+        ),
+    ],
+    run_dir: Annotated[
+        Path, typer.Option("--run", "-r", help="Run directory written by `trustaudit audit`.")
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Write the fused JSONL here (atomic); default stdout."),
+    ] = None,
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy", "-p", help="Policy TOML with a [fusion] table (default ./trustaudit.toml)."
+        ),
+    ] = None,
+    alpha: Annotated[
+        float | None, typer.Option("--alpha", help="Relevance weight (fusion.alpha).")
+    ] = None,
+    beta: Annotated[
+        float | None, typer.Option("--beta", help="Trust weight (fusion.beta).")
+    ] = None,
+    top_k: Annotated[
+        int | None, typer.Option("--top-k", "-k", help="Context size per query (fusion.top_k).")
+    ] = None,
+    research_below: Annotated[
+        float | None,
+        typer.Option("--research-below", help="Advise a re-search below this top-k mean trust."),
+    ] = None,
+    unscored_trust: Annotated[
+        float | None,
+        typer.Option("--unscored-trust", help="Trust used for URLs the run never scored."),
+    ] = None,
+    min_trust: Annotated[
+        float | None,
+        typer.Option(
+            "--min-trust", help="Also drop from the context results trusted less than this."
+        ),
+    ] = None,
+    drop_unscored: Annotated[
+        bool | None,
+        typer.Option(
+            "--drop-unscored/--keep-unscored", help="Keep unscored URLs out of the context."
+        ),
+    ] = None,
+    normalize: Annotated[
+        str | None,
+        typer.Option(
+            "--normalize", help="Relevance scaling per query: auto, minmax, sigmoid, none."
+        ),
+    ] = None,
+    score_field: Annotated[
+        str | None,
+        typer.Option(
+            "--score-field",
+            help="Use only this field as relevance (default: rerank_score, score, relevance, rank).",
+        ),
+    ] = None,
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="jsonl: every result with the fusion fields; anthropic: per query, the kept results"
+            " as Anthropic `search_result` blocks with the trust badge in title and first text block.",
+        ),
+    ] = "jsonl",
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the summary as JSON on stdout (needs --out).")
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No summary table; warnings only.")
+    ] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Any bad line is an error (exit 2).")
+    ] = False,
+    fail_on_research: Annotated[
+        bool,
+        typer.Option("--fail-on-research", help="Exit 1 when any query is advised a re-search."),
+    ] = False,
 ) -> None:
     """Attach the run's trust to retrieval results and re-rank: final = alpha*relevance +
     beta*trust; quarantined pages leave the context, medium pages are tagged, a re-search is
@@ -280,7 +299,7 @@ def fuse_cmd(
         outcome, pol, run=run.root, results=name, out=None if out is None else str(out)
     )
     if as_json:
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(data))
     elif not quiet:
         print_summary(data, err_console())
     if fail_on_research and data["research_advised"]:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from trustaudit.cli._common import err_console, guarded, out_console
+from trustaudit.cli._common import err_console, guarded, out_console, quiet_libraries
 from trustaudit.errors import UsageError
 from trustaudit.gate import (
     GateResult,
@@ -19,8 +19,10 @@ from trustaudit.gate import (
     write_gate_json,
     write_junit,
 )
-from trustaudit.io.rundir import RunDir
+from trustaudit.io.atomic import json_text
+from trustaudit.io.rundir import RunDir, run_policy
 from trustaudit.policy import Policy, load_policy
+from trustaudit.report.escape import terminal
 
 STATUS_STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
 
@@ -48,16 +50,16 @@ def print_gate(result: GateResult, console) -> None:  # type: ignore[no-untyped-
     table.add_column("limit", justify="right")
     table.add_column("detail / worst offenders", overflow="fold")
     for r in result.rules:
-        lines = [r.message]
+        lines = [terminal(r.message)]
         if r.status in ("fail", "warn"):  # passing rules: the number is enough
-            lines += [f"- {o['text']}" for o in r.offenders[:3]]
+            lines += [f"- {terminal(o['text'])}" for o in r.offenders[:3]]
             if r.offender_count > 3 and r.offenders:
                 lines.append(f"  … {r.offender_count - 3} more in gate.json")
         limit = _fmt(r.limit)
         if r.comparison and r.limit is not None:
             limit = f"{r.comparison} {limit}"
         table.add_row(
-            r.name,
+            terminal(r.name),
             f"[{STATUS_STYLE[r.status]}]{r.status.upper()}[/]",
             _fmt(r.measured),
             limit,
@@ -65,7 +67,7 @@ def print_gate(result: GateResult, console) -> None:  # type: ignore[no-untyped-
         )
     console.print(table)
     for note in result.notes:
-        console.print(f"note: {note}")
+        console.print(f"note: {terminal(note)}")
 
 
 def _audit_first(
@@ -93,55 +95,84 @@ def _audit_first(
         labels=labels,
         cache=cache,
     )
+    if quiet:
+        quiet_libraries()
     with RichProgress(err_console(), quiet=quiet) as progress:
         audit(options, pol, progress=progress)
 
 
 @guarded
 def gate_cmd(
-    target: list[str] = typer.Argument(
-        ..., help="A run directory, or inputs to audit first (then --out is required)."
-    ),
-    policy: Path | None = typer.Option(
-        None, "--policy", "-p", help="Policy TOML with a [gate] table (default ./trustaudit.toml)."
-    ),
-    labels: Path | None = typer.Option(
-        None, "--labels", help="CSV url|doc_id|domain,label: adds precision/recall rules."
-    ),
-    eval_dir: Path | None = typer.Option(
-        None, "--eval", help="A `trustaudit eval` output folder: adds its planted-source rules."
-    ),
-    junit: Path | None = typer.Option(
-        None, "--junit", help="Write a JUnit XML report here (one test case per rule)."
-    ),
-    strict: bool = typer.Option(False, "--strict", help="Warnings fail the gate too."),
-    as_json: bool = typer.Option(False, "--json", help="Print gate.json to stdout."),
-    gate_json: Path | None = typer.Option(
-        None, "--gate-json", help="Where to write gate.json (default RUN/reports/gate.json)."
-    ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the verdict line."),
-    out: Path | None = typer.Option(
-        None, "--out", "-o", help="Audit the inputs into this run directory first."
-    ),
-    allowlist: list[Path] | None = typer.Option(
-        None, "--allowlist", help="When auditing: allowlist file (repeatable)."
-    ),
-    blocklist: list[Path] | None = typer.Option(
-        None, "--blocklist", help="When auditing: blocklist file (repeatable)."
-    ),
-    domain_info: Path | None = typer.Option(
-        None, "--domain-info", help="When auditing: CSV domain,created for domain age."
-    ),
-    workers: int = typer.Option(
-        0, "--workers", "-w", help="When auditing: extraction processes (0 = one per core)."
-    ),
-    now: str | None = typer.Option(
-        None, "--now", help="When auditing: evaluate dates as of this ISO date."
-    ),
-    fresh: bool = typer.Option(False, "--fresh", help="When auditing: start over, no resume."),
-    cache: Path | None = typer.Option(
-        None, "--cache", help="When auditing: extraction cache shared across runs (incremental)."
-    ),
+    target: Annotated[
+        list[str],
+        typer.Argument(help="A run directory, or inputs to audit first (then --out is required)."),
+    ],
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            "-p",
+            help="Policy TOML with a [gate] table (default: a run's recorded policy; when auditing "
+            "first, ./trustaudit.toml).",
+        ),
+    ] = None,
+    labels: Annotated[
+        Path | None,
+        typer.Option("--labels", help="CSV url|doc_id|domain,label: adds precision/recall rules."),
+    ] = None,
+    eval_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--eval", help="A `trustaudit eval` output folder: adds its planted-source rules."
+        ),
+    ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option("--junit", help="Write a JUnit XML report here (one test case per rule)."),
+    ] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the gate too.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print gate.json to stdout.")] = False,
+    gate_json: Annotated[
+        Path | None,
+        typer.Option(
+            "--gate-json", help="Where to write gate.json (default RUN/reports/gate.json)."
+        ),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the verdict line.")] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Audit the inputs into this run directory first."),
+    ] = None,
+    allowlist: Annotated[
+        list[Path] | None,
+        typer.Option("--allowlist", help="When auditing: allowlist file (repeatable)."),
+    ] = None,
+    blocklist: Annotated[
+        list[Path] | None,
+        typer.Option("--blocklist", help="When auditing: blocklist file (repeatable)."),
+    ] = None,
+    domain_info: Annotated[
+        Path | None,
+        typer.Option("--domain-info", help="When auditing: CSV domain,created for domain age."),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers", "-w", help="When auditing: extraction processes (0 = one per core)."
+        ),
+    ] = 0,
+    now: Annotated[
+        str | None, typer.Option("--now", help="When auditing: evaluate dates as of this ISO date.")
+    ] = None,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="When auditing: start over, no resume.")
+    ] = False,
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache", help="When auditing: extraction cache shared across runs (incremental)."
+        ),
+    ] = None,
 ) -> None:
     """Check a run against the policy's [gate] rules; exit 0 pass, 1 failed, 2 usage/input, 3 internal.
 
@@ -184,8 +215,8 @@ def gate_cmd(
             )
         if allowlist or blocklist or domain_info or cache:
             raise UsageError("--allowlist/--blocklist/--domain-info/--cache only apply with --out")
-        pol = load_policy(policy)
         run_path = Path(target[0])
+        pol = run_policy(RunDir.at(run_path), policy)
 
     run = RunDir.at(run_path)
     # The lock keeps the gate from reading a run that a (cron) audit is rewriting.
@@ -201,7 +232,7 @@ def gate_cmd(
             # Workflow commands are read from stdout and stderr; keep stdout pure JSON with --json.
             typer.echo(line, err=as_json)
     if as_json:
-        typer.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(result.to_dict()))
     elif quiet:
         typer.echo(result.summary_line())
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -11,17 +12,21 @@ from trustaudit.cli._common import guarded
 from trustaudit.policy import load_policy, policy_hash, policy_toml
 
 policy_app = typer.Typer(
-    help="Inspect the policy (weights, bands, lists, rules).", no_args_is_help=True
+    help="Inspect the policy (weights, bands, lists, rules).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 
 @policy_app.command("show")
 @guarded
 def show(
-    policy: Path | None = typer.Option(
-        None, "--policy", "-p", help="Policy TOML (default ./trustaudit.toml)."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of commented TOML."),
+    policy: Annotated[
+        Path | None, typer.Option("--policy", "-p", help="Policy TOML (default ./trustaudit.toml).")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON instead of commented TOML.")
+    ] = False,
 ) -> None:
     """Print the effective policy: defaults < trustaudit.toml < TRUSTAUDIT_* env.
 

@@ -2,48 +2,63 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
-from trustaudit.cli._common import guarded
+from trustaudit.cli._common import check_accounting, guarded
 from trustaudit.errors import UsageError
+from trustaudit.io.atomic import json_text
 from trustaudit.io.rundir import RunDir
 
 
 @guarded
 def report_cmd(
-    run_dir: Path = typer.Argument(
-        ..., metavar="RUN", help="Run directory written by `trustaudit audit`."
-    ),
-    labels: Path | None = typer.Option(
-        None, "--labels", "-l", help="Labels CSV for the calibration (default: the one used last)."
-    ),
-    policy: Path | None = typer.Option(
-        None, "--policy", "-p", help="Policy TOML (default: the policy recorded in the run)."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print summary.json to stdout."),
+    run_dir: Annotated[
+        Path, typer.Argument(metavar="RUN", help="Run directory written by `trustaudit audit`.")
+    ],
+    labels: Annotated[
+        Path | None,
+        typer.Option(
+            "--labels",
+            "-l",
+            help="Labels CSV for the calibration (default: the labels the run got at audit time).",
+        ),
+    ] = None,
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            "-p",
+            help="Policy TOML whose settings replace the run's recorded ones; its lists are added "
+            "(default: the policy recorded in the run).",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print summary.json to stdout.")] = False,
 ) -> None:
     """Re-render summary.json, quarantine.csv/.md, domains.csv, list suggestions, calibration
     and report.html from the run's tables (after an upgrade, or to change report settings).
 
     Example: trustaudit report runs/demo && xdg-open runs/demo/reports/report.html
     """
-    from trustaudit.report.extra import policy_of_run
+    from trustaudit.io.rundir import recorded_labels, run_policy
     from trustaudit.report.summary import write_reports
 
     if labels is not None and not labels.is_file():
         raise UsageError(f"labels file not found: {labels}")
     run = RunDir.at(run_dir)
     run.require("manifest.json", "scores.parquet")
-    pol = policy_of_run(run, policy)
+    pol = run_policy(run, policy)
     with run.locked():
-        summary = write_reports(run, pol, run.read_manifest(), labels=labels)
+        summary = write_reports(
+            run, pol, run.read_manifest(), labels=labels or recorded_labels(run)
+        )
     if as_json:
-        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(summary))
     else:
         typer.echo(f"reports written to {run.reports} (open report.html in a browser)")
+    check_accounting(summary)
 
 
 def register(app: typer.Typer) -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Annotated
 
+import polars as pl
 import typer
 
-from trustaudit.cli._common import err_console, guarded, out_console
+from trustaudit.cli._common import check_accounting, err_console, guarded, out_console
 from trustaudit.cli.commands.audit import (
     build_overrides,
     parse_now,
@@ -15,52 +16,90 @@ from trustaudit.cli.commands.audit import (
     require_judge,
 )
 from trustaudit.cli.progress import RichProgress
+from trustaudit.errors import UsageError
+from trustaudit.io.atomic import json_text
+from trustaudit.io.rundir import RunDir, run_policy
 from trustaudit.pipeline import rescore
-from trustaudit.policy import load_policy
 
 
 @guarded
 def score_cmd(
-    run: Path = typer.Argument(..., help="Run directory written by `trustaudit audit`."),
-    allowlist: list[Path] | None = typer.Option(
-        None, "--allowlist", help="Allowlist file (repeatable)."
-    ),
-    blocklist: list[Path] | None = typer.Option(
-        None, "--blocklist", help="Blocklist file (repeatable)."
-    ),
-    domain_info: Path | None = typer.Option(
-        None, "--domain-info", help="CSV domain,created for domain age."
-    ),
-    policy: Path | None = typer.Option(
-        None, "--policy", "-p", help="Policy TOML (default ./trustaudit.toml)."
-    ),
-    labels: Path | None = typer.Option(
-        None, "--labels", help="CSV url|domain,label for calibration curves."
-    ),
-    now: str | None = typer.Option(None, "--now", help="ISO date (default: the run's own date)."),
-    judge_url: list[str] | None = typer.Option(
-        None,
-        "--judge-url",
-        help="Also send this page to the LLM judge (repeatable; needs judge.endpoint, judge.model).",
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print summary.json to stdout."),
+    run: Annotated[Path, typer.Argument(help="Run directory written by `trustaudit audit`.")],
+    allowlist: Annotated[
+        list[Path] | None,
+        typer.Option("--allowlist", help="Allowlist file ADDED to the run's lists (repeatable)."),
+    ] = None,
+    blocklist: Annotated[
+        list[Path] | None,
+        typer.Option("--blocklist", help="Blocklist file ADDED to the run's lists (repeatable)."),
+    ] = None,
+    domain_info: Annotated[
+        Path | None,
+        typer.Option("--domain-info", help="CSV domain,created that REPLACES the run's one."),
+    ] = None,
+    replace_lists: Annotated[
+        bool,
+        typer.Option(
+            "--replace-lists",
+            help="Drop the run's allow/blocklists and anchors: use only those of --policy and flags.",
+        ),
+    ] = False,
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            "-p",
+            help="Policy TOML whose settings REPLACE the run's recorded ones; its lists are ADDED "
+            "(default: the run's recorded policy; ./trustaudit.toml is not read).",
+        ),
+    ] = None,
+    labels: Annotated[
+        Path | None,
+        typer.Option(
+            "--labels", help="CSV url|domain,label for calibration (default: the run's own)."
+        ),
+    ] = None,
+    now: Annotated[
+        str | None, typer.Option("--now", help="ISO date (default: the run's own date).")
+    ] = None,
+    judge_url: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--judge-url",
+            help="Also send this page to the LLM judge (repeatable; needs judge.endpoint, judge.model).",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print summary.json to stdout.")] = False,
 ) -> None:
     """Recompute signals, scores and reports of RUN without re-reading or re-extracting its inputs.
 
-    Use it to try a new threshold, weights or lists on a finished run in seconds.
+    Starts from the run's recorded policy and the list files the run owns (RUN/inputs/); --policy
+    replaces settings, list flags add to the run's lists. New tables are written aside and swapped
+    in at the end: a failed re-score leaves the run as it was.
 
-    Example: trustaudit score runs/demo --policy strict.toml
+    Example: trustaudit score runs/demo --policy strict.toml --blocklist more.txt
     """
-    pol = load_policy(policy, overrides=build_overrides(allowlist, blocklist, domain_info))
+    if labels is not None and not labels.is_file():
+        raise UsageError(f"labels file not found: {labels}")
+    rd = RunDir.at(run)
+    rd.require("manifest.json", "pages.parquet")
+    pol = run_policy(
+        rd,
+        policy,
+        overrides=build_overrides(allowlist, blocklist, domain_info),
+        replace_lists=replace_lists,
+    )
     require_judge(pol, judge_url)
-    with RichProgress(err_console(), quiet=as_json) as progress:
+    pages = None if as_json else rd.scan("pages").select(pl.len()).collect().item()
+    with RichProgress(err_console(), quiet=as_json, pages=pages) as progress:
         summary = rescore(
             run, pol, now=parse_now(now), labels=labels, progress=progress, judge_urls=judge_url
         )
     if as_json:
-        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+        typer.echo(json_text(summary))
     else:
         print_summary(summary, out_console())
+    check_accounting(summary)
 
 
 def register(app: typer.Typer) -> None:
