@@ -493,7 +493,16 @@ def compute_signals(
     def corpus() -> pl.DataFrame:
         return corpus_signals(pages, links, policy, get_embedder(policy.embeddings))
 
-    parts = [pages.select("doc_id", "url", "registered_domain", "word_count"), page_domain]
+    # notes from reading each page (DECODED_UTF16, HTML_TRUNCATED, CANONICAL_MISMATCH…) join its reasons
+    ingest_notes = (
+        [pl.col("ingest_reasons").fill_null([]).alias("reasons_ingest")]
+        if "ingest_reasons" in pages.columns
+        else []
+    )
+    parts = [
+        pages.select("doc_id", "url", "registered_domain", "word_count", *ingest_notes),
+        page_domain,
+    ]
     if memo is None:
         links = flag_affiliate_links(links, policy)
         parts += [page_families(), corpus()]

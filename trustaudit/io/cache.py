@@ -59,7 +59,13 @@ def policy_key(policy: Policy) -> str:
     """What invalidates cached extractions: the extraction code and the extraction/injection settings."""
     return hashlib.sha256(
         repr(
-            (__version__, code_digest(_EXTRACTION_CODE), policy.extract, policy.injection)
+            (
+                __version__,
+                code_digest(_EXTRACTION_CODE),
+                policy.extract,
+                policy.injection,
+                policy.inputs,
+            )
         ).encode()
     ).hexdigest()[:16]
 
