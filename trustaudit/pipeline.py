@@ -37,10 +37,18 @@ from trustaudit.io.extract import (
 )
 from trustaudit.io.lists import read_domain_info, read_domain_lists
 from trustaudit.io.memo import StageMemo, frame_digest
-from trustaudit.io.readers import Source, detect_kind, open_sources
-from trustaudit.io.records import ERROR_SCHEMA, ErrorRow, errors_table
+from trustaudit.io.readers import Source, detect_kind, open_sources, special_file, walk_files
+from trustaudit.io.records import (
+    ERROR_SCHEMA,
+    ErrorRow,
+    RecordBatch,
+    display_text,
+    errors_table,
+    records_table,
+)
 from trustaudit.io.rundir import SCHEMA_VERSION, RunDir
 from trustaudit.io.since import PreviousRun
+from trustaudit.io.urlmap import read_url_map
 from trustaudit.policy import Policy, policy_hash
 from trustaudit.progress import NullProgress, Progress
 from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
@@ -59,11 +67,21 @@ def fingerprint_input(path: str) -> dict[str, Any]:
     h = hashlib.sha256()
     if p.is_dir():
         n = 0
-        for f in sorted(x for x in p.rglob("*") if x.is_file()):
-            st = f.stat()
-            h.update(f"{f.relative_to(p).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        files, unreadable = walk_files(p)
+        for f in files:
+            try:
+                st = f.stat()
+            except OSError:
+                continue
+            # surrogateescape: a file name with non-UTF-8 bytes is hashed as its bytes
+            line = f"{f.relative_to(p).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n"
+            h.update(line.encode("utf-8", "surrogateescape"))
             n += 1
-        return {"path": str(p), "kind": "folder", "files": n, "sha256": h.hexdigest()}
+        h.update(f"unreadable:{len(unreadable)}".encode())
+        return {"path": display_text(str(p)), "kind": "folder", "files": n, "sha256": h.hexdigest()}
+    what = special_file(p)
+    if what is not None:  # never opened: a FIFO would block, a device never end
+        return {"path": display_text(str(p)), "kind": "special", "bytes": 0, "sha256": None}
     size = 0
     try:
         with open(p, "rb") as fh:
@@ -71,8 +89,8 @@ def fingerprint_input(path: str) -> dict[str, Any]:
                 h.update(chunk)
                 size += len(chunk)
     except OSError:
-        return {"path": str(p), "kind": "missing", "bytes": 0, "sha256": None}
-    return {"path": str(p), "kind": "file", "bytes": size, "sha256": h.hexdigest()}
+        return {"path": display_text(str(p)), "kind": "missing", "bytes": 0, "sha256": None}
+    return {"path": display_text(str(p)), "kind": "file", "bytes": size, "sha256": h.hexdigest()}
 
 
 # ------------------------------------------------------------------ ingest (map stage)
@@ -208,6 +226,26 @@ def _store(plan: _Planned, miss: ExtractResult, cache: ExtractCache) -> None:
     cache.put_many(entries)
 
 
+def _guarded_batches(src: Source, batch_size: int) -> Iterator[RecordBatch]:
+    """src.batches(), where an exception from the reader ends this source with one error row.
+
+    Why: a reader bug or an input no reader foresaw (ArrowTypeError, RecursionError…) must cost one
+    source, not the run; the exception class is in the message so the row can be traced.
+    """
+    it = iter(src.batches(batch_size))
+    while True:
+        try:
+            batch = next(it)
+        except StopIteration:
+            return
+        except Exception as exc:
+            msg = display_text(f"{type(exc).__name__}: {exc}")[:300]
+            row = ErrorRow(src.name, None, None, "read", "SOURCE_FAILED", f"reading stopped: {msg}")
+            yield RecordBatch(records_table([]), [row])
+            return
+        yield batch
+
+
 def ingest(
     sources: list[Source],
     run: RunDir,
@@ -277,7 +315,7 @@ def ingest(
         for si, src in enumerate(sources):
             if restored(si, src):
                 continue
-            for bi, batch in enumerate(src.batches(bs)):
+            for bi, batch in enumerate(_guarded_batches(src, bs)):
                 base = _part_base(run, si, bi)
                 stats.records += batch.records.num_rows
                 stats.read_errors += len(batch.errors)
@@ -580,6 +618,9 @@ class AuditOptions:
     labels: Path | None = None
     cache: Path | None = None
     since: Path | None = None
+    url_map: Path | None = None
+    url_map_file_column: str | None = None
+    url_map_url_column: str | None = None
 
 
 def split_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
@@ -592,8 +633,16 @@ def split_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
     return [p for p in inputs if p not in lists], lists
 
 
-def _sources(inputs: list[str], policy: Policy) -> list[Source]:
-    return [s for p in inputs for s in open_sources(p, max_bytes=policy.extract.max_record_bytes)]
+def _sources(
+    inputs: list[str], policy: Policy, url_map: dict[str, str] | None = None
+) -> list[Source]:
+    return [
+        s
+        for p in inputs
+        for s in open_sources(
+            p, max_bytes=policy.extract.max_record_bytes, limits=policy.inputs, url_map=url_map
+        )
+    ]
 
 
 def _crawl(
@@ -635,12 +684,31 @@ def audit(
         )
     now = options.now or datetime.now(UTC).date()
     local, url_lists = split_inputs(options.inputs)
-    sources = _sources(local, policy)
+    url_map = (
+        read_url_map(
+            options.url_map,
+            file_column=options.url_map_file_column,
+            url_column=options.url_map_url_column,
+        )
+        if options.url_map
+        else None
+    )
+    sources = _sources(local, policy, url_map)
     with run.locked(), contextlib.ExitStack() as stack:
         manifest = run.read_manifest()
         inputs = [fingerprint_input(p) for p in options.inputs]
+        if options.url_map:
+            inputs.append({**fingerprint_input(str(options.url_map)), "role": "url_map"})
         ingest_key = hashlib.sha256(
-            repr(([i.get("sha256") for i in inputs], policy.extract, policy.injection)).encode()
+            repr(
+                (
+                    [i.get("sha256") for i in inputs],
+                    policy.extract,
+                    policy.injection,
+                    policy.inputs,
+                    (options.url_map_file_column, options.url_map_url_column),
+                )
+            ).encode()
         ).hexdigest()[:16]
         resumable = (
             not options.fresh

@@ -177,7 +177,12 @@ UNSCANNED_CODES = frozenset(
 
 
 def errors_table(errors: Sequence[ErrorRow]) -> pa.Table:
-    return pa.Table.from_pylist([e.to_dict() for e in errors], schema=ERROR_SCHEMA)
+    """Error rows as a table; text from hostile input (lone surrogates) is made storable first."""
+    rows = [
+        {k: display_text(v) if isinstance(v, str) else v for k, v in e.to_dict().items()}
+        for e in errors
+    ]
+    return pa.Table.from_pylist(rows, schema=ERROR_SCHEMA)
 
 
 def normalize_url(url: str) -> str:

@@ -146,6 +146,19 @@ def audit_cmd(
         False, "--json", help="Print summary.json to stdout instead of tables."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line (cron)."),
+    url_map: Path | None = typer.Option(
+        None,
+        "--url-map",
+        help="CSV file -> URL for folder inputs (a saved-page corpus's own manifest); the mapped"
+        " URL decides the page's identity and domain. Columns auto-detected (file/path/filename,"
+        " url/uri/original_url) or named with the two flags below.",
+    ),
+    url_map_file_column: str | None = typer.Option(
+        None, "--url-map-file-column", help="Column of --url-map holding the file path."
+    ),
+    url_map_url_column: str | None = typer.Option(
+        None, "--url-map-url-column", help="Column of --url-map holding the URL."
+    ),
 ) -> None:
     """Score every page of a corpus and write the run directory and reports.
 
@@ -166,6 +179,9 @@ def audit_cmd(
         labels=labels,
         cache=cache,
         since=since,
+        url_map=url_map,
+        url_map_file_column=url_map_file_column,
+        url_map_url_column=url_map_url_column,
     )
     console = err_console()
     with RichProgress(console, quiet=quiet or as_json) as progress:
