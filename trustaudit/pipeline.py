@@ -9,7 +9,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import hashlib
-import multiprocessing as mp
 import os
 import shutil
 import time
@@ -35,6 +34,7 @@ from trustaudit.io.extract import (
     attach_extras,
     extract_records,
 )
+from trustaudit.io.extract_pool import KillablePool
 from trustaudit.io.lists import read_domain_info, read_domain_lists
 from trustaudit.io.memo import StageMemo, frame_digest
 from trustaudit.io.readers import Source, detect_kind, open_sources, special_file, walk_files
@@ -103,6 +103,7 @@ class IngestStats:
     seconds: float = 0.0
     cache_hits: int = 0
     cache_misses: int = 0
+    workers_killed: int = 0
     sources: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -345,23 +346,20 @@ def ingest(
             sub = todo(plan)
             finish(plan, extract_records(sub, policy) if sub is not None else None)
     else:
-        ctx = mp.get_context("forkserver")
-        with cf.ProcessPoolExecutor(
-            max_workers=workers, mp_context=ctx, initializer=_worker_init
-        ) as pool:
-            pending: dict[cf.Future[ExtractResult], _Planned] = {}
+        # killable workers: a document stuck in C code costs its record (EXTRACT_TIMEOUT), not the run
+        pool = KillablePool(workers, policy)
+
+        def tasks() -> Iterator[tuple[_Planned, pa.Table]]:
             for plan in planned():
                 sub = todo(plan)
                 if sub is None:
                     finish(plan, None)
                     continue
-                pending[pool.submit(extract_records, sub, policy)] = plan
-                while len(pending) >= workers * 2:  # bounded in-flight: memory stays flat
-                    done, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
-                    for fut in done:
-                        finish(pending.pop(fut), fut.result())
-            for fut in cf.as_completed(list(pending)):
-                finish(pending.pop(fut), fut.result())
+                yield plan, sub
+
+        for plan, result in pool.run(tasks()):
+            finish(plan, result)
+        stats.workers_killed = pool.killed
     if cache is not None:
         for si, key, n_rec, n_err in to_bundle:
             bases = [m.with_suffix("") for m in sorted(run.parts.glob(f"s{si:04d}-b*.done"))]
@@ -772,6 +770,7 @@ def audit(
             "seconds": round(stats.seconds, 3),
             "batches": stats.batches,
             "batches_resumed": stats.batches_skipped,
+            "workers_killed": stats.workers_killed,
             **counts,
             "accounting": accounting,
             "cache": (
