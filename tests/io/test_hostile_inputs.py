@@ -246,3 +246,21 @@ def test_url_map_columns_are_detected_or_named(tmp_path: Path) -> None:
 
     with pytest.raises(UsageError):
         read_url_map(m)
+
+
+def test_fifo_inside_a_folder_is_an_error_row(tmp_path: Path) -> None:
+    (tmp_path / "ok.html").write_text(article_html())
+    os.mkfifo(tmp_path / "pipe.html")
+    rows, errors = collect(open_sources(tmp_path)[0])
+    assert len(rows) == 1 and [e.code for e in errors] == ["NOT_A_REGULAR_FILE"]
+
+
+def test_parquet_row_over_the_record_cap_is_too_large(tmp_path: Path) -> None:
+    p = tmp_path / "big.parquet"
+    pq.write_table(
+        pa.table({"url": ["https://a.example.com/", "https://b.example.com/"],
+                  "html": ["<p>" + "x" * 5000 + "</p>", "<p>ok</p>"]}), p,
+    )  # fmt: skip
+    rows, errors = collect(open_source(p, max_bytes=1000))
+    assert [r["url"] for r in rows] == ["https://b.example.com/"]
+    assert [e.code for e in errors] == ["TOO_LARGE"]

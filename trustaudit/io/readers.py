@@ -39,6 +39,7 @@ JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz", ".json.gz")
 WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
 PARQUET_SUFFIXES = (".parquet",)
 URL_LIST_SUFFIXES = (".txt", ".csv", ".urls")
+INPUT_SUFFIXES = HTML_SUFFIXES + JSONL_SUFFIXES + WARC_SUFFIXES + PARQUET_SUFFIXES
 
 
 class Source(Protocol):
@@ -128,6 +129,10 @@ def walk_files(root: Path) -> tuple[list[Path], list[ErrorRow]]:
             p = Path(dirpath) / f
             if p.is_file():
                 files.append(p)
+            elif (what := special_file(p)) is not None and p.name.lower().endswith(INPUT_SUFFIXES):
+                rel = display_text(str(p))
+                msg = f"{rel} is a {what}, not a regular file; not read"
+                errors.append(ErrorRow(name, None, None, "read", "NOT_A_REGULAR_FILE", msg))
     files.sort()
     return files, errors
 
@@ -676,6 +681,7 @@ class ParquetSource(_PathSource):
 
     kind: str = "parquet"
     limits: InputsPolicy = field(default_factory=InputsPolicy)
+    max_bytes: int = 50_000_000
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         try:
@@ -721,6 +727,19 @@ class ParquetSource(_PathSource):
                         html_b = html.encode("utf-8", "surrogatepass")
                     else:
                         html_b = None
+                    size = len(html_b) if html_b is not None else len(text or "")
+                    if size > self.max_bytes:
+                        errors.append(
+                            ErrorRow(
+                                self.name,
+                                off,
+                                r.get("url") if isinstance(r.get("url"), str) else None,
+                                "read",
+                                "TOO_LARGE",
+                                f"row {off}: html/text is {size} bytes, over {self.max_bytes}",
+                            )
+                        )
+                        continue
                     if html_b is None and not isinstance(text, str):
                         errors.append(
                             ErrorRow(
@@ -901,7 +920,7 @@ def open_source(
     if kind == "warc":
         return WarcSource(p, max_bytes=max_bytes)
     if kind == "parquet":
-        return ParquetSource(p, limits=limits)
+        return ParquetSource(p, limits=limits, max_bytes=max_bytes)
     if kind == "urls":
         raise UsageError(
             f"{p} is a URL list", hint=f"fetch it first: trustaudit crawl {p} --out RUN"
