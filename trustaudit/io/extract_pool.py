@@ -1,9 +1,10 @@
 """Extraction in worker processes that can be killed and replaced: a per-document budget that holds.
 
 Why: the HTML parsers are C code that ignores SIGALRM (a signal handler runs only when the C call
-returns), so one hostile page (100k nested elements) could pin a worker for minutes. Each worker
-reports every finished record; a worker still on one record after `kill_after_s` is killed, the record
-becomes an EXTRACT_TIMEOUT error row, and a fresh worker takes the rest of the batch.
+returns), so one hostile page (100k nested elements) could pin a worker for minutes. Each worker says
+which record it starts; a worker still on one record after `kill_after_s` is killed, the record
+becomes an EXTRACT_TIMEOUT error row, and a fresh worker redoes the rest of the batch. In the common
+case (no kill) a worker returns the whole batch's result as Arrow tables, as a process pool would.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def kill_deadline(policy: Policy) -> float:
 
 
 def _serve(conn: Connection, policy: Policy) -> None:
-    """Worker loop: (start, rows) in, one ("done", index, outcome) per record out."""
+    """Worker loop: (indices, records) in; ("start", i) before each record; then the result."""
     import os
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -47,23 +48,35 @@ def _serve(conn: Connection, policy: Policy) -> None:
 
     import trustaudit.injection  # noqa: F401
 
-    conn.send(("ready",))
     while True:
-        msg = conn.recv()
+        try:
+            msg = conn.recv()
+        except EOFError:  # the parent is gone
+            return
         if msg is None:
             return
-        start, rows = msg
-        for j, rec in enumerate(rows):
-            conn.send(("done", start + j, extract_guarded(rec, policy)))
+        indices, records = msg
+        rows = records.to_pylist()
+        outcomes: dict[int, RecordOutcome] = {}
+        for i in indices:
+            conn.send(("start", i))
+            outcomes[i] = extract_guarded(rows[i], policy)
+        if len(indices) == len(rows):
+            conn.send(("result", assemble(records, [outcomes[i] for i in range(len(rows))])))
+        else:
+            conn.send(("outcomes", outcomes))
 
 
 @dataclass
 class _Task:
     key: Any
     records: pa.Table
-    rows: list[dict[str, Any]]
-    outcomes: list[RecordOutcome | None] = field(default_factory=list)
-    next: int = 0
+    outcomes: dict[int, RecordOutcome] = field(default_factory=dict)
+    current: int | None = None  # the record the worker said it started
+    deaths: int = 0  # workers lost before starting any record of this batch
+
+    def remaining(self) -> list[int]:
+        return [i for i in range(self.records.num_rows) if i not in self.outcomes]
 
 
 @dataclass
@@ -72,7 +85,6 @@ class _Worker:
     conn: Connection
     task: _Task | None = None
     since: float = 0.0
-    ready: bool = False
 
 
 class KillablePool:
@@ -90,12 +102,12 @@ class KillablePool:
         proc = self.ctx.Process(target=_serve, args=(child, self.policy), daemon=True)
         proc.start()
         child.close()
-        return _Worker(proc, parent, since=time.monotonic())
+        return _Worker(proc, parent)
 
     def _give(self, w: _Worker, task: _Task) -> None:
         w.task = task
-        w.since = time.monotonic()
-        w.conn.send((task.next, task.rows[task.next :]))
+        task.current = None
+        w.conn.send((task.remaining(), task.records))
 
     def _replace(self, workers: list[_Worker], w: _Worker) -> _Worker:
         w.proc.kill()
@@ -119,8 +131,7 @@ class KillablePool:
                         except StopIteration:
                             exhausted = True
                             break
-                        rows = records.to_pylist()
-                        self._give(w, _Task(key, records, rows, [None] * len(rows)))
+                        self._give(w, _Task(key, records))
                 busy = [w for w in workers if w.task is not None]
                 if not busy:
                     if exhausted:
@@ -131,8 +142,9 @@ class KillablePool:
                     yield from self._receive(workers, w)
                 now = time.monotonic()
                 for w in [x for x in workers if x.task is not None]:
-                    if w.ready and self.deadline and now - w.since > self.deadline:
-                        yield from self._timeout(workers, w)
+                    task = w.task
+                    if task.current is not None and self.deadline and now - w.since > self.deadline:
+                        yield from self._lose(workers, w, "EXTRACT_TIMEOUT", self._timeout_msg())
         finally:
             for w in workers:
                 if w.proc.is_alive():
@@ -140,54 +152,52 @@ class KillablePool:
                 w.proc.join()
                 w.conn.close()
 
+    def _timeout_msg(self) -> str:
+        return f"extraction ran past {self.deadline:g} s; its worker was killed and replaced"
+
     def _receive(self, workers: list[_Worker], w: _Worker) -> Iterator[tuple[Any, ExtractResult]]:
         task = w.task
         assert task is not None
         try:
             msg = w.conn.recv()
         except (EOFError, OSError):  # the worker died (a crash in C code, the OOM killer)
-            rec = task.rows[task.next]
-            task.outcomes[task.next] = (
-                None,
-                [],
-                record_error(rec, "EXTRACT_FAILED", "WorkerDied: the extraction process exited"),
+            yield from self._lose(
+                workers, w, "EXTRACT_FAILED", "WorkerDied: the extraction process exited"
             )
-            yield from self._advance(workers, self._replace(workers, w), task)
             return
-        if msg[0] == "ready":
-            w.ready = True
+        if msg[0] == "start":
+            task.current = msg[1]
             w.since = time.monotonic()
             return
-        _, index, outcome = msg
-        task.outcomes[index] = outcome
-        task.next = index + 1
-        w.since = time.monotonic()
-        if task.next >= len(task.rows):
-            w.task = None
-            yield task.key, assemble(task.records, task.outcomes)  # type: ignore[arg-type]
+        w.task = None
+        if msg[0] == "result":
+            yield task.key, msg[1]
+            return
+        task.outcomes.update(msg[1])
+        yield task.key, self._assembled(task)
 
-    def _timeout(self, workers: list[_Worker], w: _Worker) -> Iterator[tuple[Any, ExtractResult]]:
+    @staticmethod
+    def _assembled(task: _Task) -> ExtractResult:
+        return assemble(task.records, [task.outcomes[i] for i in range(task.records.num_rows)])
+
+    def _lose(
+        self, workers: list[_Worker], w: _Worker, code: str, message: str
+    ) -> Iterator[tuple[Any, ExtractResult]]:
+        """Kill `w`; its current record becomes an error row; a fresh worker redoes the rest."""
         task = w.task
         assert task is not None
-        rec = task.rows[task.next]
-        task.outcomes[task.next] = (
-            None,
-            [],
-            record_error(
-                rec,
-                "EXTRACT_TIMEOUT",
-                f"extraction ran past {self.deadline:g} s; its worker was killed and replaced",
-            ),
-        )
-        self.killed += 1
-        yield from self._advance(workers, self._replace(workers, w), task)
-
-    def _advance(
-        self, workers: list[_Worker], fresh: _Worker, task: _Task
-    ) -> Iterator[tuple[Any, ExtractResult]]:
-        """After a lost record: the fresh worker takes the rest of the batch, or the batch is done."""
-        task.next += 1
-        if task.next >= len(task.rows):
-            yield task.key, assemble(task.records, task.outcomes)  # type: ignore[arg-type]
-        else:
+        fresh = self._replace(workers, w)
+        if code == "EXTRACT_TIMEOUT":
+            self.killed += 1
+        lost = [task.current] if task.current is not None else []
+        if not lost:
+            task.deaths += 1
+            if task.deaths >= 3:  # workers die before any record: give up on the batch, not the run
+                lost = task.remaining()
+        for i in lost:
+            rec = task.records.slice(i, 1).to_pylist()[0]
+            task.outcomes[i] = (None, [], record_error(rec, code, message))
+        if task.remaining():
             self._give(fresh, task)
+        else:
+            yield task.key, self._assembled(task)
