@@ -132,15 +132,6 @@ def _commit_part(
     write_text(base.with_suffix(".done"), f"{n_records} {len(read_errors)}\n")
 
 
-def _worker_init() -> None:
-    """Import what every batch needs once per worker (trafilatura only when it is the extractor)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    import resiliparse.extract.html2text  # noqa: F401
-    import selectolax.lexbor  # noqa: F401
-
-    import trustaudit.injection  # noqa: F401
-
-
 @dataclass
 class _Planned:
     """A batch on its way through the pool, with what the cache already answered."""

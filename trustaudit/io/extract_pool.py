@@ -39,7 +39,10 @@ def kill_deadline(policy: Policy) -> float:
 
 
 def _serve(conn: Connection, policy: Policy) -> None:
-    """Worker loop: (indices, records) in; ("start", i) before each record; then the result."""
+    """Worker loop: (indices, records) in; ("start", i) before each record; then the result.
+
+    Imports what every batch needs once per worker (trafilatura only when it is the extractor).
+    """
     import os
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
