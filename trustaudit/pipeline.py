@@ -9,7 +9,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import hashlib
-import os
 import shutil
 import time
 import uuid
