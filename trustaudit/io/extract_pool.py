@@ -144,9 +144,9 @@ class KillablePool:
                     w = next(x for x in workers if x.conn is conn)
                     yield from self._receive(workers, w)
                 now = time.monotonic()
-                for w in [x for x in workers if x.task is not None]:
-                    task = w.task
-                    if task.current is not None and self.deadline and now - w.since > self.deadline:
+                for w in list(workers):
+                    stuck = w.task is not None and w.task.current is not None
+                    if stuck and self.deadline and now - w.since > self.deadline:
                         yield from self._lose(workers, w, "EXTRACT_TIMEOUT", self._timeout_msg())
         finally:
             for w in workers:
