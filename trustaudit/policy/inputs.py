@@ -20,7 +20,7 @@ class InputsPolicy:
     )
     max_decompressed_bytes: int = opt(
         20_000_000_000,
-        "bytes read from one input file after decompression; past it the file is cut: error row"
+        "bytes read from one JSONL file after decompression; past it the file is cut: error row"
         " DECOMPRESSED_TOO_LARGE (the records before are kept)",
     )
     max_json_depth: int = opt(
