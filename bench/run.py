@@ -259,7 +259,7 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=None)
     ap.add_argument(
         "--only",
-        choices=["audit", "incremental", "signals", "peer"],
+        choices=["audit", "incremental", "signals", "peer", "hostile"],
         default=None,
         help="run one section (peer needs the audit section's figures, so it runs both)",
     )
@@ -273,6 +273,8 @@ def main() -> None:
         bench_signals(args.rows)
     if res is not None and want("peer") and not args.skip_peer:
         bench_peer(res["shards"], res["pages"], res["wall"])
+    if want("hostile"):  # issue 15: every hostile input case through the CLI
+        subprocess.run([sys.executable, str(Path(__file__).with_name("hostile.py"))], check=True)
 
 
 if __name__ == "__main__":

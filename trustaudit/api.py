@@ -296,8 +296,13 @@ def compute_signals(
         anchors=anchors,
     )
     links = flag_affiliate_links(links, pol)
+    ingest_notes = (  # notes from reading each page (DECODED_UTF16, HTML_TRUNCATED, ...)
+        [pl.col("ingest_reasons").fill_null([]).alias("reasons_ingest")]
+        if "ingest_reasons" in pages.columns
+        else []
+    )
     families = [
-        pages.select("doc_id", "url", "registered_domain", "word_count"),
+        pages.select("doc_id", "url", "registered_domain", "word_count", *ingest_notes),
         page_domain,
         affiliate_signals(pages, links, pol),
         textual_signals(pages, pol),

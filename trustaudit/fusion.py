@@ -47,6 +47,8 @@ ADDED_FIELDS = (
 UNSCORED = "UNSCORED"
 QUARANTINED = "QUARANTINED"
 BELOW_MIN_TRUST = "BELOW_MIN_TRUST"
+# the run read this URL but never scanned its content (binary, too large, timeout…): never in context
+UNSCANNED = "UNSCANNED"
 
 RESULTS_SCHEMA: dict[str, Any] = {
     "_row": pl.Int64,
@@ -283,6 +285,9 @@ def fuse(
     ).fill_null(False)
     below = pl.col("trust_used") < policy.min_trust
     unscored_out = ~scored & pl.lit(policy.drop_unscored)
+    unscanned = (
+        pl.col("unscanned").fill_null(False) if "unscanned" in trust.columns else pl.lit(False)
+    )
     no_reasons = pl.lit([], dtype=pl.List(pl.String))
     df = (
         results.join(trust, on="url", how="left", maintain_order="left")
@@ -298,6 +303,8 @@ def fuse(
             ).round(6),
             drop_reason=pl.when(quarantined)
             .then(pl.lit(QUARANTINED))
+            .when(unscanned)
+            .then(pl.lit(UNSCANNED))
             .when(unscored_out)
             .then(pl.lit(UNSCORED))
             .when(below)
@@ -310,6 +317,10 @@ def fuse(
             .otherwise(pl.lit(None, pl.String)),
             reasons=pl.when(scored)
             .then(pl.col("reasons").fill_null(no_reasons))
+            .when(unscanned)
+            .then(
+                pl.col("reasons").fill_null(no_reasons).list.concat(pl.lit([UNSCORED, UNSCANNED]))
+            )
             .otherwise(pl.col("reasons").fill_null(no_reasons).list.concat(pl.lit([UNSCORED]))),
         )
         .with_columns(in_context=pl.col("drop_reason").is_null())
@@ -321,6 +332,33 @@ def fuse(
         .with_columns(in_top_k=pl.col("in_context") & (pl.col("rank") <= policy.top_k))
     )
     return df.select("_row", "_line", "_json", "query", "url", "hard_quarantine", *ADDED_FIELDS)
+
+
+def mark_unscanned(trust: pl.DataFrame, errors: pl.LazyFrame | None) -> pl.DataFrame:
+    """Add `unscanned`: the run holds this URL only as an error row whose content was never scanned.
+
+    Why: such a URL used to pass as an ordinary unscored one (neutral trust 0.5, kept in context)
+    although the audit had read it and could not check it.
+    """
+    if errors is None:
+        return trust
+    from trustaudit.io.records import UNSCANNED_CODES, normalize_url
+
+    urls = (
+        errors.filter(pl.col("code").is_in(sorted(UNSCANNED_CODES)) & pl.col("url").is_not_null())
+        .select("url")
+        .unique()
+        .collect()
+        .get_column("url")
+        .to_list()
+    )
+    bad = {normalize_url(u) for u in urls}
+    return trust.with_columns(
+        unscanned=pl.col("url").map_elements(
+            lambda u: normalize_url(u) in bad, return_dtype=pl.Boolean
+        )
+        & pl.col("trust_score").is_null()
+    )
 
 
 def summarize(fused: pl.DataFrame, policy: FusionPolicy) -> pl.DataFrame:
@@ -359,10 +397,14 @@ def fuse_results(
     *,
     medium_tag: str,
     score_field: str | None = None,
+    errors: pl.LazyFrame | None = None,
 ) -> FuseOutcome:
-    """Parse retrieval results, join the run's trust by URL, fuse and summarise (the whole job)."""
+    """Parse retrieval results, join the run's trust by URL, fuse and summarise (the whole job).
+
+    `errors` (the run's errors.parquet): URLs the run read but never scanned are dropped (UNSCANNED).
+    """
     parsed = parse_results(text, score_field=score_field)
-    trust = trust_of(parsed.frame.get_column("url"), scores)
+    trust = mark_unscanned(trust_of(parsed.frame.get_column("url"), scores), errors)
     fused = fuse(parsed.frame, trust, policy, medium_tag=medium_tag)
     return FuseOutcome(fused=fused, summary=summarize(fused, policy), parsed=parsed)
 

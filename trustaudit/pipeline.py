@@ -9,8 +9,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import hashlib
-import multiprocessing as mp
-import os
 import shutil
 import time
 import uuid
@@ -35,10 +33,18 @@ from trustaudit.io.extract import (
     attach_extras,
     extract_records,
 )
+from trustaudit.io.extract_pool import KillablePool
 from trustaudit.io.lists import read_domain_info, read_domain_lists
 from trustaudit.io.memo import StageMemo, frame_digest
-from trustaudit.io.readers import Source, detect_kind, open_sources
-from trustaudit.io.records import ERROR_SCHEMA, ErrorRow, errors_table
+from trustaudit.io.readers import Source, detect_kind, open_sources, special_file, walk_files
+from trustaudit.io.records import (
+    ERROR_SCHEMA,
+    ErrorRow,
+    RecordBatch,
+    display_text,
+    errors_table,
+    records_table,
+)
 from trustaudit.io.rundir import (
     SCHEMA_VERSION,
     RunDir,
@@ -51,6 +57,7 @@ from trustaudit.io.rundir import (
     staged_tables,
 )
 from trustaudit.io.since import PreviousRun
+from trustaudit.io.urlmap import read_url_map
 from trustaudit.policy import Policy
 from trustaudit.progress import NullProgress, Progress
 from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
@@ -70,11 +77,21 @@ def fingerprint_input(path: str) -> dict[str, Any]:
     h = hashlib.sha256()
     if p.is_dir():
         n = 0
-        for f in sorted(x for x in p.rglob("*") if x.is_file()):
-            st = f.stat()
-            h.update(f"{f.relative_to(p).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        files, unreadable = walk_files(p)
+        for f in files:
+            try:
+                st = f.stat()
+            except OSError:
+                continue
+            # surrogateescape: a file name with non-UTF-8 bytes is hashed as its bytes
+            line = f"{f.relative_to(p).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n"
+            h.update(line.encode("utf-8", "surrogateescape"))
             n += 1
-        return {"path": str(p), "kind": "folder", "files": n, "sha256": h.hexdigest()}
+        h.update(f"unreadable:{len(unreadable)}".encode())
+        return {"path": display_text(str(p)), "kind": "folder", "files": n, "sha256": h.hexdigest()}
+    what = special_file(p)
+    if what is not None:  # never opened: a FIFO would block, a device never end
+        return {"path": display_text(str(p)), "kind": "special", "bytes": 0, "sha256": None}
     size = 0
     try:
         with open(p, "rb") as fh:
@@ -82,8 +99,8 @@ def fingerprint_input(path: str) -> dict[str, Any]:
                 h.update(chunk)
                 size += len(chunk)
     except OSError:
-        return {"path": str(p), "kind": "missing", "bytes": 0, "sha256": None}
-    return {"path": str(p), "kind": "file", "bytes": size, "sha256": h.hexdigest()}
+        return {"path": display_text(str(p)), "kind": "missing", "bytes": 0, "sha256": None}
+    return {"path": display_text(str(p)), "kind": "file", "bytes": size, "sha256": h.hexdigest()}
 
 
 # ------------------------------------------------------------------ ingest (map stage)
@@ -96,6 +113,7 @@ class IngestStats:
     seconds: float = 0.0
     cache_hits: int = 0
     cache_misses: int = 0
+    workers_killed: int = 0
     sources: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -122,15 +140,6 @@ def _commit_part(
     write_parquet(base.with_suffix(".links.parquet"), links)
     write_parquet(base.with_suffix(".errors.parquet"), errors_table(read_errors + result.errors))
     write_text(base.with_suffix(".done"), f"{n_records} {len(read_errors)}\n")
-
-
-def _worker_init() -> None:
-    """Import what every batch needs once per worker (trafilatura only when it is the extractor)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    import resiliparse.extract.html2text  # noqa: F401
-    import selectolax.lexbor  # noqa: F401
-
-    import trustaudit.injection  # noqa: F401
 
 
 @dataclass
@@ -219,6 +228,26 @@ def _store(plan: _Planned, miss: ExtractResult, cache: ExtractCache) -> None:
     cache.put_many(entries)
 
 
+def _guarded_batches(src: Source, batch_size: int) -> Iterator[RecordBatch]:
+    """src.batches(), where an exception from the reader ends this source with one error row.
+
+    Why: a reader bug or an input no reader foresaw (ArrowTypeError, RecursionError…) must cost one
+    source, not the run; the exception class is in the message so the row can be traced.
+    """
+    it = iter(src.batches(batch_size))
+    while True:
+        try:
+            batch = next(it)
+        except StopIteration:
+            return
+        except Exception as exc:
+            msg = display_text(f"{type(exc).__name__}: {exc}")[:300]
+            row = ErrorRow(src.name, None, None, "read", "SOURCE_FAILED", f"reading stopped: {msg}")
+            yield RecordBatch(records_table([]), [row])
+            return
+        yield batch
+
+
 def ingest(
     sources: list[Source],
     run: RunDir,
@@ -288,7 +317,7 @@ def ingest(
         for si, src in enumerate(sources):
             if restored(si, src):
                 continue
-            for bi, batch in enumerate(src.batches(bs)):
+            for bi, batch in enumerate(_guarded_batches(src, bs)):
                 base = _part_base(run, si, bi)
                 stats.records += batch.records.num_rows
                 stats.read_errors += len(batch.errors)
@@ -318,23 +347,20 @@ def ingest(
             sub = todo(plan)
             finish(plan, extract_records(sub, policy) if sub is not None else None)
     else:
-        ctx = mp.get_context("forkserver")
-        with cf.ProcessPoolExecutor(
-            max_workers=workers, mp_context=ctx, initializer=_worker_init
-        ) as pool:
-            pending: dict[cf.Future[ExtractResult], _Planned] = {}
+        # killable workers: a document stuck in C code costs its record (EXTRACT_TIMEOUT), not the run
+        pool = KillablePool(workers, policy)
+
+        def tasks() -> Iterator[tuple[_Planned, pa.Table]]:
             for plan in planned():
                 sub = todo(plan)
                 if sub is None:
                     finish(plan, None)
                     continue
-                pending[pool.submit(extract_records, sub, policy)] = plan
-                while len(pending) >= workers * 2:  # bounded in-flight: memory stays flat
-                    done, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
-                    for fut in done:
-                        finish(pending.pop(fut), fut.result())
-            for fut in cf.as_completed(list(pending)):
-                finish(pending.pop(fut), fut.result())
+                yield plan, sub
+
+        for plan, result in pool.run(tasks()):
+            finish(plan, result)
+        stats.workers_killed = pool.killed
     if cache is not None:
         for si, key, n_rec, n_err in to_bundle:
             bases = [m.with_suffix("") for m in sorted(run.parts.glob(f"s{si:04d}-b*.done"))]
@@ -505,7 +531,16 @@ def compute_signals(
     def corpus() -> pl.DataFrame:
         return corpus_signals(pages, links, policy, get_embedder(policy.embeddings))
 
-    parts = [pages.select("doc_id", "url", "registered_domain", "word_count"), page_domain]
+    # notes from reading each page (DECODED_UTF16, HTML_TRUNCATED, CANONICAL_MISMATCH…) join its reasons
+    ingest_notes = (
+        [pl.col("ingest_reasons").fill_null([]).alias("reasons_ingest")]
+        if "ingest_reasons" in pages.columns
+        else []
+    )
+    parts = [
+        pages.select("doc_id", "url", "registered_domain", "word_count", *ingest_notes),
+        page_domain,
+    ]
     if memo is None:
         links = flag_affiliate_links(links, policy)
         parts += [page_families(), corpus()]
@@ -605,6 +640,9 @@ class AuditOptions:
     cache: Path | None = None
     since: Path | None = None
     judge_urls: list[str] = field(default_factory=list)
+    url_map: Path | None = None
+    url_map_file_column: str | None = None
+    url_map_url_column: str | None = None
 
 
 def split_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
@@ -617,8 +655,16 @@ def split_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
     return [p for p in inputs if p not in lists], lists
 
 
-def _sources(inputs: list[str], policy: Policy) -> list[Source]:
-    return [s for p in inputs for s in open_sources(p, max_bytes=policy.extract.max_record_bytes)]
+def _sources(
+    inputs: list[str], policy: Policy, url_map: dict[str, str] | None = None
+) -> list[Source]:
+    return [
+        s
+        for p in inputs
+        for s in open_sources(
+            p, max_bytes=policy.extract.max_record_bytes, limits=policy.inputs, url_map=url_map
+        )
+    ]
 
 
 def _crawl(
@@ -661,13 +707,32 @@ def audit(
     now = options.now or datetime.now(UTC).date()
     local, url_lists = split_inputs(options.inputs)
     check_out(run.root, "audit", options.inputs, fresh=options.fresh)
-    sources = _sources(local, policy)
+    url_map = (
+        read_url_map(
+            options.url_map,
+            file_column=options.url_map_file_column,
+            url_column=options.url_map_url_column,
+        )
+        if options.url_map
+        else None
+    )
+    sources = _sources(local, policy, url_map)
     with run.locked(), contextlib.ExitStack() as stack:
         policy, labels, owned = own_inputs(run, policy, options.labels)
         manifest = run.read_manifest()
         inputs = [fingerprint_input(p) for p in options.inputs]
+        if options.url_map:
+            inputs.append({**fingerprint_input(str(options.url_map)), "role": "url_map"})
         ingest_key = hashlib.sha256(
-            repr(([i.get("sha256") for i in inputs], policy.extract, policy.injection)).encode()
+            repr(
+                (
+                    [i.get("sha256") for i in inputs],
+                    policy.extract,
+                    policy.injection,
+                    policy.inputs,
+                    (options.url_map_file_column, options.url_map_url_column),
+                )
+            ).encode()
         ).hexdigest()[:16]
         resumable = (
             not options.fresh
@@ -734,6 +799,7 @@ def audit(
             "seconds": round(stats.seconds, 3),
             "batches": stats.batches,
             "batches_resumed": stats.batches_skipped,
+            "workers_killed": stats.workers_killed,
             **counts,
             "accounting": accounting,
             "cache": (

@@ -187,8 +187,10 @@ def test_quiet_prints_one_line(clean_run: Path) -> None:
     assert res.stdout.strip().count("\n") == 0 and "PASSED" in res.stdout
 
 
-def test_audit_first_then_gate(html_folder: Path, tmp_path: Path) -> None:
+def test_audit_first_then_gate(html_folder: Path, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """End to end: `gate INPUT --out RUN` audits three small pages, then gates the run."""
+    # the fixture's binary.html is never scanned: that alone fails the gate (rule unscanned)
+    monkeypatch.setenv("TRUSTAUDIT_GATE__UNSCANNED", "pass")
     out = tmp_path / "run"
     args = [str(html_folder), "--out", str(out), "--workers", "1", "--now", "2026-11-01", "-q"]
     res = gate(*args, "--cache", str(tmp_path / "cache"))

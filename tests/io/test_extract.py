@@ -74,12 +74,18 @@ def test_links_are_absolute_and_hostile_schemes_are_dropped() -> None:
     assert not any(h.lower().lstrip().startswith(("javascript", "data", "mailto")) for h in got)
 
 
-def test_canonical_wins_over_sidecar_and_file_urls_only() -> None:
+def test_canonical_replaces_file_urls_only() -> None:
     html = article_html(url="https://canon.example.com/x").encode()
     sidecar = run(
         [{"url": "https://side.example.com/x", "body": html, "url_origin": "sidecar"}]
     ).pages.to_pylist()[0]
-    assert sidecar["url"] == "https://canon.example.com/x" and sidecar["url_source"] == "canonical"
+    # issue 15 item 2: the operator's sidecar URL is the identity; the page's claim is recorded
+    assert sidecar["url"] == "https://side.example.com/x" and sidecar["url_source"] == "sidecar"
+    assert sidecar["canonical_url"] == "https://canon.example.com/x"
+    filed = run(
+        [{"url": "file:///tmp/x.html", "body": html, "url_origin": "file"}]
+    ).pages.to_pylist()[0]
+    assert filed["url"] == "https://canon.example.com/x" and filed["url_source"] == "canonical"
     given = run([{"url": "https://crawl.example.com/x", "body": html}]).pages.to_pylist()[0]
     assert (
         given["url"] == "https://crawl.example.com/x"

@@ -33,7 +33,7 @@ from trustaudit.crawl.journal import CRAWL_SCHEMA, JOURNAL, PARTS, CrawlJournal
 from trustaudit.crawl.politeness import Politeness
 from trustaudit.crawl.retry import RetryPolicy
 from trustaudit.crawl.robots import RobotsCache
-from trustaudit.crawl.source import read_url_list, source_name
+from trustaudit.crawl.source import InvalidURLLine, read_url_list, source_name
 from trustaudit.crawl.ssrf import AllowFn, BadURLError, BlockedError, Guard, Resolver, Target
 from trustaudit.errors import RunDirError
 from trustaudit.io.atomic import write_json
@@ -258,6 +258,9 @@ class _Crawler:
                     yield self._error_row(
                         src, offset, url, "DUPLICATE_URL", "same URL earlier in the input"
                     )
+                    continue
+                if isinstance(url, InvalidURLLine):  # not valid UTF-8 in the list: never fetched
+                    yield self._error_row(src, offset, str(url), "BAD_URL", url.reason)
                     continue
                 try:
                     target = self.guard.check_url(url)

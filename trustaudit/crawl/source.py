@@ -18,7 +18,22 @@ from trustaudit.crawl.journal import read_committed
 from trustaudit.errors import UsageError
 from trustaudit.io.records import ErrorRow, RecordBatch, records_table
 
-__all__ = ["CRAWL_EXTRA_COLUMNS", "CrawlSource", "read_url_list", "source_name"]
+__all__ = ["CRAWL_EXTRA_COLUMNS", "CrawlSource", "InvalidURLLine", "read_url_list", "source_name"]
+
+
+class InvalidURLLine(str):
+    """A URL-list line that is not valid UTF-8, shown with U+FFFD: the crawler makes it a BAD_URL
+    row (never a fetch, never an INTERNAL_ERROR)."""
+
+    reason = "URL line is not valid UTF-8"
+
+
+def _decode_line(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return InvalidURLLine(raw.decode("utf-8", "replace"))
+
 
 CRAWL_EXTRA_COLUMNS = ("crawl_final_url", "crawl_charset_source")
 
@@ -41,11 +56,10 @@ def read_url_list(path_or_dash: str | Path) -> Iterator[tuple[int, str]]:
         data = (
             sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
         )
-        text = data.decode("utf-8-sig", "replace")
     else:
         p = Path(name)
         try:
-            text = p.read_bytes().decode("utf-8-sig", "replace")
+            data = p.read_bytes()
         except FileNotFoundError:
             raise UsageError(f"URL list not found: {p}") from None
         except IsADirectoryError:
@@ -54,16 +68,20 @@ def read_url_list(path_or_dash: str | Path) -> Iterator[tuple[int, str]]:
             ) from None
         except OSError as exc:
             raise UsageError(f"cannot read URL list {p}: {exc}") from None
+    data = data.removeprefix(b"\xef\xbb\xbf")
     if name.lower().endswith(".csv"):
-        yield from _csv_urls(text, name)
+        yield from _csv_urls(data.decode("utf-8", "replace"), name, data)
         return
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    # line by line: one line with invalid UTF-8 is one BAD_URL row, the others are fetched
+    for lineno, raw in enumerate(data.splitlines(), start=1):
+        line = _decode_line(raw)
         s = line.strip()
         if s and not s.startswith("#"):
-            yield lineno, s
+            yield lineno, InvalidURLLine(s) if isinstance(line, InvalidURLLine) else s
 
 
-def _csv_urls(text: str, name: str) -> Iterator[tuple[int, str]]:
+def _csv_urls(text: str, name: str, data: bytes = b"") -> Iterator[tuple[int, str]]:
+    valid = _decode_line(data) if data else text
     reader = csv.DictReader(io.StringIO(text))
     fields = {f.strip().lower(): f for f in (reader.fieldnames or [])}
     if "url" not in fields:
@@ -75,7 +93,8 @@ def _csv_urls(text: str, name: str) -> Iterator[tuple[int, str]]:
     for i, row in enumerate(reader, start=1):
         value = (row.get(col) or "").strip()
         if value:
-            yield i, value
+            bad = isinstance(valid, InvalidURLLine) and "\ufffd" in value
+            yield i, InvalidURLLine(value) if bad else value
 
 
 class CrawlSource:

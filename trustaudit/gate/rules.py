@@ -341,6 +341,54 @@ def rule_injection(t: RunTables, policy: Policy) -> RuleResult:
     )
 
 
+def rule_unscanned(t: RunTables, policy: Policy) -> RuleResult:
+    """Records whose content existed but was never scanned: a page hidden from the audit is no pass."""
+    from trustaudit.io.records import UNSCANNED_CODES
+
+    gp = policy.gate
+    if not t.run.errors.exists():
+        return RuleResult("unscanned", "skip", "the run has no errors.parquet", limit=0)
+    errs = (
+        t.run.scan("errors")
+        .filter(pl.col("code").is_in(sorted(UNSCANNED_CODES)))
+        .select("source", "offset", "url", "code", "message")
+        .collect()
+    )
+    n = errs.height
+    status = _grade("unscanned", gp, breach=gp.unscanned == "fail" and n > 0)
+    msg = (
+        "every input record was scanned"
+        if n == 0
+        else f"{n} input record(s) were never scanned (codes: "
+        + ", ".join(sorted(set(errs["code"].to_list())))
+        + ")"
+        + (" (gate.unscanned = pass)" if gp.unscanned == "pass" else "")
+    )
+    offenders = []
+    for r in errs.head(gp.max_offenders).to_dicts():
+        where = r["url"] or f"{r['source']}#{r['offset']}"
+        detail = (r["message"] or "")[:120]
+        offenders.append(
+            {
+                "url": r["url"],
+                "source": r["source"],
+                "offset": r["offset"],
+                "code": r["code"],
+                "text": f"{where} ({r['code']}: {detail})",
+            }
+        )
+    return RuleResult(
+        "unscanned",
+        status,
+        msg,
+        measured=n,
+        limit=0 if gp.unscanned == "fail" else None,
+        comparison="<=",
+        offenders=offenders,
+        offender_count=n,
+    )
+
+
 def rule_blocklisted(t: RunTables, policy: Policy) -> RuleResult:
     gp = policy.gate
     if t.blocklist is None:
@@ -515,6 +563,8 @@ def evaluate_gate(
         lambda: rule_injection(t, policy),
         lambda: rule_blocklisted(t, policy),
     ]
+    if t.run.errors.exists():  # every audit writes it; a run without one has nothing to say here
+        checks.insert(4, lambda: rule_unscanned(t, policy))
     if labels is not None:
         checks.append(lambda: label_rules(t, policy, labels))
     checks.append(lambda: rule_cards(t, policy))

@@ -59,7 +59,13 @@ def policy_key(policy: Policy) -> str:
     """What invalidates cached extractions: the extraction code and the extraction/injection settings."""
     return hashlib.sha256(
         repr(
-            (__version__, code_digest(_EXTRACTION_CODE), policy.extract, policy.injection)
+            (
+                __version__,
+                code_digest(_EXTRACTION_CODE),
+                policy.extract,
+                policy.injection,
+                policy.inputs,
+            )
         ).encode()
     ).hexdigest()[:16]
 
@@ -247,12 +253,16 @@ def source_digest(source: Any, known: Mapping[str, str] | None = None) -> str | 
         if isinstance(source, FolderSource):
             for f in source.files:
                 st = f.stat()
-                h.update(f"{f.relative_to(source.base).as_posix()}\0{st.st_mtime_ns}\0".encode())
+                name = f"{f.relative_to(source.base).as_posix()}\0{st.st_mtime_ns}\0"
+                h.update(name.encode("utf-8", "surrogateescape"))
                 _hash_file(h, f)
             sidecar = source.base / "urls.csv"
             if sidecar.is_file():
                 h.update(b"\0urls.csv\0")
                 _hash_file(h, sidecar)
+            if source.url_map:  # --url-map decides the pages' URLs as the sidecar does
+                mapped = repr(sorted(source.url_map.items()))
+                h.update(b"\0url-map\0" + mapped.encode("utf-8", "surrogatepass"))
         elif isinstance(source, WarcSource | JsonlSource | ParquetSource):
             done = (known or {}).get(str(source.path))
             if done is not None:

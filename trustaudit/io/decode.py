@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from dataclasses import dataclass
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -83,3 +84,129 @@ def looks_binary(data: bytes) -> bool:
         return True
     ctrl = sum(1 for b in head if b < 9 or 13 < b < 32)
     return ctrl / len(head) > 0.10
+
+
+# ---------------------------------------------------------------- evidence over rejection
+# File signatures of content that is never a web page: such bodies are error rows, everything else
+# is decoded and scanned (a NUL byte or UTF-16 without a BOM must not hide a page from the audit).
+_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "PNG image"),
+    (b"\xff\xd8\xff", "JPEG image"),
+    (b"GIF87a", "GIF image"),
+    (b"GIF89a", "GIF image"),
+    (b"%PDF-", "PDF document"),
+    (b"PK\x03\x04", "ZIP archive"),
+    (b"\x1f\x8b", "gzip data"),
+    (b"BZh", "bzip2 data"),
+    (b"\xfd7zXZ\x00", "xz data"),
+    (b"7z\xbc\xaf\x27\x1c", "7z archive"),
+    (b"\x7fELF", "ELF executable"),
+    (b"MZ\x90\x00", "Windows executable"),
+    (b"OggS", "Ogg media"),
+    (b"ID3", "MP3 audio"),
+    (b"\x1aE\xdf\xa3", "Matroska/WebM media"),
+    (b"wOFF", "WOFF font"),
+    (b"wOF2", "WOFF2 font"),
+    (b"PAR1", "Parquet file"),
+    (b"SQLite format 3\x00", "SQLite database"),
+    (b"\x00\x00\x01\x00", "ICO image"),
+)
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufffd]")
+_SAMPLE_CHARS = 65_536
+
+
+def binary_signature(data: bytes) -> str | None:
+    """What a body is when its first bytes name a non-text format (image, archive, PDF…), else None."""
+    for magic, what in _MAGIC:
+        if data.startswith(magic):
+            return what
+    if data[4:8] == b"ftyp":
+        return "MP4/QuickTime media"
+    if data.startswith(b"RIFF") and data[8:12] in (b"WEBP", b"WAVE", b"AVI "):
+        return f"RIFF {data[8:12].decode().strip()} media"
+    return None
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """UTF-16/32 without a BOM, told by where the zero bytes fall in the head (ASCII-heavy markup).
+
+    HTML is mostly ASCII, so a UTF-16LE page has a zero at almost every odd offset and almost none at
+    even ones; UTF-32 has three zeros in each group of four.
+    """
+    head = data[:4096]
+    n = len(head) // 4 * 4
+    if n < 8 or b"\x00" not in head:
+        return None
+    head = head[:n]
+    groups = n // 4
+    for enc, zeros in (("utf-32-le", (1, 2, 3)), ("utf-32-be", (0, 1, 2))):
+        hits = sum(all(head[i + z] == 0 for z in zeros) for i in range(0, n, 4))
+        if hits / groups > 0.9:
+            return enc
+    even, odd = head[0::2], head[1::2]
+    even_zero, odd_zero = even.count(0) / len(even), odd.count(0) / len(odd)
+    if odd_zero > 0.6 and even_zero < 0.1:
+        return "utf-16-le"
+    if even_zero > 0.6 and odd_zero < 0.1:
+        return "utf-16-be"
+    return None
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A body made text: `text` is None when it is not text at all (then `error` says why)."""
+
+    text: str | None
+    encoding: str | None
+    reasons: tuple[str, ...] = ()
+    error: str | None = None
+
+
+def control_share(text: str) -> float:
+    """Share of control and replacement characters in a sample of `text` (0 for empty text)."""
+    sample = text[:_SAMPLE_CHARS]
+    if len(text) > 2 * _SAMPLE_CHARS:  # a binary tail behind an honest head counts too
+        sample += text[-_SAMPLE_CHARS:]
+    return len(_CONTROL.findall(sample)) / len(sample) if sample else 0.0
+
+
+def decode_document(
+    data: bytes, http_charset: str | None = None, *, max_binary_share: float = 0.10
+) -> Decoded:
+    """Bytes of a page -> text, stripping NULs and detecting BOM-less UTF-16/32, with reason codes.
+
+    Only bodies with a binary signature, or still mostly control characters after decoding, are not
+    text. Reasons are "CODE: detail" strings (DECODED_UTF16, DECODED_UTF32, BINARY_BYTES_STRIPPED).
+    """
+    what = binary_signature(data)
+    if what is not None:
+        return Decoded(None, None, error=f"binary content ({what}, {len(data)} bytes), not HTML")
+    reasons: list[str] = []
+    bom = any(data.startswith(b) for b, _ in _BOMS)
+    wide = None if bom else wide_encoding(data)
+    if wide is not None:
+        text = data[: len(data) // 4 * 4 if "32" in wide else len(data) // 2 * 2].decode(
+            wide, "replace"
+        )
+        code = "DECODED_UTF32" if "32" in wide else "DECODED_UTF16"
+        reasons.append(f"{code}: no byte-order mark; decoded as {wide} by its byte pattern")
+        encoding = wide
+    else:
+        if not bom and b"\x00" in data:
+            nuls = data.count(b"\x00")
+            data = data.replace(b"\x00", b"")
+            reasons.append(f"BINARY_BYTES_STRIPPED: {nuls} NUL byte(s) removed before decoding")
+        text, encoding, _ = decode_html(data, http_charset)
+    if "\x00" in text:
+        nuls = text.count("\x00")
+        text = text.replace("\x00", "")
+        reasons.append(f"BINARY_BYTES_STRIPPED: {nuls} NUL character(s) removed after decoding")
+    share = control_share(text)
+    if share > max_binary_share:
+        return Decoded(
+            None,
+            encoding,
+            tuple(reasons),
+            error=f"binary content: {share:.0%} control characters after decoding as {encoding}",
+        )
+    return Decoded(text, encoding, tuple(reasons))

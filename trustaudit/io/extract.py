@@ -22,8 +22,8 @@ from urllib.parse import urljoin, urlsplit
 import pyarrow as pa
 from selectolax.lexbor import LexborHTMLParser
 
-from trustaudit.io.decode import charset_from_content_type, decode_html, looks_binary
-from trustaudit.io.records import RECORD_COLUMNS, ErrorRow, doc_id_for
+from trustaudit.io.decode import charset_from_content_type, decode_document
+from trustaudit.io.records import RECORD_COLUMNS, ErrorRow, doc_id_for, normalize_url
 from trustaudit.policy import Policy
 
 FINDING_TYPE = pa.struct(
@@ -66,6 +66,11 @@ PAGE_SCHEMA = pa.schema(
         pa.field("extractor", pa.string()),
         pa.field("encoding", pa.string()),
         pa.field("injection_findings", pa.list_(FINDING_TYPE)),
+        # a <link rel=canonical> (or og:url) that differs from the page's URL: recorded, never its identity
+        pa.field("canonical_url", pa.string()),
+        # "CODE: detail" notes from reading the page (decoding, truncation, canonical): they join the
+        # page's reasons in scores.parquet
+        pa.field("ingest_reasons", pa.list_(pa.string())),
     ]
 )
 
@@ -416,6 +421,170 @@ def _scan(
     return list(res.findings), res.hidden_text or None
 
 
+# Elements that never nest (void) or that HTML closes implicitly: they do not add nesting depth.
+_FLAT_TAGS = frozenset(
+    # void elements and those HTML closes implicitly; an <a> inside an <a> closes the first (the
+    # adoption agency algorithm), so <a> never nests either
+    [
+        *("area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param"),
+        *("source", "track", "wbr", "keygen", "p", "li", "dt", "dd", "option", "optgroup", "tr"),
+        *("td", "th", "thead", "tbody", "tfoot", "rt", "rp", "colgroup", "!doctype", "a"),
+    ]
+)
+# scripts, styles and comments hold tag-like strings ("<span>" + x) that are not elements: skipped
+_OPAQUE = r"<script\b.*?</script\s*>|<style\b.*?</style\s*>|<!--.*?-->|"
+_TAG_QUICK_RE = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)")
+_TAG_RE = re.compile(r"(?is)" + _OPAQUE + r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)")
+_TAG_FULL_RE = re.compile(r"(?is)" + _OPAQUE + r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)[^>]*>?")
+
+
+def _deepest(tags: list[tuple[str, str]], limit: int) -> int:
+    depth = deepest = 0
+    for close, name in tags:
+        if not name or name in _FLAT_TAGS or name.lower() in _FLAT_TAGS:
+            continue
+        if close:
+            depth = max(depth - 1, 0)
+        else:
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    break
+    return deepest
+
+
+def html_depth(html: str, limit: int) -> int:
+    """Approximate element nesting depth (stops counting past `limit`); cheap: no parse.
+
+    Why: the HTML parsers (lexbor, resiliparse) are C code whose time grows faster than linearly with
+    depth (100k nested <div>s took minutes) and that no Python signal can interrupt. A quick count
+    first (under 1 ms for a 90 KB page, about 5 % of its extraction); only a page it puts past the
+    limit is counted again without the tag-like strings of scripts, styles and comments (which put 3
+    of 1,217 real pages in ../shared/corpora over).
+    """
+    if html.count("<") <= limit:
+        return 0
+    quick = _deepest(_TAG_QUICK_RE.findall(html), limit)
+    if quick <= limit:
+        return quick
+    return _deepest(_TAG_RE.findall(html), limit)
+
+
+def limit_depth(html: str, limit: int) -> tuple[str, int]:
+    """Drop the tags nested deeper than `limit` (their text stays): (html, number of tags dropped)."""
+    if html_depth(html, limit) <= limit:
+        return html, 0
+    out: list[str] = []
+    last = depth = dropped = 0
+    for m in _TAG_FULL_RE.finditer(html):
+        name = m.group(2)
+        if not name or name in _FLAT_TAGS or name.lower() in _FLAT_TAGS:
+            continue
+        if m.group(1):
+            deep = depth > limit
+            depth = max(depth - 1, 0)
+        else:
+            depth += 1
+            deep = depth > limit
+        if deep:
+            out.append(html[last : m.start()])
+            last = m.end()
+            dropped += 1
+    out.append(html[last:])
+    return "".join(out), dropped
+
+
+_SCAN_OVERLAP = 65_536
+
+
+def _scan_rest(
+    html: str, scanned_upto: int, policy: Policy
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Injection scan of html[scanned_upto:] in bounded windows (overlapping, so nothing at a seam
+    escapes): the scan covers the whole document even when extraction reads only its head."""
+    from trustaudit.injection import scan_html
+
+    window = max(policy.injection.max_html_chars, 2 * _SCAN_OVERLAP)
+    findings: list[dict[str, Any]] = []
+    hidden: list[str] = []
+    start = max(scanned_upto - _SCAN_OVERLAP, 0)
+    while start < len(html):
+        chunk = html[start : start + window]
+        res = scan_html(chunk, policy.injection)
+        for f in res.findings:
+            f = dict(f)
+            if isinstance(f.get("offset"), int) and f["offset"] >= 0:
+                f["offset"] += start
+            findings.append(f)
+        if res.hidden_text:
+            hidden.append(res.hidden_text)
+        if start + window >= len(html):
+            break
+        start += window - _SCAN_OVERLAP
+    return findings, hidden
+
+
+def _merge_findings(
+    first: list[dict[str, Any]], more: list[dict[str, Any]], limit: int
+) -> list[dict[str, Any]]:
+    """Findings of the head and of the rest, duplicates (same technique and snippet) once, best first."""
+    seen = {(f.get("technique"), f.get("snippet")) for f in first}
+    extra = []
+    for f in more:
+        key = (f.get("technique"), f.get("snippet"))
+        if key not in seen:
+            seen.add(key)
+            extra.append(f)
+    merged = first + extra
+    merged.sort(key=lambda f: -(f.get("score") or 0.0))
+    return merged[:limit]
+
+
+def _domain(url: str | None) -> str | None:
+    from trustaudit.scoring.domain import registered_domain_of
+
+    return registered_domain_of(host_of(url))
+
+
+def _provenance(
+    url: str | None, url_source: str, canonical: str | None, og_url: str | None
+) -> tuple[str | None, str, str | None, list[str]]:
+    """(page URL, url_source, canonical_url, reasons): the operator's URL decides the identity.
+
+    A page's own claim (<link rel=canonical>, og:url) replaces only a `file:` URL (the operator gave
+    none); otherwise a differing claim is recorded in canonical_url, and one on another registered
+    domain is the reason CANONICAL_MISMATCH (a blocklisted page must not pass as an allowlisted one).
+    """
+    claim = None
+    claim_origin = "canonical"
+    for candidate, origin in ((canonical, "canonical"), (og_url, "og_url")):
+        if not candidate:
+            continue
+        try:
+            absolute = urljoin(url, candidate) if url else candidate
+        except ValueError:
+            continue
+        if absolute.startswith(("http://", "https://")) and valid_url(absolute):
+            claim, claim_origin = absolute[:2000], origin
+            break
+    if claim is None:
+        return url, url_source, None, []
+    if url_source == "file" or not url:
+        return claim, claim_origin, None, []
+    if normalize_url(claim) == normalize_url(url):
+        return url, url_source, None, []
+    reasons = []
+    given, claimed = _domain(url), _domain(claim)
+    if claimed != given:
+        reasons.append(
+            f"CANONICAL_MISMATCH: the page names {claim[:200]} ({claimed or 'no domain'}) as its"
+            f" {'canonical URL' if claim_origin == 'canonical' else 'og:url'}; it was given as"
+            f" {url[:200]} ({given or 'no domain'})"
+        )
+    return url, url_source, claim, reasons
+
+
 def extract_record(
     rec: dict[str, Any], policy: Policy
 ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], ErrorRow | None]:
@@ -454,7 +623,9 @@ def extract_record(
         "title": None,
         "html_hidden_text": None,
         "page_disclosure_text": None,
+        "canonical_url": None,
     }
+    reasons: list[str] = []
     links: list[dict[str, Any]] = []
     url_source = rec.get("url_origin") or "input"
     if body is None:
@@ -471,31 +642,50 @@ def extract_record(
     else:
         if not body.strip():
             return err("EMPTY_BODY", "empty document")
-        if looks_binary(body):
-            return err("BINARY_CONTENT", f"binary content ({len(body)} bytes), not HTML")
         page["content_hash"] = hashlib.sha256(body).hexdigest()
-        if len(body) > x.max_html_bytes:
-            body = body[: x.max_html_bytes]
-            page["html_truncated"] = True
         charset = rec.get("http_charset") or charset_from_content_type(rec.get("content_type"))
-        html, encoding, _decided = decode_html(body, charset)
-        page["encoding"] = encoding
+        decoded = decode_document(body, charset, max_binary_share=policy.inputs.max_binary_share)
+        if decoded.text is None:
+            return err("BINARY_CONTENT", decoded.error or "binary content, not HTML")
+        reasons.extend(decoded.reasons)
+        page["encoding"] = decoded.encoding
+        full_html, dropped = limit_depth(decoded.text, policy.inputs.max_html_depth)
+        if dropped:
+            reasons.append(
+                f"HTML_TOO_DEEP: {dropped} tag(s) nested deeper than"
+                f" {policy.inputs.max_html_depth} dropped before parsing (their text kept)"
+            )
+        html = full_html
+        if len(html) > x.max_html_bytes:
+            html = html[: x.max_html_bytes]
+            page["html_truncated"] = True
+            reasons.append(
+                f"HTML_TRUNCATED: extraction read the first {x.max_html_bytes} of"
+                f" {len(full_html)} characters; the injection scan read all of them"
+            )
         tree = LexborHTMLParser(html)
         meta = _metadata(tree, html)
-        final_url = url
-        for candidate, origin in (
-            (meta.pop("canonical"), "canonical"),
-            (meta.pop("og_url"), "og_url"),
-        ):
-            if url_source in ("sidecar", "file") and candidate:
-                absolute = urljoin(url, candidate) if url else candidate
-                if absolute.startswith(("http://", "https://")) and valid_url(absolute):
-                    final_url, url_source = absolute, origin
-                    break
+        final_url, url_source, canonical_url, notes = _provenance(
+            url, url_source, meta.pop("canonical"), meta.pop("og_url")
+        )
+        page["canonical_url"] = canonical_url
+        reasons.extend(notes)
         page.update(meta)
         base = final_url if final_url and final_url.startswith(("http://", "https://")) else url
         links = _links(tree, base, "")  # before the scan, which consumes the tree
         findings, hidden = _scan(html, None, policy, tree)
+        scanned_upto = min(len(html), policy.injection.max_html_chars)
+        if policy.injection.enabled and len(full_html) > scanned_upto:
+            more, more_hidden = _scan_rest(full_html, scanned_upto, policy)
+            findings = _merge_findings(findings, more, policy.injection.max_findings)
+            if more_hidden:
+                joined = "\n".join([hidden or "", *more_hidden]).strip("\n")
+                hidden = joined[: policy.injection.max_hidden_chars] or None
+            if len(full_html) > policy.injection.max_html_chars and not page["html_truncated"]:
+                reasons.append(
+                    f"HTML_TRUNCATED: {len(full_html)} characters; the injection scan read them"
+                    f" in windows of {policy.injection.max_html_chars}"
+                )
         page["html_hidden_text"] = hidden
         extracted: str | None = None
         extractor: str = x.extractor
@@ -509,13 +699,13 @@ def extract_record(
                     extracted = _trafilatura(html, final_url, x.trafilatura_fast)
                 else:
                     extracted = _resiliparse(html, final_url, x.trafilatura_fast, rtree)
+                # the visible-text pass is inside the budget too (it is a second walk of the tree)
+                with contextlib.suppress(Exception):  # a signal, never a reason to lose the page
+                    page["page_disclosure_text"] = _disclosure_lines(_visible_text(rtree))
         except _Timeout:
             extractor = "fallback-timeout"
         except Exception:  # extractors choke on some broken HTML
             extractor = "fallback-error"
-        if rtree is not None:
-            with contextlib.suppress(Exception):  # a signal, never a reason to lose the page
-                page["page_disclosure_text"] = _disclosure_lines(_visible_text(rtree))
         if not extracted:
             if extractor == x.extractor:
                 extractor = "fallback-empty"
@@ -538,54 +728,71 @@ def extract_record(
         paragraphs=paragraphs,
         word_count=len(text.split()),
         injection_findings=findings,
+        ingest_reasons=reasons,
     )
-    if url_source in ("canonical", "og_url"):
-        page["final_url"] = final_url
     return page, links, None
 
 
-def extract_records(records: pa.Table, policy: Policy) -> ExtractResult:
-    """The map stage over one batch. Never raises for a bad record: it becomes an ErrorRow."""
-    rows = records.to_pylist()
+RecordOutcome = tuple[dict[str, Any] | None, list[dict[str, Any]], ErrorRow | None]
+
+
+def record_error(rec: dict[str, Any], code: str, message: str) -> ErrorRow:
+    """The error row of one record that did not become a page (stage `extract`)."""
+    return ErrorRow(
+        rec.get("source") or "", rec.get("offset"), rec.get("url"), "extract", code, message
+    )
+
+
+def extract_guarded(rec: dict[str, Any], policy: Policy) -> RecordOutcome:
+    """extract_record that never raises: any exception is this record's error row (class named)."""
+    try:
+        return extract_record(rec, policy)
+    except _Timeout:  # pragma: no cover - only if a budget fires outside the extractor
+        return None, [], record_error(rec, "EXTRACT_TIMEOUT", "extraction timed out")
+    except (Exception, RecursionError) as exc:
+        return None, [], record_error(rec, "EXTRACT_FAILED", f"{type(exc).__name__}: {exc}"[:300])
+
+
+def assemble(records: pa.Table, outcomes: list[RecordOutcome]) -> ExtractResult:
+    """Per-record outcomes (in record order) -> one batch's pages, links and error rows."""
     pages: list[dict[str, Any]] = []
     kept: list[int] = []
     links: list[dict[str, Any]] = []
     errors: list[ErrorRow] = []
-    for i, rec in enumerate(rows):
-        try:
-            page, page_links, error = extract_record(rec, policy)
-        except _Timeout:  # pragma: no cover - only if a budget fires outside trafilatura
-            page, page_links, error = (
-                None,
-                [],
-                ErrorRow(
-                    rec.get("source") or "",
-                    rec.get("offset"),
-                    rec.get("url"),
-                    "extract",
-                    "TIMEOUT",
-                    "extraction timed out",
-                ),
-            )
-        except Exception as exc:
-            page, page_links = None, []
-            error = ErrorRow(
-                rec.get("source") or "",
-                rec.get("offset"),
-                rec.get("url"),
-                "extract",
-                "EXTRACT_FAILED",
-                f"{type(exc).__name__}: {exc}"[:300],
-            )
-        if error is not None:
-            errors.append(error)
+    for i, (page, page_links, error) in enumerate(outcomes):
+        if error is not None or page is None:
+            errors.append(error or ErrorRow("", None, None, "extract", "EXTRACT_FAILED", "no page"))
             continue
-        assert page is not None
         pages.append(page)
         kept.append(i)
         links.extend(page_links)
-    table = attach_extras(pa.Table.from_pylist(pages, schema=PAGE_SCHEMA), records, kept)
+    try:
+        table = pa.Table.from_pylist(pages, schema=PAGE_SCHEMA)
+    except Exception:
+        return _assemble_slowly(records, outcomes)
+    table = attach_extras(table, records, kept)
     return ExtractResult(table, pa.Table.from_pylist(links, schema=LINK_SCHEMA), errors, kept)
+
+
+def _assemble_slowly(records: pa.Table, outcomes: list[RecordOutcome]) -> ExtractResult:
+    """assemble() when the batch does not convert: each page is tried alone; failures become errors."""
+    rows = records.select(["source", "offset", "url"]).to_pylist()
+    fixed: list[RecordOutcome] = []
+    for rec, (page, page_links, error) in zip(rows, outcomes, strict=True):
+        if page is not None:
+            try:
+                pa.Table.from_pylist([page], schema=PAGE_SCHEMA)
+                pa.Table.from_pylist(page_links, schema=LINK_SCHEMA)
+            except Exception as exc:
+                msg = f"{type(exc).__name__}: {exc}"[:300]
+                page, page_links, error = None, [], record_error(rec, "EXTRACT_FAILED", msg)
+        fixed.append((page, page_links, error))
+    return assemble(records, fixed)
+
+
+def extract_records(records: pa.Table, policy: Policy) -> ExtractResult:
+    """The map stage over one batch. Never raises for a bad record: it becomes an ErrorRow."""
+    return assemble(records, [extract_guarded(rec, policy) for rec in records.to_pylist()])
 
 
 def attach_extras(pages: pa.Table, records: pa.Table, kept: list[int]) -> pa.Table:

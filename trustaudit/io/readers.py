@@ -10,6 +10,8 @@ import csv
 import gzip
 import io
 import json
+import os
+import stat as stat_mod
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,13 +23,23 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from trustaudit.errors import UsageError
-from trustaudit.io.records import ErrorRow, RecordBatch, records_table
+from trustaudit.io.records import (
+    ErrorRow,
+    RecordBatch,
+    display_text,
+    records_table,
+    safe_records_table,
+)
+from trustaudit.policy.inputs import InputsPolicy
+
+_DEFAULT_LIMITS = InputsPolicy()
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".xhtml.gz")
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz", ".json.gz")
 WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
 PARQUET_SUFFIXES = (".parquet",)
 URL_LIST_SUFFIXES = (".txt", ".csv", ".urls")
+INPUT_SUFFIXES = HTML_SUFFIXES + JSONL_SUFFIXES + WARC_SUFFIXES + PARQUET_SUFFIXES
 
 
 class Source(Protocol):
@@ -71,7 +83,58 @@ def _error_batch(
 
 
 def _chunks(rows: list[dict[str, Any]], errors: list[ErrorRow], extra: list[str]) -> RecordBatch:
-    return RecordBatch(records_table(rows, extra), list(errors))
+    errors = list(errors)
+    return RecordBatch(safe_records_table(rows, extra, errors), errors)
+
+
+def special_file(path: Path) -> str | None:
+    """'FIFO', 'character device'… for a path that is not a regular file or folder (never opened)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    for test, what in (
+        (stat_mod.S_ISFIFO, "FIFO"),
+        (stat_mod.S_ISCHR, "character device"),
+        (stat_mod.S_ISBLK, "block device"),
+        (stat_mod.S_ISSOCK, "socket"),
+    ):
+        if test(mode):
+            return what
+    return None
+
+
+def walk_files(root: Path) -> tuple[list[Path], list[ErrorRow]]:
+    """Regular files under `root`, sorted; an unreadable subfolder is an error row, not a silence."""
+    files: list[Path] = []
+    errors: list[ErrorRow] = []
+    name = display_text(str(root))
+
+    def failed(exc: OSError) -> None:
+        where = display_text(str(exc.filename or root))
+        errors.append(
+            ErrorRow(
+                name,
+                None,
+                None,
+                "read",
+                "READ_FAILED",
+                f"cannot list folder {where}: {exc.strerror}",
+            )
+        )
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=failed):
+        dirnames.sort()
+        for f in filenames:
+            p = Path(dirpath) / f
+            if p.is_file():
+                files.append(p)
+            elif (what := special_file(p)) is not None and p.name.lower().endswith(INPUT_SUFFIXES):
+                rel = display_text(str(p))
+                msg = f"{rel} is a {what}, not a regular file; not read"
+                errors.append(ErrorRow(name, None, None, "read", "NOT_A_REGULAR_FILE", msg))
+    files.sort()
+    return files, errors
 
 
 @dataclass
@@ -82,7 +145,7 @@ class _PathSource:
 
     @property
     def name(self) -> str:
-        return str(self.path)
+        return display_text(str(self.path))
 
 
 # ---------------------------------------------------------------- folder of HTML files
@@ -95,29 +158,37 @@ class FolderSource(_PathSource):
 
     max_bytes: int = 50_000_000
     kind: str = "folder"
+    url_map: dict[str, str] | None = None
     files: list[Path] = field(init=False)
     sidecar: dict[str, str] = field(init=False)
+    unreadable: list[ErrorRow] = field(init=False)
 
     def __post_init__(self) -> None:
+        self.unreadable = []
         if self.path.is_file():
             self.files = [self.path]
             base = self.path.parent
         else:
             base = self.path
-            self.files = sorted(
-                p
-                for p in self.path.rglob("*")
-                if p.is_file() and p.name.lower().endswith(HTML_SUFFIXES)
-            )
+            found, self.unreadable = walk_files(self.path)
+            self.files = [p for p in found if p.name.lower().endswith(HTML_SUFFIXES)]
         self.sidecar = _read_sidecar(base)
         self.base = base
 
+    def _given_url(self, file: Path, rel: str) -> tuple[str | None, str]:
+        """The operator's URL for a file: --url-map first, then the urls.csv sidecar."""
+        for table, origin in ((self.url_map or {}, "url_map"), (self.sidecar, "sidecar")):
+            for key in (rel, file.name, str(file), str(file.resolve())):
+                if key in table:
+                    return table[key], origin
+        return None, "file"
+
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         rows: list[dict[str, Any]] = []
-        errors: list[ErrorRow] = []
+        errors: list[ErrorRow] = list(self.unreadable)
         for index, file in enumerate(self.files):
-            rel = file.relative_to(self.base).as_posix()
-            sidecar_url = self.sidecar.get(rel) or self.sidecar.get(file.name)
+            rel = display_text(file.relative_to(self.base).as_posix())
+            sidecar_url, origin = self._given_url(file, file.relative_to(self.base).as_posix())
             url = sidecar_url or file.resolve().as_uri()
             try:
                 stat = file.stat()
@@ -132,7 +203,8 @@ class FolderSource(_PathSource):
                 code = "GZIP_CORRUPT" if isinstance(exc, EOFError | zlib.error) else "READ_FAILED"
                 if isinstance(exc, ValueError):
                     code = "TOO_LARGE"
-                errors.append(ErrorRow(self.name, index, url, "read", code, f"{rel}: {exc}"))
+                msg = display_text(f"{rel}: {exc}")
+                errors.append(ErrorRow(self.name, index, url, "read", code, msg))
             else:
                 if not data.strip():
                     errors.append(
@@ -148,7 +220,7 @@ class FolderSource(_PathSource):
                             "url": url,
                             "fetched_at": datetime.fromtimestamp(stat.st_mtime, UTC),
                             "body": data,
-                            "url_origin": "sidecar" if sidecar_url else "file",
+                            "url_origin": origin,
                             "source_file": rel,
                         }
                     )
@@ -186,6 +258,7 @@ class JsonlSource(_PathSource):
 
     max_bytes: int = 50_000_000
     kind: str = "jsonl"
+    limits: InputsPolicy = field(default_factory=InputsPolicy)
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         rows: list[dict[str, Any]] = []
@@ -195,16 +268,35 @@ class JsonlSource(_PathSource):
         try:
             fh = _open_maybe_gz(self.path)
         except OSError as exc:
-            yield _error_batch(self.name, None, None, "read", "READ_FAILED", str(exc))
+            yield _error_batch(self.name, None, None, "read", "READ_FAILED", display_text(str(exc)))
             return
         with fh:
             try:
-                for raw in fh:
+                for raw, size in _bounded_lines(fh, self.limits):
                     line_no += 1
-                    self._parse_line(raw, line_no, rows, errors, extra)
+                    if raw is None:
+                        errors.append(
+                            ErrorRow(
+                                self.name,
+                                line_no,
+                                None,
+                                "read",
+                                "LINE_TOO_LARGE",
+                                f"line {line_no} is {size} bytes, over inputs.max_line_bytes"
+                                f" ({self.limits.max_line_bytes}); skipped without reading it whole",
+                            )
+                        )
+                    else:
+                        self._parse_line(raw, line_no, rows, errors, extra)
                     if len(rows) + len(errors) >= batch_size:
                         yield _chunks(rows, errors, list(extra))
                         rows, errors, extra = [], [], {}
+            except _TooMuch as exc:
+                errors.append(
+                    ErrorRow(
+                        self.name, line_no + 1, None, "read", "DECOMPRESSED_TOO_LARGE", str(exc)
+                    )
+                )
             except (EOFError, OSError, zlib.error) as exc:
                 errors.append(
                     ErrorRow(
@@ -233,35 +325,42 @@ class JsonlSource(_PathSource):
     ) -> None:
         if not raw.strip():
             return
+
+        def error(code: str, message: str, url: str | None = None) -> None:
+            errors.append(ErrorRow(self.name, line_no, url, "read", code, message))
+
         if len(raw) > self.max_bytes:
-            errors.append(
-                ErrorRow(
-                    self.name,
-                    line_no,
-                    None,
-                    "read",
-                    "TOO_LARGE",
-                    f"line {line_no} is {len(raw)} bytes",
-                )
-            )
+            error("TOO_LARGE", f"line {line_no} is {len(raw)} bytes")
             return
         try:
             obj = json.loads(raw)
+        except RecursionError:
+            error("JSON_TOO_DEEP", f"line {line_no}: RecursionError: JSON nested too deeply")
+            return
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            errors.append(
-                ErrorRow(self.name, line_no, None, "read", "JSON_DECODE", f"line {line_no}: {exc}")
-            )
+            error("JSON_DECODE", f"line {line_no}: {type(exc).__name__}: {exc}")
             return
         if not isinstance(obj, dict):
-            errors.append(
-                ErrorRow(
-                    self.name,
-                    line_no,
-                    None,
-                    "read",
-                    "NOT_AN_OBJECT",
-                    f"line {line_no}: expected a JSON object, got {type(obj).__name__}",
-                )
+            error(
+                "NOT_AN_OBJECT",
+                f"line {line_no}: expected a JSON object, got {type(obj).__name__}",
+            )
+            return
+        limits = self.limits
+        if (raw.count(b"[") + raw.count(b"{")) > limits.max_json_depth and (
+            json_depth(obj, limits.max_json_depth) > limits.max_json_depth
+        ):
+            error(
+                "JSON_TOO_DEEP",
+                f"line {line_no}: nested deeper than inputs.max_json_depth ({limits.max_json_depth})",
+            )
+            return
+        big = oversized_field(obj, limits.max_field_bytes, keep=("html", "text"))
+        if big is not None:
+            error(
+                "FIELD_TOO_LARGE",
+                f"line {line_no}: field {big[:80]!r} is over inputs.max_field_bytes"
+                f" ({limits.max_field_bytes})",
             )
             return
         url = obj.get("url")
@@ -299,6 +398,75 @@ class JsonlSource(_PathSource):
                 json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value
             )
         rows.append(row)
+
+
+class _TooMuch(Exception):
+    """An input decompressed past inputs.max_decompressed_bytes."""
+
+
+def _bounded_lines(fh: BinaryIO, limits: InputsPolicy) -> Iterator[tuple[bytes | None, int]]:
+    """(line, size) of a binary stream, never holding more than max_line_bytes of one line.
+
+    A longer line is drained in 1 MiB reads and yielded as (None, its size): a gzip member that
+    expands to one 2 GiB line costs a few MiB. Raises _TooMuch past max_decompressed_bytes.
+    """
+    cap, total_cap = limits.max_line_bytes, limits.max_decompressed_bytes
+    total = 0
+    while True:
+        line = fh.readline(cap + 1)
+        if not line:
+            return
+        total += len(line)
+        if len(line) <= cap:
+            if total > total_cap:
+                raise _TooMuch(f"more than {total_cap} bytes after decompression; the rest is cut")
+            yield line, len(line)
+            continue
+        size = len(line)
+        while not line.endswith(b"\n"):
+            line = fh.readline(1 << 20)
+            if not line:
+                break
+            size += len(line)
+            total += len(line)
+            if total > total_cap:
+                raise _TooMuch(f"more than {total_cap} bytes after decompression; the rest is cut")
+        yield None, size
+
+
+def json_depth(obj: Any, limit: int) -> int:
+    """Nesting depth of a parsed JSON value (iterative; stops once past `limit`)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return deepest
+
+
+def oversized_field(row: dict[str, Any], limit: int, *, keep: tuple[str, ...]) -> str | None:
+    """Name of the first field (other than `keep`) whose text or JSON form is over `limit` bytes."""
+    for key, value in row.items():
+        if key in keep or value is None:
+            continue
+        if isinstance(value, str | bytes):
+            size = len(value)
+        elif isinstance(value, dict | list):
+            size = len(json.dumps(value, ensure_ascii=False))
+        else:
+            continue
+        if size > limit:
+            return str(key)
+    return None
 
 
 def _parse_ts(value: Any) -> datetime | None:
@@ -512,6 +680,8 @@ class ParquetSource(_PathSource):
     """Parquet with `url` and `html` or `text` columns; other columns are kept."""
 
     kind: str = "parquet"
+    limits: InputsPolicy = field(default_factory=InputsPolicy)
+    max_bytes: int = 50_000_000
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         try:
@@ -519,6 +689,15 @@ class ParquetSource(_PathSource):
         except (OSError, pa.ArrowException) as exc:
             yield _error_batch(
                 self.name, None, None, "read", "PARQUET_CORRUPT", f"cannot open Parquet file: {exc}"
+            )
+            return
+        bad = _bad_parquet_types(pf.schema_arrow)
+        if bad:
+            yield _error_batch(self.name, None, None, "read", "PARQUET_BAD_TYPES", bad)
+            return
+        if pf.metadata.num_rows == 0:
+            yield _error_batch(
+                self.name, None, None, "read", "EMPTY_FILE", "Parquet file has no rows"
             )
             return
         names = pf.schema_arrow.names
@@ -548,6 +727,19 @@ class ParquetSource(_PathSource):
                         html_b = html.encode("utf-8", "surrogatepass")
                     else:
                         html_b = None
+                    size = len(html_b) if html_b is not None else len(text or "")
+                    if size > self.max_bytes:
+                        errors.append(
+                            ErrorRow(
+                                self.name,
+                                off,
+                                r.get("url") if isinstance(r.get("url"), str) else None,
+                                "read",
+                                "TOO_LARGE",
+                                f"row {off}: html/text is {size} bytes, over {self.max_bytes}",
+                            )
+                        )
+                        continue
                     if html_b is None and not isinstance(text, str):
                         errors.append(
                             ErrorRow(
@@ -557,6 +749,21 @@ class ParquetSource(_PathSource):
                                 "read",
                                 "MISSING_FIELDS",
                                 f"row {off}: html and text are both empty",
+                            )
+                        )
+                        continue
+                    big = oversized_field(
+                        {k: r.get(k) for k in extra}, self.limits.max_field_bytes, keep=()
+                    )
+                    if big is not None:
+                        errors.append(
+                            ErrorRow(
+                                self.name,
+                                off,
+                                None,
+                                "read",
+                                "FIELD_TOO_LARGE",
+                                f"row {off}: column {big[:80]!r} is over inputs.max_field_bytes",
                             )
                         )
                         continue
@@ -576,7 +783,7 @@ class ParquetSource(_PathSource):
                     )
                     out.append(row)
                 start += len(rows)
-                yield RecordBatch(records_table(out, extra), errors)
+                yield RecordBatch(safe_records_table(out, extra, errors), errors)
         except (OSError, pa.ArrowException) as exc:
             yield _error_batch(
                 self.name,
@@ -586,6 +793,29 @@ class ParquetSource(_PathSource):
                 "PARQUET_CORRUPT",
                 f"unreadable from row {start}: {exc}",
             )
+
+
+_PARQUET_TYPES = {
+    "url": (pa.types.is_string, pa.types.is_large_string, pa.types.is_null),
+    "html": (
+        pa.types.is_string,
+        pa.types.is_large_string,
+        pa.types.is_binary,
+        pa.types.is_large_binary,
+        pa.types.is_null,
+    ),
+    "text": (pa.types.is_string, pa.types.is_large_string, pa.types.is_null),
+}
+
+
+def _bad_parquet_types(schema: pa.Schema) -> str | None:
+    """Why a Parquet file's url/html/text columns cannot be read as such (ints, structs…), or None."""
+    bad = [
+        f"{name} is {schema.field(name).type}"
+        for name, tests in _PARQUET_TYPES.items()
+        if name in schema.names and not any(t(schema.field(name).type) for t in tests)
+    ]
+    return "unusable column type(s): " + ", ".join(bad) if bad else None
 
 
 # ---------------------------------------------------------------- detection
@@ -601,6 +831,8 @@ def detect_kind(path: Path) -> str:
         raise UsageError(f"input not found: {path}")
     if path.is_dir():
         return "folder"
+    if special_file(path) is not None:
+        return "special"
     name = path.name.lower()
     for kind, suffixes in (
         ("warc", WARC_SUFFIXES),
@@ -649,18 +881,46 @@ class UnreadableSource(_PathSource):
         yield _error_batch(self.name, None, None, "read", code, msg)
 
 
-def open_source(path: str | Path, *, max_bytes: int = 50_000_000) -> Source:
+@dataclass
+class SpecialFileSource(_PathSource):
+    """A FIFO, device or socket given as input: refused up front (never opened: it could block or
+    never end), one error row."""
+
+    kind: str = "special"
+
+    def batches(self, batch_size: int) -> Iterator[RecordBatch]:
+        what = special_file(self.path) or "special file"
+        yield _error_batch(
+            self.name,
+            None,
+            None,
+            "read",
+            "NOT_A_REGULAR_FILE",
+            f"input is a {what}, not a regular file or folder; not read",
+        )
+
+
+def open_source(
+    path: str | Path,
+    *,
+    max_bytes: int = 50_000_000,
+    limits: InputsPolicy | None = None,
+    url_map: dict[str, str] | None = None,
+) -> Source:
     """A record source for one local input (URL lists are the crawler's, see `trustaudit crawl`)."""
     p = Path(path)
+    limits = limits or _DEFAULT_LIMITS
     kind = detect_kind(p)
+    if kind == "special":
+        return SpecialFileSource(p)
     if kind == "folder":
-        return FolderSource(p, max_bytes=max_bytes)
+        return FolderSource(p, max_bytes=max_bytes, url_map=url_map)
     if kind == "jsonl":
-        return JsonlSource(p, max_bytes=max_bytes)
+        return JsonlSource(p, max_bytes=max_bytes, limits=limits)
     if kind == "warc":
         return WarcSource(p, max_bytes=max_bytes)
     if kind == "parquet":
-        return ParquetSource(p)
+        return ParquetSource(p, limits=limits, max_bytes=max_bytes)
     if kind == "urls":
         raise UsageError(
             f"{p} is a URL list", hint=f"fetch it first: trustaudit crawl {p} --out RUN"
@@ -668,19 +928,30 @@ def open_source(path: str | Path, *, max_bytes: int = 50_000_000) -> Source:
     return UnreadableSource(p)
 
 
-def open_sources(path: str | Path, *, max_bytes: int = 50_000_000) -> list[Source]:
-    """Sources for one input; a folder also expands the WARC/JSONL/Parquet files inside it."""
+def open_sources(
+    path: str | Path,
+    *,
+    max_bytes: int = 50_000_000,
+    limits: InputsPolicy | None = None,
+    url_map: dict[str, str] | None = None,
+) -> list[Source]:
+    """Sources for one input; a folder also expands the WARC/JSONL/Parquet files inside it.
+
+    `url_map` (from `--url-map`): file path (relative to the folder, bare name or absolute) -> URL.
+    """
     p = Path(path)
+    kw: dict[str, Any] = {"max_bytes": max_bytes, "limits": limits}
     if not p.is_dir():
-        return [open_source(p, max_bytes=max_bytes)]
+        return [open_source(p, url_map=url_map, **kw)]
     out: list[Source] = []
-    folder = FolderSource(p, max_bytes=max_bytes)
-    if folder.files:
+    folder = FolderSource(p, max_bytes=max_bytes, url_map=url_map)
+    if folder.files or folder.unreadable:
         out.append(folder)
-    for f in sorted(x for x in p.rglob("*") if x.is_file()):
+    files, _ = walk_files(p)
+    for f in files:
         name = f.name.lower()
         if name.endswith(WARC_SUFFIXES + JSONL_SUFFIXES + PARQUET_SUFFIXES):
-            out.append(open_source(f, max_bytes=max_bytes))
+            out.append(open_source(f, **kw))
     if not out:
         out.append(EmptyFolderSource(p))
     return out
@@ -709,6 +980,7 @@ __all__ = [
     "ParquetSource",
     "RecordBatch",
     "Source",
+    "SpecialFileSource",
     "UnreadableSource",
     "WarcSource",
     "detect_kind",

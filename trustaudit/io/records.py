@@ -79,8 +79,110 @@ def records_table(rows: Sequence[Mapping[str, Any]], extra_columns: Iterable[str
     return pa.table(arrays)
 
 
+def safe_records_table(
+    rows: Sequence[Mapping[str, Any]], extra_columns: Iterable[str], errors: list[ErrorRow]
+) -> pa.Table:
+    """records_table, guarded per record: a row Arrow cannot hold becomes one error row, not a crash.
+
+    Why: one lone surrogate or an odd type in one record used to fail the whole batch's conversion
+    (and with it the run). The fast path converts the batch at once; only a failing batch is redone
+    row by row to find the culprits.
+    """
+    extra = list(extra_columns)
+    good: list[Mapping[str, Any]] = []
+    for r in rows:
+        url = r.get("url")
+        if url is not None and (not isinstance(url, str) or has_surrogates(url)):
+            errors.append(
+                ErrorRow(
+                    str(r.get("source") or ""),
+                    r.get("offset"),
+                    None,
+                    "read",
+                    "BAD_URL",
+                    f"URL is not valid Unicode text: {ascii(url)[:200]}",
+                )
+            )
+        else:
+            good.append(r)
+    try:
+        return records_table(good, extra)
+    except Exception:
+        pass
+    kept: list[Mapping[str, Any]] = []
+    for r in good:
+        try:
+            records_table([r], extra)
+        except Exception as exc:
+            errors.append(
+                ErrorRow(
+                    str(r.get("source") or ""),
+                    r.get("offset"),
+                    r.get("url"),
+                    "read",
+                    "RECORD_INVALID",
+                    f"{type(exc).__name__}: {exc}"[:300],
+                )
+            )
+        else:
+            kept.append(r)
+    return records_table(kept, extra)
+
+
+def has_surrogates(text: str) -> bool:
+    """True when `text` holds lone surrogates (from JSON escapes or undecodable file names)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def display_text(text: str) -> str:
+    """`text` with lone surrogates (e.g. a file name's non-UTF-8 bytes) shown as U+FFFD, storable."""
+    if not has_surrogates(text):
+        return text
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+# Error codes of records whose content existed but was never scanned for injections; the gate's
+# `unscanned` rule fails on them (gate.unscanned) and `fuse` keeps such URLs out of the context.
+UNSCANNED_CODES = frozenset(
+    {
+        "BINARY_CONTENT",
+        "TOO_LARGE",
+        "LINE_TOO_LARGE",
+        "DECOMPRESSED_TOO_LARGE",
+        "JSON_TOO_DEEP",
+        "JSON_DECODE",
+        "FIELD_TOO_LARGE",
+        "RECORD_INVALID",
+        "EXTRACT_FAILED",
+        "EXTRACT_TIMEOUT",
+        "TIMEOUT",
+        "SOURCE_FAILED",
+        "READ_FAILED",
+        "NOT_A_REGULAR_FILE",
+        "UNKNOWN_FORMAT",
+        "GZIP_CORRUPT",
+        "GZIP_TRUNCATED",
+        "PARQUET_CORRUPT",
+        "PARQUET_BAD_TYPES",
+        "WARC_CORRUPT",
+        "WARC_RECORD_CORRUPT",
+        "WARC_TRUNCATED",
+        "INTERNAL_ERROR",
+    }
+)
+
+
 def errors_table(errors: Sequence[ErrorRow]) -> pa.Table:
-    return pa.Table.from_pylist([e.to_dict() for e in errors], schema=ERROR_SCHEMA)
+    """Error rows as a table; text from hostile input (lone surrogates) is made storable first."""
+    rows = [
+        {k: display_text(v) if isinstance(v, str) else v for k, v in e.to_dict().items()}
+        for e in errors
+    ]
+    return pa.Table.from_pylist(rows, schema=ERROR_SCHEMA)
 
 
 def normalize_url(url: str) -> str:
@@ -132,6 +234,8 @@ RESERVED_COLUMNS = frozenset(
         "html_truncated",
         "extractor",
         "encoding",
+        "canonical_url",
+        "ingest_reasons",
         "injection_findings",
         "html",
     }

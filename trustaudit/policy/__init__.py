@@ -32,6 +32,7 @@ from trustaudit.policy.eval import EvalPolicy
 from trustaudit.policy.fusion import FusionPolicy
 from trustaudit.policy.gate import GatePolicy
 from trustaudit.policy.injection import InjectionPolicy
+from trustaudit.policy.inputs import InputsPolicy
 from trustaudit.policy.judge import JudgePolicy
 from trustaudit.policy.report import ReportPolicy
 from trustaudit.policy.scoring import (
@@ -60,6 +61,7 @@ class Policy:
     affiliate: AffiliatePolicy = section(AffiliatePolicy)
     textual: TextualPolicy = section(TextualPolicy)
     extract: ExtractPolicy = section(ExtractPolicy)
+    inputs: InputsPolicy = section(InputsPolicy)
     injection: InjectionPolicy = section(InjectionPolicy)
     embeddings: EmbeddingPolicy = section(EmbeddingPolicy)
     coherence: CoherencePolicy = section(CoherencePolicy)

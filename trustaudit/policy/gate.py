@@ -7,6 +7,7 @@ permissive end (share 1.0, minimum 0.0) never fails, but the rule still reports 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from trustaudit.policy._field import opt
 
@@ -16,6 +17,7 @@ GATE_RULES: tuple[str, ...] = (
     "medium_share",
     "mean_trust",
     "injection",
+    "unscanned",
     "blocklisted_domain",
     "label_precision",
     "label_recall",
@@ -45,6 +47,11 @@ class GatePolicy:
     warn_mean_trust: float = opt(0.0, "warn when the mean trust score is below this")
     fail_on_injection: bool = opt(
         True, "fail when any page carries an injection finding (rule injection)"
+    )
+    unscanned: Literal["fail", "pass"] = opt(
+        "fail",
+        "an input record whose content was never scanned (binary, too large, extraction timeout,"
+        " unreadable: see docs/limits.md) fails the gate unless 'pass' (rule unscanned)",
     )
     fail_on_blocklisted: bool = opt(
         True, "fail when any page comes from a blocklisted domain (rule blocklisted_domain)"

@@ -167,6 +167,23 @@ def audit_cmd(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Only the summary line (cron).")
     ] = False,
+    url_map: Annotated[
+        Path | None,
+        typer.Option(
+            "--url-map",
+            help="CSV file -> URL for folder inputs (a saved-page corpus's own manifest); the mapped"
+            " URL decides the page's identity and domain. Columns auto-detected (file/path/filename,"
+            " url/uri/original_url) or named with the two flags below.",
+        ),
+    ] = None,
+    url_map_file_column: Annotated[
+        str | None,
+        typer.Option("--url-map-file-column", help="Column of --url-map holding the file path."),
+    ] = None,
+    url_map_url_column: Annotated[
+        str | None,
+        typer.Option("--url-map-url-column", help="Column of --url-map holding the URL."),
+    ] = None,
 ) -> None:
     """Score every page of a corpus and write the run directory and reports.
 
@@ -190,6 +207,9 @@ def audit_cmd(
         cache=cache,
         since=since,
         judge_urls=list(judge_url or []),
+        url_map=url_map,
+        url_map_file_column=url_map_file_column,
+        url_map_url_column=url_map_url_column,
     )
     require_judge(pol, judge_url)
     console = err_console()

@@ -275,6 +275,7 @@ def fuse_cmd(
         pol.fusion,
         medium_tag=pol.bands.medium_tag,
         score_field=score_field,
+        errors=run.scan("errors") if run.errors.exists() else None,
     )
     parsed = outcome.parsed
     _report_bad(parsed, name)

@@ -1,0 +1,63 @@
+"""Policy section for input limits (owned by the readers): the `[inputs]` table of trustaudit.toml.
+
+Every limit here bounds memory or time against a hostile input, and each one, when hit, turns into an
+error row or a reason code instead of a crash (docs/limits.md lists them with what happens at each).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from trustaudit.policy._field import opt
+
+
+@dataclass(frozen=True)
+class InputsPolicy:
+    max_line_bytes: int = opt(
+        50_000_000,
+        "a JSONL line longer than this (after decompression) is skipped while streaming: error row"
+        " LINE_TOO_LARGE; the next lines are still read",
+    )
+    max_decompressed_bytes: int = opt(
+        20_000_000_000,
+        "bytes read from one JSONL file after decompression; past it the file is cut: error row"
+        " DECOMPRESSED_TOO_LARGE (the records before are kept)",
+    )
+    max_json_depth: int = opt(
+        64, "nesting depth of one JSON record; deeper records are error rows (JSON_TOO_DEEP)"
+    )
+    max_field_bytes: int = opt(
+        1_000_000,
+        "size of one extra (non-html/text) JSONL/Parquet field; larger records are error rows"
+        " (FIELD_TOO_LARGE)",
+    )
+    max_html_depth: int = opt(
+        512,
+        "element nesting depth of HTML (Chromium's limit); deeper tags are dropped before parsing,"
+        " their text kept (reason HTML_TOO_DEEP)",
+    )
+    kill_after_s: float = opt(
+        0.0,
+        "a worker still on one document after this many seconds is killed and replaced, the record"
+        " becomes EXTRACT_TIMEOUT (0 = 2 x extract.doc_timeout_s); needs --workers 2+ or 0",
+    )
+    max_binary_share: float = opt(
+        0.10,
+        "after decoding (NULs stripped, UTF-16/32 detected), a document whose share of control and"
+        " replacement characters exceeds this is not text: error row BINARY_CONTENT",
+    )
+
+    def __post_init__(self) -> None:
+        for name in (
+            "max_line_bytes",
+            "max_decompressed_bytes",
+            "max_json_depth",
+            "max_field_bytes",
+            "max_html_depth",
+        ):
+            if getattr(self, name) < 1:
+                raise ValueError(f"inputs.{name} must be >= 1")
+        if not self.kill_after_s >= 0:
+            raise ValueError("inputs.kill_after_s must be >= 0")
+        if not 0.0 < self.max_binary_share <= 1.0:
+            raise ValueError("inputs.max_binary_share must be in (0, 1]")
