@@ -1,0 +1,631 @@
+"""What the injection detector reads: obfuscated text folded or decoded, with a map back to the source.
+
+Why: attackers do not write "ignore previous instructions" in plain ASCII when a filter may read it.
+They swap letters for look-alikes (Cyrillic "о", dotless "ı", full-width "ｉ"), space letters out
+("i.g.n.o.r.e"), write leetspeak ("1gn0r3"), encode the sentence (base64, hex, rot13, %-escapes), or
+carry it in invisible characters (Unicode tag characters, variation selectors, invisible operators or
+zero-width characters used as bits). Each function here turns one kind back into readable text and
+says which kind it was (`obfuscation`), so a finding can name it and `explain` can show the decoded text.
+
+Every step is gated by a test that costs C speed on ordinary text (an ASCII check, a regex that needs
+the shape of an obfuscation, an Aho-Corasick pass), because the scanner reads every page of a crawl:
+ordinary pages must pay almost nothing. The original text is always detected as well: a fold is an
+*additional* candidate, never a replacement (a Russian page stays Russian for the lexicons that read it).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import json
+import re
+import sys
+import unicodedata
+from bisect import bisect_right
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from urllib.parse import unquote
+
+from ahocorasick_rs import AhoCorasick, Implementation
+
+__all__ = [
+    "InvisibleSegment",
+    "Variant",
+    "decode_base64_text",
+    "decode_runs",
+    "fold_homoglyphs",
+    "fold_leet",
+    "has_astral",
+    "has_tag_chars",
+    "join_spaced",
+    "reveal_invisible",
+    "strip_invisible",
+    "variants",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A candidate text for the detector and how it was obtained from a segment of the page.
+
+    `pieces` maps positions back: sorted (start in `text`, end in `text`, start in source, end in
+    source) spans relative to the segment; a position inside a span maps linearly (one to one when
+    the lengths agree, as for folds; a decoded blob maps onto the blob).
+    """
+
+    text: str
+    obfuscation: str
+    pieces: tuple[tuple[int, int, int, int], ...]
+
+    def source_pos(self, pos: int) -> int:
+        """Position in the segment of the character at `pos` of `text` (best effort for decodes)."""
+        if not self.pieces:
+            return 0
+        k = max(0, bisect_right([p[0] for p in self.pieces], pos) - 1)
+        a, b, sa, sb = self.pieces[k]
+        if b <= a:
+            return sa
+        if b - a == sb - sa:
+            return sa + min(pos - a, b - a)
+        return sa + min(sb - sa, (pos - a) * (sb - sa) // (b - a))
+
+    def source_span(self, start: int, end: int) -> tuple[int, int]:
+        """Segment [start, end) of the source that `text[start:end]` came from."""
+        lo = self.source_pos(start)
+        hi = max(lo + 1, self.source_pos(max(start, end - 1)) + 1)
+        return lo, hi
+
+
+def _whole(text: str, obfuscation: str, n: int) -> Variant:
+    """A variant whose text maps one to one onto the segment (length-preserving folds)."""
+    return Variant(text, obfuscation, ((0, len(text), 0, n),))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Look-alike letters: NFKC compatibility forms (full-width, mathematical, circled) and the Unicode
+# confusables table (Cyrillic/Greek/Armenian/Cherokee… letters that look Latin, dotless ı).
+
+
+def _nfkc_letter(c: str) -> str | None:
+    n = unicodedata.normalize("NFKC", c)
+    return n if len(n) == 1 and n.isascii() and n.isalnum() else None
+
+
+@lru_cache(maxsize=1)
+def _fold_table() -> dict[int, str]:
+    """code point -> ASCII letter: the confusables of Unicode's confusables.txt whose look-alike is one
+    Latin letter (from the `confusable_homoglyphs` package data, ~600 characters, vs ~60 in a table
+    written by hand), plus NFKC forms that are one ASCII letter or digit."""
+    table: dict[int, str] = {}
+    try:
+        raw = (
+            resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8")
+        )
+        data: dict[str, list[dict[str, str]]] = json.loads(raw)
+    except (ModuleNotFoundError, FileNotFoundError, OSError, ValueError):
+        data = {}
+    for ch, alts in data.items():
+        if not ch.isascii() or not ch.isalpha() or len(ch) != 1:
+            continue
+        for alt in alts:
+            c = alt.get("c", "")
+            if len(c) == 1 and not c.isascii() and ord(c) not in table:
+                # same case as the look-alike where the pair says so; detection lower-cases anyway
+                table[ord(c)] = ch.lower() if c.lower() == c else ch
+    for cp in [*range(0xFF01, 0xFF5F), *range(0x1D400, 0x1D800), *range(0x24B6, 0x24EA)]:
+        letter = _nfkc_letter(chr(cp))
+        if letter is not None:
+            table[cp] = letter
+    for cp in (0x0131, 0x0130):  # dotless ı, dotted İ (Turkish): "ıgnore", "İGNORE"
+        table[cp] = "i" if cp == 0x0131 else "I"
+    return table
+
+
+@lru_cache(maxsize=1)
+def _mixed_word() -> re.Pattern[str]:
+    """A look-alike touching a Latin letter inside a word, or a run of full-width/mathematical letters."""
+    cls = "".join(re.escape(chr(cp)) for cp in sorted(_fold_table()) if cp < 0x10000)
+    return re.compile(
+        rf"[A-Za-z][{cls}]|[{cls}][A-Za-z]|[\uff21-\uff3a\uff41-\uff5a\U0001d400-\U0001d7ff]{{3}}"
+    )
+
+
+def fold_homoglyphs(text: str) -> str | None:
+    """`text` with look-alike letters replaced by the Latin letter they imitate (same length), or None
+    when it holds no word that mixes a look-alike with Latin letters (ordinary non-Latin text is left
+    to the detectors that read its language)."""
+    if text.isascii() or not _mixed_word().search(text):
+        return None
+    folded = text.translate(_fold_table())
+    return folded if folded != text else None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Letters spaced out by separators: "i.g.n.o.r.e", "i g n o r e  a l l", "i-g-n-o-r-e".
+
+_SEP = r"[ \t.\-_*·•|/~+,:]{1,3}"
+_SPACED = re.compile(rf"(?<![^\W\d_])(?:[^\W\d_]{_SEP}){{4,}}[^\W\d_](?![^\W\d_])")
+_SPACED_GAP = re.compile(_SEP)
+
+
+def join_spaced(text: str) -> Variant | None:
+    """Runs of single letters joined back into words: the most common separator of a run goes, any
+    other (a longer gap, another symbol) becomes a word break. None when no run of five spaced
+    letters is found. A run whose letters are all separated alike joins into one word."""
+    if len(text) < 9:
+        return None
+    parts: list[str] = []
+    pieces: list[tuple[int, int, int, int]] = []
+    pos = 0
+    out_len = 0
+    for m in _SPACED.finditer(text):
+        run = m.group()
+        gaps = _SPACED_GAP.findall(run)
+        common = max(set(gaps), key=gaps.count)
+        if gaps.count(common) < len(gaps) / 2 and len(set(gaps)) > 2:
+            continue
+        joined_parts: list[str] = []
+        last = 0
+        for g in _SPACED_GAP.finditer(run):
+            joined_parts.append(run[last : g.start()])
+            joined_parts.append("" if g.group() == common else " ")
+            last = g.end()
+        joined_parts.append(run[last:])
+        joined = "".join(joined_parts)
+        if m.start() > pos:
+            seg = text[pos : m.start()]
+            parts.append(seg)
+            pieces.append((out_len, out_len + len(seg), pos, m.start()))
+            out_len += len(seg)
+        parts.append(joined)
+        pieces.append((out_len, out_len + len(joined), m.start(), m.end()))
+        out_len += len(joined)
+        pos = m.end()
+    if not parts:
+        return None
+    if pos < len(text):
+        parts.append(text[pos:])
+        pieces.append((out_len, out_len + len(text) - pos, pos, len(text)))
+    return Variant("".join(parts), "spaced", tuple(pieces))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Leetspeak: "1gn0r3 pr3v10u5 1n5truct10n5".
+
+_LEET = str.maketrans("013457@$!|", "oieastasii")
+_LEET_WORD = re.compile(
+    r"(?<![\w@$])(?=[\w@$!|]*[a-zA-Z])(?=[\w@$!|]*[013457@$])[\w@$!|]{3,}(?![\w@$])"
+)
+
+
+def fold_leet(text: str) -> str | None:
+    """Words mixing letters with leet digits/symbols rewritten in letters (same length); None unless
+    two such words are found (one "mp3" or "h264" is not leetspeak)."""
+    words = _LEET_WORD.findall(text)
+    if len(words) < 2:
+        return None
+    folded = _LEET_WORD.sub(lambda m: m.group().translate(_LEET), text)
+    return folded if folded != text else None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Encoded runs: base64, hex, percent-encoding, rot13.
+
+_B64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,8192}={0,2}")
+_B64_PROBE = re.compile(r"[A-Za-z0-9+/]{20}")
+_B64_URLSAFE = str.maketrans("-_", "+/")
+_HEX = re.compile(r"(?<![0-9A-Fa-f])(?:(?:\\x|0x|%)?[0-9A-Fa-f]{2}[ :,]?){10,4096}(?![0-9A-Fa-f])")
+_HEX_PROBE = re.compile(r"(?:(?:\\x|0x)?[0-9A-Fa-f]{2}[ :,]?){4}")
+_HEX_STRIP = re.compile(r"\\x|0x|[ :,%]")
+_PCT = re.compile(r"(?:%[0-9A-Fa-f]{2}[^\s%<>\"']{0,3}){6,2048}")
+# rot13 of words every instruction uses: found by one Aho-Corasick pass, whole words only.
+_ROT13_WORDS = [
+    "ignore",
+    "instructions",
+    "previous",
+    "prior",
+    "system",
+    "prompt",
+    "assistant",
+    "user",
+    "summary",
+    "summarize",
+    "reply",
+    "answer",
+    "tell",
+    "say",
+    "write",
+    "the",
+    "you",
+    "your",
+    "and",
+    "all",
+    "this",
+    "not",
+    "must",
+    "now",
+    "from",
+    "forget",
+    "disregard",
+    "reveal",
+    "secret",
+    "password",
+    "send",
+    "instead",
+    "follow",
+    "new",
+]
+_ROT13_FINDER = AhoCorasick(
+    [codecs.encode(w, "rot13") for w in _ROT13_WORDS], implementation=Implementation.DFA
+)
+_ROT13_MIN_WORDS = 3
+_ROT13_WINDOW = 600
+_MAX_DECODED = 4000
+
+
+def _readable(s: str) -> bool:
+    """Decoded bytes that read as text: words with spaces, mostly letters (rejects images, hashes)."""
+    if len(s) < 8 or " " not in s:
+        return False
+    good = sum(ch.isalpha() or ch.isspace() or ch in ".,:;!?'\"-()" for ch in s)
+    return good / len(s) >= 0.8
+
+
+def decode_base64_text(s: str, *, limit: int = 64) -> list[tuple[int, str]]:
+    """(offset, text) for base64 runs in `s` that decode to readable UTF-8 text with spaces.
+
+    Binary payloads (images, fonts) are rejected by a printable-ratio test; at most `limit` candidates
+    are tried so a page full of data URIs stays cheap.
+    """
+    out: list[tuple[int, str]] = []
+    tried = 0
+    for m in _B64.finditer(s):
+        blob = m.group()
+        pad = (-len(blob)) % 4
+        if pad == 3:
+            continue
+        # Hex digests, long words and identifiers are not base64 text: need mixed case or digits.
+        if blob.isalpha() and (blob.islower() or blob.isupper()):
+            continue
+        if (
+            s[max(0, m.start() - 8) : m.start()].endswith("base64,")
+            and "text" not in s[max(0, m.start() - 40) : m.start()]
+        ):
+            continue
+        tried += 1
+        if tried > limit:
+            break
+        try:
+            raw = base64.b64decode(blob.translate(_B64_URLSAFE) + "=" * pad, validate=True)
+            txt = raw.decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        if _readable(txt):
+            out.append((m.start(), txt[:_MAX_DECODED]))
+    return out
+
+
+def _hex_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
+    out: list[tuple[int, int, str]] = []
+    for m in _HEX.finditer(s):
+        digits = _HEX_STRIP.sub("", m.group())
+        if len(digits) % 2:
+            digits = digits[:-1]
+        try:
+            txt = bytes.fromhex(digits).decode("utf-8")
+        except ValueError:
+            continue
+        if _readable(txt):
+            out.append((m.start(), m.end(), txt[:_MAX_DECODED]))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _pct_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
+    out: list[tuple[int, int, str]] = []
+    for m in _PCT.finditer(s):
+        txt = unquote(m.group().replace("+", " "), errors="replace")
+        if _readable(txt):
+            out.append((m.start(), m.end(), txt[:_MAX_DECODED]))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _rot13_windows(s: str) -> list[tuple[int, int]]:
+    """Windows of `s` where rot13 of common instruction words appear as whole words (3 distinct)."""
+    low = s.lower()
+    n = len(low)
+    found: list[tuple[int, int]] = []
+    for k, i, j in _ROT13_FINDER.find_matches_as_indexes(low, overlapping=True):
+        if (i and low[i - 1].isalpha()) or (j < n and low[j].isalpha()):
+            continue
+        found.append((i, k))
+    if len({k for _, k in found}) < _ROT13_MIN_WORDS:
+        return []
+    found.sort()
+    groups: list[list[tuple[int, int]]] = [[found[0]]]
+    for item in found[1:]:
+        if item[0] - groups[-1][-1][0] > _ROT13_WINDOW // 2:
+            groups.append([])
+        groups[-1].append(item)
+    out: list[tuple[int, int]] = []
+    for g in groups:
+        if len({k for _, k in g}) >= _ROT13_MIN_WORDS:
+            a, b = g[0][0], g[-1][0]
+            out.append((max(0, s.rfind("\n", 0, a) + 1, a - 200), min(n, b + 200)))
+    return out
+
+
+def decode_runs(text: str, *, limit: int = 8) -> list[Variant]:
+    """Encoded runs of `text` decoded: base64, hex, percent-encoding and rot13 (each its own variant,
+    mapped onto the run it came from). Gated by C-speed probes; at most `limit` runs of each kind."""
+    out: list[Variant] = []
+    n = len(text)
+    if n < 16:
+        return out
+    if _B64_PROBE.search(text):
+        for off, txt in decode_base64_text(text, limit=limit):
+            end = off + len(txt) * 4 // 3
+            out.append(Variant(txt, "base64", ((0, len(txt), off, min(n, end)),)))
+    if _HEX_PROBE.search(text):
+        for a, b, txt in _hex_runs(text, limit):
+            out.append(Variant(txt, "hex", ((0, len(txt), a, b),)))
+    if "%" in text and text.count("%") >= 6:
+        for a, b, txt in _pct_runs(text, limit):
+            out.append(Variant(txt, "percent", ((0, len(txt), a, b),)))
+    for a, b in _rot13_windows(text)[:limit]:
+        txt = codecs.decode(text[a:b], "rot13")
+        out.append(Variant(txt, "rot13", ((0, len(txt), a, b),)))
+    return out
+
+
+def variants(text: str, *, budget: int = 8) -> list[Variant]:
+    """Every candidate text the detector should read besides `text` itself, each gated.
+
+    Order: encoded runs (decoded, then spaced/homoglyph-folded once more since a decoded payload can
+    be obfuscated too), homoglyph fold, spaced letters (on the folded text when both apply), leet.
+    """
+    out: list[Variant] = []
+    if not text:
+        return out
+    n = len(text)
+    folded = fold_homoglyphs(text)
+    base = folded if folded is not None else text
+    spaced = join_spaced(base)
+    if spaced is not None:
+        name = "homoglyph+spaced" if folded is not None else "spaced"
+        out.append(Variant(spaced.text, name, spaced.pieces))
+    elif folded is not None:
+        out.append(_whole(folded, "homoglyph", n))
+    leet = fold_leet(base)
+    if leet is not None:
+        out.append(_whole(leet, "leet", n))
+    out.extend(decode_runs(text, limit=budget))
+    return out[: budget * 2]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Invisible Unicode: tag characters, variation selectors, invisible operators and zero-width
+# characters used as bits, words split by zero-width characters, bidi overrides.
+
+_TAG = "\U000e0000-\U000e007f"
+# A run of tag characters, also when only the letters are tags and spaces/punctuation stay plain.
+_TAG_RUN = re.compile(f"[{_TAG}](?:[{_TAG}]|[ ,.;:!?'\"-]+(?=[{_TAG}]))*")
+_ZW_CHARS = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e"
+_SNEAKY = frozenset("\u2062\u2063\u2064")
+_BIDI_CHARS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"
+_VS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_INVISIBLE = re.compile(f"[{_ZW_CHARS}{_BIDI_CHARS}\u00ad{_TAG}\U000e0100-\U000e01ef]")
+_VS_RUN = re.compile(f"[{_VS}]{{6,}}")
+_ZW_BITS = 16  # binary steganography: runs at least this long made of two zero-width symbols
+_RLO_RUN = re.compile("[\u202e\u2067]([^\u202c\u2069\n]{4,2000})")
+_FLAG = "\U0001f3f4"
+_ZW_WORDS = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class InvisibleSegment:
+    """Text made visible again: technique (unicode_tags, zero_width, bidi, variation_selectors,
+    sneaky_bits), decoded text, offset in input, and the obfuscation name a finding records."""
+
+    technique: str
+    text: str
+    offset: int
+    obfuscation: str = ""
+    length: int = 0  # characters of the input the carrier spans
+
+
+def has_astral(text: str) -> bool:
+    """Whether `text` may hold code points above U+FFFF (tag characters are among them), in O(1).
+
+    CPython stores a str with 4 bytes per character exactly when one is astral, and `max(text)` costs a
+    full pass (~3 ms on a 100 KB page), so the object size decides; other interpreters fall back to `max`.
+    """
+    if text.isascii():
+        return False
+    if sys.implementation.name == "cpython" and len(text) > 64:
+        return sys.getsizeof(text) > 3 * len(text) + 64
+    return max(text) > "\uffff"
+
+
+def strip_invisible(text: str) -> str:
+    """`text` without zero-width, bidi, soft-hyphen, tag and supplementary variation-selector
+    characters (what a human sees)."""
+    if text.isascii():  # O(1) in CPython: most segments need no regex pass
+        return text
+    return _INVISIBLE.sub("", text)
+
+
+def _bits_to_text(bits: str) -> str:
+    raw = bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits) - 7, 8))
+    try:
+        s = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+    return s if s and sum(ch.isprintable() for ch in s) / len(s) > 0.9 else ""
+
+
+def _decode_zw_bits(run: str) -> str:
+    """Bits carried by a run of two invisible symbols (either may be 1). A third symbol that only
+    separates bytes or words (the invisible separator of "sneaky bits") is dropped first."""
+    symbols = sorted(set(run))
+    if len(symbols) == 3:
+        for sep in symbols:
+            rest = run.replace(sep, "")
+            if len(set(rest)) == 2 and len(rest) % 8 == 0:
+                run, symbols = rest, sorted(set(rest))
+                break
+    if len(symbols) != 2:
+        return ""
+    best = ""
+    for one in symbols:
+        s = _bits_to_text("".join("1" if c == one else "0" for c in run))
+        if len(s) > len(best):
+            best = s
+    return best
+
+
+def has_tag_chars(text: str) -> bool:
+    """Whether `text` holds a Unicode tag character (U+E0000–E007F).
+
+    A character-class regex costs ~20 ns per character on the 4-byte strings that hold them; their
+    UTF-8 lead bytes (F3 A0 80/81) are found by a byte search at memchr speed instead.
+    """
+    if not has_astral(text):
+        return False
+    raw = text.encode("utf-8", "surrogatepass")
+    return b"\xf3\xa0\x80" in raw or b"\xf3\xa0\x81" in raw
+
+
+def _has_supplementary_vs(text: str) -> bool:
+    """Whether `text` holds a variation selector VS17–VS256 (U+E0100–E01EF), by UTF-8 lead bytes."""
+    if not has_astral(text):
+        return False
+    raw = text.encode("utf-8", "surrogatepass")
+    return b"\xf3\xa0\x84" in raw or b"\xf3\xa0\x85" in raw or b"\xf3\xa0\x86" in raw
+
+
+def _zw_runs(text: str) -> list[tuple[int, int]]:
+    """[start, end) of each run of zero-width characters, found with str.find (C speed), capped."""
+    pos: list[int] = []
+    for c in _ZW_CHARS:
+        i = text.find(c)
+        while i != -1 and len(pos) < _ZW_WORDS:
+            pos.append(i)
+            i = text.find(c, i + 1)
+    if not pos:
+        return []
+    pos.sort()
+    runs: list[tuple[int, int]] = []
+    start = prev = pos[0]
+    for i in pos[1:]:
+        if i != prev + 1:
+            runs.append((start, prev + 1))
+            start = i
+        prev = i
+    runs.append((start, prev + 1))
+    return runs
+
+
+def _vs_byte(c: str) -> int:
+    cp = ord(c)
+    return cp - 0xFE00 if cp <= 0xFE0F else cp - 0xE0100 + 16
+
+
+def _reveal_tags(text: str, out: list[InvisibleSegment]) -> None:
+    for m in _TAG_RUN.finditer(text):
+        if m.start() > 0 and text[m.start() - 1] == _FLAG:
+            continue
+        decoded = "".join(
+            chr(ord(c) - 0xE0000) if 0xE0020 <= ord(c) <= 0xE007E else c
+            for c in m.group()
+            if ord(c) >= 0xE0020 or not ord(c) >= 0xE0000
+        )
+        if any(ch.isalpha() for ch in decoded):
+            out.append(
+                InvisibleSegment(
+                    "unicode_tags", decoded, m.start(), "tag_chars", m.end() - m.start()
+                )
+            )
+
+
+def _reveal_variation_selectors(text: str, out: list[InvisibleSegment]) -> None:
+    """Bytes smuggled as variation selectors after a base character (VS1–16 = 0–15, VS17–256 = 16–255)."""
+    for m in _VS_RUN.finditer(text):
+        raw = bytes(_vs_byte(c) for c in m.group())
+        try:
+            s = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if s.strip() and sum(ch.isprintable() for ch in s) / len(s) > 0.9:
+            out.append(
+                InvisibleSegment(
+                    "variation_selectors", s, m.start(), "variation_selectors", m.end() - m.start()
+                )
+            )
+
+
+def reveal_invisible(text: str, *, context: int = 300) -> list[InvisibleSegment]:
+    """Decode text that invisible Unicode carries or disguises, so the detector can read it.
+
+    - tag characters U+E0000–E007F map back to ASCII (skipping emoji subdivision flags, which use
+      them), also when only letters are tags and spaces stay plain;
+    - variation selectors carry one byte each (VS1–VS256 smuggling);
+    - runs of two invisible symbols are decoded as bits: zero-width characters, or the invisible
+      times/plus operators of "sneaky bits" (with an invisible separator between bytes or not);
+      words split by zero-width characters are rejoined with their surrounding text;
+    - a right-to-left override run is reversed to what a human sees.
+    """
+    out: list[InvisibleSegment] = []
+    if not text or text.isascii():
+        return out
+    has_tags = has_tag_chars(text)
+    runs = _zw_runs(text)
+    has_rlo = "\u202e" in text or "\u2067" in text
+    has_vs = _has_supplementary_vs(text) or "\ufe00" in text or "\ufe01" in text
+    if not (has_tags or runs or has_rlo or has_vs):
+        return out
+    if has_tags:
+        _reveal_tags(text, out)
+    if has_vs:
+        _reveal_variation_selectors(text, out)
+    n = len(text)
+    words: list[tuple[int, int]] = []
+    for a, b in runs:
+        if b - a >= _ZW_BITS:  # binary steganography: a long run made of two symbols
+            run = text[a:b]
+            decoded = _decode_zw_bits(run)
+            if decoded.strip():
+                sneaky = set(run) <= _SNEAKY
+                out.append(
+                    InvisibleSegment(
+                        "sneaky_bits" if sneaky else "zero_width",
+                        decoded,
+                        a,
+                        "sneaky_bits" if sneaky else "zero_width_bits",
+                        b - a,
+                    )
+                )
+                continue
+        # A word broken by zero-width characters ("ig\u200bnore"): letters on both sides.
+        if a > 0 and b < n and text[a - 1].isalpha() and text[b].isalpha():
+            words.append((a, b))
+    if words:
+        # Group nearby split words into windows; strip the invisible characters inside each window.
+        lo = max(0, words[0][0] - context)
+        hi = words[0][1] + context
+        for a, b in words[1:]:
+            if a - hi > 0:
+                out.append(
+                    InvisibleSegment("zero_width", strip_invisible(text[lo:hi]), lo, "zero_width")
+                )
+                lo = max(0, a - context)
+            hi = b + context
+        out.append(InvisibleSegment("zero_width", strip_invisible(text[lo:hi]), lo, "zero_width"))
+    for m in _RLO_RUN.finditer(text) if has_rlo else ():
+        out.append(InvisibleSegment("bidi", strip_invisible(m.group(1)[::-1]), m.start(), "bidi"))
+    return out
