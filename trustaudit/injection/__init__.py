@@ -16,7 +16,13 @@ from typing import Any
 from trustaudit.injection.context import SecurityPage, quoted_context
 from trustaudit.injection.detect import Hit, detect_text
 from trustaudit.injection.html_scan import PRIORS, Segment, collect_segments
-from trustaudit.injection.normalize import Variant, reveal_invisible, strip_invisible, variants
+from trustaudit.injection.normalize import (
+    Variant,
+    gates,
+    reveal_invisible,
+    strip_invisible,
+    variants,
+)
 from trustaudit.policy.injection import InjectionPolicy
 
 __all__ = [
@@ -112,26 +118,36 @@ def _excerpt(text: str, lo: int, hi: int) -> str:
 
 
 def _entries(
-    texts: Sequence[str], segs: Sequence[Segment], policy: InjectionPolicy
+    texts: Sequence[str], segs: Sequence[Segment], policy: InjectionPolicy, visible: str = ""
 ) -> list[_Entry]:
-    """The segments as found, then their variants (bounded per page by `policy.max_variants`)."""
+    """The segments as found, then their variants (bounded per page by `policy.max_variants`), then
+    the variants of the visible text (segment -1)."""
     out = [
         _Entry(i, t, PRIORS.get(s.technique, 0.2))
         for i, (s, t) in enumerate(zip(segs, texts, strict=True))
     ]
     if not policy.normalize:
         return out
+    # One probe pass over everything the page gives to read: most pages hold no obfuscation at all,
+    # and then no segment pays a step.
+    kinds = gates("\n\n".join([*texts, visible]))
+    if not kinds:
+        return out
     left = policy.max_variants
     known = set(texts)  # a blob decoded while collecting (comment base64) is not decoded twice
     for e in list(out):
         if left <= 0:
             break
-        for v in variants(e.text, budget=min(8, left)):
+        for v in variants(e.text, budget=min(8, left), kinds=kinds):
             if v.text.strip() in known:
                 continue
             prior = max(e.prior, _DECODED_PRIOR) if v.obfuscation in _DECODES else e.prior
             out.append(_Entry(e.seg, v.text, prior, v))
             left -= 1
+    if visible and left > 0:
+        for v in variants(visible, budget=min(8, left), kinds=kinds):
+            prior = _DECODED_PRIOR if v.obfuscation in _DECODES else 0.0
+            out.append(_Entry(-1, v.text, prior, v))
     return out
 
 
@@ -171,11 +187,7 @@ def _detect_segments(
         stripped = t.lstrip()
         leads.append(len(t) - len(stripped))  # so the offset still points at the first word
         texts.append(stripped.rstrip())
-    entries = _entries(texts, segs, policy)
-    if visible and policy.normalize and len(entries) < len(segs) + policy.max_variants:
-        for v in variants(visible, budget=8):
-            prior = _DECODED_PRIOR if v.obfuscation in _DECODES else 0.0
-            entries.append(_Entry(-1, v.text, prior, v))
+    entries = _entries(texts, segs, policy, visible)
     out: list[dict[str, Any]] = []
     if not entries:
         return out

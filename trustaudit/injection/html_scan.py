@@ -147,12 +147,9 @@ _QUOTES_MAX = 400  # quoting elements read per page
 _ENCODED = re.compile(
     r"[A-Za-z0-9+/_-]{24,}={0,2}|(?:%[0-9A-Fa-f]{2}){8}|(?:\\x[0-9A-Fa-f]{2}){8}|[0-9A-Fa-f]{32}"
 )
-# A text attribute whose value has no space (not prose) but is long enough to be an encoded payload.
-_ENCODED_ATTR = re.compile(
-    r"\s(alt|title|aria-label|aria-description|placeholder|value)\s*=\s*"
-    r"(?:\"([^\"\s<>]{24,4000})\"|'([^'\s<>]{24,4000})')",
-    re.IGNORECASE,
-)
+# Text attributes whose value has no space: not prose, but possibly one encoded run.
+_ENCODED_ATTR_NAMES = ("alt", "title", "aria-label", "aria-description", "placeholder")
+_ENCODED_ATTR_SELECTOR = ",".join(f'[{a}]:not([{a}*=" "])' for a in _ENCODED_ATTR_NAMES)
 _ENCODED_ATTRS_MAX = 64
 
 
@@ -557,21 +554,6 @@ def _data_attr_segments(html: str, segs: list[Segment]) -> None:
             segs.append(Segment(tech, f"[{name}]", text, off, exact=text is value))
 
 
-def _encoded_attr_segments(html: str, segs: list[Segment]) -> None:
-    """Text attributes (alt, title, aria-label…) whose value is one long run without spaces, kept so
-    that `normalize` decodes it (prose values are read from the DOM by `_attribute_segments`)."""
-    for k, m in enumerate(_ENCODED_ATTR.finditer(html)):
-        if k >= _ENCODED_ATTRS_MAX:
-            break
-        value = m.group(2) if m.group(2) is not None else (m.group(3) or "")
-        if not _ENCODED.search(value):
-            continue
-        off = m.start(2) if m.group(2) is not None else m.start(3)
-        name = m.group(1).lower()
-        tech = _ATTR_TECHNIQUE.get(name, "attr_other")
-        segs.append(Segment(tech, f"[{name}]", value, off))
-
-
 def _attribute_segments(tree: LexborHTMLParser, segs: list[Segment]) -> None:
     # Only values with a space can be prose (3+ words): lexbor filters, Python reads the few left.
     for node in tree.css(
@@ -589,6 +571,21 @@ def _attribute_segments(tree: LexborHTMLParser, segs: list[Segment]) -> None:
                 tech = "meta_content"
             if _WORDY.search(value):
                 segs.append(Segment(tech, f"<{tag} {name}>", value, -1))
+    # Values without a space are read only when one is a long run that may be encoded.
+    found = 0
+    for node in tree.css(_ENCODED_ATTR_SELECTOR):
+        for name, value in node.attributes.items():
+            if (
+                value
+                and len(value) >= 24
+                and name in _ENCODED_ATTR_NAMES
+                and _ENCODED.search(value)
+            ):
+                tech = _ATTR_TECHNIQUE.get(name, "attr_other")
+                segs.append(Segment(tech, f"<{node.tag or '?'} {name}>", value, -1))
+                found += 1
+        if found >= _ENCODED_ATTRS_MAX:
+            break
 
 
 def _script_blocks(html: str) -> list[tuple[int, str, str]]:
@@ -735,7 +732,6 @@ def collect_segments(
             )
 
     _script_segments(html, segs)
-    _encoded_attr_segments(html, segs)
 
     tree = tree if tree is not None else LexborHTMLParser(html)
     _attribute_segments(tree, segs)

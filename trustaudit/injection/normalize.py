@@ -31,12 +31,14 @@ from urllib.parse import unquote
 from ahocorasick_rs import AhoCorasick, Implementation
 
 __all__ = [
+    "ALL_KINDS",
     "InvisibleSegment",
     "Variant",
     "decode_base64_text",
     "decode_runs",
     "fold_homoglyphs",
     "fold_leet",
+    "gates",
     "has_astral",
     "has_tag_chars",
     "join_spaced",
@@ -78,6 +80,29 @@ class Variant:
         return lo, hi
 
 
+def _byte_table(classes: dict[bytes, bytes], default: bytes) -> bytes:
+    table = bytearray(default * 256)
+    for chars, cls in classes.items():
+        for c in chars:
+            table[c] = cls[0]
+    return bytes(table)
+
+
+_LETTERS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# Shape of a text, one byte per UTF-8 byte: letters "a" (non-ASCII bytes too), leet digits "0",
+# everything else ".". `bytes.find` on it tests for spaced letters or leetspeak at C speed, where
+# a regex over a long page costs ~20 ns per character for each shape tested.
+_SHAPE = _byte_table({_LETTERS + bytes(range(128, 256)): b"a", b"013457@$": b"0"}, b".")
+# Hex digits "h", byte separators ".", anything else "_".
+_HEX_SHAPE = _byte_table({b"0123456789abcdefABCDEF": b"h", b" :,\\x%": b"."}, b"_")
+_SPACED_SHAPES = (b".a.a.a.a.a.", b".a..a..a..a..a.", b".a...a...a...a...a.")
+_HEX_SHAPES = (b"h" * 20, b"hh.hh.hh.hh.hh.hh.hh", b"hh..hh..hh..hh..hh", b"hh.h.hh.h.hh.h.hh")
+
+
+def _shape(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass").translate(_SHAPE)
+
+
 def _whole(text: str, obfuscation: str, n: int) -> Variant:
     """A variant whose text maps one to one onto the segment (length-preserving folds)."""
     return Variant(text, obfuscation, ((0, len(text), 0, n),))
@@ -96,7 +121,7 @@ def _nfkc_letter(c: str) -> str | None:
 @lru_cache(maxsize=1)
 def _fold_table() -> dict[int, str]:
     """code point -> ASCII letter: the confusables of Unicode's confusables.txt whose look-alike is one
-    Latin letter (from the `confusable_homoglyphs` package data, ~600 characters, vs ~60 in a table
+    Latin letter (from the `confusable_homoglyphs` package data, ~450 BMP characters, vs ~60 in a table
     written by hand), plus NFKC forms that are one ASCII letter or digit."""
     table: dict[int, str] = {}
     try:
@@ -124,11 +149,13 @@ def _fold_table() -> dict[int, str]:
 
 
 @lru_cache(maxsize=1)
-def _mixed_word() -> re.Pattern[str]:
-    """A look-alike touching a Latin letter inside a word, or a run of full-width/mathematical letters."""
+def _mixed_word() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Any look-alike (a cheap one-class probe), and a look-alike touching a Latin letter inside a
+    word or a run of full-width/mathematical letters."""
     cls = "".join(re.escape(chr(cp)) for cp in sorted(_fold_table()) if cp < 0x10000)
-    return re.compile(
-        rf"[A-Za-z][{cls}]|[{cls}][A-Za-z]|[\uff21-\uff3a\uff41-\uff5a\U0001d400-\U0001d7ff]{{3}}"
+    wide = "\uff21-\uff3a\uff41-\uff5a\U0001d400-\U0001d7ff"
+    return re.compile(f"[{cls}{wide}]"), re.compile(
+        rf"[A-Za-z][{cls}]|[{cls}][A-Za-z]|[{wide}]{{3}}"
     )
 
 
@@ -136,7 +163,10 @@ def fold_homoglyphs(text: str) -> str | None:
     """`text` with look-alike letters replaced by the Latin letter they imitate (same length), or None
     when it holds no word that mixes a look-alike with Latin letters (ordinary non-Latin text is left
     to the detectors that read its language)."""
-    if text.isascii() or not _mixed_word().search(text):
+    if text.isascii():
+        return None
+    anyone, mixed = _mixed_word()
+    if not anyone.search(text) or not mixed.search(text):
         return None
     folded = text.translate(_fold_table())
     return folded if folded != text else None
@@ -150,11 +180,20 @@ _SPACED = re.compile(rf"(?<![^\W\d_])(?:[^\W\d_]{_SEP}){{4,}}[^\W\d_](?![^\W\d_]
 _SPACED_GAP = re.compile(_SEP)
 
 
-def join_spaced(text: str) -> Variant | None:
+def join_spaced(text: str, shape: bytes | None = None) -> Variant | None:
     """Runs of single letters joined back into words: the most common separator of a run goes, any
     other (a longer gap, another symbol) becomes a word break. None when no run of five spaced
     letters is found. A run whose letters are all separated alike joins into one word."""
     if len(text) < 9:
+        return None
+    shape = _shape(text) if shape is None else shape
+    if (
+        _SPACED_SHAPES[0] not in shape
+        and _SPACED_SHAPES[1] not in shape
+        and _SPACED_SHAPES[2] not in shape
+        and "·" not in text
+        and "•" not in text
+    ):
         return None
     parts: list[str] = []
     pieces: list[tuple[int, int, int, int]] = []
@@ -200,9 +239,12 @@ _LEET_WORD = re.compile(
 )
 
 
-def fold_leet(text: str) -> str | None:
+def fold_leet(text: str, shape: bytes | None = None) -> str | None:
     """Words mixing letters with leet digits/symbols rewritten in letters (same length); None unless
     two such words are found (one "mp3" or "h264" is not leetspeak)."""
+    shape = _shape(text) if shape is None else shape
+    if shape.count(b"a0a") < 2:  # "pr3v10u5": a leet digit between letters, in two places at least
+        return None
     words = _LEET_WORD.findall(text)
     if len(words) < 2:
         return None
@@ -217,7 +259,6 @@ _B64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,8192}={0,2}")
 _B64_PROBE = re.compile(r"[A-Za-z0-9+/]{20}")
 _B64_URLSAFE = str.maketrans("-_", "+/")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:(?:\\x|0x|%)?[0-9A-Fa-f]{2}[ :,]?){10,4096}(?![0-9A-Fa-f])")
-_HEX_PROBE = re.compile(r"(?:(?:\\x|0x)?[0-9A-Fa-f]{2}[ :,]?){4}")
 _HEX_STRIP = re.compile(r"\\x|0x|[ :,%]")
 _PCT = re.compile(r"(?:%[0-9A-Fa-f]{2}[^\s%<>\"']{0,3}){6,2048}")
 # rot13 of words every instruction uses: found by one Aho-Corasick pass, whole words only.
@@ -308,8 +349,30 @@ def decode_base64_text(s: str, *, limit: int = 64) -> list[tuple[int, str]]:
 
 
 def _hex_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
+    """Hex runs of `s` that decode to readable text. The regex only runs where the hex shape of the
+    text (`_HEX_SHAPES`, found with bytes.find) says a run starts: hex letters are everywhere in
+    prose, and a regex trying each of them costs ~1 ms on a page."""
+    raw = s.encode("utf-8", "surrogatepass")
+    hexes = raw.translate(_HEX_SHAPE)
+    starts: list[int] = []
+    for p in _HEX_SHAPES:
+        i = hexes.find(p)
+        while i != -1 and len(starts) < 4 * limit + 8:
+            starts.append(i)
+            i = hexes.find(p, i + 64)
+    if not starts:
+        return []
+    ascii_only = len(raw) == len(s)
     out: list[tuple[int, int, str]] = []
-    for m in _HEX.finditer(s):
+    covered = -1
+    for bpos in sorted(starts):
+        pos = bpos if ascii_only else len(raw[:bpos].decode("utf-8", "ignore"))
+        if pos < covered:
+            continue
+        m = _HEX.search(s, max(0, pos - 4), pos + 13_000)
+        if m is None:
+            continue
+        covered = m.end()
         digits = _HEX_STRIP.sub("", m.group())
         if len(digits) % 2:
             digits = digits[:-1]
@@ -360,52 +423,98 @@ def _rot13_windows(s: str) -> list[tuple[int, int]]:
     return out
 
 
-def decode_runs(text: str, *, limit: int = 8) -> list[Variant]:
+ALL_KINDS = frozenset({"homoglyph", "spaced", "leet", "base64", "hex", "percent", "rot13"})
+
+
+def gates(text: str) -> frozenset[str]:
+    """The kinds of obfuscation `text` may hold, by C-speed probes only (a kind absent here is
+    surely absent; one present may still find nothing). Run once on a page's texts joined, so the
+    segments of an ordinary page each skip every step."""
+    kinds: set[str] = set()
+    if len(text) < 9:
+        return frozenset()
+    if not text.isascii():
+        anyone, mixed = _mixed_word()
+        if anyone.search(text) and mixed.search(text):
+            kinds.add("homoglyph")
+    raw = text.encode("utf-8", "surrogatepass")
+    shape = raw.translate(_SHAPE)
+    if (
+        "homoglyph" in kinds
+        or _SPACED_SHAPES[0] in shape
+        or _SPACED_SHAPES[1] in shape
+        or _SPACED_SHAPES[2] in shape
+        or "·" in text
+        or "•" in text
+    ):
+        kinds.add("spaced")
+    if "homoglyph" in kinds or shape.count(b"a0a") >= 2:
+        kinds.add("leet")
+    # Encoded runs: decoded here once (bounded), so a page whose long tokens are identifiers,
+    # hashes or URLs costs every segment nothing.
+    if _B64_PROBE.search(text) and decode_base64_text(text, limit=48):
+        kinds.add("base64")
+    if _hex_runs(text, 1):
+        kinds.add("hex")
+    if text.count("%") >= 6 and _pct_runs(text, 1):
+        kinds.add("percent")
+    if _rot13_windows(text):
+        kinds.add("rot13")
+    return frozenset(kinds)
+
+
+def decode_runs(text: str, *, limit: int = 8, kinds: frozenset[str] = ALL_KINDS) -> list[Variant]:
     """Encoded runs of `text` decoded: base64, hex, percent-encoding and rot13 (each its own variant,
     mapped onto the run it came from). Gated by C-speed probes; at most `limit` runs of each kind."""
     out: list[Variant] = []
     n = len(text)
     if n < 16:
         return out
-    if _B64_PROBE.search(text):
+    if "base64" in kinds and _B64_PROBE.search(text):
         for off, txt in decode_base64_text(text, limit=limit):
             end = off + len(txt) * 4 // 3
             out.append(Variant(txt, "base64", ((0, len(txt), off, min(n, end)),)))
-    if _HEX_PROBE.search(text):
+    if "hex" in kinds:
         for a, b, txt in _hex_runs(text, limit):
             out.append(Variant(txt, "hex", ((0, len(txt), a, b),)))
-    if "%" in text and text.count("%") >= 6:
+    if "percent" in kinds and text.count("%") >= 6:
         for a, b, txt in _pct_runs(text, limit):
             out.append(Variant(txt, "percent", ((0, len(txt), a, b),)))
-    for a, b in _rot13_windows(text)[:limit]:
+    for a, b in _rot13_windows(text)[:limit] if "rot13" in kinds else ():
         txt = codecs.decode(text[a:b], "rot13")
         out.append(Variant(txt, "rot13", ((0, len(txt), a, b),)))
     return out
 
 
-def variants(text: str, *, budget: int = 8) -> list[Variant]:
+def variants(text: str, *, budget: int = 8, kinds: frozenset[str] = ALL_KINDS) -> list[Variant]:
     """Every candidate text the detector should read besides `text` itself, each gated.
 
-    Order: encoded runs (decoded, then spaced/homoglyph-folded once more since a decoded payload can
-    be obfuscated too), homoglyph fold, spaced letters (on the folded text when both apply), leet.
+    Folds first (look-alikes, then spaced letters and leetspeak on the folded text, so
+    "і.g.n.о.r.е" is read as "ignore"), then decoded runs. `kinds`: the obfuscations worth trying
+    (`gates` of the page), at most `budget` variants of each step.
     """
     out: list[Variant] = []
-    if not text:
+    if not text or len(text) < 9:
         return out
     n = len(text)
-    folded = fold_homoglyphs(text)
+    folded = fold_homoglyphs(text) if "homoglyph" in kinds else None
     base = folded if folded is not None else text
-    spaced = join_spaced(base)
+    shape = _shape(base) if ("spaced" in kinds or "leet" in kinds) else b""
+    spaced = join_spaced(base, shape) if "spaced" in kinds else None
     if spaced is not None:
         name = "homoglyph+spaced" if folded is not None else "spaced"
         out.append(Variant(spaced.text, name, spaced.pieces))
     elif folded is not None:
         out.append(_whole(folded, "homoglyph", n))
-    leet = fold_leet(base)
+    leet = fold_leet(base, shape) if "leet" in kinds else None
     if leet is not None:
-        out.append(_whole(leet, "leet", n))
-    out.extend(decode_runs(text, limit=budget))
+        out.append(_whole(leet, "leet+homoglyph" if folded is not None else "leet", n))
+    if kinds & _DECODE_KINDS:
+        out.extend(decode_runs(text, limit=budget, kinds=kinds))
     return out[: budget * 2]
+
+
+_DECODE_KINDS = frozenset({"base64", "hex", "percent", "rot13"})
 
 
 # ---------------------------------------------------------------------------------------------------
