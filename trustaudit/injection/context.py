@@ -15,17 +15,19 @@ from collections.abc import Sequence
 
 __all__ = ["SecurityPage", "quoted_context", "security_page"]
 
-# Words that introduce an example or a quotation just before the passage ("an attacker might write:").
+# Words that introduce an example or a quotation just before the passage ("an attacker might write:"),
+# then a colon or an opening quote mark right before it: prose that merely mentions attackers does
+# not quote what follows.
 _EXAMPLE_INTRO = re.compile(
     r"(?:for\s+(?:example|instance)|e\.g\.|such\s+as|like\s+this|as\s+follows|looks?\s+like|"
     r"(?:attacker|adversary|hacker|malicious\s+(?:user|actor|page|website|site|document|email))s?\s+"
     r"(?:might|could|would|can|may|will)?\s*(?:write|say|type|insert|hide|include|embed|add|plant|put|use)s?|"
-    r"(?:payload|prompt|injection|instruction|string|text|message|phrase|jailbreak)s?\s+(?:like|such\s+as|reads?|"
-    r"says?|was|is|:)|(?:classic|typical|common|famous|simple|naive|well-known|known)\s+"
+    r"(?:payload|prompt|injection|instruction|string|text|message|phrase|jailbreak)s?\s+(?:like|such\s+as|"
+    r"reads?|says?|goes)|(?:classic|typical|common|famous|simple|naive|well-known|known)\s+"
     r"(?:example|injection|attack|payload|jailbreak|prompt)|"
     r"por\s+ejemplo|por\s+exemplo|par\s+exemple|zum\s+beispiel|z\.\s?b\.|ad\s+esempio|bijvoorbeeld|"
     r"na\s+przykład|örneğin|например|наприклад|例如|比如|例えば|예를\s+들어|misalnya|ví\s+dụ)"
-    r"[^.\n]{0,60}[:\"“„«‘'(]?\s*[\"“„«‘'(]?\s*$",
+    r"[^.\n]{0,80}?(?:[:：]\s*[\"“„«‘'(]?|[\"“„«‘'(]|like\s+this|as\s+follows)\s*$",
     re.IGNORECASE,
 )
 _INTRO_WINDOW = 160

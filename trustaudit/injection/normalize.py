@@ -94,7 +94,7 @@ _LETTERS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # a regex over a long page costs ~20 ns per character for each shape tested.
 _SHAPE = _byte_table({_LETTERS + bytes(range(128, 256)): b"a", b"013457@$": b"0"}, b".")
 # Hex digits "h", byte separators ".", anything else "_".
-_HEX_SHAPE = _byte_table({b"0123456789abcdefABCDEF": b"h", b" :,\\x%": b"."}, b"_")
+_HEX_SHAPE = _byte_table({b"0123456789abcdefABCDEF": b"h", b" :,\\x": b"."}, b"_")
 _SPACED_SHAPES = (b".a.a.a.a.a.", b".a..a..a..a..a.", b".a...a...a...a...a.")
 _HEX_SHAPES = (b"h" * 20, b"hh.hh.hh.hh.hh.hh.hh", b"hh..hh..hh..hh..hh", b"hh.h.hh.h.hh.h.hh")
 
@@ -205,22 +205,25 @@ def join_spaced(text: str, shape: bytes | None = None) -> Variant | None:
         common = max(set(gaps), key=gaps.count)
         if gaps.count(common) < len(gaps) / 2 and len(set(gaps)) > 2:
             continue
-        joined_parts: list[str] = []
-        last = 0
-        for g in _SPACED_GAP.finditer(run):
-            joined_parts.append(run[last : g.start()])
-            joined_parts.append("" if g.group() == common else " ")
-            last = g.end()
-        joined_parts.append(run[last:])
-        joined = "".join(joined_parts)
         if m.start() > pos:
             seg = text[pos : m.start()]
             parts.append(seg)
             pieces.append((out_len, out_len + len(seg), pos, m.start()))
             out_len += len(seg)
-        parts.append(joined)
-        pieces.append((out_len, out_len + len(joined), m.start(), m.end()))
-        out_len += len(joined)
+        # Each kept letter (and each word break) maps onto its own character of the source.
+        last = m.start()
+        for g in _SPACED_GAP.finditer(text, m.start(), m.end()):
+            parts.append(text[last : g.start()])
+            pieces.append((out_len, out_len + g.start() - last, last, g.start()))
+            out_len += g.start() - last
+            if g.group() != common:
+                parts.append(" ")
+                pieces.append((out_len, out_len + 1, g.start(), g.end()))
+                out_len += 1
+            last = g.end()
+        parts.append(text[last : m.end()])
+        pieces.append((out_len, out_len + m.end() - last, last, m.end()))
+        out_len += m.end() - last
         pos = m.end()
     if not parts:
         return None
@@ -258,8 +261,8 @@ def fold_leet(text: str, shape: bytes | None = None) -> str | None:
 _B64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,8192}={0,2}")
 _B64_PROBE = re.compile(r"[A-Za-z0-9+/]{20}")
 _B64_URLSAFE = str.maketrans("-_", "+/")
-_HEX = re.compile(r"(?<![0-9A-Fa-f])(?:(?:\\x|0x|%)?[0-9A-Fa-f]{2}[ :,]?){10,4096}(?![0-9A-Fa-f])")
-_HEX_STRIP = re.compile(r"\\x|0x|[ :,%]")
+_HEX = re.compile(r"(?<![0-9A-Fa-f%])(?:(?:\\x|0x)?[0-9A-Fa-f]{2}[ :,]?){10,4096}(?![0-9A-Fa-f])")
+_HEX_STRIP = re.compile(r"\\x|0x|[ :,]")
 _PCT = re.compile(r"(?:%[0-9A-Fa-f]{2}[^\s%<>\"']{0,3}){6,2048}")
 # rot13 of words every instruction uses: found by one Aho-Corasick pass, whole words only.
 _ROT13_WORDS = [

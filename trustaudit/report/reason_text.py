@@ -35,6 +35,7 @@ LABELS: dict[str, str] = {
     "DOMAIN_YOUNG": "Young domain",
     "INJECTION_HIDDEN": "Prompt injection, hidden",
     "INJECTION_NOT_COMPUTED": "Injection scan not computed",
+    "INJECTION_QUOTED": "Prompt injection quoted (discussed, not aimed at the reader)",
     "INJECTION_VISIBLE": "Prompt injection, visible",
     "SYNDICATED_ACROSS_N_DOMAINS": "Syndicated copy",
     "SYNDICATION_SOURCE": "Earliest copy of syndicated text",
