@@ -637,7 +637,8 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
             text = htmllib.unescape(code) if "&" in code else code
             if _WORDY.search(text):
                 where = f'<script type="{stype[:40]}">'
-                items.append(Segment("template", where, text, off, exact=text is code))
+                tech = "form_ui" if _FORM_MARKUP.search(code) else "template"
+                items.append(Segment(tech, where, text, off, exact=text is code))
             continue
         items.append((code, stype))
         codes.append(code)
