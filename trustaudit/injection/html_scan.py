@@ -533,8 +533,10 @@ def _data_attr_segments(html: str, segs: list[Segment]) -> None:
         value = m.group(2) if m.group(2) is not None else (m.group(3) or "")
         off = m.start(2) if m.group(2) is not None else m.start(3)
         name = m.group(1)
+        decoded = False
         if len(value) >= 24 and " " not in value and _B64_VALUE.fullmatch(value):
             for boff, txt in decode_base64_text(value, limit=4):
+                decoded = True
                 segs.append(
                     Segment(
                         "base64",
@@ -545,7 +547,7 @@ def _data_attr_segments(html: str, segs: list[Segment]) -> None:
                         obfuscation="base64",
                     )
                 )
-        elif len(value) >= 24 and " " not in value and _ENCODED.search(value):
+        if not decoded and len(value) >= 24 and " " not in value and _ENCODED.search(value):
             segs.append(Segment("attr_data", f"[{name}]", value, off))  # hex, %-escapes
         if _WORDY.search(value):
             # data-placeholder & co. are form hints ("Write your answer"), not hidden prose.

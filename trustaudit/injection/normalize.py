@@ -114,8 +114,10 @@ def _whole(text: str, obfuscation: str, n: int) -> Variant:
 
 
 def _nfkc_letter(c: str) -> str | None:
+    """The one printable ASCII character `c` is a compatibility form of (full-width "Ｉ", "．",
+    mathematical "𝐈"), else None."""
     n = unicodedata.normalize("NFKC", c)
-    return n if len(n) == 1 and n.isascii() and n.isalnum() else None
+    return n if len(n) == 1 and n.isascii() and n.isprintable() else None
 
 
 @lru_cache(maxsize=1)
@@ -131,14 +133,26 @@ def _fold_table() -> dict[int, str]:
         data: dict[str, list[dict[str, str]]] = json.loads(raw)
     except (ModuleNotFoundError, FileNotFoundError, OSError, ValueError):
         data = {}
+    candidates: dict[str, list[str]] = {}
     for ch, alts in data.items():
         if not ch.isascii() or not ch.isalpha() or len(ch) != 1:
             continue
         for alt in alts:
             c = alt.get("c", "")
-            if len(c) == 1 and not c.isascii() and ord(c) not in table:
-                # same case as the look-alike where the pair says so; detection lower-cases anyway
-                table[ord(c)] = ch.lower() if c.lower() == c else ch
+            if len(c) == 1 and not c.isascii():
+                candidates.setdefault(c, []).append(ch)
+    for c, letters in candidates.items():
+        # Greek capital iota looks like "I" and "l": the letter its name says, else one of the
+        # same case ("Ι" -> "I", never "l"), else the first.
+        name = unicodedata.name(c, "")
+        named = [x for x in letters if name.endswith(f" LETTER {x.upper()}")]
+        same_case = [x for x in letters if x.isupper() == c.isupper()]
+        if named or same_case:
+            table[ord(c)] = (named or same_case)[0]
+        elif c.isupper():  # an upper-case look-alike listed only under "l" is a capital I
+            table[ord(c)] = "I" if letters[0] == "l" else letters[0].upper()
+        else:
+            table[ord(c)] = letters[0]
     for cp in [*range(0xFF01, 0xFF5F), *range(0x1D400, 0x1D800), *range(0x24B6, 0x24EA)]:
         letter = _nfkc_letter(chr(cp))
         if letter is not None:
@@ -176,7 +190,7 @@ def fold_homoglyphs(text: str) -> str | None:
 # Letters spaced out by separators: "i.g.n.o.r.e", "i g n o r e  a l l", "i-g-n-o-r-e".
 
 _SEP = r"[ \t.\-_*·•|/~+,:]{1,3}"
-_SPACED = re.compile(rf"(?<![^\W\d_])(?:[^\W\d_]{_SEP}){{4,}}[^\W\d_](?![^\W\d_])")
+_SPACED = re.compile(rf"(?<![^\W_])(?:[^\W_]{_SEP}){{4,}}[^\W_](?![^\W_])")
 _SPACED_GAP = re.compile(_SEP)
 
 
@@ -205,10 +219,21 @@ def join_spaced(text: str, shape: bytes | None = None) -> Variant | None:
         common = max(set(gaps), key=gaps.count)
         if gaps.count(common) < len(gaps) / 2 and len(set(gaps)) > 2:
             continue
-        if m.start() > pos:
-            seg = text[pos : m.start()]
+        # The separator is dropped before the first letter and after the last one too when it
+        # only sits against punctuation: "[.s.y.s.t.e.m.]" is "[system]".
+        start, end, k = m.start(), m.end(), len(common)
+        if (
+            start - k >= pos
+            and text.startswith(common, start - k)
+            and (start - k == 0 or not text[start - k - 1].isalnum())
+        ):
+            start -= k
+        if text.startswith(common, end) and (end + k >= len(text) or not text[end + k].isalnum()):
+            end += k
+        if start > pos:
+            seg = text[pos:start]
             parts.append(seg)
-            pieces.append((out_len, out_len + len(seg), pos, m.start()))
+            pieces.append((out_len, out_len + len(seg), pos, start))
             out_len += len(seg)
         # Each kept letter (and each word break) maps onto its own character of the source.
         last = m.start()
@@ -224,7 +249,7 @@ def join_spaced(text: str, shape: bytes | None = None) -> Variant | None:
         parts.append(text[last : m.end()])
         pieces.append((out_len, out_len + m.end() - last, last, m.end()))
         out_len += m.end() - last
-        pos = m.end()
+        pos = end
     if not parts:
         return None
     if pos < len(text):
@@ -236,7 +261,8 @@ def join_spaced(text: str, shape: bytes | None = None) -> Variant | None:
 # ---------------------------------------------------------------------------------------------------
 # Leetspeak: "1gn0r3 pr3v10u5 1n5truct10n5".
 
-_LEET = str.maketrans("013457@$!|", "oieastasii")
+_LEET = str.maketrans("0134579@$!|", "oieastgasii")
+_LEET_L = str.maketrans("1", "l")  # "4ll", "c0mp1y": the other reading of "1"
 _LEET_WORD = re.compile(
     r"(?<![\w@$])(?=[\w@$!|]*[a-zA-Z])(?=[\w@$!|]*[013457@$])[\w@$!|]{3,}(?![\w@$])"
 )
@@ -255,16 +281,26 @@ def fold_leet(text: str, shape: bytes | None = None) -> str | None:
     return folded if folded != text else None
 
 
+def fold_leet_l(text: str) -> str | None:
+    """`fold_leet` reading "1" as "l" ("4ll", "c0mp1y"); None when no leet word holds a "1"."""
+    if "1" not in text:
+        return None
+    folded = _LEET_WORD.sub(lambda m: m.group().translate(_LEET_L).translate(_LEET), text)
+    return folded
+
+
 # ---------------------------------------------------------------------------------------------------
 # Encoded runs: base64, hex, percent-encoding, rot13.
 
 _B64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,8192}={0,2}")
 _B64_PROBE = re.compile(r"[A-Za-z0-9+/]{20}")
 _B64_URLSAFE = str.maketrans("-_", "+/")
+_NOT_ASCII_LEAD = str.maketrans(dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef"))
 _HEX = re.compile(r"(?<![0-9A-Fa-f%])(?:(?:\\x|0x)?[0-9A-Fa-f]{2}[ :,]?){10,4096}(?![0-9A-Fa-f])")
 _HEX_STRIP = re.compile(r"\\x|0x|[ :,]")
 _PCT = re.compile(r"(?:%[0-9A-Fa-f]{2}[^\s%<>\"']{0,3}){6,2048}")
 # rot13 of words every instruction uses: found by one Aho-Corasick pass, whole words only.
+_ROT13_WRAPPER = re.compile(r"\brot[\s_-]?13\b", re.IGNORECASE)
 _ROT13_WORDS = [
     "ignore",
     "instructions",
@@ -273,11 +309,14 @@ _ROT13_WORDS = [
     "system",
     "prompt",
     "assistant",
+    "assistants",
     "user",
     "summary",
     "summarize",
+    "summarizing",
     "reply",
     "answer",
+    "response",
     "tell",
     "say",
     "write",
@@ -300,6 +339,24 @@ _ROT13_WORDS = [
     "instead",
     "follow",
     "new",
+    "to",
+    "of",
+    "in",
+    "is",
+    "for",
+    "please",
+    "what",
+    "my",
+    "me",
+    "when",
+    "important",
+    "agents",
+    "translate",
+    "delete",
+    "include",
+    "add",
+    "page",
+    "document",
 ]
 _ROT13_FINDER = AhoCorasick(
     [codecs.encode(w, "rot13") for w in _ROT13_WORDS], implementation=Implementation.DFA
@@ -337,6 +394,11 @@ def decode_base64_text(s: str, *, limit: int = 64) -> list[tuple[int, str]]:
             s[max(0, m.start() - 8) : m.start()].endswith("base64,")
             and "text" not in s[max(0, m.start() - 40) : m.start()]
         ):
+            continue
+        # Base64 of ASCII text starts each 4-character group with A-Z or a-f (a byte below 0x80):
+        # identifiers and hashes fail this at C speed and do not use up the page's tries.
+        lead = blob[::4]
+        if len(lead.translate(_NOT_ASCII_LEAD)) > len(lead) // 4:
             continue
         tried += 1
         if tried > limit:
@@ -402,23 +464,28 @@ def _pct_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
 
 
 def _rot13_windows(s: str) -> list[tuple[int, int]]:
-    """Windows of `s` where rot13 of common instruction words appear as whole words (3 distinct)."""
+    """Windows of `s` where rot13 of common instruction words appear as whole words (3 distinct
+    nearby), or that follow a "rot13" wrapper ("rot13: Vtaber nyy…")."""
     low = s.lower()
     n = len(low)
+    out: list[tuple[int, int]] = []
+    for m in _ROT13_WRAPPER.finditer(s) if "rot" in low else ():
+        out.append((m.end(), min(n, m.end() + _ROT13_WINDOW)))
+        if len(out) >= 4:
+            break
     found: list[tuple[int, int]] = []
     for k, i, j in _ROT13_FINDER.find_matches_as_indexes(low, overlapping=True):
         if (i and low[i - 1].isalpha()) or (j < n and low[j].isalpha()):
             continue
         found.append((i, k))
     if len({k for _, k in found}) < _ROT13_MIN_WORDS:
-        return []
+        return out
     found.sort()
     groups: list[list[tuple[int, int]]] = [[found[0]]]
     for item in found[1:]:
         if item[0] - groups[-1][-1][0] > _ROT13_WINDOW // 2:
             groups.append([])
         groups[-1].append(item)
-    out: list[tuple[int, int]] = []
     for g in groups:
         if len({k for _, k in g}) >= _ROT13_MIN_WORDS:
             a, b = g[0][0], g[-1][0]
@@ -475,8 +542,11 @@ def decode_runs(text: str, *, limit: int = 8, kinds: frozenset[str] = ALL_KINDS)
         return out
     if "base64" in kinds and _B64_PROBE.search(text):
         for off, txt in decode_base64_text(text, limit=limit):
-            end = off + len(txt) * 4 // 3
-            out.append(Variant(txt, "base64", ((0, len(txt), off, min(n, end)),)))
+            end = min(n, off + len(txt) * 4 // 3)
+            out.append(Variant(txt, "base64", ((0, len(txt), off, end),)))
+            # Base64 inside base64 (a payload encoded twice): one more level, no deeper.
+            for _, inner in decode_base64_text(txt, limit=2) if _B64_PROBE.search(txt) else ():
+                out.append(Variant(inner, "base64+base64", ((0, len(inner), off, end),)))
     if "hex" in kinds:
         for a, b, txt in _hex_runs(text, limit):
             out.append(Variant(txt, "hex", ((0, len(txt), a, b),)))
@@ -511,7 +581,11 @@ def variants(text: str, *, budget: int = 8, kinds: frozenset[str] = ALL_KINDS) -
         out.append(_whole(folded, "homoglyph", n))
     leet = fold_leet(base, shape) if "leet" in kinds else None
     if leet is not None:
-        out.append(_whole(leet, "leet+homoglyph" if folded is not None else "leet", n))
+        name = "leet+homoglyph" if folded is not None else "leet"
+        out.append(_whole(leet, name, n))
+        leet_l = fold_leet_l(base)
+        if leet_l is not None and leet_l != leet:
+            out.append(_whole(leet_l, name, n))
     if kinds & _DECODE_KINDS:
         out.extend(decode_runs(text, limit=budget, kinds=kinds))
     return out[: budget * 2]
@@ -526,7 +600,12 @@ _DECODE_KINDS = frozenset({"base64", "hex", "percent", "rot13"})
 
 _TAG = "\U000e0000-\U000e007f"
 # A run of tag characters, also when only the letters are tags and spaces/punctuation stay plain.
-_TAG_RUN = re.compile(f"[{_TAG}](?:[{_TAG}]|[ ,.;:!?'\"-]+(?=[{_TAG}]))*")
+# Plain punctuation kept with tag letters (letters-only smuggling): opening brackets before the
+# run, any between its words and after it.
+_TAG_PUNCT = "\\[\\](){}<>,.;:!?'\"/-"
+_TAG_RUN = re.compile(
+    f"[\\[(<{{\"']{{0,2}}[{_TAG}](?:[{_TAG}]|[ {_TAG_PUNCT}]+(?=[{_TAG}]))*[{_TAG_PUNCT}]{{0,3}}"
+)
 _ZW_CHARS = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e"
 _SNEAKY = frozenset("\u2062\u2063\u2064")
 _BIDI_CHARS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"

@@ -147,7 +147,7 @@ PAGES["pe_few_shot"] = page(
 PAGES["pe_json_output"] = page(
     "Getting JSON out of a language model",
     "<p>To get structured output, tell the model the exact format and give an example.</p>"
-    "<pre>Respond only with JSON of the form {\"title\": string, \"tags\": [string]}. Do not add "
+    '<pre>Respond only with JSON of the form {"title": string, "tags": [string]}. Do not add '
     "any explanation before or after the JSON.</pre><p>Validate the output anyway: models "
     "occasionally add a sentence.</p>",
 )
@@ -319,7 +319,7 @@ PAGES["looks_gamer_leet"] = page(
 PAGES["looks_spaced_heading"] = page(
     "Summer sale",
     "<h2>S U M M E R   S A L E</h2><p>Everything must go: up to 50% off tents, stoves and sleeping "
-    "bags until Sunday.</p><p class=\"tagline\">E . X . P . L . O . R . E   M . O . R . E</p>",
+    'bags until Sunday.</p><p class="tagline">E . X . P . L . O . R . E   M . O . R . E</p>',
 )
 PAGES["looks_rot13_spoiler"] = page(
     "Puzzle hunt: hints for round three",
