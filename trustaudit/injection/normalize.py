@@ -262,7 +262,6 @@ def join_spaced(text: str, shape: bytes | None = None) -> Variant | None:
 # Leetspeak: "1gn0r3 pr3v10u5 1n5truct10n5".
 
 _LEET = str.maketrans("0134579@$!|", "oieastgasii")
-_LEET_L = str.maketrans("1", "l")  # "4ll", "c0mp1y": the other reading of "1"
 _LEET_WORD = re.compile(
     r"(?<![\w@$])(?=[\w@$!|]*[a-zA-Z])(?=[\w@$!|]*[013457@$])[\w@$!|]{3,}(?![\w@$])"
 )
@@ -281,12 +280,27 @@ def fold_leet(text: str, shape: bytes | None = None) -> str | None:
     return folded if folded != text else None
 
 
+def _one_as_l(word: str) -> str:
+    """A leet word with each "1" read as "l" where English puts an l: after a vowel or an l
+    ("a11", "he417h", "r39u1@r"), or in a consonant cluster before a vowel ("c0mp1y", "1nc1ud3");
+    as "i" elsewhere ("pr3v10u5", "7h15")."""
+    w = word.translate(_LEET)  # every "1" is "i" here, other digits are letters
+    out = list(w)
+    for k, ch in enumerate(word):
+        if ch != "1" or k == 0:
+            continue
+        prev = out[k - 1].lower()
+        nxt = w[k + 1].lower() if k + 1 < len(w) else ""
+        if prev in "aeoul" or (prev in "bcfgkps" and nxt in "aeiouy"):
+            out[k] = "l"
+    return "".join(out)
+
+
 def fold_leet_l(text: str) -> str | None:
-    """`fold_leet` reading "1" as "l" ("4ll", "c0mp1y"); None when no leet word holds a "1"."""
+    """`fold_leet` reading "1" as "l" where English would ("4ll", "c0mp1y"); None without a "1"."""
     if "1" not in text:
         return None
-    folded = _LEET_WORD.sub(lambda m: m.group().translate(_LEET_L).translate(_LEET), text)
-    return folded
+    return _LEET_WORD.sub(lambda m: _one_as_l(m.group()), text)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -615,7 +629,7 @@ _VS_RUN = re.compile(f"[{_VS}]{{6,}}")
 _ZW_BITS = 16  # binary steganography: runs at least this long made of two zero-width symbols
 _RLO_RUN = re.compile("[\u202e\u2067]([^\u202c\u2069\n]{4,2000})")
 _FLAG = "\U0001f3f4"
-_ZW_WORDS = 4096
+_ZW_WORDS = 32_768  # invisible characters located per page (a 4 KB payload as bits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -661,22 +675,22 @@ def _bits_to_text(bits: str) -> str:
 
 
 def _decode_zw_bits(run: str) -> str:
-    """Bits carried by a run of two invisible symbols (either may be 1). A third symbol that only
-    separates bytes or words (the invisible separator of "sneaky bits") is dropped first."""
+    """Bits carried by a run of two invisible symbols (either may be 1). With a third symbol, each
+    is tried as the separator between bytes or words (the invisible separator of "sneaky bits")."""
     symbols = sorted(set(run))
     if len(symbols) == 3:
-        for sep in symbols:
-            rest = run.replace(sep, "")
-            if len(set(rest)) == 2 and len(rest) % 8 == 0:
-                run, symbols = rest, sorted(set(rest))
-                break
-    if len(symbols) != 2:
+        options = [run.replace(sep, "") for sep in symbols]
+        options = [r for r in options if len(set(r)) == 2 and len(r) % 8 == 0]
+    elif len(symbols) == 2:
+        options = [run]
+    else:
         return ""
     best = ""
-    for one in symbols:
-        s = _bits_to_text("".join("1" if c == one else "0" for c in run))
-        if len(s) > len(best):
-            best = s
+    for bits_run in options:
+        for one in sorted(set(bits_run)):
+            s = _bits_to_text("".join("1" if c == one else "0" for c in bits_run))
+            if len(s) > len(best):
+                best = s
     return best
 
 
