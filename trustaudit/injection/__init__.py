@@ -133,9 +133,15 @@ def _entries(
     kinds = gates("\n\n".join([*texts, visible]))
     if not kinds:
         return out
+    # The visible text first, with its own share: hidden segments (script literals full of ids)
+    # must not use up what is read of the text in plain sight.
+    if visible:
+        for v in variants(visible, budget=8, kinds=kinds):
+            prior = _DECODED_PRIOR if v.obfuscation in _DECODES else 0.0
+            out.append(_Entry(-1, v.text, prior, v))
     left = policy.max_variants
     known = set(texts)  # a blob decoded while collecting (comment base64) is not decoded twice
-    for e in list(out):
+    for e in out[: len(texts)]:
         if left <= 0:
             break
         for v in variants(e.text, budget=min(8, left), kinds=kinds):
@@ -144,10 +150,6 @@ def _entries(
             prior = max(e.prior, _DECODED_PRIOR) if v.obfuscation in _DECODES else e.prior
             out.append(_Entry(e.seg, v.text, prior, v))
             left -= 1
-    if visible and left > 0:
-        for v in variants(visible, budget=min(8, left), kinds=kinds):
-            prior = _DECODED_PRIOR if v.obfuscation in _DECODES else 0.0
-            out.append(_Entry(-1, v.text, prior, v))
     return out
 
 

@@ -146,6 +146,7 @@ _QUOTES_MAX = 400  # quoting elements read per page
 # although it is not prose, so `normalize` can decode it.
 _ENCODED = re.compile(
     r"[A-Za-z0-9+/_-]{24,}={0,2}|(?:%[0-9A-Fa-f]{2}){8}|(?:\\x[0-9A-Fa-f]{2}){8}|[0-9A-Fa-f]{32}"
+    r"|(?:[0-9A-Fa-f]{2}[:,;.-]){12}"
 )
 # Text attributes whose value has no space: not prose, but possibly one encoded run.
 _ENCODED_ATTR_NAMES = ("alt", "title", "aria-label", "aria-description", "placeholder")

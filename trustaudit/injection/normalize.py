@@ -262,8 +262,12 @@ def join_spaced(text: str, shape: bytes | None = None) -> Variant | None:
 # Leetspeak: "1gn0r3 pr3v10u5 1n5truct10n5".
 
 _LEET = str.maketrans("0134579@$!|", "oieastgasii")
+# A leet word: letters and leet symbols only (ids such as "tcf6ae8f" or "cbsnews2" hold 2, 6 or 8),
+# at least one letter or leet symbol and one leet digit or symbol ("@n", "4!", "7h!5", "pr3v10u5").
 _LEET_WORD = re.compile(
-    r"(?<![\w@$])(?=[\w@$!|]*[a-zA-Z])(?=[\w@$!|]*[013457@$])[\w@$!|]{3,}(?![\w@$])"
+    r"(?<![\w@$])(?=[\w@$!|]*[a-zA-Z@$!|])(?=[\w@$!|]*(?:[0134579@$]|![a-zA-Z]))"
+    r"[a-zA-Z0134579@$!|]{2,}(?![\w@$])"
+    r"|(?<![\w@$])[aA4@][!1|](?![\w@$])"
 )
 
 
@@ -311,6 +315,7 @@ _B64_PROBE = re.compile(r"[A-Za-z0-9+/]{20}")
 _B64_URLSAFE = str.maketrans("-_", "+/")
 _NOT_ASCII_LEAD = str.maketrans(dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef"))
 _HEX = re.compile(r"(?<![0-9A-Fa-f%])(?:(?:\\x|0x)?[0-9A-Fa-f]{2}[ :,]?){10,4096}(?![0-9A-Fa-f])")
+_HEX_STARTS = 256
 _HEX_STRIP = re.compile(r"\\x|0x|[ :,]")
 _PCT = re.compile(r"(?:%[0-9A-Fa-f]{2}[^\s%<>\"']{0,3}){6,2048}")
 # rot13 of words every instruction uses: found by one Aho-Corasick pass, whole words only.
@@ -434,9 +439,9 @@ def _hex_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
     raw = s.encode("utf-8", "surrogatepass")
     hexes = raw.translate(_HEX_SHAPE)
     starts: list[int] = []
-    for p in _HEX_SHAPES:
+    for p in _HEX_SHAPES:  # tables of numbers match too: every start is read, up to a bound
         i = hexes.find(p)
-        while i != -1 and len(starts) < 4 * limit + 8:
+        while i != -1 and len(starts) < _HEX_STARTS:
             starts.append(i)
             i = hexes.find(p, i + 64)
     if not starts:
@@ -449,7 +454,7 @@ def _hex_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
         if pos < covered:
             continue
         m = _HEX.search(s, max(0, pos - 4), pos + 13_000)
-        if m is None:
+        if m is None or m.start() > pos + 8:  # a run starts where its shape does
             continue
         covered = m.end()
         digits = _HEX_STRIP.sub("", m.group())
