@@ -17,6 +17,8 @@ from trustaudit.injection.context import SecurityPage, quoted_context
 from trustaudit.injection.detect import Hit, detect_text
 from trustaudit.injection.html_scan import PRIORS, Segment, collect_segments
 from trustaudit.injection.normalize import (
+    ALL_KINDS,
+    FOLD_KINDS,
     Variant,
     gates,
     reveal_invisible,
@@ -129,9 +131,13 @@ def _entries(
     if not policy.normalize:
         return out
     # One probe pass over everything the page gives to read: most pages hold no obfuscation at all,
-    # and then no segment pays a step.
-    kinds = gates("\n\n".join([*texts, visible]))
-    if not kinds:
+    # and then no segment pays a step. Script literals (code strings, ids, JSON) are only decoded:
+    # folding them costs much and finds look-alike ids, not prose.
+    prose = [t for s, t in zip(segs, texts, strict=True) if s.technique != "script"]
+    code = [t for s, t in zip(segs, texts, strict=True) if s.technique == "script"]
+    kinds = gates("\n\n".join([*prose, visible]))
+    code_kinds = gates("\n\n".join(code), kinds=ALL_KINDS - FOLD_KINDS) if code else frozenset()
+    if not kinds and not code_kinds:
         return out
     # The visible text first, with its own share: hidden segments (script literals full of ids)
     # must not use up what is read of the text in plain sight.
@@ -144,7 +150,10 @@ def _entries(
     for e in out[: len(texts)]:
         if left <= 0:
             break
-        for v in variants(e.text, budget=min(8, left), kinds=kinds):
+        seg_kinds = code_kinds if segs[e.seg].technique == "script" else kinds
+        if not seg_kinds:
+            continue
+        for v in variants(e.text, budget=min(8, left), kinds=seg_kinds):
             if v.text.strip() in known:
                 continue
             prior = max(e.prior, _DECODED_PRIOR) if v.obfuscation in _DECODES else e.prior

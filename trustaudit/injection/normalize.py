@@ -23,6 +23,7 @@ import re
 import sys
 import unicodedata
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -32,6 +33,7 @@ from ahocorasick_rs import AhoCorasick, Implementation
 
 __all__ = [
     "ALL_KINDS",
+    "FOLD_KINDS",
     "InvisibleSegment",
     "Variant",
     "decode_base64_text",
@@ -271,16 +273,57 @@ _LEET_WORD = re.compile(
 )
 
 
+_LEET_SHAPE = _byte_table({_LETTERS: b"a", b"0134579@$": b"0"}, b".")  # ASCII letters only
+_LEET_SCAN = 4000  # "a0a" shapes looked at per text (a page of ids holds thousands)
+
+
+def _leet_windows(text: str) -> list[tuple[int, int]]:
+    """Character windows of `text` where leetspeak clusters: two letter-digit-letter shapes
+    ("r3v", "n0r") within 60 bytes in two different words (not one id such as "a1b3c5").
+    Found with bytes.find on the text's shape; the word regex then reads only these windows."""
+    raw = text.encode("utf-8", "surrogatepass")
+    shape = raw.translate(_LEET_SHAPE)
+    pos: list[int] = []
+    i = shape.find(b"a0a")
+    while i != -1 and len(pos) < _LEET_SCAN:
+        pos.append(i)
+        i = shape.find(b"a0a", i + 1)
+    spans: list[tuple[int, int]] = []
+    for k in range(len(pos) - 1):
+        a, b = pos[k], pos[k + 1]
+        if b - a <= 60 and raw.count(b" ", a, b) >= 1:
+            lo, hi = max(0, a - 80), b + 80
+            if spans and lo <= spans[-1][1]:
+                spans[-1] = (spans[-1][0], hi)
+            else:
+                spans.append((lo, hi))
+    if not spans or len(raw) == len(text):
+        return [(lo, min(hi, len(text))) for lo, hi in spans]
+    # byte offsets to character offsets (non-ASCII text; only the few window edges)
+    return [
+        (len(raw[:lo].decode("utf-8", "ignore")), len(raw[:hi].decode("utf-8", "ignore")))
+        for lo, hi in spans
+    ]
+
+
+def _fold_windows(text: str, windows: list[tuple[int, int]], word: Callable[[str], str]) -> str:
+    parts: list[str] = []
+    last = 0
+    for lo, hi in windows:
+        parts.append(text[last:lo])
+        parts.append(_LEET_WORD.sub(lambda m: word(m.group()), text[lo:hi]))
+        last = hi
+    parts.append(text[last:])
+    return "".join(parts)
+
+
 def fold_leet(text: str, shape: bytes | None = None) -> str | None:
-    """Words mixing letters with leet digits/symbols rewritten in letters (same length); None unless
-    two such words are found (one "mp3" or "h264" is not leetspeak)."""
-    shape = _shape(text) if shape is None else shape
-    if shape.count(b"a0a") < 2:  # "pr3v10u5": a leet digit between letters, in two places at least
+    """Words mixing letters with leet digits/symbols rewritten in letters (same length), where
+    leetspeak clusters (`_leet_windows`: one "mp3" or a page of ids is not leetspeak); else None."""
+    windows = _leet_windows(text)
+    if not windows:
         return None
-    words = _LEET_WORD.findall(text)
-    if len(words) < 2:
-        return None
-    folded = _LEET_WORD.sub(lambda m: m.group().translate(_LEET), text)
+    folded = _fold_windows(text, windows, lambda w: w.translate(_LEET))
     return folded if folded != text else None
 
 
@@ -302,9 +345,8 @@ def _one_as_l(word: str) -> str:
 
 def fold_leet_l(text: str) -> str | None:
     """`fold_leet` reading "1" as "l" where English would ("4ll", "c0mp1y"); None without a "1"."""
-    if "1" not in text:
-        return None
-    return _LEET_WORD.sub(lambda m: _one_as_l(m.group()), text)
+    windows = _leet_windows(text) if "1" in text else []
+    return _fold_windows(text, windows, _one_as_l) if windows else None
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -515,41 +557,47 @@ def _rot13_windows(s: str) -> list[tuple[int, int]]:
 ALL_KINDS = frozenset({"homoglyph", "spaced", "leet", "base64", "hex", "percent", "rot13"})
 
 
-def gates(text: str) -> frozenset[str]:
+FOLD_KINDS = frozenset({"homoglyph", "spaced", "leet", "rot13"})
+_ROT13_HINTS = ("gur ", "Gur ", "GUR ", " lbh", " Lbh", " LBH", "rot13", "ROT13", "Rot13", "rot-13")
+
+
+def gates(text: str, *, kinds: frozenset[str] = ALL_KINDS) -> frozenset[str]:
     """The kinds of obfuscation `text` may hold, by C-speed probes only (a kind absent here is
     surely absent; one present may still find nothing). Run once on a page's texts joined, so the
-    segments of an ordinary page each skip every step."""
-    kinds: set[str] = set()
-    if len(text) < 9:
+    segments of an ordinary page each skip every step. `kinds`: the kinds worth probing."""
+    found: set[str] = set()
+    if len(text) < 9 or not kinds:
         return frozenset()
-    if not text.isascii():
+    if "homoglyph" in kinds and not text.isascii():
         anyone, mixed = _mixed_word()
         if anyone.search(text) and mixed.search(text):
-            kinds.add("homoglyph")
+            found.add("homoglyph")
     raw = text.encode("utf-8", "surrogatepass")
-    shape = raw.translate(_SHAPE)
-    if (
-        "homoglyph" in kinds
-        or _SPACED_SHAPES[0] in shape
-        or _SPACED_SHAPES[1] in shape
-        or _SPACED_SHAPES[2] in shape
-        or "·" in text
-        or "•" in text
-    ):
-        kinds.add("spaced")
-    if "homoglyph" in kinds or shape.count(b"a0a") >= 2:
-        kinds.add("leet")
+    if kinds & {"spaced", "leet"}:
+        shape = raw.translate(_SHAPE)
+        if "spaced" in kinds and (
+            "homoglyph" in found
+            or _SPACED_SHAPES[0] in shape
+            or _SPACED_SHAPES[1] in shape
+            or _SPACED_SHAPES[2] in shape
+            or "·" in text
+            or "•" in text
+        ):
+            found.add("spaced")
+        if "leet" in kinds and ("homoglyph" in found or _leet_windows(text)):
+            found.add("leet")
     # Encoded runs: decoded here once (bounded), so a page whose long tokens are identifiers,
     # hashes or URLs costs every segment nothing.
-    if _B64_PROBE.search(text) and decode_base64_text(text, limit=48):
-        kinds.add("base64")
-    if _hex_runs(text, 1):
-        kinds.add("hex")
-    if text.count("%") >= 6 and _pct_runs(text, 1):
-        kinds.add("percent")
-    if _rot13_windows(text):
-        kinds.add("rot13")
-    return frozenset(kinds)
+    if "base64" in kinds and _B64_PROBE.search(text) and decode_base64_text(text, limit=48):
+        found.add("base64")
+    if "hex" in kinds and _hex_runs(text, 1):
+        found.add("hex")
+    if "percent" in kinds and text.count("%") >= 6 and _pct_runs(text, 1):
+        found.add("percent")
+    # rot13 of "the"/"you" or the word rot13 itself: found by `in` before the Aho-Corasick pass
+    if "rot13" in kinds and any(h in text for h in _ROT13_HINTS) and _rot13_windows(text):
+        found.add("rot13")
+    return frozenset(found)
 
 
 def decode_runs(text: str, *, limit: int = 8, kinds: frozenset[str] = ALL_KINDS) -> list[Variant]:
