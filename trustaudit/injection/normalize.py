@@ -418,6 +418,21 @@ _ROT13_WORDS = [
     "add",
     "page",
     "document",
+    "show",
+    "how",
+    "can",
+    "give",
+    "list",
+    "run",
+    "every",
+    "make",
+    "help",
+    "with",
+    "on",
+    "as",
+    "an",
+    "it",
+    "be",
 ]
 _ROT13_FINDER = AhoCorasick(
     [codecs.encode(w, "rot13") for w in _ROT13_WORDS], implementation=Implementation.DFA
@@ -557,8 +572,7 @@ def _rot13_windows(s: str) -> list[tuple[int, int]]:
 ALL_KINDS = frozenset({"homoglyph", "spaced", "leet", "base64", "hex", "percent", "rot13"})
 
 
-FOLD_KINDS = frozenset({"homoglyph", "spaced", "leet", "rot13"})
-_ROT13_HINTS = ("gur ", "Gur ", "GUR ", " lbh", " Lbh", " LBH", "rot13", "ROT13", "Rot13", "rot-13")
+FOLD_KINDS = frozenset({"homoglyph", "spaced", "leet"})
 
 
 def gates(text: str, *, kinds: frozenset[str] = ALL_KINDS) -> frozenset[str]:
@@ -594,8 +608,7 @@ def gates(text: str, *, kinds: frozenset[str] = ALL_KINDS) -> frozenset[str]:
         found.add("hex")
     if "percent" in kinds and text.count("%") >= 6 and _pct_runs(text, 1):
         found.add("percent")
-    # rot13 of "the"/"you" or the word rot13 itself: found by `in` before the Aho-Corasick pass
-    if "rot13" in kinds and any(h in text for h in _ROT13_HINTS) and _rot13_windows(text):
+    if "rot13" in kinds and _rot13_windows(text):
         found.add("rot13")
     return frozenset(found)
 
