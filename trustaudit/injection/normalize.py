@@ -192,7 +192,9 @@ def fold_homoglyphs(text: str) -> str | None:
 # Letters spaced out by separators: "i.g.n.o.r.e", "i g n o r e  a l l", "i-g-n-o-r-e".
 
 _SEP = r"[ \t.\-_*·•|/~+,:]{1,3}"
-_SPACED = re.compile(rf"(?<![^\W_])(?:[^\W_]{_SEP}){{4,}}[^\W_](?![^\W_])")
+# A unit is a letter or digit, or punctuation spaced out with them ("A . R . R . R . !").
+_UNIT = r"(?:[^\W_]|[!?\"'=;<>()\[\]{}&#@$%])"
+_SPACED = re.compile(rf"(?<![^\W_])(?:{_UNIT}{_SEP}){{4,}}{_UNIT}(?![^\W_])")
 _SPACED_GAP = re.compile(_SEP)
 
 
@@ -217,6 +219,8 @@ def join_spaced(text: str, shape: bytes | None = None) -> Variant | None:
     out_len = 0
     for m in _SPACED.finditer(text):
         run = m.group()
+        if sum(ch.isalpha() for ch in run) < 3:
+            continue
         gaps = _SPACED_GAP.findall(run)
         common = max(set(gaps), key=gaps.count)
         if gaps.count(common) < len(gaps) / 2 and len(set(gaps)) > 2:
@@ -265,11 +269,13 @@ def join_spaced(text: str, shape: bytes | None = None) -> Variant | None:
 
 _LEET = str.maketrans("0134579@$!|", "oieastgasii")
 # A leet word: letters and leet symbols only (ids such as "tcf6ae8f" or "cbsnews2" hold 2, 6 or 8),
-# at least one letter or leet symbol and one leet digit or symbol ("@n", "4!", "7h!5", "pr3v10u5").
+# at least one letter or leet symbol and one leet digit or symbol ("@n", "4!", "7h!5", "pr3v10u5"),
+# not a price ("$3"); or two leet digits alone ("70"). Only read inside `_leet_windows`.
 _LEET_WORD = re.compile(
-    r"(?<![\w@$])(?=[\w@$!|]*[a-zA-Z@$!|])(?=[\w@$!|]*(?:[0134579@$]|![a-zA-Z]))"
+    r"(?<![\w@$])(?!\$\d)(?=[\w@$!|]*[a-zA-Z@$!|])(?=[\w@$!|]*(?:[0134579@$]|![a-zA-Z]))"
     r"[a-zA-Z0134579@$!|]{2,}(?![\w@$])"
     r"|(?<![\w@$])[aA4@][!1|](?![\w@$])"
+    r"|(?<![\w@$.,])[0134579]{2}(?![\w@$%.,])"  # "70" (to), "15" (is) among leet words
 )
 
 
@@ -332,6 +338,8 @@ def _one_as_l(word: str) -> str:
     ("a11", "he417h", "r39u1@r"), or in a consonant cluster before a vowel ("c0mp1y", "1nc1ud3");
     as "i" elsewhere ("pr3v10u5", "7h15")."""
     w = word.translate(_LEET)  # every "1" is "i" here, other digits are letters
+    if w.lower() == "ai":  # "A1", "4!", "@1": the reader named
+        return w
     out = list(w)
     for k, ch in enumerate(word):
         if ch != "1" or k == 0:
