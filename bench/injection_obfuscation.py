@@ -353,7 +353,7 @@ def main() -> None:
     ap.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
     ap.add_argument("--per-class", type=int, default=60)
     ap.add_argument("--hosts", type=int, default=40)
-    ap.add_argument("--seeds", type=int, nargs=2, default=(1, 7), metavar=("TUNE", "HELDOUT"))
+    ap.add_argument("--seeds", type=int, nargs=2, default=(1, 11), metavar=("TUNE", "HELDOUT"))
     ap.add_argument("--skip-real", action="store_true", help="skip the real-page false positives")
     args = ap.parse_args()
     corpora = args.corpora

@@ -23,7 +23,7 @@ import re
 import sys
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -98,6 +98,8 @@ _SHAPE = _byte_table({_LETTERS + bytes(range(128, 256)): b"a", b"013457@$": b"0"
 # Hex digits "h", byte separators ".", anything else "_".
 _HEX_SHAPE = _byte_table({b"0123456789abcdefABCDEF": b"h", b" :,\\x": b"."}, b"_")
 _SPACED_SHAPES = (b".a.a.a.a.a.", b".a..a..a..a..a.", b".a...a...a...a...a.")
+# One pass for the three: a regex with a literal prefix runs at C speed on the shape bytes.
+_SPACED_SHAPE_RX = re.compile(rb"\.a(?:\.{1,3}a){4}\.")
 _HEX_SHAPES = (b"h" * 20, b"hh.hh.hh.hh.hh.hh.hh", b"hh..hh..hh..hh..hh", b"hh.h.hh.h.hh.h.hh")
 
 
@@ -202,17 +204,19 @@ def join_spaced(text: str, shape: bytes | None = None) -> Variant | None:
     """Runs of single letters joined back into words: the most common separator of a run goes, any
     other (a longer gap, another symbol) becomes a word break. None when no run of five spaced
     letters is found. A run whose letters are all separated alike joins into one word."""
+    return _join_spaced(text, shape)[0]
+
+
+def _join_spaced(
+    text: str, shape: bytes | None = None
+) -> tuple[Variant | None, list[tuple[int, int]]]:
+    """`join_spaced`, and the [start, end) in `text` of each run it joined."""
+    runs: list[tuple[int, int]] = []
     if len(text) < 9:
-        return None
+        return None, runs
     shape = _shape(text) if shape is None else shape
-    if (
-        _SPACED_SHAPES[0] not in shape
-        and _SPACED_SHAPES[1] not in shape
-        and _SPACED_SHAPES[2] not in shape
-        and "·" not in text
-        and "•" not in text
-    ):
-        return None
+    if not _SPACED_SHAPE_RX.search(shape) and "·" not in text and "•" not in text:
+        return None, runs
     parts: list[str] = []
     pieces: list[tuple[int, int, int, int]] = []
     pos = 0
@@ -256,12 +260,13 @@ def join_spaced(text: str, shape: bytes | None = None) -> Variant | None:
         pieces.append((out_len, out_len + m.end() - last, last, m.end()))
         out_len += m.end() - last
         pos = end
+        runs.append((start, end))
     if not parts:
-        return None
+        return None, runs
     if pos < len(text):
         parts.append(text[pos:])
         pieces.append((out_len, out_len + len(text) - pos, pos, len(text)))
-    return Variant("".join(parts), "spaced", tuple(pieces))
+    return Variant("".join(parts), "spaced", tuple(pieces)), runs
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -360,7 +365,8 @@ def fold_leet_l(text: str) -> str | None:
 # ---------------------------------------------------------------------------------------------------
 # Encoded runs: base64, hex, percent-encoding, rot13.
 
-_B64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,8192}={0,2}")
+# No lookbehind: finditer resumes after a maximal run, so a match never starts inside one.
+_B64 = re.compile(r"[A-Za-z0-9+/_-]{20,8192}={0,2}")
 _B64_PROBE = re.compile(r"[A-Za-z0-9+/]{20}")
 _B64_URLSAFE = str.maketrans("-_", "+/")
 _NOT_ASCII_LEAD = str.maketrans(dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef"))
@@ -370,6 +376,8 @@ _HEX_STRIP = re.compile(r"\\x|0x|[ :,]")
 _PCT = re.compile(r"(?:%[0-9A-Fa-f]{2}[^\s%<>\"']{0,3}){6,2048}")
 # rot13 of words every instruction uses: found by one Aho-Corasick pass, whole words only.
 _ROT13_WRAPPER = re.compile(r"\brot[\s_-]?13\b", re.IGNORECASE)
+# rot13 of 3+ letter words only, and none that English words hold often ("or" is rot13 "be",
+# "final" holds "nal", "owner" holds "ner"): each substring match costs a Python step.
 _ROT13_WORDS = [
     "ignore",
     "instructions",
@@ -408,15 +416,9 @@ _ROT13_WORDS = [
     "instead",
     "follow",
     "new",
-    "to",
-    "of",
-    "in",
-    "is",
     "for",
     "please",
     "what",
-    "my",
-    "me",
     "when",
     "important",
     "agents",
@@ -436,11 +438,10 @@ _ROT13_WORDS = [
     "make",
     "help",
     "with",
-    "on",
-    "as",
-    "an",
-    "it",
-    "be",
+    "was",
+    "who",
+    "get",
+    "use",
 ]
 _ROT13_FINDER = AhoCorasick(
     [codecs.encode(w, "rot13") for w in _ROT13_WORDS], implementation=Implementation.DFA
@@ -458,6 +459,35 @@ def _readable(s: str) -> bool:
     return good / len(s) >= 0.8
 
 
+_B64_SHAPE = _byte_table(
+    {b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-": b"b"}, b"."
+)
+_B64_RUN = b"b" * 20
+
+
+def _b64_matches(s: str) -> Iterator[re.Match[str]]:
+    """`_B64` matches of `s`, found where the text's base64 shape has a run of 20 (bytes.find):
+    the regex alone scans a page at ~10 ns a character, the shape at memchr speed."""
+    raw = s.encode("utf-8", "surrogatepass")
+    shape = raw.translate(_B64_SHAPE)
+    ascii_only = len(raw) == len(s)
+    b = shape.find(_B64_RUN)
+    last_b = last_c = 0
+    while b != -1:
+        if ascii_only:
+            c = b
+        else:  # characters before byte b, decoded incrementally (O(n) over the whole walk)
+            c = last_c + len(raw[last_b:b].decode("utf-8", "ignore"))
+            last_b, last_c = b, c
+        m = _B64.match(s, c)
+        if m is None:
+            b = shape.find(_B64_RUN, b + 1)
+            continue
+        yield m
+        end_b = b + len(m.group().encode("utf-8")) if not ascii_only else m.end()
+        b = shape.find(_B64_RUN, max(end_b, b + 1))
+
+
 def decode_base64_text(s: str, *, limit: int = 64) -> list[tuple[int, str]]:
     """(offset, text) for base64 runs in `s` that decode to readable UTF-8 text with spaces.
 
@@ -466,7 +496,7 @@ def decode_base64_text(s: str, *, limit: int = 64) -> list[tuple[int, str]]:
     """
     out: list[tuple[int, str]] = []
     tried = 0
-    for m in _B64.finditer(s):
+    for m in _b64_matches(s):
         blob = m.group()
         pad = (-len(blob)) % 4
         if pad == 3:
@@ -536,6 +566,15 @@ def _hex_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
     return out
 
 
+def _pct_probe(text: str) -> bool:
+    """Enough escapes of spaces and letters (%2x, %4x-%7x) for a %-encoded sentence; CSS
+    percentages ("100%;") do not count."""
+    return (
+        text.count("%2") + text.count("%4") + text.count("%5") + text.count("%6") + text.count("%7")
+        >= 6
+    )
+
+
 def _pct_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
     for m in _PCT.finditer(s):
@@ -553,12 +592,13 @@ def _rot13_windows(s: str) -> list[tuple[int, int]]:
     low = s.lower()
     n = len(low)
     out: list[tuple[int, int]] = []
-    for m in _ROT13_WRAPPER.finditer(s) if "rot" in low else ():
+    wrapped = "rot13" in low or "rot-13" in low or "rot 13" in low or "rot_13" in low
+    for m in _ROT13_WRAPPER.finditer(s) if wrapped else ():
         out.append((m.end(), min(n, m.end() + _ROT13_WINDOW)))
         if len(out) >= 4:
             break
     found: list[tuple[int, int]] = []
-    for k, i, j in _ROT13_FINDER.find_matches_as_indexes(low, overlapping=True):
+    for k, i, j in _ROT13_FINDER.find_matches_as_indexes(low):
         if (i and low[i - 1].isalpha()) or (j < n and low[j].isalpha()):
             continue
         found.append((i, k))
@@ -598,12 +638,7 @@ def gates(text: str, *, kinds: frozenset[str] = ALL_KINDS) -> frozenset[str]:
     if kinds & {"spaced", "leet"}:
         shape = raw.translate(_SHAPE)
         if "spaced" in kinds and (
-            "homoglyph" in found
-            or _SPACED_SHAPES[0] in shape
-            or _SPACED_SHAPES[1] in shape
-            or _SPACED_SHAPES[2] in shape
-            or "·" in text
-            or "•" in text
+            "homoglyph" in found or _SPACED_SHAPE_RX.search(shape) or "·" in text or "•" in text
         ):
             found.add("spaced")
         if "leet" in kinds and ("homoglyph" in found or _leet_windows(text)):
@@ -614,7 +649,7 @@ def gates(text: str, *, kinds: frozenset[str] = ALL_KINDS) -> frozenset[str]:
         found.add("base64")
     if "hex" in kinds and _hex_runs(text, 1):
         found.add("hex")
-    if "percent" in kinds and text.count("%") >= 6 and _pct_runs(text, 1):
+    if "percent" in kinds and _pct_probe(text) and _pct_runs(text, 1):
         found.add("percent")
     if "rot13" in kinds and _rot13_windows(text):
         found.add("rot13")
@@ -638,12 +673,52 @@ def decode_runs(text: str, *, limit: int = 8, kinds: frozenset[str] = ALL_KINDS)
     if "hex" in kinds:
         for a, b, txt in _hex_runs(text, limit):
             out.append(Variant(txt, "hex", ((0, len(txt), a, b),)))
-    if "percent" in kinds and text.count("%") >= 6:
+    if "percent" in kinds and _pct_probe(text):
         for a, b, txt in _pct_runs(text, limit):
             out.append(Variant(txt, "percent", ((0, len(txt), a, b),)))
     for a, b in _rot13_windows(text)[:limit] if "rot13" in kinds else ():
         txt = codecs.decode(text[a:b], "rot13")
         out.append(Variant(txt, "rot13", ((0, len(txt), a, b),)))
+    return out
+
+
+_CROP_MIN = 1500  # texts longer than this are read only around what a fold changed
+_CROP_CONTEXT = 300
+
+
+def _out_pos(v: Variant, p: int) -> int:
+    """Position in `v.text` of source position `p` (inverse of `Variant.source_pos`)."""
+    for a, b, sa, sb in v.pieces:
+        if sa <= p < sb:
+            return a + (p - sa) if b - a == sb - sa else a
+    return len(v.text) if v.pieces and p >= v.pieces[-1][3] else 0
+
+
+def _crop(v: Variant, spans: list[tuple[int, int]], n: int) -> list[Variant]:
+    """`v` cut to the windows around source `spans` (± _CROP_CONTEXT), merged: the detector reads
+    a long page's fold only where it changed something, not the whole page twice."""
+    if n <= _CROP_MIN or not spans:
+        return [v]
+    windows: list[tuple[int, int]] = []
+    for lo, hi in sorted(spans):
+        lo, hi = max(0, lo - _CROP_CONTEXT), min(n, hi + _CROP_CONTEXT)
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(hi, windows[-1][1]))
+        else:
+            windows.append((lo, hi))
+    out: list[Variant] = []
+    for lo, hi in windows:
+        oa, ob = _out_pos(v, lo), _out_pos(v, hi - 1) + 1
+        pieces: list[tuple[int, int, int, int]] = []
+        for a, b, sa, sb in v.pieces:
+            if b <= oa or a >= ob:
+                continue
+            if b - a == sb - sa:  # one to one: clip exactly
+                ca, cb = max(a, oa), min(b, ob)
+                pieces.append((ca - oa, cb - oa, sa + ca - a, sa + cb - a))
+            else:
+                pieces.append((max(a, oa) - oa, min(b, ob) - oa, sa, sb))
+        out.append(Variant(v.text[oa:ob], v.obfuscation, tuple(pieces)))
     return out
 
 
@@ -661,19 +736,21 @@ def variants(text: str, *, budget: int = 8, kinds: frozenset[str] = ALL_KINDS) -
     folded = fold_homoglyphs(text) if "homoglyph" in kinds else None
     base = folded if folded is not None else text
     shape = _shape(base) if ("spaced" in kinds or "leet" in kinds) else b""
-    spaced = join_spaced(base, shape) if "spaced" in kinds else None
+    spaced, runs = _join_spaced(base, shape) if "spaced" in kinds else (None, [])
     if spaced is not None:
         name = "homoglyph+spaced" if folded is not None else "spaced"
-        out.append(Variant(spaced.text, name, spaced.pieces))
+        # with look-alikes folded too the whole text changed: not cropped
+        crop = runs if folded is None else []
+        out.extend(_crop(Variant(spaced.text, name, spaced.pieces), crop, n))
     elif folded is not None:
         out.append(_whole(folded, "homoglyph", n))
-    leet = fold_leet(base, shape) if "leet" in kinds else None
-    if leet is not None:
+    windows = _leet_windows(base) if "leet" in kinds else []
+    if windows:
         name = "leet+homoglyph" if folded is not None else "leet"
-        out.append(_whole(leet, name, n))
-        leet_l = fold_leet_l(base)
-        if leet_l is not None and leet_l != leet:
-            out.append(_whole(leet_l, name, n))
+        for word in (lambda w: w.translate(_LEET), _one_as_l):
+            leet = _fold_windows(base, windows, word)
+            if leet != base and all(leet != x.text for x in out):
+                out.extend(_crop(_whole(leet, name, n), windows, n))
     if kinds & _DECODE_KINDS:
         out.extend(decode_runs(text, limit=budget, kinds=kinds))
     return out[: budget * 2]
