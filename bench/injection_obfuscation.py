@@ -30,7 +30,6 @@ import base64
 import codecs
 import gzip
 import json
-import os
 import random
 import sys
 import time
@@ -86,6 +85,15 @@ def _jsonl(path: Path, key: str) -> list[str]:
     return [json.loads(line)[key] for line in path.read_text().splitlines() if line.strip()]
 
 
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def _html_injection_payloads(corpora: Path) -> list[str]:
     """Payload text of the html-injection-pages minimal pairs (141-200): injected minus clean."""
     from selectolax.lexbor import LexborHTMLParser
@@ -97,8 +105,8 @@ def _html_injection_payloads(corpora: Path) -> list[str]:
         if not (a.is_file() and b.is_file()):
             continue
         clean, inj = a.read_text(errors="replace"), b.read_text(errors="replace")
-        n = len(os.path.commonprefix([clean, inj]))
-        extra = inj[n : len(inj) - len(os.path.commonprefix([clean[::-1], inj[::-1]]))]
+        n = _common_prefix(clean, inj)
+        extra = inj[n : len(inj) - _common_prefix(clean[::-1], inj[::-1])]
         text = " ".join(LexborHTMLParser(f"<body>{extra}</body>").text(deep=True).split())
         text = text.replace('console.log("', "").replace('");', "")
         if len(text) >= 12:

@@ -442,6 +442,25 @@ _ROT13_WORDS = [
     "who",
     "get",
     "use",
+    "note",
+    "message",
+    "using",
+    "about",
+    "only",
+    "into",
+    "that",
+    "then",
+    "text",
+    "will",
+    "would",
+    "should",
+    "link",
+    "image",
+    "data",
+    "provide",
+    "without",
+    "explain",
+    "describe",
 ]
 _ROT13_FINDER = AhoCorasick(
     [codecs.encode(w, "rot13") for w in _ROT13_WORDS], implementation=Implementation.DFA
@@ -598,11 +617,13 @@ def _rot13_windows(s: str) -> list[tuple[int, int]]:
         if len(out) >= 4:
             break
     found: list[tuple[int, int]] = []
-    for k, i, j in _ROT13_FINDER.find_matches_as_indexes(low):
+    for k, i, j in _ROT13_FINDER.find_matches_as_indexes(low, overlapping=True):
         if (i and low[i - 1].isalpha()) or (j < n and low[j].isalpha()):
             continue
         found.append((i, k))
-    if len({k for _, k in found}) < _ROT13_MIN_WORDS:
+    # a short text (an attribute, a hidden line) is one sentence: two such words are enough
+    least = 2 if n <= 300 else _ROT13_MIN_WORDS
+    if len({k for _, k in found}) < least:
         return out
     found.sort()
     groups: list[list[tuple[int, int]]] = [[found[0]]]
@@ -611,7 +632,7 @@ def _rot13_windows(s: str) -> list[tuple[int, int]]:
             groups.append([])
         groups[-1].append(item)
     for g in groups:
-        if len({k for _, k in g}) >= _ROT13_MIN_WORDS:
+        if len({k for _, k in g}) >= least:
             a, b = g[0][0], g[-1][0]
             out.append((max(0, s.rfind("\n", 0, a) + 1, a - 200), min(n, b + 200)))
     return out
