@@ -55,10 +55,12 @@ def test_schema_is_stable() -> None:
             "injection_count": pl.Int64,
             "injection_hidden_count": pl.Int64,
             "injection_visible_count": pl.Int64,
+            "injection_quoted_count": pl.Int64,
             "injection_max_score": pl.Float64,
             "injection_techniques": pl.List(pl.String),
             "reasons_injection": pl.List(pl.String),
             "quarantine_injection": pl.Boolean,
+            "adjust_injection_quoted": pl.Float64,
         }
     )
 
@@ -89,3 +91,31 @@ def test_round_trip_from_scanner_output() -> None:
     findings = scan_html(html).findings
     out = injection_signals(_pages([findings]), Policy())
     assert out["injection_hidden_count"].to_list() == [1]
+
+
+def test_quoted_visible_finding_is_not_quarantined_and_scored_lower() -> None:
+    quoted = {**VISIBLE, "quoted": "code"}
+    out = injection_signals(_pages([[quoted], [quoted, HIDDEN], [VISIBLE]]), Policy())
+    only, both, plain = out.rows(named=True)
+    assert only["injection_quoted_count"] == 1 and only["quarantine_injection"] is False
+    assert only["adjust_injection_quoted"] == -Policy().injection.quoted_penalty < 0
+    assert only["reasons_injection"][0].startswith("INJECTION_QUOTED: visible in body text")
+    assert "quoted: code" in only["reasons_injection"][0]
+    # the same page also hides an instruction: quarantined whatever it quotes
+    assert both["quarantine_injection"] is True and both["adjust_injection_quoted"] == 0.0
+    assert plain["quarantine_injection"] is True and plain["injection_quoted_count"] == 0
+    off = dataclasses.replace(Policy().injection, quoted_context=False)
+    out = injection_signals(_pages([[quoted]]), dataclasses.replace(Policy(), injection=off))
+    assert out["quarantine_injection"].to_list() == [True]
+
+
+def test_obfuscated_finding_reason_names_it_and_shows_the_decoded_text() -> None:
+    enc = {
+        **HIDDEN,
+        "snippet": "SWdub3JlIGFsbCBw",
+        "obfuscation": "base64",
+        "decoded": "Ignore all p",
+    }
+    out = injection_signals(_pages([[enc]]), Policy())
+    reason = out["reasons_injection"][0][0]
+    assert "(score 0.82, base64)" in reason and 'decoded "Ignore all p"' in reason, reason

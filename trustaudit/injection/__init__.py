@@ -13,8 +13,18 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from trustaudit.injection.detect import Hit, detect_text, reveal_invisible, strip_invisible
+from trustaudit.injection.context import SecurityPage, quoted_context
+from trustaudit.injection.detect import Hit, detect_text
 from trustaudit.injection.html_scan import PRIORS, Segment, collect_segments
+from trustaudit.injection.normalize import (
+    ALL_KINDS,
+    FOLD_KINDS,
+    Variant,
+    gates,
+    reveal_invisible,
+    strip_invisible,
+    variants,
+)
 from trustaudit.policy.injection import InjectionPolicy
 
 __all__ = [
@@ -28,7 +38,10 @@ __all__ = [
 ]
 
 # Arrow/Polars struct of one finding: location str, technique str, snippet str, offset int64, rule str,
-# score float64. Kept here so extraction builds `injection_findings` with a stable schema.
+# score float64, obfuscation str ("" when the text was plain; base64, homoglyph, tag_chars…), decoded
+# str (the text the detector read when it differs from the source, else ""), quoted str ("" unless
+# visible text is quoted: code, pre, blockquote, q, example, security_page). Kept here so extraction
+# builds `injection_findings` with a stable schema.
 FINDING_FIELDS: tuple[tuple[str, str], ...] = (
     ("location", "str"),
     ("technique", "str"),
@@ -36,9 +49,17 @@ FINDING_FIELDS: tuple[tuple[str, str], ...] = (
     ("offset", "int64"),
     ("rule", "str"),
     ("score", "float64"),
+    ("obfuscation", "str"),
+    ("decoded", "str"),
+    ("quoted", "str"),
 )
 # Every technique except "visible" hides text from a human reader.
 HIDDEN_TECHNIQUES: frozenset[str] = frozenset(t for t in PRIORS if t != "visible")
+# A decoded run is text nobody reads as such: it carries the suspicion of an encoding (folds do not:
+# a Turkish page folded for dotless ı is still ordinary prose).
+_DECODED_PRIOR = 0.3
+_DECODES = frozenset({"base64", "hex", "percent", "rot13"})
+_SNIPPET_MAX = 200
 
 
 @dataclass(slots=True)
@@ -60,15 +81,89 @@ def _compile_extra(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     return tuple(out)
 
 
-def _finding(location: str, technique: str, hit: Hit, offset: int) -> dict[str, Any]:
+def _finding(
+    location: str,
+    technique: str,
+    hit: Hit,
+    offset: int,
+    *,
+    snippet: str | None = None,
+    obfuscation: str = "",
+    decoded: str = "",
+    quoted: str = "",
+) -> dict[str, Any]:
     return {
         "location": location,
         "technique": technique,
-        "snippet": hit.snippet,
+        "snippet": hit.snippet if snippet is None else snippet,
         "offset": int(offset),
         "rule": hit.rule,
         "score": float(hit.score),
+        "obfuscation": obfuscation,
+        "decoded": decoded,
+        "quoted": quoted,
     }
+
+
+@dataclass(slots=True)
+class _Entry:
+    """One text the detector reads: a segment as found, or a variant of it (folded or decoded)."""
+
+    seg: int  # index into the segment list (-1: the visible text)
+    text: str
+    prior: float
+    variant: Variant | None = None
+
+
+def _excerpt(text: str, lo: int, hi: int) -> str:
+    return " ".join(text[lo : max(hi, lo + 40)].split())[:_SNIPPET_MAX]
+
+
+def _entries(
+    texts: Sequence[str], segs: Sequence[Segment], policy: InjectionPolicy, visible: str = ""
+) -> list[_Entry]:
+    """The segments as found, then their variants (bounded per page by `policy.max_variants`), then
+    the variants of the visible text (segment -1)."""
+    out = [
+        _Entry(i, t, PRIORS.get(s.technique, 0.2))
+        for i, (s, t) in enumerate(zip(segs, texts, strict=True))
+    ]
+    if not policy.normalize:
+        return out
+    # One probe pass over everything the page gives to read: most pages hold no obfuscation at all,
+    # and then no segment pays a step. Script literals (code strings, ids, JSON) are only decoded:
+    # folding them costs much and finds look-alike ids, not prose.
+    prose = [t for s, t in zip(segs, texts, strict=True) if s.technique != "script"]
+    code = [t for s, t in zip(segs, texts, strict=True) if s.technique == "script"]
+    kinds = gates("\n\n".join([*prose, visible]))
+    code_kinds = gates("\n\n".join(code), kinds=ALL_KINDS - FOLD_KINDS) if code else frozenset()
+    if not kinds and not code_kinds:
+        return out
+    # The visible text first, with its own share: hidden segments (script literals full of ids)
+    # must not use up what is read of the text in plain sight.
+    if visible:
+        for v in variants(visible, budget=8, kinds=kinds):
+            prior = _DECODED_PRIOR if v.obfuscation in _DECODES else 0.0
+            out.append(_Entry(-1, v.text, prior, v))
+    left = policy.max_variants
+    known = set(texts)  # a blob decoded while collecting (comment base64) is not decoded twice
+    for e in out[: len(texts)]:
+        if left <= 0:
+            break
+        seg_kinds = code_kinds if segs[e.seg].technique == "script" else kinds
+        if not seg_kinds:
+            continue
+        for v in variants(e.text, budget=min(8, left), kinds=seg_kinds):
+            if v.text.strip() in known:
+                continue
+            prior = max(e.prior, _DECODED_PRIOR) if v.obfuscation in _DECODES else e.prior
+            out.append(_Entry(e.seg, v.text, prior, v))
+            left -= 1
+    return out
+
+
+def _overlaps(spans: Sequence[tuple[int, int, float]], lo: int, hi: int) -> bool:
+    return any(a < hi and lo < b for a, b, _ in spans)
 
 
 def _detect_segments(
@@ -76,10 +171,15 @@ def _detect_segments(
     policy: InjectionPolicy,
     extra: Sequence[re.Pattern[str]],
     source: str = "",
+    visible: str = "",
 ) -> list[dict[str, Any]]:
-    """Detect over segments grouped by technique: one concatenated pass per group, never across segments."""
-    # One concatenated pass over every segment (each keeps its own prior): a detector call per page
-    # instead of one per technique.
+    """Detect over every segment and every variant in one concatenated pass, never across segments.
+
+    `visible`: the page's visible text, whose variants (folded or decoded passages of text in plain
+    sight) are read here too; the visible text as found is detected by the caller. A variant's
+    finding names its obfuscation and the decoded text, and is dropped where the text as found
+    already gave a finding at the same place.
+    """
     sep = "\n\n"
     # The same text hidden the same way twice (menus repeated for mobile, one title on many links) is
     # read once: it would score the same and _finalize keeps one finding per snippet anyway.
@@ -98,42 +198,102 @@ def _detect_segments(
         stripped = t.lstrip()
         leads.append(len(t) - len(stripped))  # so the offset still points at the first word
         texts.append(stripped.rstrip())
+    entries = _entries(texts, segs, policy, visible)
+    out: list[dict[str, Any]] = []
+    if not entries:
+        return out
     starts: list[int] = []
     pos = 0
-    for t in texts:
+    for e in entries:
         starts.append(pos)
-        pos += len(t) + len(sep)
-    out: list[dict[str, Any]] = []
-    if not texts:
-        return out
+        pos += len(e.text) + len(sep)
     hits = detect_text(
-        sep.join(texts),
+        sep.join(e.text for e in entries),
         min_score=policy.min_score,
         extra=extra,
         boundaries=starts,
-        priors=[PRIORS.get(s.technique, 0.2) for s in segs],
+        priors=[e.prior for e in entries],
     )
+    plain: dict[int, list[tuple[int, int, float]]] = {}  # segment -> spans of findings as found
+    later: list[tuple[Hit, int, int]] = []
     for h in hits:
-        i = max(0, _bisect(starts, h.start))
-        seg = segs[i]
-        rel = h.start - starts[i]
-        if seg.offset < 0:
-            off = _offset_of(source, h.snippet)
-        elif seg.exact:
-            off = seg.offset + leads[i] + rel
-        else:
-            # Decoded, unescaped or tag-stripped text: the matched passage where the source has it
-            # verbatim; else a base64 blob's start, or the position as decoded (tag characters map
-            # one to one, zero-width windows within the characters removed).
-            found = _passage_in(source, texts[i][rel : rel + 40], seg.offset, len(seg.text))
-            if found != -1:
-                off = found
-            elif seg.technique == "base64":
-                off = seg.offset
-            else:
-                off = seg.offset + leads[i] + rel
-        out.append(_finding(seg.location, seg.technique, h, off))
+        k = max(0, _bisect(starts, h.start))
+        e = entries[k]
+        rel, rel_end = h.start - starts[k], h.end - starts[k]
+        if e.variant is not None:
+            later.append((h, k, rel))
+            continue
+        seg = segs[e.seg]
+        plain.setdefault(e.seg, []).append((rel, rel_end, h.score))
+        out.append(
+            _finding(
+                seg.location,
+                seg.technique,
+                h,
+                _source_offset(source, seg, texts[e.seg], leads[e.seg], rel, h.snippet),
+                obfuscation=seg.obfuscation,
+                decoded=h.snippet if seg.obfuscation else "",
+            )
+        )
+    for h, k, rel in later:
+        e = entries[k]
+        v = e.variant
+        assert v is not None
+        lo, hi = v.source_span(rel, h.end - starts[k])
+        if _overlaps(plain.get(e.seg, ()), lo, hi):
+            continue
+        if e.seg < 0:
+            snippet = _excerpt(visible, lo, hi)
+            off = _offset_of(source, visible[lo : lo + 40].strip()) if source else lo
+            out.append(
+                _finding(
+                    "body text",
+                    "visible",
+                    h,
+                    off,
+                    snippet=snippet,
+                    obfuscation=v.obfuscation,
+                    decoded=h.snippet,
+                )
+            )
+            out[-1]["_span"] = (lo, hi)
+            continue
+        seg = segs[e.seg]
+        text = texts[e.seg]
+        obf = f"{seg.obfuscation}+{v.obfuscation}" if seg.obfuscation else v.obfuscation
+        out.append(
+            _finding(
+                seg.location,
+                seg.technique,
+                h,
+                _source_offset(source, seg, text, leads[e.seg], lo),
+                snippet=_excerpt(text, lo, hi),
+                obfuscation=obf,
+                decoded=h.snippet,
+            )
+        )
     return out
+
+
+def _source_offset(
+    source: str, seg: Segment, text: str, lead: int, rel: int, probe: str | None = None
+) -> int:
+    """Offset in the page source of position `rel` of a segment's (stripped) text, best effort.
+
+    Segments read from the DOM (offset -1) are located by `probe` (default: the text at `rel`)."""
+    if seg.offset < 0:
+        return _offset_of(source, probe if probe is not None else text[rel : rel + 40].strip())
+    if seg.exact:
+        return seg.offset + lead + rel
+    # Decoded, unescaped or tag-stripped text: the matched passage where the source has it verbatim;
+    # else a base64 blob's start, or the position as decoded (tag characters map one to one,
+    # zero-width windows within the characters removed).
+    found = _passage_in(source, text[rel : rel + 40], seg.offset, len(seg.text))
+    if found != -1:
+        return found
+    if seg.technique == "base64":
+        return seg.offset
+    return seg.offset + lead + rel
 
 
 def _bisect(starts: Sequence[int], pos: int) -> int:
@@ -163,14 +323,40 @@ def _finalize(findings: list[dict[str, Any]], policy: InjectionPolicy) -> list[d
     return out
 
 
+def _mark_quoted(
+    findings: list[dict[str, Any]],
+    visible: str,
+    visible_hits: Sequence[Hit],
+    quotes: Sequence[tuple[str, str]],
+    policy: InjectionPolicy,
+) -> None:
+    """Set `quoted` on findings in plain sight that a page discusses rather than gives (see
+    `injection.context`); hidden findings are never quoted."""
+    if not policy.quoted_context:
+        return
+    spans = {id(f): f.pop("_span") for f in findings if "_span" in f}
+    page = SecurityPage(visible, min_general=3) if policy.quoted_security_page else False
+    by_hit = iter(visible_hits)
+    for f in findings:
+        if f["technique"] != "visible":
+            continue
+        if id(f) in spans:
+            lo, hi = spans[id(f)]
+        else:
+            h = next(by_hit)
+            lo, hi = h.start, h.end
+        f["quoted"] = quoted_context(visible, lo, hi, quotes, on_security_page=page)
+
+
 def scan_html(html: str, policy: InjectionPolicy | None = None, *, tree: Any = None) -> ScanResult:
     """Scan one page's raw HTML (already decoded to str) for instructions aimed at an AI.
 
     Returns findings with where the text lived (location), how it was hidden (technique, "visible" for
     plain sight), a raw snippet (≤200 chars; escape it when rendering), its character offset in `html`
-    (-1 when the DOM text could not be located), the detector features (rule) and score; plus all the
-    page's hidden text. Never raises: unparseable input yields an empty result. `tree`: the same
-    HTML already parsed with lexbor (saves a parse; the scan consumes it).
+    (-1 when the DOM text could not be located), the detector features (rule) and score, how it was
+    obfuscated and what it decodes to (`normalize`), and whether visible text is quoted (`context`);
+    plus all the page's hidden text. Never raises: unparseable input yields an empty result. `tree`:
+    the same HTML already parsed with lexbor (saves a parse; the scan consumes it).
     """
     policy = policy or InjectionPolicy()
     try:
@@ -179,13 +365,21 @@ def scan_html(html: str, policy: InjectionPolicy | None = None, *, tree: Any = N
         if len(html) > policy.max_html_chars:
             html, tree = html[: policy.max_html_chars], None  # the caller's tree saw more
         extra = _compile_extra(tuple(policy.extra_patterns))
-        segs, visible = collect_segments(html, tree=tree)
+        quotes: list[tuple[str, str]] = []
+        segs, visible = collect_segments(html, tree=tree, quotes=quotes)
         if not policy.scan_scripts:
             segs = [s for s in segs if s.technique != "script"]
-        findings = _detect_segments(segs, policy, extra, html)
+        findings = _detect_segments(
+            segs, policy, extra, html, visible if policy.scan_visible else ""
+        )
+        vhits: list[Hit] = []
         if policy.scan_visible and visible:
-            for h in detect_text(visible, prior=0.0, min_score=policy.min_score, extra=extra):
+            vhits = detect_text(visible, prior=0.0, min_score=policy.min_score, extra=extra)
+            for h in vhits:
                 findings.append(_finding("body text", "visible", h, _offset_of(html, h.snippet)))
+        _mark_quoted(findings, visible, vhits, quotes, policy)
+        for f in findings:
+            f.pop("_span", None)
         hidden_parts: list[str] = []
         size = 0
         for s in segs:
@@ -249,12 +443,19 @@ def scan_text(text: str, policy: InjectionPolicy | None = None) -> ScanResult:
                 inv.text,
                 inv.offset,
                 exact=False,
+                obfuscation=inv.obfuscation,
             )
             for inv in reveal_invisible(text)
         ]
-        findings = _detect_segments(segs, policy, extra)
-        for h in detect_text(text, prior=0.0, min_score=policy.min_score, extra=extra):
+        findings = _detect_segments(segs, policy, extra, text, text if policy.scan_visible else "")
+        for f in findings:
+            if f["technique"] == "visible":
+                f["location"] = "text"
+                f["offset"] = f["_span"][0]
+        hits = detect_text(text, prior=0.0, min_score=policy.min_score, extra=extra)
+        for h in hits:
             findings.append(_finding("text", "visible", h, h.start))
+        _mark_quoted(findings, text, hits, (), policy)
         hidden = "\n".join(" ".join(s.text.split()) for s in segs)
         return ScanResult(_finalize(findings, policy), hidden[: policy.max_hidden_chars])
     except Exception:

@@ -9,10 +9,7 @@ score reaches `min_score`. All regexes are compiled once at import.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
-import sys
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -557,183 +554,14 @@ def detect_text(
 
 
 # ---------------------------------------------------------------------------------------------------
-# Invisible Unicode: tag characters, zero-width characters, bidi controls.
+# Invisible Unicode and encoded text live in `normalize` (what the detector is given); re-exported here
+# for callers that imported them from this module.
 
-_TAG_RUN = re.compile("[\U000e0000-\U000e007f]+")
-_ZW_CHARS = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e"
-_BIDI_CHARS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"
-_INVISIBLE = re.compile(f"[{_ZW_CHARS}{_BIDI_CHARS}\u00ad\U000e0000-\U000e007f]")
-_ZW_BITS = 16  # binary steganography: runs at least this long made of two zero-width symbols
-_RLO_RUN = re.compile("[\u202e\u2067]([^\u202c\u2069\n]{4,2000})")
-_FLAG = "\U0001f3f4"
-_ZW_WORDS = 4096
-
-
-@dataclass(frozen=True, slots=True)
-class InvisibleSegment:
-    """Text made visible again: technique (unicode_tags, zero_width, bidi), decoded text, offset in input."""
-
-    technique: str
-    text: str
-    offset: int
-
-
-def has_astral(text: str) -> bool:
-    """Whether `text` may hold code points above U+FFFF (tag characters are among them), in O(1).
-
-    CPython stores a str with 4 bytes per character exactly when one is astral, and `max(text)` costs a
-    full pass (~3 ms on a 100 KB page), so the object size decides; other interpreters fall back to `max`.
-    """
-    if text.isascii():
-        return False
-    if sys.implementation.name == "cpython" and len(text) > 64:
-        return sys.getsizeof(text) > 3 * len(text) + 64
-    return max(text) > "\uffff"
-
-
-def strip_invisible(text: str) -> str:
-    """`text` without zero-width, bidi, soft-hyphen and tag characters (what a human sees)."""
-    if text.isascii():  # O(1) in CPython: most segments need no regex pass
-        return text
-    return _INVISIBLE.sub("", text)
-
-
-def _decode_zw_bits(run: str) -> str:
-    symbols = sorted(set(run))
-    if len(symbols) != 2:
-        return ""
-    best = ""
-    for one in symbols:
-        bits = "".join("1" if c == one else "0" for c in run)
-        raw = bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits) - 7, 8))
-        try:
-            s = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        if s and sum(ch.isprintable() for ch in s) / len(s) > 0.9 and len(s) > len(best):
-            best = s
-    return best
-
-
-def has_tag_chars(text: str) -> bool:
-    """Whether `text` holds a Unicode tag character (U+E0000–E007F).
-
-    A character-class regex costs ~20 ns per character on the 4-byte strings that hold them; their
-    UTF-8 lead bytes (F3 A0 80/81) are found by a byte search at memchr speed instead.
-    """
-    if not has_astral(text):
-        return False
-    raw = text.encode("utf-8", "surrogatepass")
-    return b"\xf3\xa0\x80" in raw or b"\xf3\xa0\x81" in raw
-
-
-def _zw_runs(text: str) -> list[tuple[int, int]]:
-    """[start, end) of each run of zero-width characters, found with str.find (C speed), capped."""
-    pos: list[int] = []
-    for c in _ZW_CHARS:
-        i = text.find(c)
-        while i != -1 and len(pos) < _ZW_WORDS:
-            pos.append(i)
-            i = text.find(c, i + 1)
-    if not pos:
-        return []
-    pos.sort()
-    runs: list[tuple[int, int]] = []
-    start = prev = pos[0]
-    for i in pos[1:]:
-        if i != prev + 1:
-            runs.append((start, prev + 1))
-            start = i
-        prev = i
-    runs.append((start, prev + 1))
-    return runs
-
-
-def reveal_invisible(text: str, *, context: int = 300) -> list[InvisibleSegment]:
-    """Decode text that invisible Unicode carries or disguises, so the detector can read it.
-
-    - tag characters U+E0000–E007F map back to ASCII (skipping emoji subdivision flags, which use them);
-    - zero-width runs of two symbols are decoded as bits; words split by zero-width characters are
-      rejoined with their surrounding text;
-    - a right-to-left override run is reversed to what a human sees.
-    """
-    out: list[InvisibleSegment] = []
-    if not text or text.isascii():
-        return out
-    has_tags = has_tag_chars(text)
-    runs = _zw_runs(text)
-    has_rlo = "\u202e" in text or "\u2067" in text
-    if not (has_tags or runs or has_rlo):
-        return out
-    for m in _TAG_RUN.finditer(text) if has_tags else ():
-        if m.start() > 0 and text[m.start() - 1] == _FLAG:
-            continue
-        decoded = "".join(chr(ord(c) - 0xE0000) for c in m.group() if 0xE0020 <= ord(c) <= 0xE007E)
-        if decoded.strip():
-            out.append(InvisibleSegment("unicode_tags", decoded, m.start()))
-    n = len(text)
-    words: list[tuple[int, int]] = []
-    for a, b in runs:
-        if b - a >= _ZW_BITS:  # binary steganography: a long run made of two symbols
-            decoded = _decode_zw_bits(text[a:b])
-            if decoded.strip():
-                out.append(InvisibleSegment("zero_width", decoded, a))
-        # A word broken by zero-width characters ("ig\u200bnore"): letters on both sides.
-        if a > 0 and b < n and text[a - 1].isalpha() and text[b].isalpha():
-            words.append((a, b))
-    if words:
-        # Group nearby split words into windows; strip the invisible characters inside each window.
-        lo = max(0, words[0][0] - context)
-        hi = words[0][1] + context
-        for a, b in words[1:]:
-            if a - hi > 0:
-                out.append(InvisibleSegment("zero_width", strip_invisible(text[lo:hi]), lo))
-                lo = max(0, a - context)
-            hi = b + context
-        out.append(InvisibleSegment("zero_width", strip_invisible(text[lo:hi]), lo))
-    for m in _RLO_RUN.finditer(text) if has_rlo else ():
-        out.append(InvisibleSegment("bidi", strip_invisible(m.group(1)[::-1]), m.start()))
-    return out
-
-
-# ---------------------------------------------------------------------------------------------------
-# Base64 blobs that decode to text.
-
-_B64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/]{24,8192}={0,2}")
-_B64_URLSAFE = str.maketrans("-_", "+/")
-
-
-def decode_base64_text(s: str, *, limit: int = 64) -> list[tuple[int, str]]:
-    """(offset, text) for base64 runs in `s` that decode to readable UTF-8 text with spaces.
-
-    Binary payloads (images, fonts) are rejected by a printable-ratio test; at most `limit` candidates
-    are tried so a page full of data URIs stays cheap.
-    """
-    out: list[tuple[int, str]] = []
-    tried = 0
-    for m in _B64.finditer(s):
-        blob = m.group()
-        if len(blob) % 4:
-            continue
-        # Hex digests, long words and identifiers are not base64 text: need mixed case or digits.
-        if blob.isalpha() and (blob.islower() or blob.isupper()):
-            continue
-        if (
-            s[max(0, m.start() - 8) : m.start()].endswith("base64,")
-            and "text" not in s[max(0, m.start() - 40) : m.start()]
-        ):
-            continue
-        tried += 1
-        if tried > limit:
-            break
-        try:
-            raw = base64.b64decode(blob.translate(_B64_URLSAFE), validate=True)
-            txt = raw.decode("utf-8")
-        except (binascii.Error, ValueError):
-            continue
-        if " " not in txt:
-            continue
-        good = sum(ch.isalpha() or ch.isspace() or ch in ".,:;!?'\"-()" for ch in txt)
-        if good / len(txt) >= 0.85:
-            out.append((m.start(), txt))
-    return out
+from trustaudit.injection.normalize import (  # noqa: E402
+    InvisibleSegment,
+    decode_base64_text,
+    has_astral,
+    has_tag_chars,
+    reveal_invisible,
+    strip_invisible,
+)

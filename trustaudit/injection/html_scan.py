@@ -17,9 +17,13 @@ from dataclasses import dataclass
 from ahocorasick_rs import AhoCorasick, Implementation
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from trustaudit.injection.detect import decode_base64_text, has_tag_chars, reveal_invisible
+from trustaudit.injection.normalize import (
+    decode_base64_text,
+    has_astral,
+    reveal_invisible,
+)
 
-__all__ = ["PRIORS", "Segment", "collect_segments", "hiding_technique"]
+__all__ = ["PRIORS", "QUOTE_TAGS", "Segment", "collect_segments", "hiding_technique"]
 
 # Suspicion of a location before its text is read (added to the detector's score by noisy-or).
 PRIORS: dict[str, float] = {
@@ -49,7 +53,14 @@ PRIORS: dict[str, float] = {
     "zero_width": 0.3,
     "bidi": 0.3,
     "base64": 0.3,
+    "variation_selectors": 0.45,
+    "sneaky_bits": 0.45,
+    # Form and UI text a visitor never reads as prose (a comment form's <template>, a honeypot field
+    # "leave this field empty"): hidden, but no evidence by itself; only its words can make a finding.
+    "form_ui": 0.0,
 }
+# Elements whose text is quoted or shown as code: an instruction there is discussed, not given.
+QUOTE_TAGS = ("code", "pre", "blockquote", "q", "samp", "kbd", "tt")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +76,9 @@ class Segment:
     text: str
     offset: int
     exact: bool = True
+    obfuscation: str = (
+        ""  # how the text was encoded or disguised (base64, tag_chars…), "" for plain
+    )
 
     @property
     def prior(self) -> float:
@@ -115,6 +129,29 @@ _DATA_ATTR = re.compile(r"(data-[\w.:-]+)\s*=\s*(?:\"([^\"<>]{12,4000})\"|'([^'<
 # A data-* value that is a base64 blob and nothing else (URLs, JSON and ids are skipped at C speed).
 _B64_VALUE = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 _SIMPLE_SELECTOR = re.compile(r"^[.#][A-Za-z_][\w-]*$")
+# Markup of a form: a <template> or hidden block holding one is UI, not prose aimed at a reader.
+_FORM_MARKUP = re.compile(r"<(?:form|input|textarea|select|button)\b", re.IGNORECASE)
+_FORM_NODES = "input,textarea,select,button,form"
+# Honeypot fields: hidden from people so that only spam bots fill them in.
+_HONEYPOT = re.compile(
+    r"\bleave\s+(?:this|the)\s+(?:field|box|input)\s+(?:blank|empty)"
+    r"|\b(?:do\s+not|don't|please\s+don't)\s+(?:fill|change|touch|complete)\s+(?:in\s+|out\s+)?"
+    r"(?:this|the)\s+(?:field|box)"
+    r"|\bif\s+you\s+are\s+(?:a\s+)?human\b|\bhumans?\s+(?:should|must)\s+(?:not|leave)\b"
+    r"|\banti-?spam\b|\bspam\s+(?:trap|protection|check)\b|\bhoney-?pot\b",
+    re.IGNORECASE,
+)
+_QUOTES_MAX = 400  # quoting elements read per page
+# Text without spaces that may be an encoded sentence (base64, %-escapes, \\x or plain hex): read
+# although it is not prose, so `normalize` can decode it.
+_ENCODED = re.compile(
+    r"[A-Za-z0-9+/_-]{24,}={0,2}|(?:%[0-9A-Fa-f]{2}){8}|(?:\\x[0-9A-Fa-f]{2}){8}|[0-9A-Fa-f]{32}"
+    r"|(?:[0-9A-Fa-f]{2}[:,;.-]){12}"
+)
+# Text attributes whose value has no space: not prose, but possibly one encoded run.
+_ENCODED_ATTR_NAMES = ("alt", "title", "aria-label", "aria-description", "placeholder")
+_ENCODED_ATTR_SELECTOR = ",".join(f'[{a}]:not([{a}*=" "])' for a in _ENCODED_ATTR_NAMES)
+_ENCODED_ATTRS_MAX = 64
 
 
 class _Wordy:
@@ -392,7 +429,9 @@ def _css_hidden(css: str, page_bg: str, limit: int = 40) -> list[tuple[str, str]
 # What `reveal_invisible` reads: zero-width characters, the two right-to-left overrides it reverses, tag
 # characters. Other bidi controls (LRO, LRI, FSI) are only stripped, so they need no scan (their
 # low bytes, "-", "f", "h", make a scan of a 2-byte string slow).
-_INVISIBLE_PROBES = tuple("\u200b\u200c\u200d\u2060\ufeff\u202e\u2067\U000e0041\U000e0020")
+_INVISIBLE_PROBES = tuple(
+    "\u200b\u200c\u200d\u2060\ufeff\u202e\u2067\u2062\u2064\ufe00\ufe01\U000e0041\U000e0020"
+)
 # A script is only read when it contains one of these (lower-cased): the words detector features need.
 _SCRIPT_GATES = (
     "ignor",
@@ -440,8 +479,13 @@ def _has_invisible(html: str) -> bool:
         return False
     if any(c in html for c in _INVISIBLE_PROBES):  # a few C-speed scans beat one charset regex
         return True
-    # Tag characters are astral: only possible when the string holds a code point above U+FFFF.
-    return has_tag_chars(html)
+    # Tag characters and VS17-256 are astral: only possible when the string holds one above U+FFFF.
+    if not has_astral(html):
+        return False
+    raw = html.encode("utf-8", "surrogatepass")
+    return any(
+        b in raw for b in (b"\xf3\xa0\x80", b"\xf3\xa0\x81", b"\xf3\xa0\x84", b"\xf3\xa0\x85")
+    )
 
 
 def _template_blocks(html: str) -> list[tuple[int, str]]:
@@ -471,12 +515,16 @@ def _template_blocks(html: str) -> list[tuple[int, str]]:
 def _comment_segments(html: str, segs: list[Segment]) -> None:
     # Conditional comments (<!--[if IE]>…<![endif]-->) are read too: no current browser renders them.
     for off, body in _iter_blocks(html, "<!--", "-->"):
-        if _WORDY.search(body):
+        if _WORDY.search(body) or (len(body) >= 24 and _ENCODED.search(body)):
             segs.append(Segment("comment", "comment", body, off))
         if len(body) < 24:
             continue
         for boff, txt in decode_base64_text(body, limit=4):
-            segs.append(Segment("base64", "comment base64", txt, off + boff, exact=False))
+            segs.append(
+                Segment(
+                    "base64", "comment base64", txt, off + boff, exact=False, obfuscation="base64"
+                )
+            )
 
 
 def _data_attr_segments(html: str, segs: list[Segment]) -> None:
@@ -486,9 +534,22 @@ def _data_attr_segments(html: str, segs: list[Segment]) -> None:
         value = m.group(2) if m.group(2) is not None else (m.group(3) or "")
         off = m.start(2) if m.group(2) is not None else m.start(3)
         name = m.group(1)
+        decoded = False
         if len(value) >= 24 and " " not in value and _B64_VALUE.fullmatch(value):
             for boff, txt in decode_base64_text(value, limit=4):
-                segs.append(Segment("base64", f"[{name}] base64", txt, off + boff, exact=False))
+                decoded = True
+                segs.append(
+                    Segment(
+                        "base64",
+                        f"[{name}] base64",
+                        txt,
+                        off + boff,
+                        exact=False,
+                        obfuscation="base64",
+                    )
+                )
+        if not decoded and len(value) >= 24 and " " not in value and _ENCODED.search(value):
+            segs.append(Segment("attr_data", f"[{name}]", value, off))  # hex, %-escapes
         if _WORDY.search(value):
             # data-placeholder & co. are form hints ("Write your answer"), not hidden prose.
             tech = "attr_other" if "placeholder" in name or "label" in name else "attr_data"
@@ -513,6 +574,21 @@ def _attribute_segments(tree: LexborHTMLParser, segs: list[Segment]) -> None:
                 tech = "meta_content"
             if _WORDY.search(value):
                 segs.append(Segment(tech, f"<{tag} {name}>", value, -1))
+    # Values without a space are read only when one is a long run that may be encoded.
+    found = 0
+    for node in tree.css(_ENCODED_ATTR_SELECTOR):
+        for name, value in node.attributes.items():
+            if (
+                value
+                and len(value) >= 24
+                and name in _ENCODED_ATTR_NAMES
+                and _ENCODED.search(value)
+            ):
+                tech = _ATTR_TECHNIQUE.get(name, "attr_other")
+                segs.append(Segment(tech, f"<{node.tag or '?'} {name}>", value, -1))
+                found += 1
+        if found >= _ENCODED_ATTRS_MAX:
+            break
 
 
 def _script_blocks(html: str) -> list[tuple[int, str, str]]:
@@ -564,7 +640,8 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
             text = htmllib.unescape(code) if "&" in code else code
             if _WORDY.search(text):
                 where = f'<script type="{stype[:40]}">'
-                items.append(Segment("template", where, text, off, exact=text is code))
+                tech = "form_ui" if _FORM_MARKUP.search(code) else "template"
+                items.append(Segment(tech, where, text, off, exact=text is code))
             continue
         items.append((code, stype))
         codes.append(code)
@@ -601,16 +678,21 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
             segs.append(Segment("script", f"{kind} text", text, -1))
         if "atob(" in code.lower():
             for _, txt in decode_base64_text(code, limit=8):
-                segs.append(Segment("base64", "<script> base64", txt, -1))
+                segs.append(Segment("base64", "<script> base64", txt, -1, obfuscation="base64"))
 
 
 def collect_segments(
-    html: str, *, max_text: int = 400_000, tree: LexborHTMLParser | None = None
+    html: str,
+    *,
+    max_text: int = 400_000,
+    tree: LexborHTMLParser | None = None,
+    quotes: list[tuple[str, str]] | None = None,
 ) -> tuple[list[Segment], str]:
     """All hidden or out-of-band text segments of a page, and the page's visible text.
 
     `tree`: the page already parsed by the caller (the extractor's), which this call consumes: it
-    strips scripts and removes hidden subtrees from it.
+    strips scripts and removes hidden subtrees from it. `quotes`, when given, receives (tag, text) of
+    each visible quoting element (`QUOTE_TAGS`): what the page shows as code or a quotation.
 
     Segments found in the source (comments, attributes, invisible Unicode, base64) carry exact offsets;
     segments from the DOM (hidden subtrees, styles) and script literals carry -1 and are located when
@@ -623,8 +705,10 @@ def collect_segments(
     if _TEMPLATE_TAG.search(html):
         for off, body in _template_blocks(html):
             t = _tag_text(body)
+            # A template holding a form is the page's own UI (a comment or reply form).
+            tech = "form_ui" if _FORM_MARKUP.search(body) or _HONEYPOT.search(t) else "template"
             if _WORDY.search(t):
-                segs.append(Segment("template", "<template>", t, off, exact=t == body))
+                segs.append(Segment(tech, "<template>", t, off, exact=t == body))
             # The DOM keeps template content out of the tree, so its attributes are read here.
             for am in _TEXT_ATTR.finditer(body):
                 value = am.group(2) if am.group(2) is not None else (am.group(3) or "")
@@ -632,7 +716,7 @@ def collect_segments(
                     where = f"<template> [{am.group(1).lower()}]"
                     vo = am.start(2) if am.group(2) is not None else am.start(3)
                     text = htmllib.unescape(value) if "&" in value else value
-                    segs.append(Segment("template", where, text, off + vo, exact=text is value))
+                    segs.append(Segment(tech, where, text, off + vo, exact=text is value))
 
     if " data-" in html:
         _data_attr_segments(html, segs)
@@ -640,7 +724,16 @@ def collect_segments(
     if _has_invisible(html):
         for inv in reveal_invisible(html):
             where = f"invisible unicode ({inv.technique})"
-            segs.append(Segment(inv.technique, where, _tag_text(inv.text), inv.offset, exact=False))
+            segs.append(
+                Segment(
+                    inv.technique,
+                    where,
+                    _tag_text(inv.text),
+                    inv.offset,
+                    exact=False,
+                    obfuscation=inv.obfuscation,
+                )
+            )
 
     _script_segments(html, segs)
 
@@ -658,6 +751,11 @@ def collect_segments(
     _hidden_segments(tree, css_all, page_bg, segs, max_text)
 
     tree.strip_tags(["noscript", "template", "svg"])
+    if quotes is not None:
+        for node in tree.css(",".join(QUOTE_TAGS))[:_QUOTES_MAX]:
+            qt = node.text(deep=True, separator=" ")
+            if qt and _WORDY.search(qt):
+                quotes.append((node.tag or "code", " ".join(qt.split())))
     body_node = tree.body
     visible = body_node.text(separator="\n", strip=False) if body_node is not None else ""
     return segs, visible[:max_text]
@@ -740,8 +838,17 @@ def _hidden_segments(
                 node.decompose()
             continue
         hidden_text = node.text(separator=" ", strip=False)
-        node.decompose()
-        if not hidden_text or not _WORDY.search(hidden_text):
+        if not hidden_text or not (
+            _WORDY.search(hidden_text) or (len(hidden_text) >= 24 and _ENCODED.search(hidden_text))
+        ):
+            node.decompose()
             continue
         hidden_text = " ".join(hidden_text.split())[:max_text]
+        # A hidden form or honeypot field ("leave this field empty") is UI, not a hidden message.
+        if node.css_first(_FORM_NODES) is not None or (
+            len(hidden_text) < 400 and _HONEYPOT.search(hidden_text)
+        ):
+            how = f"{tech} {how}".strip()
+            tech = "form_ui"
+        node.decompose()
         segs.append(Segment(tech, f"<{tag}> {how}".strip(), hidden_text, -1))

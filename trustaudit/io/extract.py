@@ -34,6 +34,9 @@ FINDING_TYPE = pa.struct(
         pa.field("offset", pa.int64()),
         pa.field("rule", pa.string()),
         pa.field("score", pa.float64()),
+        pa.field("obfuscation", pa.string()),  # injection.FINDING_FIELDS: how it was disguised
+        pa.field("decoded", pa.string()),
+        pa.field("quoted", pa.string()),
     ]
 )
 

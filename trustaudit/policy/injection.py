@@ -26,3 +26,22 @@ class InjectionPolicy:
         20_000, "characters of hidden text kept per page in html_hidden_text"
     )
     max_html_chars: int = opt(5_000_000, "HTML beyond this many characters is not scanned")
+    normalize: bool = opt(
+        True,
+        "also read text folded (look-alike letters, spaced letters, leetspeak) and decoded "
+        "(base64, hex, rot13, %-escapes) before detecting; findings name the obfuscation",
+    )
+    max_variants: int = opt(
+        64, "folded or decoded texts read per page at most (bounds the work on hostile pages)"
+    )
+    quoted_context: bool = opt(
+        True,
+        "visible instructions quoted as code, in a quotation, after 'for example' or on a page about "
+        "security are INJECTION_QUOTED: scored lower, not quarantined unless the page also hides one",
+    )
+    quoted_security_page: bool = opt(
+        True, "a page about prompt injection/LLM security quotes the instructions it shows"
+    )
+    quoted_penalty: float = opt(
+        0.05, "trust subtracted (adjust_injection_quoted) from a page that only quotes injections"
+    )

@@ -21,6 +21,9 @@ FINDING_DTYPE = pl.Struct(
         "offset": pl.Int64,
         "rule": pl.String,
         "score": pl.Float64,
+        "obfuscation": pl.String,
+        "decoded": pl.String,
+        "quoted": pl.String,
     }
 )
 MAX_REASONS = 3  # reasons per page: the best-scoring findings; counts carry the rest
@@ -32,10 +35,12 @@ _OUT_SCHEMA = pl.Schema(
         "injection_count": pl.Int64(),
         "injection_hidden_count": pl.Int64(),
         "injection_visible_count": pl.Int64(),
+        "injection_quoted_count": pl.Int64(),
         "injection_max_score": pl.Float64(),
         "injection_techniques": pl.List(pl.String()),
         "reasons_injection": pl.List(pl.String()),
         "quarantine_injection": pl.Boolean(),
+        "adjust_injection_quoted": pl.Float64(),
     }
 )
 
@@ -43,9 +48,14 @@ _OUT_SCHEMA = pl.Schema(
 def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     """One row per doc_id: injection counts, max score, techniques, reasons and the quarantine flag.
 
-    Reasons are `INJECTION_HIDDEN: <technique> in <location> (score s): "<snippet>"` or
-    `INJECTION_VISIBLE: …` for text in plain sight; snippets are raw (reports escape them). A page whose
-    `injection_findings` column is absent gets null counts and `INJECTION_NOT_COMPUTED`.
+    Reasons are `INJECTION_HIDDEN: <technique> in <location> (score s): "<snippet>"`,
+    `INJECTION_VISIBLE: …` for text in plain sight, or `INJECTION_QUOTED: …` for visible text the page
+    quotes (code, quotation, example, security article); an obfuscated finding names its obfuscation
+    and shows the decoded text: `(score s, base64): decoded "<text>"`. Snippets are raw (reports escape
+    them). Any finding that is not quoted quarantines the page (hidden instructions always do, so a page
+    that quotes an injection and also hides one is quarantined); a page that only quotes gets
+    `adjust_injection_quoted` = -`quoted_penalty` instead. A page whose `injection_findings` column is
+    absent gets null counts and `INJECTION_NOT_COMPUTED`.
     """
     if "injection_findings" not in pages.columns:
         return pages.select(
@@ -53,6 +63,7 @@ def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
             pl.lit(None, pl.Int64).alias("injection_count"),
             pl.lit(None, pl.Int64).alias("injection_hidden_count"),
             pl.lit(None, pl.Int64).alias("injection_visible_count"),
+            pl.lit(None, pl.Int64).alias("injection_quoted_count"),
             pl.lit(None, pl.Float64).alias("injection_max_score"),
             pl.lit([], pl.List(pl.String)).alias("injection_techniques"),
             pl.lit(
@@ -60,6 +71,7 @@ def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
                 pl.List(pl.String),
             ).alias("reasons_injection"),
             pl.lit(False).alias("quarantine_injection"),
+            pl.lit(0.0).alias("adjust_injection_quoted"),
         )
 
     base = pages.select(
@@ -73,19 +85,41 @@ def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         .with_columns(
             (pl.col("technique") != "visible").alias("_hidden"),
             pl.col("snippet").fill_null("").str.replace_all(r"\s+", " "),
+            pl.col("obfuscation").fill_null(""),
+            pl.col("decoded").fill_null("").str.replace_all(r"\s+", " "),
         )
+        .with_columns(
+            (
+                ~pl.col("_hidden")
+                & (pl.col("quoted").fill_null("") != "")
+                & pl.lit(policy.injection.quoted_context)
+            ).alias("_quoted")
+        )
+    )
+    shown = (
+        pl.when(pl.col("decoded") != "")
+        .then(pl.lit('decoded "') + pl.col("decoded").str.slice(0, _SNIPPET_IN_REASON))
+        .otherwise(pl.lit('"') + pl.col("snippet").str.slice(0, _SNIPPET_IN_REASON))
     )
     detail = (
         pl.when(pl.col("_hidden"))
         .then(pl.lit("INJECTION_HIDDEN: "))
+        .when(pl.col("_quoted"))
+        .then(pl.lit("INJECTION_QUOTED: "))
         .otherwise(pl.lit("INJECTION_VISIBLE: "))
         + pl.col("technique")
         + pl.lit(" in ")
         + pl.col("location")
         + pl.lit(" (score ")
         + pl.col("score").round(2).cast(pl.String)
-        + pl.lit('): "')
-        + pl.col("snippet").str.slice(0, _SNIPPET_IN_REASON)
+        + pl.when(pl.col("obfuscation") != "")
+        .then(pl.lit(", ") + pl.col("obfuscation"))
+        .otherwise(pl.lit(""))
+        + pl.when(pl.col("_quoted"))
+        .then(pl.lit(", quoted: ") + pl.col("quoted"))
+        .otherwise(pl.lit(""))
+        + pl.lit("): ")
+        + shown
         + pl.lit('"')
     )
     agg = (
@@ -95,6 +129,7 @@ def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
             pl.len().cast(pl.Int64).alias("injection_count"),
             pl.col("_hidden").sum().cast(pl.Int64).alias("injection_hidden_count"),
             (~pl.col("_hidden")).sum().cast(pl.Int64).alias("injection_visible_count"),
+            pl.col("_quoted").sum().cast(pl.Int64).alias("injection_quoted_count"),
             pl.col("score").max().alias("injection_max_score"),
             pl.col("technique").unique(maintain_order=True).alias("injection_techniques"),
             detail.head(MAX_REASONS).alias("reasons_injection"),
@@ -105,14 +140,26 @@ def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     return (
         out.with_columns(
             pl.col(
-                "injection_count", "injection_hidden_count", "injection_visible_count"
+                "injection_count",
+                "injection_hidden_count",
+                "injection_visible_count",
+                "injection_quoted_count",
             ).fill_null(0),
             pl.col("injection_max_score").fill_null(0.0),
             pl.col("injection_techniques").fill_null([]),
             pl.col("reasons_injection").fill_null([]),
         )
         .with_columns(
-            ((pl.col("injection_count") > 0) & pl.lit(quarantine)).alias("quarantine_injection"),
+            (
+                (pl.col("injection_count") > pl.col("injection_quoted_count")) & pl.lit(quarantine)
+            ).alias("quarantine_injection"),
+            pl.when(
+                (pl.col("injection_quoted_count") > 0)
+                & (pl.col("injection_count") == pl.col("injection_quoted_count"))
+            )
+            .then(pl.lit(-abs(policy.injection.quoted_penalty)))
+            .otherwise(pl.lit(0.0))
+            .alias("adjust_injection_quoted"),
         )
         .select(list(_OUT_SCHEMA))
         .cast(_OUT_SCHEMA)

@@ -101,10 +101,13 @@ def print_explanation(data: dict[str, Any]) -> None:
     findings = page.get("injection_findings") or []
     if findings:
         f = Table(title="injection findings", header_style="bold")
-        for col in ("technique", "location", "rule", "snippet"):
+        # obfuscation/decoded/quoted: absent from runs made before the scanner recorded them
+        cols = ["technique", "location", "rule", "snippet"]
+        cols += [k for k in ("obfuscation", "decoded", "quoted") if any(x.get(k) for x in findings)]
+        for col in cols:
             f.add_column(col)
         for x in findings[:10]:
-            f.add_row(*(_v(x.get(k)) for k in ("technique", "location", "rule", "snippet")))
+            f.add_row(*(_v(x.get(k)) for k in cols))
         console.print(f)
     s = Table(title="raw signals", header_style="bold")
     s.add_column("signal")

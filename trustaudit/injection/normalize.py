@@ -1,0 +1,1008 @@
+"""What the injection detector reads: obfuscated text folded or decoded, with a map back to the source.
+
+Why: attackers do not write "ignore previous instructions" in plain ASCII when a filter may read it.
+They swap letters for look-alikes (Cyrillic "о", dotless "ı", full-width "ｉ"), space letters out
+("i.g.n.o.r.e"), write leetspeak ("1gn0r3"), encode the sentence (base64, hex, rot13, %-escapes), or
+carry it in invisible characters (Unicode tag characters, variation selectors, invisible operators or
+zero-width characters used as bits). Each function here turns one kind back into readable text and
+says which kind it was (`obfuscation`), so a finding can name it and `explain` can show the decoded text.
+
+Every step is gated by a test that costs C speed on ordinary text (an ASCII check, a regex that needs
+the shape of an obfuscation, an Aho-Corasick pass), because the scanner reads every page of a crawl:
+ordinary pages must pay almost nothing. The original text is always detected as well: a fold is an
+*additional* candidate, never a replacement (a Russian page stays Russian for the lexicons that read it).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import json
+import re
+import sys
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from urllib.parse import unquote
+
+from ahocorasick_rs import AhoCorasick, Implementation
+
+__all__ = [
+    "ALL_KINDS",
+    "FOLD_KINDS",
+    "InvisibleSegment",
+    "Variant",
+    "decode_base64_text",
+    "decode_runs",
+    "fold_homoglyphs",
+    "fold_leet",
+    "gates",
+    "has_astral",
+    "has_tag_chars",
+    "join_spaced",
+    "reveal_invisible",
+    "strip_invisible",
+    "variants",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A candidate text for the detector and how it was obtained from a segment of the page.
+
+    `pieces` maps positions back: sorted (start in `text`, end in `text`, start in source, end in
+    source) spans relative to the segment; a position inside a span maps linearly (one to one when
+    the lengths agree, as for folds; a decoded blob maps onto the blob).
+    """
+
+    text: str
+    obfuscation: str
+    pieces: tuple[tuple[int, int, int, int], ...]
+
+    def source_pos(self, pos: int) -> int:
+        """Position in the segment of the character at `pos` of `text` (best effort for decodes)."""
+        if not self.pieces:
+            return 0
+        k = max(0, bisect_right([p[0] for p in self.pieces], pos) - 1)
+        a, b, sa, sb = self.pieces[k]
+        if b <= a:
+            return sa
+        if b - a == sb - sa:
+            return sa + min(pos - a, b - a)
+        return sa + min(sb - sa, (pos - a) * (sb - sa) // (b - a))
+
+    def source_span(self, start: int, end: int) -> tuple[int, int]:
+        """Segment [start, end) of the source that `text[start:end]` came from."""
+        lo = self.source_pos(start)
+        hi = max(lo + 1, self.source_pos(max(start, end - 1)) + 1)
+        return lo, hi
+
+
+def _byte_table(classes: dict[bytes, bytes], default: bytes) -> bytes:
+    table = bytearray(default * 256)
+    for chars, cls in classes.items():
+        for c in chars:
+            table[c] = cls[0]
+    return bytes(table)
+
+
+_LETTERS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# Shape of a text, one byte per UTF-8 byte: letters "a" (non-ASCII bytes too), leet digits "0",
+# everything else ".". `bytes.find` on it tests for spaced letters or leetspeak at C speed, where
+# a regex over a long page costs ~20 ns per character for each shape tested.
+_SHAPE = _byte_table({_LETTERS + bytes(range(128, 256)): b"a", b"013457@$": b"0"}, b".")
+# Hex digits "h", byte separators ".", anything else "_".
+_HEX_SHAPE = _byte_table({b"0123456789abcdefABCDEF": b"h", b" :,\\x": b"."}, b"_")
+_SPACED_SHAPES = (b".a.a.a.a.a.", b".a..a..a..a..a.", b".a...a...a...a...a.")
+# One pass for the three: a regex with a literal prefix runs at C speed on the shape bytes.
+_SPACED_SHAPE_RX = re.compile(rb"\.a(?:\.{1,3}a){4}\.")
+_HEX_SHAPES = (b"h" * 20, b"hh.hh.hh.hh.hh.hh.hh", b"hh..hh..hh..hh..hh", b"hh.h.hh.h.hh.h.hh")
+
+
+def _shape(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass").translate(_SHAPE)
+
+
+def _whole(text: str, obfuscation: str, n: int) -> Variant:
+    """A variant whose text maps one to one onto the segment (length-preserving folds)."""
+    return Variant(text, obfuscation, ((0, len(text), 0, n),))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Look-alike letters: NFKC compatibility forms (full-width, mathematical, circled) and the Unicode
+# confusables table (Cyrillic/Greek/Armenian/Cherokee… letters that look Latin, dotless ı).
+
+
+def _nfkc_letter(c: str) -> str | None:
+    """The one printable ASCII character `c` is a compatibility form of (full-width "Ｉ", "．",
+    mathematical "𝐈"), else None."""
+    n = unicodedata.normalize("NFKC", c)
+    return n if len(n) == 1 and n.isascii() and n.isprintable() else None
+
+
+@lru_cache(maxsize=1)
+def _fold_table() -> dict[int, str]:
+    """code point -> ASCII letter: the confusables of Unicode's confusables.txt whose look-alike is one
+    Latin letter (from the `confusable_homoglyphs` package data, ~450 BMP characters, vs ~60 in a table
+    written by hand), plus NFKC forms that are one ASCII letter or digit."""
+    table: dict[int, str] = {}
+    try:
+        raw = (
+            resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8")
+        )
+        data: dict[str, list[dict[str, str]]] = json.loads(raw)
+    except (ModuleNotFoundError, FileNotFoundError, OSError, ValueError):
+        data = {}
+    candidates: dict[str, list[str]] = {}
+    for ch, alts in data.items():
+        if not ch.isascii() or not ch.isalpha() or len(ch) != 1:
+            continue
+        for alt in alts:
+            c = alt.get("c", "")
+            if len(c) == 1 and not c.isascii():
+                candidates.setdefault(c, []).append(ch)
+    for c, letters in candidates.items():
+        # Greek capital iota looks like "I" and "l": the letter its name says, else one of the
+        # same case ("Ι" -> "I", never "l"), else the first.
+        name = unicodedata.name(c, "")
+        named = [x for x in letters if name.endswith(f" LETTER {x.upper()}")]
+        same_case = [x for x in letters if x.isupper() == c.isupper()]
+        if named or same_case:
+            table[ord(c)] = (named or same_case)[0]
+        elif c.isupper():  # an upper-case look-alike listed only under "l" is a capital I
+            table[ord(c)] = "I" if letters[0] == "l" else letters[0].upper()
+        else:
+            table[ord(c)] = letters[0]
+    for cp in [*range(0xFF01, 0xFF5F), *range(0x1D400, 0x1D800), *range(0x24B6, 0x24EA)]:
+        letter = _nfkc_letter(chr(cp))
+        if letter is not None:
+            table[cp] = letter
+    for cp in (0x0131, 0x0130):  # dotless ı, dotted İ (Turkish): "ıgnore", "İGNORE"
+        table[cp] = "i" if cp == 0x0131 else "I"
+    return table
+
+
+@lru_cache(maxsize=1)
+def _mixed_word() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Any look-alike (a cheap one-class probe), and a look-alike touching a Latin letter inside a
+    word or a run of full-width/mathematical letters."""
+    cls = "".join(re.escape(chr(cp)) for cp in sorted(_fold_table()) if cp < 0x10000)
+    wide = "\uff21-\uff3a\uff41-\uff5a\U0001d400-\U0001d7ff"
+    return re.compile(f"[{cls}{wide}]"), re.compile(
+        rf"[A-Za-z][{cls}]|[{cls}][A-Za-z]|[{wide}]{{3}}"
+    )
+
+
+def fold_homoglyphs(text: str) -> str | None:
+    """`text` with look-alike letters replaced by the Latin letter they imitate (same length), or None
+    when it holds no word that mixes a look-alike with Latin letters (ordinary non-Latin text is left
+    to the detectors that read its language)."""
+    if text.isascii():
+        return None
+    anyone, mixed = _mixed_word()
+    if not anyone.search(text) or not mixed.search(text):
+        return None
+    folded = text.translate(_fold_table())
+    return folded if folded != text else None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Letters spaced out by separators: "i.g.n.o.r.e", "i g n o r e  a l l", "i-g-n-o-r-e".
+
+_SEP = r"[ \t.\-_*·•|/~+,:]{1,3}"
+# A unit is a letter or digit, or punctuation spaced out with them ("A . R . R . R . !").
+_UNIT = r"(?:[^\W_]|[!?\"'=;<>()\[\]{}&#@$%])"
+_SPACED = re.compile(rf"(?<![^\W_])(?:{_UNIT}{_SEP}){{4,}}{_UNIT}(?![^\W_])")
+_SPACED_GAP = re.compile(_SEP)
+
+
+def join_spaced(text: str, shape: bytes | None = None) -> Variant | None:
+    """Runs of single letters joined back into words: the most common separator of a run goes, any
+    other (a longer gap, another symbol) becomes a word break. None when no run of five spaced
+    letters is found. A run whose letters are all separated alike joins into one word."""
+    return _join_spaced(text, shape)[0]
+
+
+def _join_spaced(
+    text: str, shape: bytes | None = None
+) -> tuple[Variant | None, list[tuple[int, int]]]:
+    """`join_spaced`, and the [start, end) in `text` of each run it joined."""
+    runs: list[tuple[int, int]] = []
+    if len(text) < 9:
+        return None, runs
+    shape = _shape(text) if shape is None else shape
+    if not _SPACED_SHAPE_RX.search(shape) and "·" not in text and "•" not in text:
+        return None, runs
+    parts: list[str] = []
+    pieces: list[tuple[int, int, int, int]] = []
+    pos = 0
+    out_len = 0
+    for m in _SPACED.finditer(text):
+        run = m.group()
+        if sum(ch.isalpha() for ch in run) < 3:
+            continue
+        gaps = _SPACED_GAP.findall(run)
+        common = max(set(gaps), key=gaps.count)
+        if gaps.count(common) < len(gaps) / 2 and len(set(gaps)) > 2:
+            continue
+        # The separator is dropped before the first letter and after the last one too when it
+        # only sits against punctuation: "[.s.y.s.t.e.m.]" is "[system]".
+        start, end, k = m.start(), m.end(), len(common)
+        if (
+            start - k >= pos
+            and text.startswith(common, start - k)
+            and (start - k == 0 or not text[start - k - 1].isalnum())
+        ):
+            start -= k
+        if text.startswith(common, end) and (end + k >= len(text) or not text[end + k].isalnum()):
+            end += k
+        if start > pos:
+            seg = text[pos:start]
+            parts.append(seg)
+            pieces.append((out_len, out_len + len(seg), pos, start))
+            out_len += len(seg)
+        # Each kept letter (and each word break) maps onto its own character of the source.
+        last = m.start()
+        for g in _SPACED_GAP.finditer(text, m.start(), m.end()):
+            parts.append(text[last : g.start()])
+            pieces.append((out_len, out_len + g.start() - last, last, g.start()))
+            out_len += g.start() - last
+            if g.group() != common:
+                parts.append(" ")
+                pieces.append((out_len, out_len + 1, g.start(), g.end()))
+                out_len += 1
+            last = g.end()
+        parts.append(text[last : m.end()])
+        pieces.append((out_len, out_len + m.end() - last, last, m.end()))
+        out_len += m.end() - last
+        pos = end
+        runs.append((start, end))
+    if not parts:
+        return None, runs
+    if pos < len(text):
+        parts.append(text[pos:])
+        pieces.append((out_len, out_len + len(text) - pos, pos, len(text)))
+    return Variant("".join(parts), "spaced", tuple(pieces)), runs
+
+
+# ---------------------------------------------------------------------------------------------------
+# Leetspeak: "1gn0r3 pr3v10u5 1n5truct10n5".
+
+_LEET = str.maketrans("0134579@$!|", "oieastgasii")
+# A leet word: letters and leet symbols only (ids such as "tcf6ae8f" or "cbsnews2" hold 2, 6 or 8),
+# at least one letter or leet symbol and one leet digit or symbol ("@n", "4!", "7h!5", "pr3v10u5"),
+# not a price ("$3"); or two leet digits alone ("70"). Only read inside `_leet_windows`.
+_LEET_WORD = re.compile(
+    r"(?<![\w@$])(?!\$\d)(?=[\w@$!|]*[a-zA-Z@$!|])(?=[\w@$!|]*(?:[0134579@$]|![a-zA-Z]))"
+    r"[a-zA-Z0134579@$!|]{2,}(?![\w@$])"
+    r"|(?<![\w@$])[aA4@][!1|](?![\w@$])"
+    r"|(?<![\w@$.,])[0134579]{2}(?![\w@$%.,])"  # "70" (to), "15" (is) among leet words
+)
+
+
+_LEET_SHAPE = _byte_table({_LETTERS: b"a", b"0134579@$": b"0"}, b".")  # ASCII letters only
+_LEET_SCAN = 4000  # "a0a" shapes looked at per text (a page of ids holds thousands)
+
+
+def _leet_windows(text: str) -> list[tuple[int, int]]:
+    """Character windows of `text` where leetspeak clusters: two letter-digit-letter shapes
+    ("r3v", "n0r") within 60 bytes in two different words (not one id such as "a1b3c5").
+    Found with bytes.find on the text's shape; the word regex then reads only these windows."""
+    raw = text.encode("utf-8", "surrogatepass")
+    shape = raw.translate(_LEET_SHAPE)
+    pos: list[int] = []
+    i = shape.find(b"a0a")
+    while i != -1 and len(pos) < _LEET_SCAN:
+        pos.append(i)
+        i = shape.find(b"a0a", i + 1)
+    spans: list[tuple[int, int]] = []
+    for k in range(len(pos) - 1):
+        a, b = pos[k], pos[k + 1]
+        if b - a <= 60 and raw.count(b" ", a, b) >= 1:
+            lo, hi = max(0, a - 80), b + 80
+            if spans and lo <= spans[-1][1]:
+                spans[-1] = (spans[-1][0], hi)
+            else:
+                spans.append((lo, hi))
+    if not spans or len(raw) == len(text):
+        return [(lo, min(hi, len(text))) for lo, hi in spans]
+    # byte offsets to character offsets (non-ASCII text; only the few window edges)
+    return [
+        (len(raw[:lo].decode("utf-8", "ignore")), len(raw[:hi].decode("utf-8", "ignore")))
+        for lo, hi in spans
+    ]
+
+
+def _fold_windows(text: str, windows: list[tuple[int, int]], word: Callable[[str], str]) -> str:
+    parts: list[str] = []
+    last = 0
+    for lo, hi in windows:
+        parts.append(text[last:lo])
+        parts.append(_LEET_WORD.sub(lambda m: word(m.group()), text[lo:hi]))
+        last = hi
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def fold_leet(text: str, shape: bytes | None = None) -> str | None:
+    """Words mixing letters with leet digits/symbols rewritten in letters (same length), where
+    leetspeak clusters (`_leet_windows`: one "mp3" or a page of ids is not leetspeak); else None."""
+    windows = _leet_windows(text)
+    if not windows:
+        return None
+    folded = _fold_windows(text, windows, lambda w: w.translate(_LEET))
+    return folded if folded != text else None
+
+
+def _one_as_l(word: str) -> str:
+    """A leet word with each "1" read as "l" where English puts an l: after a vowel or an l
+    ("a11", "he417h", "r39u1@r"), or in a consonant cluster before a vowel ("c0mp1y", "1nc1ud3");
+    as "i" elsewhere ("pr3v10u5", "7h15")."""
+    w = word.translate(_LEET)  # every "1" is "i" here, other digits are letters
+    if w.lower() == "ai":  # "A1", "4!", "@1": the reader named
+        return w
+    out = list(w)
+    for k, ch in enumerate(word):
+        if ch != "1" or k == 0:
+            continue
+        prev = out[k - 1].lower()
+        nxt = w[k + 1].lower() if k + 1 < len(w) else ""
+        if prev in "aeoul" or (prev in "bcfgkps" and nxt in "aeiouy"):
+            out[k] = "l"
+    return "".join(out)
+
+
+def fold_leet_l(text: str) -> str | None:
+    """`fold_leet` reading "1" as "l" where English would ("4ll", "c0mp1y"); None without a "1"."""
+    windows = _leet_windows(text) if "1" in text else []
+    return _fold_windows(text, windows, _one_as_l) if windows else None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Encoded runs: base64, hex, percent-encoding, rot13.
+
+# No lookbehind: finditer resumes after a maximal run, so a match never starts inside one.
+_B64 = re.compile(r"[A-Za-z0-9+/_-]{20,8192}={0,2}")
+_B64_PROBE = re.compile(r"[A-Za-z0-9+/]{20}")
+_B64_URLSAFE = str.maketrans("-_", "+/")
+_NOT_ASCII_LEAD = str.maketrans(dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef"))
+_HEX = re.compile(r"(?<![0-9A-Fa-f%])(?:(?:\\x|0x)?[0-9A-Fa-f]{2}[ :,]?){10,4096}(?![0-9A-Fa-f])")
+_HEX_STARTS = 256
+_HEX_STRIP = re.compile(r"\\x|0x|[ :,]")
+_PCT = re.compile(r"(?:%[0-9A-Fa-f]{2}[^\s%<>\"']{0,3}){6,2048}")
+# rot13 of words every instruction uses: found by one Aho-Corasick pass, whole words only.
+_ROT13_WRAPPER = re.compile(r"\brot[\s_-]?13\b", re.IGNORECASE)
+# rot13 of 3+ letter words only, and none that English words hold often ("or" is rot13 "be",
+# "final" holds "nal", "owner" holds "ner"): each substring match costs a Python step.
+_ROT13_WORDS = [
+    "ignore",
+    "instructions",
+    "previous",
+    "prior",
+    "system",
+    "prompt",
+    "assistant",
+    "assistants",
+    "user",
+    "summary",
+    "summarize",
+    "summarizing",
+    "reply",
+    "answer",
+    "response",
+    "tell",
+    "say",
+    "write",
+    "the",
+    "you",
+    "your",
+    "and",
+    "all",
+    "this",
+    "not",
+    "must",
+    "now",
+    "from",
+    "forget",
+    "disregard",
+    "reveal",
+    "secret",
+    "password",
+    "send",
+    "instead",
+    "follow",
+    "new",
+    "for",
+    "please",
+    "what",
+    "when",
+    "important",
+    "agents",
+    "translate",
+    "delete",
+    "include",
+    "add",
+    "page",
+    "document",
+    "show",
+    "how",
+    "can",
+    "give",
+    "list",
+    "run",
+    "every",
+    "make",
+    "help",
+    "with",
+    "was",
+    "who",
+    "get",
+    "use",
+    "note",
+    "message",
+    "using",
+    "about",
+    "only",
+    "into",
+    "that",
+    "then",
+    "text",
+    "will",
+    "would",
+    "should",
+    "link",
+    "image",
+    "data",
+    "provide",
+    "without",
+    "explain",
+    "describe",
+]
+_ROT13_FINDER = AhoCorasick(
+    [codecs.encode(w, "rot13") for w in _ROT13_WORDS], implementation=Implementation.DFA
+)
+_ROT13_MIN_WORDS = 3
+_ROT13_WINDOW = 600
+_MAX_DECODED = 4000
+
+
+def _readable(s: str) -> bool:
+    """Decoded bytes that read as text: words with spaces, mostly letters (rejects images, hashes)."""
+    if len(s) < 8 or " " not in s:
+        return False
+    good = sum(ch.isalpha() or ch.isspace() or ch in ".,:;!?'\"-()" for ch in s)
+    return good / len(s) >= 0.8
+
+
+_B64_SHAPE = _byte_table(
+    {b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-": b"b"}, b"."
+)
+_B64_RUN = b"b" * 20
+
+
+def _b64_matches(s: str) -> Iterator[re.Match[str]]:
+    """`_B64` matches of `s`, found where the text's base64 shape has a run of 20 (bytes.find):
+    the regex alone scans a page at ~10 ns a character, the shape at memchr speed."""
+    raw = s.encode("utf-8", "surrogatepass")
+    shape = raw.translate(_B64_SHAPE)
+    ascii_only = len(raw) == len(s)
+    b = shape.find(_B64_RUN)
+    last_b = last_c = 0
+    while b != -1:
+        if ascii_only:
+            c = b
+        else:  # characters before byte b, decoded incrementally (O(n) over the whole walk)
+            c = last_c + len(raw[last_b:b].decode("utf-8", "ignore"))
+            last_b, last_c = b, c
+        m = _B64.match(s, c)
+        if m is None:
+            b = shape.find(_B64_RUN, b + 1)
+            continue
+        yield m
+        end_b = b + len(m.group().encode("utf-8")) if not ascii_only else m.end()
+        b = shape.find(_B64_RUN, max(end_b, b + 1))
+
+
+def decode_base64_text(s: str, *, limit: int = 64) -> list[tuple[int, str]]:
+    """(offset, text) for base64 runs in `s` that decode to readable UTF-8 text with spaces.
+
+    Binary payloads (images, fonts) are rejected by a printable-ratio test; at most `limit` candidates
+    are tried so a page full of data URIs stays cheap.
+    """
+    out: list[tuple[int, str]] = []
+    tried = 0
+    for m in _b64_matches(s):
+        blob = m.group()
+        pad = (-len(blob)) % 4
+        if pad == 3:
+            continue
+        # Hex digests, long words and identifiers are not base64 text: need mixed case or digits.
+        if blob.isalpha() and (blob.islower() or blob.isupper()):
+            continue
+        if (
+            s[max(0, m.start() - 8) : m.start()].endswith("base64,")
+            and "text" not in s[max(0, m.start() - 40) : m.start()]
+        ):
+            continue
+        # Base64 of ASCII text starts each 4-character group with A-Z or a-f (a byte below 0x80):
+        # identifiers and hashes fail this at C speed and do not use up the page's tries.
+        lead = blob[::4]
+        if len(lead.translate(_NOT_ASCII_LEAD)) > len(lead) // 4:
+            continue
+        tried += 1
+        if tried > limit:
+            break
+        try:
+            raw = base64.b64decode(blob.translate(_B64_URLSAFE) + "=" * pad, validate=True)
+            txt = raw.decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        if _readable(txt):
+            out.append((m.start(), txt[:_MAX_DECODED]))
+    return out
+
+
+def _hex_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
+    """Hex runs of `s` that decode to readable text. The regex only runs where the hex shape of the
+    text (`_HEX_SHAPES`, found with bytes.find) says a run starts: hex letters are everywhere in
+    prose, and a regex trying each of them costs ~1 ms on a page."""
+    raw = s.encode("utf-8", "surrogatepass")
+    hexes = raw.translate(_HEX_SHAPE)
+    starts: list[int] = []
+    for p in _HEX_SHAPES:  # tables of numbers match too: every start is read, up to a bound
+        i = hexes.find(p)
+        while i != -1 and len(starts) < _HEX_STARTS:
+            starts.append(i)
+            i = hexes.find(p, i + 64)
+    if not starts:
+        return []
+    ascii_only = len(raw) == len(s)
+    out: list[tuple[int, int, str]] = []
+    covered = -1
+    for bpos in sorted(starts):
+        pos = bpos if ascii_only else len(raw[:bpos].decode("utf-8", "ignore"))
+        if pos < covered:
+            continue
+        m = _HEX.search(s, max(0, pos - 4), pos + 13_000)
+        if m is None or m.start() > pos + 8:  # a run starts where its shape does
+            continue
+        covered = m.end()
+        digits = _HEX_STRIP.sub("", m.group())
+        if len(digits) % 2:
+            digits = digits[:-1]
+        try:
+            txt = bytes.fromhex(digits).decode("utf-8")
+        except ValueError:
+            continue
+        if _readable(txt):
+            out.append((m.start(), m.end(), txt[:_MAX_DECODED]))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _pct_probe(text: str) -> bool:
+    """Enough escapes of spaces and letters (%2x, %4x-%7x) for a %-encoded sentence; CSS
+    percentages ("100%;") do not count."""
+    return (
+        text.count("%2") + text.count("%4") + text.count("%5") + text.count("%6") + text.count("%7")
+        >= 6
+    )
+
+
+def _pct_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
+    out: list[tuple[int, int, str]] = []
+    for m in _PCT.finditer(s):
+        txt = unquote(m.group().replace("+", " "), errors="replace")
+        if _readable(txt):
+            out.append((m.start(), m.end(), txt[:_MAX_DECODED]))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _rot13_windows(s: str) -> list[tuple[int, int]]:
+    """Windows of `s` where rot13 of common instruction words appear as whole words (3 distinct
+    nearby), or that follow a "rot13" wrapper ("rot13: Vtaber nyy…")."""
+    low = s.lower()
+    n = len(low)
+    out: list[tuple[int, int]] = []
+    wrapped = "rot13" in low or "rot-13" in low or "rot 13" in low or "rot_13" in low
+    for m in _ROT13_WRAPPER.finditer(s) if wrapped else ():
+        out.append((m.end(), min(n, m.end() + _ROT13_WINDOW)))
+        if len(out) >= 4:
+            break
+    found: list[tuple[int, int]] = []
+    for k, i, j in _ROT13_FINDER.find_matches_as_indexes(low, overlapping=True):
+        if (i and low[i - 1].isalpha()) or (j < n and low[j].isalpha()):
+            continue
+        found.append((i, k))
+    # a short text (an attribute, a hidden line) is one sentence: two such words are enough
+    least = 2 if n <= 300 else _ROT13_MIN_WORDS
+    if len({k for _, k in found}) < least:
+        return out
+    found.sort()
+    groups: list[list[tuple[int, int]]] = [[found[0]]]
+    for item in found[1:]:
+        if item[0] - groups[-1][-1][0] > _ROT13_WINDOW // 2:
+            groups.append([])
+        groups[-1].append(item)
+    for g in groups:
+        if len({k for _, k in g}) >= least:
+            a, b = g[0][0], g[-1][0]
+            out.append((max(0, s.rfind("\n", 0, a) + 1, a - 200), min(n, b + 200)))
+    return out
+
+
+ALL_KINDS = frozenset({"homoglyph", "spaced", "leet", "base64", "hex", "percent", "rot13"})
+
+
+FOLD_KINDS = frozenset({"homoglyph", "spaced", "leet"})
+
+
+def gates(text: str, *, kinds: frozenset[str] = ALL_KINDS) -> frozenset[str]:
+    """The kinds of obfuscation `text` may hold, by C-speed probes only (a kind absent here is
+    surely absent; one present may still find nothing). Run once on a page's texts joined, so the
+    segments of an ordinary page each skip every step. `kinds`: the kinds worth probing."""
+    found: set[str] = set()
+    if len(text) < 9 or not kinds:
+        return frozenset()
+    if "homoglyph" in kinds and not text.isascii():
+        anyone, mixed = _mixed_word()
+        if anyone.search(text) and mixed.search(text):
+            found.add("homoglyph")
+    raw = text.encode("utf-8", "surrogatepass")
+    if kinds & {"spaced", "leet"}:
+        shape = raw.translate(_SHAPE)
+        if "spaced" in kinds and (
+            "homoglyph" in found or _SPACED_SHAPE_RX.search(shape) or "·" in text or "•" in text
+        ):
+            found.add("spaced")
+        if "leet" in kinds and ("homoglyph" in found or _leet_windows(text)):
+            found.add("leet")
+    # Encoded runs: decoded here once (bounded), so a page whose long tokens are identifiers,
+    # hashes or URLs costs every segment nothing.
+    if "base64" in kinds and _B64_PROBE.search(text) and decode_base64_text(text, limit=48):
+        found.add("base64")
+    if "hex" in kinds and _hex_runs(text, 1):
+        found.add("hex")
+    if "percent" in kinds and _pct_probe(text) and _pct_runs(text, 1):
+        found.add("percent")
+    if "rot13" in kinds and _rot13_windows(text):
+        found.add("rot13")
+    return frozenset(found)
+
+
+def decode_runs(text: str, *, limit: int = 8, kinds: frozenset[str] = ALL_KINDS) -> list[Variant]:
+    """Encoded runs of `text` decoded: base64, hex, percent-encoding and rot13 (each its own variant,
+    mapped onto the run it came from). Gated by C-speed probes; at most `limit` runs of each kind."""
+    out: list[Variant] = []
+    n = len(text)
+    if n < 16:
+        return out
+    if "base64" in kinds and _B64_PROBE.search(text):
+        for off, txt in decode_base64_text(text, limit=limit):
+            end = min(n, off + len(txt) * 4 // 3)
+            out.append(Variant(txt, "base64", ((0, len(txt), off, end),)))
+            # Base64 inside base64 (a payload encoded twice): one more level, no deeper.
+            for _, inner in decode_base64_text(txt, limit=2) if _B64_PROBE.search(txt) else ():
+                out.append(Variant(inner, "base64+base64", ((0, len(inner), off, end),)))
+    if "hex" in kinds:
+        for a, b, txt in _hex_runs(text, limit):
+            out.append(Variant(txt, "hex", ((0, len(txt), a, b),)))
+    if "percent" in kinds and _pct_probe(text):
+        for a, b, txt in _pct_runs(text, limit):
+            out.append(Variant(txt, "percent", ((0, len(txt), a, b),)))
+    for a, b in _rot13_windows(text)[:limit] if "rot13" in kinds else ():
+        txt = codecs.decode(text[a:b], "rot13")
+        out.append(Variant(txt, "rot13", ((0, len(txt), a, b),)))
+    return out
+
+
+_CROP_MIN = 1500  # texts longer than this are read only around what a fold changed
+_CROP_CONTEXT = 300
+
+
+def _out_pos(v: Variant, p: int) -> int:
+    """Position in `v.text` of source position `p` (inverse of `Variant.source_pos`)."""
+    for a, b, sa, sb in v.pieces:
+        if sa <= p < sb:
+            return a + (p - sa) if b - a == sb - sa else a
+    return len(v.text) if v.pieces and p >= v.pieces[-1][3] else 0
+
+
+def _crop(v: Variant, spans: list[tuple[int, int]], n: int) -> list[Variant]:
+    """`v` cut to the windows around source `spans` (± _CROP_CONTEXT), merged: the detector reads
+    a long page's fold only where it changed something, not the whole page twice."""
+    if n <= _CROP_MIN or not spans:
+        return [v]
+    windows: list[tuple[int, int]] = []
+    for lo, hi in sorted(spans):
+        lo, hi = max(0, lo - _CROP_CONTEXT), min(n, hi + _CROP_CONTEXT)
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(hi, windows[-1][1]))
+        else:
+            windows.append((lo, hi))
+    out: list[Variant] = []
+    for lo, hi in windows:
+        oa, ob = _out_pos(v, lo), _out_pos(v, hi - 1) + 1
+        pieces: list[tuple[int, int, int, int]] = []
+        for a, b, sa, sb in v.pieces:
+            if b <= oa or a >= ob:
+                continue
+            if b - a == sb - sa:  # one to one: clip exactly
+                ca, cb = max(a, oa), min(b, ob)
+                pieces.append((ca - oa, cb - oa, sa + ca - a, sa + cb - a))
+            else:
+                pieces.append((max(a, oa) - oa, min(b, ob) - oa, sa, sb))
+        out.append(Variant(v.text[oa:ob], v.obfuscation, tuple(pieces)))
+    return out
+
+
+def variants(text: str, *, budget: int = 8, kinds: frozenset[str] = ALL_KINDS) -> list[Variant]:
+    """Every candidate text the detector should read besides `text` itself, each gated.
+
+    Folds first (look-alikes, then spaced letters and leetspeak on the folded text, so
+    "і.g.n.о.r.е" is read as "ignore"), then decoded runs. `kinds`: the obfuscations worth trying
+    (`gates` of the page), at most `budget` variants of each step.
+    """
+    out: list[Variant] = []
+    if not text or len(text) < 9:
+        return out
+    n = len(text)
+    folded = fold_homoglyphs(text) if "homoglyph" in kinds else None
+    base = folded if folded is not None else text
+    shape = _shape(base) if ("spaced" in kinds or "leet" in kinds) else b""
+    spaced, runs = _join_spaced(base, shape) if "spaced" in kinds else (None, [])
+    if spaced is not None:
+        name = "homoglyph+spaced" if folded is not None else "spaced"
+        # with look-alikes folded too the whole text changed: not cropped
+        crop = runs if folded is None else []
+        out.extend(_crop(Variant(spaced.text, name, spaced.pieces), crop, n))
+    elif folded is not None:
+        out.append(_whole(folded, "homoglyph", n))
+    windows = _leet_windows(base) if "leet" in kinds else []
+    if windows:
+        name = "leet+homoglyph" if folded is not None else "leet"
+        for word in (lambda w: w.translate(_LEET), _one_as_l):
+            leet = _fold_windows(base, windows, word)
+            if leet != base and all(leet != x.text for x in out):
+                out.extend(_crop(_whole(leet, name, n), windows, n))
+    if kinds & _DECODE_KINDS:
+        out.extend(decode_runs(text, limit=budget, kinds=kinds))
+    return out[: budget * 2]
+
+
+_DECODE_KINDS = frozenset({"base64", "hex", "percent", "rot13"})
+
+
+# ---------------------------------------------------------------------------------------------------
+# Invisible Unicode: tag characters, variation selectors, invisible operators and zero-width
+# characters used as bits, words split by zero-width characters, bidi overrides.
+
+_TAG = "\U000e0000-\U000e007f"
+# A run of tag characters, also when only the letters are tags and spaces/punctuation stay plain.
+# Plain punctuation kept with tag letters (letters-only smuggling): opening brackets before the
+# run, any between its words and after it.
+_TAG_PUNCT = "\\[\\](){}<>,.;:!?'\"/-"
+_TAG_RUN = re.compile(
+    f"[\\[(<{{\"']{{0,2}}[{_TAG}](?:[{_TAG}]|[ {_TAG_PUNCT}]+(?=[{_TAG}]))*[{_TAG_PUNCT}]{{0,3}}"
+)
+_ZW_CHARS = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e"
+_SNEAKY = frozenset("\u2062\u2063\u2064")
+_BIDI_CHARS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"
+_VS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_INVISIBLE = re.compile(f"[{_ZW_CHARS}{_BIDI_CHARS}\u00ad{_TAG}\U000e0100-\U000e01ef]")
+_VS_RUN = re.compile(f"[{_VS}]{{6,}}")
+_ZW_BITS = 16  # binary steganography: runs at least this long made of two zero-width symbols
+_RLO_RUN = re.compile("[\u202e\u2067]([^\u202c\u2069\n]{4,2000})")
+_FLAG = "\U0001f3f4"
+_ZW_WORDS = 32_768  # invisible characters located per page (a 4 KB payload as bits)
+
+
+@dataclass(frozen=True, slots=True)
+class InvisibleSegment:
+    """Text made visible again: technique (unicode_tags, zero_width, bidi, variation_selectors,
+    sneaky_bits), decoded text, offset in input, and the obfuscation name a finding records."""
+
+    technique: str
+    text: str
+    offset: int
+    obfuscation: str = ""
+    length: int = 0  # characters of the input the carrier spans
+
+
+def has_astral(text: str) -> bool:
+    """Whether `text` may hold code points above U+FFFF (tag characters are among them), in O(1).
+
+    CPython stores a str with 4 bytes per character exactly when one is astral, and `max(text)` costs a
+    full pass (~3 ms on a 100 KB page), so the object size decides; other interpreters fall back to `max`.
+    """
+    if text.isascii():
+        return False
+    if sys.implementation.name == "cpython" and len(text) > 64:
+        return sys.getsizeof(text) > 3 * len(text) + 64
+    return max(text) > "\uffff"
+
+
+def strip_invisible(text: str) -> str:
+    """`text` without zero-width, bidi, soft-hyphen, tag and supplementary variation-selector
+    characters (what a human sees)."""
+    if text.isascii():  # O(1) in CPython: most segments need no regex pass
+        return text
+    return _INVISIBLE.sub("", text)
+
+
+def _bits_to_text(bits: str) -> str:
+    raw = bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits) - 7, 8))
+    try:
+        s = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+    return s if s and sum(ch.isprintable() for ch in s) / len(s) > 0.9 else ""
+
+
+def _decode_zw_bits(run: str) -> str:
+    """Bits carried by a run of two invisible symbols (either may be 1). With a third symbol, each
+    is tried as the separator between bytes or words (the invisible separator of "sneaky bits")."""
+    symbols = sorted(set(run))
+    if len(symbols) == 3:
+        options = [run.replace(sep, "") for sep in symbols]
+        options = [r for r in options if len(set(r)) == 2 and len(r) % 8 == 0]
+    elif len(symbols) == 2:
+        options = [run]
+    else:
+        return ""
+    best = ""
+    for bits_run in options:
+        for one in sorted(set(bits_run)):
+            s = _bits_to_text("".join("1" if c == one else "0" for c in bits_run))
+            if len(s) > len(best):
+                best = s
+    return best
+
+
+def has_tag_chars(text: str) -> bool:
+    """Whether `text` holds a Unicode tag character (U+E0000–E007F).
+
+    A character-class regex costs ~20 ns per character on the 4-byte strings that hold them; their
+    UTF-8 lead bytes (F3 A0 80/81) are found by a byte search at memchr speed instead.
+    """
+    if not has_astral(text):
+        return False
+    raw = text.encode("utf-8", "surrogatepass")
+    return b"\xf3\xa0\x80" in raw or b"\xf3\xa0\x81" in raw
+
+
+def _has_supplementary_vs(text: str) -> bool:
+    """Whether `text` holds a variation selector VS17–VS256 (U+E0100–E01EF), by UTF-8 lead bytes."""
+    if not has_astral(text):
+        return False
+    raw = text.encode("utf-8", "surrogatepass")
+    return b"\xf3\xa0\x84" in raw or b"\xf3\xa0\x85" in raw or b"\xf3\xa0\x86" in raw
+
+
+def _zw_runs(text: str) -> list[tuple[int, int]]:
+    """[start, end) of each run of zero-width characters, found with str.find (C speed), capped."""
+    pos: list[int] = []
+    for c in _ZW_CHARS:
+        i = text.find(c)
+        while i != -1 and len(pos) < _ZW_WORDS:
+            pos.append(i)
+            i = text.find(c, i + 1)
+    if not pos:
+        return []
+    pos.sort()
+    runs: list[tuple[int, int]] = []
+    start = prev = pos[0]
+    for i in pos[1:]:
+        if i != prev + 1:
+            runs.append((start, prev + 1))
+            start = i
+        prev = i
+    runs.append((start, prev + 1))
+    return runs
+
+
+def _vs_byte(c: str) -> int:
+    cp = ord(c)
+    return cp - 0xFE00 if cp <= 0xFE0F else cp - 0xE0100 + 16
+
+
+def _reveal_tags(text: str, out: list[InvisibleSegment]) -> None:
+    for m in _TAG_RUN.finditer(text):
+        if m.start() > 0 and text[m.start() - 1] == _FLAG:
+            continue
+        decoded = "".join(
+            chr(ord(c) - 0xE0000) if 0xE0020 <= ord(c) <= 0xE007E else c
+            for c in m.group()
+            if ord(c) >= 0xE0020 or not ord(c) >= 0xE0000
+        )
+        if any(ch.isalpha() for ch in decoded):
+            out.append(
+                InvisibleSegment(
+                    "unicode_tags", decoded, m.start(), "tag_chars", m.end() - m.start()
+                )
+            )
+
+
+def _reveal_variation_selectors(text: str, out: list[InvisibleSegment]) -> None:
+    """Bytes smuggled as variation selectors after a base character (VS1–16 = 0–15, VS17–256 = 16–255)."""
+    for m in _VS_RUN.finditer(text):
+        raw = bytes(_vs_byte(c) for c in m.group())
+        try:
+            s = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if s.strip() and sum(ch.isprintable() for ch in s) / len(s) > 0.9:
+            out.append(
+                InvisibleSegment(
+                    "variation_selectors", s, m.start(), "variation_selectors", m.end() - m.start()
+                )
+            )
+
+
+def reveal_invisible(text: str, *, context: int = 300) -> list[InvisibleSegment]:
+    """Decode text that invisible Unicode carries or disguises, so the detector can read it.
+
+    - tag characters U+E0000–E007F map back to ASCII (skipping emoji subdivision flags, which use
+      them), also when only letters are tags and spaces stay plain;
+    - variation selectors carry one byte each (VS1–VS256 smuggling);
+    - runs of two invisible symbols are decoded as bits: zero-width characters, or the invisible
+      times/plus operators of "sneaky bits" (with an invisible separator between bytes or not);
+      words split by zero-width characters are rejoined with their surrounding text;
+    - a right-to-left override run is reversed to what a human sees.
+    """
+    out: list[InvisibleSegment] = []
+    if not text or text.isascii():
+        return out
+    has_tags = has_tag_chars(text)
+    runs = _zw_runs(text)
+    has_rlo = "\u202e" in text or "\u2067" in text
+    has_vs = _has_supplementary_vs(text) or "\ufe00" in text or "\ufe01" in text
+    if not (has_tags or runs or has_rlo or has_vs):
+        return out
+    if has_tags:
+        _reveal_tags(text, out)
+    if has_vs:
+        _reveal_variation_selectors(text, out)
+    n = len(text)
+    words: list[tuple[int, int]] = []
+    for a, b in runs:
+        if b - a >= _ZW_BITS:  # binary steganography: a long run made of two symbols
+            run = text[a:b]
+            decoded = _decode_zw_bits(run)
+            if decoded.strip():
+                sneaky = set(run) <= _SNEAKY
+                out.append(
+                    InvisibleSegment(
+                        "sneaky_bits" if sneaky else "zero_width",
+                        decoded,
+                        a,
+                        "sneaky_bits" if sneaky else "zero_width_bits",
+                        b - a,
+                    )
+                )
+                continue
+        # A word broken by zero-width characters ("ig\u200bnore"): letters on both sides.
+        if a > 0 and b < n and text[a - 1].isalpha() and text[b].isalpha():
+            words.append((a, b))
+    if words:
+        # Group nearby split words into windows; strip the invisible characters inside each window.
+        lo = max(0, words[0][0] - context)
+        hi = words[0][1] + context
+        for a, b in words[1:]:
+            if a - hi > 0:
+                out.append(
+                    InvisibleSegment("zero_width", strip_invisible(text[lo:hi]), lo, "zero_width")
+                )
+                lo = max(0, a - context)
+            hi = b + context
+        out.append(InvisibleSegment("zero_width", strip_invisible(text[lo:hi]), lo, "zero_width"))
+    for m in _RLO_RUN.finditer(text) if has_rlo else ():
+        out.append(InvisibleSegment("bidi", strip_invisible(m.group(1)[::-1]), m.start(), "bidi"))
+    return out
