@@ -1,4 +1,4 @@
-"""Policy sections for the reference score: weights, bands, domain, affiliate, textual, extraction."""
+"""Policy sections for the reference score: the hard-rule cap, weights, bands, domain, affiliate, textual, extraction."""
 
 from __future__ import annotations
 
@@ -18,6 +18,22 @@ class Weights:
         total = self.domain + self.affiliate + self.coherence
         if abs(total - 1.0) > 1e-6:
             raise ValueError(f"weights must sum to 1.0, got {total:.3f}")
+
+
+@dataclass(frozen=True)
+class ScoringPolicy:
+    # Hard rules used to force the band only, leaving the number at ≈ 0.63 for an injected page:
+    # anyone sorting or fusing by trust_score ranked it among the good ones (issue #14, AUC 0.65).
+    hard_rule_cap: float = opt(
+        0.20,
+        "when a hard rule fires (injection, blocklist, dense undisclosed affiliate, any "
+        "quarantine_* signal) trust_score = min(reference_score, this); must be below "
+        "bands.quarantine_below",
+    )
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.hard_rule_cap <= 1.0:
+            raise ValueError("scoring.hard_rule_cap must be within [0, 1]")
 
 
 @dataclass(frozen=True)
