@@ -89,6 +89,17 @@ class AffiliatePolicy:
     min_words: int = opt(100, "pages with fewer words get the neutral 0.5")
     dense_per_1k: float = opt(10.0, "density above this without disclosure -> 0.1 and quarantine")
     high_per_1k: float = opt(5.0, "density above this -> 0.4 disclosed / 0.25 undisclosed")
+    # One ticket link in a 162-word news brief is 6.2 per 1k words: density alone quarantined a real
+    # page for a single link (issue #14). A reader sees a page as affiliate-stuffed from a few links on.
+    min_links: int = opt(
+        3, "affiliate links a page needs before the high/dense density rules (and quarantine) apply"
+    )
+    # Same-site redirect folders of link-cloaking plugins (ThirstyAffiliates /recommends/, Pretty
+    # Links and Lasso /go/ or /refer/): the visible href hides the network.
+    cloaked_paths: tuple[str, ...] = opt(
+        ("go", "recommends", "recommend", "refer", "goto", "aff", "affiliate-link"),
+        "first path segments of cloaked affiliate redirects (/go/<slug>); [] disables",
+    )
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,13 @@ def flag_affiliate_links(links: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     out = links.join(per_host, on="host", how="left", nulls_equal=True).with_columns(
         _aff=pl.col("_aff_host").fill_null(False) | href.str.contains(_param_regex(params))
     )
+    cloaked = policy.affiliate.cloaked_paths
+    if cloaked:  # /go/<slug> redirects: one path segment of the folder, then a slug, nothing after
+        folders = "|".join(re.escape(c.strip("/").lower()) for c in cloaked)
+        out = out.with_columns(
+            _aff=pl.col("_aff")
+            | href.str.contains(r"(?i)^https?://[^/?#]+/(?:" + folders + r")/[^/?#]+/?(?:[?#]|$)")
+        )
     for prefix in _path_prefixes(hosts):
         out = out.with_columns(
             _aff=pl.col("_aff")
@@ -162,7 +169,9 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
     )
     dens, disc = pl.col("affiliate_per_1k_words"), pl.col("affiliate_disclosed")
     short = pl.col("word_count") < a.min_words
-    dense_undisclosed = ~short & (dens > a.dense_per_1k) & ~disc
+    # density rules need a few links: one link in a short page is not affiliate stuffing
+    enough = pl.col("affiliate_links") >= a.min_links
+    dense_undisclosed = ~short & enough & (dens > a.dense_per_1k) & ~disc
     out = out.with_columns(
         affiliate_score=pl.when(short)
         .then(0.5)
@@ -170,7 +179,7 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
         .then(1.0)
         .when(dense_undisclosed)
         .then(0.1)
-        .when(dens > a.high_per_1k)
+        .when(enough & (dens > a.high_per_1k))
         .then(pl.when(disc).then(0.4).otherwise(0.25))
         .otherwise(pl.when(disc).then(0.7).otherwise(0.5)),
         quarantine_affiliate=dense_undisclosed,
@@ -193,7 +202,7 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
                         d,
                     )
                 ),
-                pl.when(has & ~dense_undisclosed & (dens > a.high_per_1k)).then(
+                pl.when(has & enough & ~dense_undisclosed & (dens > a.high_per_1k)).then(
                     pl.format("AFFILIATE_HIGH_DENSITY: {} affiliate links per 1k words", d)
                 ),
                 pl.when(has & ~disc & ~dense_undisclosed).then(
