@@ -48,6 +48,7 @@ from trustaudit.scoring.anchors import anchor_presence
 from trustaudit.scoring.corpus import corpus_signals
 from trustaudit.scoring.domain import domain_signals, with_registered_domain
 from trustaudit.scoring.injection import injection_signals
+from trustaudit.scoring.quality import quality_signals
 from trustaudit.scoring.score import score
 from trustaudit.scoring.textual import textual_signals
 
@@ -483,8 +484,10 @@ def compute_signals(
     )
 
     def page_families() -> pl.DataFrame:
-        frame = affiliate_signals(pages, links, policy).join(
-            textual_signals(pages, policy), on="doc_id", how="left"
+        frame = (
+            affiliate_signals(pages, links, policy)
+            .join(textual_signals(pages, policy), on="doc_id", how="left")
+            .join(quality_signals(pages, links, policy), on="doc_id", how="left")
         )
         if policy.injection.enabled:
             frame = frame.join(injection_signals(pages, policy), on="doc_id", how="left")

@@ -56,11 +56,13 @@ def prose(seed: str, sentences: int) -> list[str]:
     return out
 
 
-def page_html(url: str, *, paragraphs: list[str], extra: str = "", title: str = "") -> str:
+def page_html(
+    url: str, *, paragraphs: list[str], extra: str = "", title: str = "", head: str = ""
+) -> str:
     body = "".join(f"<p>{p}</p>" for p in paragraphs)
     return (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title or url}</title>'
-        f'<link rel="canonical" href="{url}">'
+        f'<link rel="canonical" href="{url}">{head}'
         '<meta property="article:published_time" content="2026-10-01T08:00:00Z"></head><body>'
         f"<nav><a href='/'>Home</a></nav><article><h1>{title or url}</h1>{body}{extra}</article>"
         "<footer>(c) Example</footer></body></html>"
@@ -89,12 +91,23 @@ def _one_ticket(seed: str) -> str:
     return page_html(PAGES_URLS[seed], paragraphs=[" ".join(sents[:5]), " ".join(sents[5:]) + link])
 
 
+def _slideshow(seed: str) -> str:
+    sents = prose(seed, 7)  # ~145 words, page 21 of a gallery, a role as byline
+    return page_html(
+        PAGES_URLS[seed],
+        paragraphs=["Page 21 of 40", " ".join(sents[:5]), " ".join(sents[5:]), "Next slide"],
+        title="You Won't Believe What These Stars Look Like Now",
+        head='<meta name="author" content="Staff Writer">',
+    )
+
+
 PAGES_URLS = {
     "clean": "https://harbour-news.org/clean",
     "injected": "https://harbour-news.org/injected",
     "blocked": "https://bad-farm.net/x",
     "stuffed": "https://deal-hub.net/top-deals",
     "one_ticket": "https://city-paper.org/brief",
+    "slideshow": "https://celeb-gallery.net/stars-now?page=21",
 }
 PAGES: dict[str, tuple[str, object]] = {
     "clean": (PAGES_URLS["clean"], lambda n: _article(n)),
@@ -102,6 +115,7 @@ PAGES: dict[str, tuple[str, object]] = {
     "blocked": (PAGES_URLS["blocked"], lambda n: _article(n)),
     "stuffed": (PAGES_URLS["stuffed"], _stuffed),
     "one_ticket": (PAGES_URLS["one_ticket"], _one_ticket),
+    "slideshow": (PAGES_URLS["slideshow"], _slideshow),
 }
 
 
@@ -200,3 +214,12 @@ def test_one_affiliate_link_does_not_quarantine(run: Run) -> None:
     sig = run.row(run.signals, "one_ticket")
     assert sig["affiliate_links"] == 1 and sig["quarantine_affiliate"] is False
     assert "AFFILIATE_DENSE_NO_DISCLOSURE" not in run.row(run.scores, "one_ticket")["reasons"]
+
+
+def test_clickbait_slideshow_is_penalised_with_reasons(run: Run) -> None:
+    row = run.row(run.scores, "slideshow")
+    for code in ("TEXT_THIN", "PAGINATED_PAGE", "HEADLINE_BAIT", "GENERIC_BYLINE"):
+        assert code in row["reasons"], row["reasons"]
+    assert row["adjust_quality"] <= -0.2
+    assert row["trust_score"] < run.row(run.scores, "clean")["trust_score"]
+    assert run.row(run.scores, "clean")["adjust_quality"] == 0.0

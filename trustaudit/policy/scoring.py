@@ -111,6 +111,27 @@ class TextualPolicy:
     max_superlative_per_100w: float = opt(3.0, "superlatives per 100 words above this is penalised")
     min_lexical_density: float = opt(0.30, "distinct/total words below this is penalised")
     thin_words: int = opt(150, "pages with fewer words get reason TEXT_THIN")
+    # Thin-content and clickbait signals (scoring/quality.py). Each is weak alone and common on
+    # honest pages, so each costs little and the sum is capped: a slideshow page with 145 words,
+    # "page 21 of 40" and "By Staff Writer" loses 0.20 (it scored trusted before, issue #14).
+    thin_penalty: float = opt(
+        0.05, "penalty for TEXT_THIN below thin_words / 2 (half of it up to thin_words)"
+    )
+    pagination_penalty: float = opt(
+        0.10, "penalty for PAGINATED_PAGE (page N of M, next slide, ?page=N)"
+    )
+    bait_penalty: float = opt(0.10, "penalty for HEADLINE_BAIT (curiosity-gap headline)")
+    byline_penalty: float = opt(0.05, "penalty for GENERIC_BYLINE (Staff Writer, Admin)")
+    ad_per_1k_words: float = opt(5.0, "ad-network links per 1k words above this -> AD_HEAVY")
+    ad_min_links: int = opt(3, "AD_HEAVY needs at least this many ad-network links")
+    ad_penalty: float = opt(0.05, "penalty for AD_HEAVY")
+    outbound_per_100_words: float = opt(
+        10.0, "outbound links per 100 words on a thin page above this -> LINK_FARM"
+    )
+    link_farm_penalty: float = opt(0.05, "penalty for LINK_FARM")
+    quality_max_penalty: float = opt(
+        0.25, "cap on the summed quality penalties (adjust_quality >= -this; 0 disables)"
+    )
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,11 @@ LABELS: dict[str, str] = {
     "TEXT_REPETITIVE": "Repeated lines",
     "TEXT_SUPERLATIVE_HEAVY": "Superlative-heavy",
     "TEXT_THIN": "Thin text",
+    "PAGINATED_PAGE": "Slideshow or paginated page",
+    "HEADLINE_BAIT": "Clickbait headline",
+    "GENERIC_BYLINE": "Generic byline",
+    "AD_HEAVY": "Many ad-network links",
+    "LINK_FARM": "Mostly outbound links",
 }
 FAMILY_LABELS: dict[str, str] = {
     "INJECTION": "Prompt injection",
