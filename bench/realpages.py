@@ -87,3 +87,80 @@ def write_mirror_shards(out_dir: Path, replicas: int = 4, per_replica: int = 2) 
         )
         _write_shards(paths[k * per_replica : (k + 1) * per_replica], mirrored)
     return paths
+
+
+def audit_real_pages(out: Path, *, workers: int = 1, overrides: dict | None = None) -> Path:  # type: ignore[type-arg]
+    """Audit the real pages (one WARC shard set under `out/warc`) into `out/run`; returns the run."""
+    from datetime import date
+
+    from trustaudit.pipeline import AuditOptions, audit
+    from trustaudit.policy import load_policy
+
+    shards = write_warc_shards(out / "warc", n_shards=2)
+    run = out / "run"
+    audit(
+        AuditOptions(
+            inputs=[str(p) for p in shards], out=run, workers=workers, now=date(2026, 11, 1)
+        ),
+        load_policy(None, overrides=overrides or {}, environ={}),
+    )
+    return run
+
+
+def real_page_report(run: Path) -> dict[str, object]:
+    """Quarantine share of the real pages, the reasons of each quarantine, the score spread."""
+    import polars as pl
+
+    s = pl.read_parquet(run / "scores.parquet")
+    q = s.filter(pl.col("band") == "quarantine")
+    single_aff = q.filter(
+        pl.col("reasons").list.contains("AFFILIATE_DENSE_NO_DISCLOSURE")
+    ).height
+    return {
+        "pages": s.height,
+        "quarantined": q.height,
+        "quarantined_share": round(q.height / max(s.height, 1), 4),
+        "bands": dict(s.group_by("band").len().iter_rows()),
+        "trust_mean": round(float(s["trust_score"].mean() or 0), 3),
+        "trust_std": round(float(s["trust_score"].std() or 0), 3),
+        "affiliate_quarantines": single_aff,
+        "false_quarantines": [
+            {"url": r["url"], "trust": r["trust_score"], "reasons": r["reasons"]}
+            for r in q.select("url", "trust_score", "reasons").to_dicts()
+        ],
+        "reason_counts": dict(
+            s.select(pl.col("reasons").explode()).to_series().value_counts(sort=True).iter_rows()
+        ),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """nice .venv/bin/python bench/realpages.py runs/real [--rescore]: audit + report as JSON."""
+    import argparse
+    import json
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--rescore", action="store_true", help="reuse out/run's ingest; signals again")
+    args = ap.parse_args(argv)
+    run = args.out / "run"
+    if args.rescore and (run / "pages.parquet").exists():
+        from datetime import date
+
+        from trustaudit.io.rundir import RunDir
+        from trustaudit.pipeline import compute_signals, score_run
+        from trustaudit.policy import load_policy
+
+        rd, policy = RunDir.at(run), load_policy(None, environ={})
+        compute_signals(rd, policy, now=date(2026, 11, 1))
+        score_run(rd, policy)
+    else:
+        run = audit_real_pages(args.out)
+    print(json.dumps(real_page_report(run), indent=1, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

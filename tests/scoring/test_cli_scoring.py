@@ -57,21 +57,34 @@ def prose(seed: str, sentences: int) -> list[str]:
 
 
 def page_html(
-    url: str, *, paragraphs: list[str], extra: str = "", title: str = "", head: str = ""
+    url: str,
+    *,
+    paragraphs: list[str],
+    extra: str = "",
+    title: str = "",
+    head: str = "",
+    published: str = "2026-10-01",
 ) -> str:
     body = "".join(f"<p>{p}</p>" for p in paragraphs)
     return (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title or url}</title>'
         f'<link rel="canonical" href="{url}">{head}'
-        '<meta property="article:published_time" content="2026-10-01T08:00:00Z"></head><body>'
+        + (
+            f'<meta property="article:published_time" content="{published}T08:00:00Z">'
+            if published
+            else ""
+        )
+        + "</head><body>"
         f"<nav><a href='/'>Home</a></nav><article><h1>{title or url}</h1>{body}{extra}</article>"
         "<footer>(c) Example</footer></body></html>"
     )
 
 
-def _article(seed: str, n: int = 6, extra: str = "") -> str:
+def _article(seed: str, n: int = 6, extra: str = "", published: str = "2026-10-01") -> str:
     paras = [" ".join(prose(f"{seed}-{i}", 4)) for i in range(n)]
-    return page_html(PAGES_URLS[seed], paragraphs=paras, extra=extra, title=f"Story {seed}")
+    return page_html(
+        PAGES_URLS[seed], paragraphs=paras, extra=extra, title=f"Story {seed}", published=published
+    )
 
 
 def _stuffed(seed: str) -> str:
@@ -108,6 +121,9 @@ PAGES_URLS = {
     "stuffed": "https://deal-hub.net/top-deals",
     "one_ticket": "https://city-paper.org/brief",
     "slideshow": "https://celeb-gallery.net/stars-now?page=21",
+    "rated": "https://www.theguardian.com/world/harbour",
+    "old_dated": "https://old-archive.org/2019/story",
+    "undated": "https://no-dates.org/story",
 }
 PAGES: dict[str, tuple[str, object]] = {
     "clean": (PAGES_URLS["clean"], lambda n: _article(n)),
@@ -116,6 +132,9 @@ PAGES: dict[str, tuple[str, object]] = {
     "stuffed": (PAGES_URLS["stuffed"], _stuffed),
     "one_ticket": (PAGES_URLS["one_ticket"], _one_ticket),
     "slideshow": (PAGES_URLS["slideshow"], _slideshow),
+    "rated": (PAGES_URLS["rated"], lambda n: _article(n)),
+    "old_dated": (PAGES_URLS["old_dated"], lambda n: _article(n, published="2019-03-01")),
+    "undated": (PAGES_URLS["undated"], lambda n: _article(n, published="")),
 }
 
 
@@ -223,3 +242,26 @@ def test_clickbait_slideshow_is_penalised_with_reasons(run: Run) -> None:
     assert row["adjust_quality"] <= -0.2
     assert row["trust_score"] < run.row(run.scores, "clean")["trust_score"]
     assert run.row(run.scores, "clean")["adjust_quality"] == 0.0
+
+
+def test_reputation_prior_in_scores_and_explain(run: Run) -> None:
+    sig = run.row(run.signals, "rated")
+    assert sig["reputation_prior"] == 0.9 and sig["reputation_anchor"] is True
+    assert "REPUTATION_PRIOR" in run.row(run.scores, "rated")["reasons"]
+    assert "DOMAIN_AGE_MISSING" not in run.row(run.scores, "rated")["reasons"]
+    assert (
+        run.row(run.scores, "rated")["domain_score"] > run.row(run.scores, "clean")["domain_score"]
+    )
+    res = CliRunner().invoke(app, ["explain", str(run.out), PAGES["rated"][0], "--json"])
+    data = json.loads(res.stdout)
+    assert data["reputation"]["prior"] == 0.9
+    assert data["reputation"]["source"].startswith("Wikipedia perennial sources")
+    table = CliRunner().invoke(app, ["explain", str(run.out), PAGES["rated"][0]])
+    assert "Wikipedia perennial sources" in table.output
+
+
+def test_an_undated_page_is_not_better_on_domain_than_an_old_one(run: Run) -> None:
+    old = run.row(run.scores, "old_dated")
+    undated = run.row(run.scores, "undated")
+    assert undated["domain_score"] <= old["domain_score"]
+    assert "DOMAIN_INACTIVE" not in old["reasons"] and "ACTIVITY_ARCHIVAL" in old["reasons"]

@@ -57,9 +57,14 @@ def test_an_ordinary_article_has_no_quality_penalty() -> None:
     ],
 )
 def test_pagination_and_slideshows_are_seen(field: str, value: str) -> None:
-    r = one(**{field: value})
+    r = one(**{field: value, "word_count": 300})
     assert r["quality_paginated"] is True
     assert "PAGINATED_PAGE: one page of a slideshow or paginated article" in r["reasons_quality"]
+
+
+def test_gallery_captions_in_a_long_article_are_not_pagination() -> None:
+    assert one(text="Photo 1 of 5. The council met.", word_count=900)["quality_paginated"] is False
+    assert one(url="https://x.org/a?page=3", word_count=900)["quality_paginated"] is True
 
 
 @pytest.mark.parametrize(
@@ -112,17 +117,19 @@ def test_thin_text_scales_and_the_sum_is_capped() -> None:
 
 
 def test_ad_and_outbound_link_density() -> None:
-    df = pages(word_count=[400, 100, 2000])
+    df = pages(word_count=[400, 40, 2000, 100])
     lk = links(
-        [("d0", "trc.taboola.com", "taboola.com")] * 4
-        + [("d1", f"s{i}.other.net", f"other{i}.net") for i in range(15)]
+        [("d0", "trc.taboola.com", "taboola.com")] * 6
+        + [("d1", f"s{i}.other.net", f"other{i}.net") for i in range(25)]
         + [("d1", "www.example.org", "example.org")] * 5
-        + [("d2", "trc.taboola.com", "taboola.com")] * 4
+        + [("d2", "trc.taboola.com", "taboola.com")] * 6
+        + [("d3", f"s{i}.other.net", f"other{i}.net") for i in range(25)]
     )
     out = quality_signals(df, lk, Policy()).sort("doc_id").to_dicts()
-    assert out[0]["links_ad"] == 4 and out[0]["quality_ad_heavy"] is True  # 10 per 1k words
-    assert out[1]["links_outbound"] == 15 and out[1]["quality_link_farm"] is True
-    assert out[2]["quality_ad_heavy"] is False  # 2 per 1k words
+    assert out[0]["links_ad"] == 6 and out[0]["quality_ad_heavy"] is True  # 15 per 1k words
+    assert out[1]["links_outbound"] == 25 and out[1]["quality_link_farm"] is True  # 62 per 100
+    assert out[2]["quality_ad_heavy"] is False  # 3 per 1k words
+    assert out[3]["quality_link_farm"] is False  # 25 per 100 words
     assert out[2]["adjust_quality"] == 0.0
 
 

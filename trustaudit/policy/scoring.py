@@ -69,6 +69,29 @@ class DomainPolicy:
         "activity = neutral + (raw - neutral) * n / (n + this), n = the domain's dated pages in "
         "the corpus; 0 = the reference formula max(0, 1 - last_publish_days/window) as is",
     )
+    # Archival corpora (a benchmark, a dump from years ago) have only old pages: an old page is no
+    # evidence that its domain is dead, and the raw formula punished it while an undated page of
+    # the same domain kept the neutral value (issue #14).
+    activity_archival: bool = opt(
+        True,
+        "a domain with no publication inside activity_window_days in this run gets the neutral "
+        "activity (old pages are not evidence of a dead domain); false = the reference formula",
+    )
+    bundled_priors: bool = opt(
+        True,
+        "use the bundled reputation priors (Wikipedia perennial sources CC BY-SA 3.0, CRED-1 "
+        "CC BY 4.0; see trustaudit/data/README.md)",
+    )
+    reputation_files: tuple[str, ...] = opt(
+        (), "extra CSVs domain,prior[,label] (prior 0-1, higher = more credible); they win"
+    )
+    reputation_weight: float = opt(
+        0.6,
+        "domain = (1 - this) * (age/activity/anchor formula) + this * prior, when a prior exists",
+    )
+    reputation_anchor_min: float = opt(
+        0.8, "a prior at or above this counts as anchor evidence (REPUTATION_ANCHOR)"
+    )
     recent_window_days: int = opt(90, "publications counted as recent")
     age_weight: float = opt(0.6, "domain = age_weight*age + activity_weight*activity")
     activity_weight: float = opt(0.4, "see age_weight")
@@ -122,13 +145,21 @@ class TextualPolicy:
     )
     bait_penalty: float = opt(0.10, "penalty for HEADLINE_BAIT (curiosity-gap headline)")
     byline_penalty: float = opt(0.05, "penalty for GENERIC_BYLINE (Staff Writer, Admin)")
-    ad_per_1k_words: float = opt(5.0, "ad-network links per 1k words above this -> AD_HEAVY")
-    ad_min_links: int = opt(3, "AD_HEAVY needs at least this many ad-network links")
-    ad_penalty: float = opt(0.05, "penalty for AD_HEAVY")
+    # 797 real pages of shared/corpora: news sites carry ad-server links too (bbc 28, msn 75 per 1k
+    # words), and thin index pages link out a lot (p95 25 outbound links per 100 words), so both
+    # signals are reasons first and cost little.
+    ad_per_1k_words: float = opt(10.0, "ad-network links per 1k words above this -> AD_HEAVY")
+    ad_min_links: int = opt(5, "AD_HEAVY needs at least this many ad-network links")
+    ad_penalty: float = opt(0.03, "penalty for AD_HEAVY")
     outbound_per_100_words: float = opt(
-        10.0, "outbound links per 100 words on a thin page above this -> LINK_FARM"
+        50.0, "outbound links per 100 words on a thin page above this -> LINK_FARM"
     )
-    link_farm_penalty: float = opt(0.05, "penalty for LINK_FARM")
+    link_farm_penalty: float = opt(0.03, "penalty for LINK_FARM")
+    pagination_text_max_words: int = opt(
+        450,
+        "'page N of M' / 'next slide' in the text counts only on pages shorter than this (long "
+        "news articles carry photo-gallery captions); a ?page=N URL counts always",
+    )
     quality_max_penalty: float = opt(
         0.25, "cap on the summed quality penalties (adjust_quality >= -this; 0 disables)"
     )

@@ -118,6 +118,12 @@ def explain_page(run: RunDir, key: str, policy: Policy) -> dict[str, Any]:
         "band": score_row.get("band"),
         "hard_quarantine": bool(score_row.get("hard_quarantine")),
         "hard_rules": hard,
+        # the domain's reputation prior (bundled public list or the user's file) and its source
+        "reputation": {
+            k: signals.get(f"reputation_{k}") for k in ("prior", "label", "source", "anchor")
+        }
+        if signals.get("reputation_prior") is not None
+        else None,
         "bands": {"quarantine_below": b.quarantine_below, "trusted_from": b.trusted_from},
         "formula": "reference = round(sum(weight*sub_score), 3) + sum(adjust_*), clipped to [0, 1]; "
         "trust = min(reference, hard_rule_cap) when a hard rule fired, else reference",

@@ -32,6 +32,8 @@ LABELS: dict[str, str] = {
     "DOMAIN_ALLOWLISTED": "Domain on the allowlist",
     "DOMAIN_BLOCKLISTED": "Domain on the blocklist",
     "DOMAIN_INACTIVE": "Domain inactive",
+    "ACTIVITY_ARCHIVAL": "Only old pages of the domain (activity neutral)",
+    "REPUTATION_PRIOR": "Domain reputation prior",
     "DOMAIN_YOUNG": "Young domain",
     "INJECTION_HIDDEN": "Prompt injection, hidden",
     "INJECTION_NOT_COMPUTED": "Injection scan not computed",

@@ -154,8 +154,13 @@ def quality_signals(
         quality_thin=pl.col("word_count") < t.thin_words,
         quality_paginated=(
             pl.col("_url").str.contains(_PAGINATION_URL)
-            | head_tail.str.contains(_PAGINATION_TEXT)
-            | pl.col("_title").str.contains(_PAGINATION_TEXT)
+            | (
+                (pl.col("word_count") < t.pagination_text_max_words)
+                & (
+                    head_tail.str.contains(_PAGINATION_TEXT)
+                    | pl.col("_title").str.contains(_PAGINATION_TEXT)
+                )
+            )
         ),
         quality_headline_bait=pl.col("_title").str.contains(_BAIT),
         quality_generic_byline=(
