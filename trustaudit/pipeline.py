@@ -50,6 +50,7 @@ from trustaudit.scoring.domain import domain_signals, with_registered_domain
 from trustaudit.scoring.injection import injection_signals
 from trustaudit.scoring.quality import quality_signals
 from trustaudit.scoring.score import score
+from trustaudit.scoring.syndication import farm_signals
 from trustaudit.scoring.textual import textual_signals
 
 
@@ -521,6 +522,7 @@ def compute_signals(
     signals = parts[0]
     for frame in parts[1:]:
         signals = signals.join(frame, on="doc_id", how="left")
+    signals = farm_signals(signals, policy)  # needs syndication and domain columns together
     write_parquet(run.signals, signals)
     (background or _SYNC).write_parquet(
         run.links, links

@@ -114,6 +114,12 @@ def _slideshow(seed: str) -> str:
     )
 
 
+def _copy(seed: str, *, shared: str, prefix: str = "", published: str = "") -> str:
+    paras = [" ".join(prose(f"{shared}-{i}", 4)) for i in range(5)]
+    paras[0] = prefix + paras[0]
+    return page_html(PAGES_URLS[seed], paragraphs=paras, title=shared, published=published)
+
+
 PAGES_URLS = {
     "clean": "https://harbour-news.org/clean",
     "injected": "https://harbour-news.org/injected",
@@ -124,6 +130,11 @@ PAGES_URLS = {
     "rated": "https://www.theguardian.com/world/harbour",
     "old_dated": "https://old-archive.org/2019/story",
     "undated": "https://no-dates.org/story",
+    "farm1": "https://quick-news-hub.net/a",
+    "farm2": "https://daily-buzz-feed.info/b",
+    "farm3": "https://trend-wire.xyz/c",
+    "wire1": "https://valley-herald.org/reuters-story",
+    "wire2": "https://coast-times.org/reuters-story",
 }
 PAGES: dict[str, tuple[str, object]] = {
     "clean": (PAGES_URLS["clean"], lambda n: _article(n)),
@@ -135,6 +146,14 @@ PAGES: dict[str, tuple[str, object]] = {
     "rated": (PAGES_URLS["rated"], lambda n: _article(n)),
     "old_dated": (PAGES_URLS["old_dated"], lambda n: _article(n, published="2019-03-01")),
     "undated": (PAGES_URLS["undated"], lambda n: _article(n, published="")),
+    **{f"farm{i}": (PAGES_URLS[f"farm{i}"], lambda n: _copy(n, shared="farm")) for i in (1, 2, 3)},
+    **{
+        f"wire{i}": (
+            PAGES_URLS[f"wire{i}"],
+            lambda n: _copy(n, shared="wire", prefix="LONDON (Reuters) - "),
+        )
+        for i in (1, 2)
+    },
 }
 
 
@@ -265,3 +284,19 @@ def test_an_undated_page_is_not_better_on_domain_than_an_old_one(run: Run) -> No
     undated = run.row(run.scores, "undated")
     assert undated["domain_score"] <= old["domain_score"]
     assert "DOMAIN_INACTIVE" not in old["reasons"] and "ACTIVITY_ARCHIVAL" in old["reasons"]
+
+
+def test_content_farm_copies_are_all_penalised(run: Run) -> None:
+    for name in ("farm1", "farm2", "farm3"):
+        row = run.row(run.scores, name)
+        assert "SYNDICATION_FARM" in row["reasons"], (name, row["reasons"])
+        total = row["adjust_syndication"] + row["adjust_syndication_farm"]
+        assert total <= -0.30 + 1e-9, (name, total)
+
+
+def test_wire_copies_are_tagged_for_dedup_not_distrust(run: Run) -> None:
+    for name in ("wire1", "wire2"):
+        row = run.row(run.scores, name)
+        assert "SYNDICATED_WIRE" in row["reasons"], row["reasons"]
+        assert row["adjust_syndication"] == 0.0 and row["adjust_syndication_farm"] == 0.0
+        assert run.row(run.signals, name)["syndication_wire"] == "Reuters"

@@ -114,6 +114,14 @@ class SyndicationPolicy:
         "(not applied when the earliest copy cannot be determined)",
     )
     penalty_cap: float = opt(0.40, "maximum syndication penalty (per-domain part + copy_penalty)")
+    # Content farms (issue #14): when every copy is undated and on a domain without evidence, the
+    # fetch order named one copy the "source" and left it unpenalised; about half of such copies
+    # stayed out of quarantine.
+    farm_penalty: float = opt(
+        0.30,
+        "SYNDICATION_FARM: every member of a cluster whose copies are all undated and none is "
+        "allowlisted, anchored or rated gets at least this syndication penalty (0 disables)",
+    )
     min_words: int = opt(50, "pages with fewer words are not compared (too little text to tell)")
     shingle_words: int = opt(
         3, "words per shingle (3: a 10%-word-swapped copy keeps Jaccard ~0.57)"

@@ -40,6 +40,8 @@ LABELS: dict[str, str] = {
     "INJECTION_VISIBLE": "Prompt injection, visible",
     "SYNDICATED_ACROSS_N_DOMAINS": "Syndicated copy",
     "SYNDICATION_SOURCE": "Earliest copy of syndicated text",
+    "SYNDICATION_FARM": "Content farm copy (no copy has trust evidence)",
+    "SYNDICATED_WIRE": "Licensed wire copy",
     "TEXT_LOW_LEXICAL_DENSITY": "Low lexical density",
     "TEXT_REPETITIVE": "Repeated lines",
     "TEXT_SUPERLATIVE_HEAVY": "Superlative-heavy",
