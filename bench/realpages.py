@@ -113,9 +113,7 @@ def real_page_report(run: Path) -> dict[str, object]:
 
     s = pl.read_parquet(run / "scores.parquet")
     q = s.filter(pl.col("band") == "quarantine")
-    single_aff = q.filter(
-        pl.col("reasons").list.contains("AFFILIATE_DENSE_NO_DISCLOSURE")
-    ).height
+    single_aff = q.filter(pl.col("reasons").list.contains("AFFILIATE_DENSE_NO_DISCLOSURE")).height
     return {
         "pages": s.height,
         "quarantined": q.height,

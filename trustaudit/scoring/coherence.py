@@ -13,6 +13,7 @@ import polars as pl
 from trustaudit.embed.base import Embedder
 from trustaudit.policy import Policy
 from trustaudit.scoring.interleave import interleave_gap
+from trustaudit.scoring.topicmix import lexical_groups
 
 __all__ = [
     "REFERENCE_EDGES",
@@ -45,6 +46,9 @@ COHERENCE_COLUMNS: tuple[str, ...] = (
     "coherence_split_at",
     "coherence_topic_shift",
     "coherence_interleave",
+    "coherence_topic_groups",
+    "coherence_topic_share",
+    "coherence_language_mix",
     "adjust_coherence",
     "reasons_coherence",
 )
@@ -196,6 +200,67 @@ def paragraph_table(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     )
 
 
+# A list item, a byline or dateline, a reference entry: structure, not a topic.
+_LIST_ITEM = r"^\s*(?:[-–•*·▪►✓]|\d{1,3}[.)]|[a-z][.)]|\[\d+\])\s"
+_BYLINE = (
+    r"(?i)^(?:by|por|von|par|di|door|texto|text|foto|photo|fotos|photos)\s*:?\s+\S+(?:\s+\S+){0,6}$"
+)
+_REFERENCE = (
+    r"(?i)(?:\bdoi\s*:|\bdoi\.org/|\bisbn\b|\bet al\.|\bpp?\.\s*\d|\bvol\.\s*\d"
+    r"|\(\d{4}[a-z]?\)[.,:]|\bin:\s|\bretrieved\b|\babgerufen\b)"
+)
+
+
+def structural(paras: pl.DataFrame, policy: Policy) -> pl.Series:
+    """For each paragraph row (doc_id, text): True when it is structure rather than topical prose.
+
+    Short lines (headings, list entries, table-of-contents lines), list items, bylines and
+    datelines, reference entries, a paragraph repeated inside its page (a repeated lede: only the
+    first copy counts) and a short paragraph found on `boilerplate_min_pages` pages of the run
+    (navigation, newsletter boxes) are left out of the topic statistics (split, interleave, mix).
+    Intra coherence keeps them: mass repetition is what its upper edge is for.
+    """
+    c = policy.coherence
+    text = pl.col("text")
+    words = text.str.count_matches(r"\S+")
+    return paras.select(
+        (words < c.structure_min_words)
+        | text.str.contains(_LIST_ITEM)
+        | text.str.contains(_BYLINE)
+        | (text.str.contains(_REFERENCE) & (words < 80))
+        | (pl.int_range(pl.len()).over("doc_id", text) > 0)
+        | ((pl.col("doc_id").n_unique().over(text) >= c.boilerplate_min_pages) & (words < 40))
+    ).to_series()
+
+
+def paragraph_languages(paras: pl.DataFrame) -> pl.DataFrame:
+    """doc_id -> coherence_language_mix: share of a page's language-identifiable paragraphs that
+    are not in its main language, when at least two languages have two paragraphs each (else 0).
+
+    A paragraph's language is the one whose function words it uses most (at least two hits).
+    """
+    low = pl.col("text").str.to_lowercase()
+    names = list(_STOPWORDS)
+    counts = pl.concat_list(
+        [
+            low.str.count_matches(rf"(?-u:\b)(?:{w})(?-u:\b)").cast(pl.Int64)
+            for w in _STOPWORDS.values()
+        ]
+    )
+    tagged = paras.select(
+        "doc_id",
+        lang=pl.when(counts.list.max() >= 2).then(
+            counts.list.arg_max().replace_strict(dict(enumerate(names)), return_dtype=pl.String)
+        ),
+    ).drop_nulls("lang")
+    per = tagged.group_by("doc_id", "lang").agg(n=pl.len())
+    return per.group_by("doc_id").agg(
+        coherence_language_mix=pl.when((pl.col("n") >= 2).sum() >= 2)
+        .then(1.0 - pl.col("n").max() / pl.col("n").sum())
+        .otherwise(0.0)
+    )
+
+
 def _encode_unique(texts: pl.Series, embedder: Embedder) -> np.ndarray:
     """Embed each distinct text once (boilerplate repeats across pages), in large batches."""
     uniq = texts.unique(maintain_order=True)
@@ -315,6 +380,18 @@ def coherence_signals(
     paras = paragraph_table(pages, policy)
     langs = language_key(pages)
     centred_langs: set[str] = set()
+    # topic statistics see prose only: lists, bylines, references, repeats are not topic shifts
+    topical = (
+        ~structural(paras, policy)
+        if c.structure_aware and paras.height
+        else pl.Series([True] * paras.height, dtype=pl.Boolean)
+    )
+    paras = paras.with_columns(_topical=topical)
+    prose = paras.filter(pl.col("_topical"))
+    # order-free statistics on the words of the prose paragraphs (scoring/topicmix.py)
+    mix = lexical_groups(prose, min_cosine=c.topic_min_cosine).join(
+        paragraph_languages(prose), on="doc_id", how="full", coalesce=True
+    )
     if paras.height:
         paras = paras.sort("doc_id", maintain_order=True)
         vecs = _encode_unique(paras.get_column("text"), embedder)
@@ -331,21 +408,29 @@ def coherence_signals(
         seg = paras.group_by("doc_id", maintain_order=True).len()
         counts = seg.get_column("len").to_numpy()
         starts = (np.cumsum(counts) - counts).astype(np.int64)
+        keep = paras.get_column("_topical").to_numpy()
+        t_seg = paras.filter(pl.col("_topical")).group_by("doc_id", maintain_order=True).len()
+        t_counts = t_seg.get_column("len").to_numpy()
+        t_starts = (np.cumsum(t_counts) - t_counts).astype(np.int64)
+        t_vecs = vecs[keep]
         split_gap, split_low, split_at = split_coherence(
-            vecs, starts, counts, min_side=c.split_min_side
+            t_vecs, t_starts, t_counts, min_side=c.split_min_side
         )
         interleave, _, _ = interleave_gap(
-            vecs, starts, counts, min_paragraphs=c.interleave_min_paragraphs
+            t_vecs, t_starts, t_counts, min_paragraphs=c.interleave_min_paragraphs
         )
-        per_doc = seg.select(
+        topic = t_seg.select(
             "doc_id",
-            pl.col("len").cast(pl.Int32).alias("paragraphs_used"),
-            pl.Series("intra_coherence", intra_coherence(vecs, starts, counts)).fill_nan(None),
             pl.Series("coherence_split_gap", split_gap).fill_nan(None),
             pl.Series("coherence_split", split_low).fill_nan(None),
             pl.Series("coherence_split_at", split_at, dtype=pl.Int32),
             pl.Series("coherence_interleave", interleave).fill_nan(None),
         )
+        per_doc = seg.select(
+            "doc_id",
+            pl.col("len").cast(pl.Int32).alias("paragraphs_used"),
+            pl.Series("intra_coherence", intra_coherence(vecs, starts, counts)).fill_nan(None),
+        ).join(topic, on="doc_id", how="left")
     else:
         per_doc = pl.DataFrame(
             schema={
@@ -361,6 +446,7 @@ def coherence_signals(
     out = (
         pages.select("doc_id")
         .join(per_doc, on="doc_id", how="left")
+        .join(mix, on="doc_id", how="left")
         .join(langs, on="doc_id", how="left")
         .with_columns(
             coherence_model=pl.when(pl.col("lang_key").is_in(sorted(centred_langs)))
@@ -450,9 +536,28 @@ def coherence_signals(
     span = max(c.interleave_high - c.interleave_low, 1e-9)
     inter_pen = c.interleave_penalty * ((inter - c.interleave_low) / span).clip(0.0, 1.0)
     inter_pen = inter_pen.fill_null(0.0)
+    # Topic mix: a ramp from topic_share_start down to topic_share_full of the largest group.
+    share = pl.col("topic_largest_share")
+    mixable = (
+        pl.col("topic_paragraphs").fill_null(0) >= c.topic_min_paragraphs
+    ) & ~unsupported.fill_null(False)
+    mix_span = max(c.topic_share_start - c.topic_share_full, 1e-9)
+    mix_pen = (
+        pl.when(mixable)
+        .then(c.topic_penalty * ((c.topic_share_start - share) / mix_span).clip(0.0, 1.0))
+        .fill_null(0.0)
+    )
+    split_pen = pl.when(shifted).then(pl.lit(c.split_penalty)).otherwise(0.0).fill_null(0.0)
+    lang_mix = pl.col("coherence_language_mix").fill_null(0.0)
+    lang_flag = lang_mix >= c.language_mix_min_share
+    lang_pen = pl.when(lang_flag).then(pl.lit(c.language_mix_penalty)).otherwise(0.0)
     out = out.with_columns(
         coherence_topic_shift=shifted.fill_null(False),
-        adjust_coherence=pl.when(shifted).then(pl.lit(-c.split_penalty)).otherwise(0.0) - inter_pen,
+        coherence_topic_groups=pl.col("topic_groups").fill_null(0).cast(pl.Int32),
+        coherence_topic_share=share,
+        coherence_language_mix=lang_mix,
+        # one topic penalty (the largest of split, interleave, mix), plus the language mix
+        adjust_coherence=-pl.max_horizontal(split_pen, inter_pen, mix_pen) - lang_pen,
         reasons_coherence=pl.concat_list(
             "reasons_coherence",
             pl.when(shifted).then(
@@ -461,6 +566,23 @@ def coherence_signals(
                     split.round(2),
                     (split + pl.col("coherence_split_gap")).round(2),
                     where,
+                )
+            ),
+            pl.when(mix_pen > 0).then(
+                pl.format(
+                    "COHERENCE_TOPIC_MIX: the largest group of paragraphs sharing vocabulary holds "
+                    "{}% of {} paragraphs ({} groups; penalty {})",
+                    (share * 100).round(0).cast(pl.Int64),
+                    pl.col("topic_paragraphs"),
+                    pl.col("topic_groups"),
+                    mix_pen.round(2),
+                )
+            ),
+            pl.when(lang_flag).then(
+                pl.format(
+                    "COHERENCE_LANGUAGE_MIX: {}% of paragraphs in another language than the "
+                    "page's main one",
+                    (lang_mix * 100).round(0).cast(pl.Int64),
                 )
             ),
             pl.when(inter_pen > 0).then(
