@@ -120,6 +120,15 @@ def _copy(seed: str, *, shared: str, prefix: str = "", published: str = "") -> s
     return page_html(PAGES_URLS[seed], paragraphs=paras, title=shared, published=published)
 
 
+def _stitched(seed: str) -> str:
+    from scoring.corpus_fixtures import TOPICS
+
+    # two paragraphs from each of three unrelated articles, in rotation, plus one German pair
+    t = [TOPICS[n] for n in ("coffee", "volcano", "football")]
+    paras = [t[j][i] for i in range(2) for j in range(3)]
+    return page_html(PAGES_URLS[seed], paragraphs=paras, title="Mixed news")
+
+
 PAGES_URLS = {
     "clean": "https://harbour-news.org/clean",
     "injected": "https://harbour-news.org/injected",
@@ -130,6 +139,7 @@ PAGES_URLS = {
     "rated": "https://www.theguardian.com/world/harbour",
     "old_dated": "https://old-archive.org/2019/story",
     "undated": "https://no-dates.org/story",
+    "stitched": "https://mixed-news-site.net/story",
     "farm1": "https://quick-news-hub.net/a",
     "farm2": "https://daily-buzz-feed.info/b",
     "farm3": "https://trend-wire.xyz/c",
@@ -146,6 +156,7 @@ PAGES: dict[str, tuple[str, object]] = {
     "rated": (PAGES_URLS["rated"], lambda n: _article(n)),
     "old_dated": (PAGES_URLS["old_dated"], lambda n: _article(n, published="2019-03-01")),
     "undated": (PAGES_URLS["undated"], lambda n: _article(n, published="")),
+    "stitched": (PAGES_URLS["stitched"], _stitched),
     **{f"farm{i}": (PAGES_URLS[f"farm{i}"], lambda n: _copy(n, shared="farm")) for i in (1, 2, 3)},
     **{
         f"wire{i}": (
@@ -300,3 +311,10 @@ def test_wire_copies_are_tagged_for_dedup_not_distrust(run: Run) -> None:
         assert "SYNDICATED_WIRE" in row["reasons"], row["reasons"]
         assert row["adjust_syndication"] == 0.0 and row["adjust_syndication_farm"] == 0.0
         assert run.row(run.signals, name)["syndication_wire"] == "Reuters"
+
+
+def test_stitched_page_in_rotation_is_a_topic_mix(run: Run) -> None:
+    row = run.row(run.scores, "stitched")
+    assert "COHERENCE_TOPIC_MIX" in row["reasons"], row["reasons"]
+    assert row["adjust_coherence"] < 0
+    assert "COHERENCE_TOPIC_MIX" not in run.row(run.scores, "clean")["reasons"]
