@@ -48,16 +48,18 @@ def _audit(inputs: Path, out: Path, *, domain_info: Path | None, workers: int) -
     return time.perf_counter() - t0
 
 
-def _rescore(run_dir: Path) -> None:
-    """Signals and scores again on an existing run (after a scoring change), no re-extraction."""
+def _rescore(run_dir: Path, *, domain_info: Path | None) -> None:
+    """Signals and scores again on an existing run with the current default policy (after a
+    scoring change), no re-extraction; the run's manifest keeps the policy of its audit."""
     from datetime import date
 
     from trustaudit.io.rundir import RunDir
     from trustaudit.pipeline import compute_signals, score_run
-    from trustaudit.report.extra import policy_of_run
+    from trustaudit.policy import load_policy
 
+    overrides = {"domain": {"domain_info_file": str(domain_info)}} if domain_info else {}
+    policy = load_policy(None, overrides=overrides)
     run = RunDir.at(run_dir)
-    policy = policy_of_run(run)
     compute_signals(run, policy, now=date(2026, 11, 1))
     score_run(run, policy)
 
@@ -159,7 +161,7 @@ def _measure(root: Path, seed: int, args: argparse.Namespace) -> dict[str, objec
         if not args.skip_audit or not (run / "scores.parquet").exists():
             seconds = round(_audit(dev / "pages", run, domain_info=info, workers=args.workers), 1)
         if args.rescore and seconds is None:
-            _rescore(run)
+            _rescore(run, domain_info=info)
         res = evaluate(run, dev / "labels.csv", args.target_recall)
         res["audit_seconds"] = seconds
         out[name] = res

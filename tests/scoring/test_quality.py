@@ -111,7 +111,18 @@ def test_thin_text_scales_and_the_sum_is_capped() -> None:
         title="You won't believe these stars",
         author="Staff Writer",
     )
-    assert bait["adjust_quality"] == pytest.approx(-0.25)  # 0.05 + 0.10 + 0.10 + 0.05 capped
+    assert bait["adjust_quality"] == pytest.approx(-0.30)  # 0.05 + 0.10 + 0.10 + 0.05
+    capped = quality_signals(
+        pages(
+            word_count=[60],
+            url=["https://celebs.example.com/gallery?page=21"],
+            title=["You won't believe these stars"],
+            author=["Staff Writer"],
+        ),
+        None,
+        Policy().with_overrides({"textual": {"quality_max_penalty": 0.2}}),
+    )
+    assert capped["adjust_quality"][0] == pytest.approx(-0.2)
     codes = [r.split(":")[0] for r in bait["reasons_quality"]]
     assert codes == ["TEXT_THIN", "PAGINATED_PAGE", "HEADLINE_BAIT", "GENERIC_BYLINE"]
 

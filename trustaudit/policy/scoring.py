@@ -160,8 +160,9 @@ class TextualPolicy:
         "'page N of M' / 'next slide' in the text counts only on pages shorter than this (long "
         "news articles carry photo-gallery captions); a ?page=N URL counts always",
     )
+    # 0.25 left a 100-150-word slideshow page (affiliate 1.0: no links) at 0.40, just medium
     quality_max_penalty: float = opt(
-        0.25, "cap on the summed quality penalties (adjust_quality >= -this; 0 disables)"
+        0.30, "cap on the summed quality penalties (adjust_quality >= -this; 0 disables)"
     )
 
 

@@ -370,7 +370,9 @@ def farm_signals(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         return pl.col(name).fill_null(False) if name in signals.columns else pl.lit(False)
 
     count = pl.col("anchor_count") if "anchor_count" in signals.columns else pl.lit(0)
-    evidence = flag("in_allowlist") | flag("reputation_anchor") | (count.fill_null(0) > 0)
+    age = pl.col("domain_age_days") if "domain_age_days" in signals.columns else pl.lit(None)
+    older = (age.fill_null(0) >= s.farm_older_days) if s.farm_older_days > 0 else pl.lit(False)
+    evidence = flag("in_allowlist") | flag("reputation_anchor") | (count.fill_null(0) > 0) | older
     cluster = pl.col("syndication_cluster_id")
     wire = (
         pl.col("syndication_wire").is_not_null()
@@ -400,7 +402,8 @@ def farm_signals(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
             pl.concat_list(
                 pl.format(
                     "SYNDICATION_FARM: text shared with {} other domain(s), every copy undated "
-                    "and none allowlisted, anchored or rated; no copy can be named the source",
+                    "and none allowlisted, anchored, rated or on an old domain; no copy can be "
+                    "named the source",
                     pl.col("syndication_other_domains"),
                 )
             )

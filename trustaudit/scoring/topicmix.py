@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-__all__ = ["STOPWORDS_4", "lexical_groups"]
+__all__ = ["STOPWORDS_4", "lexical_groups", "paragraph_groups"]
 
 # Function words of four letters or more (en/de/fr/es/pt/it/nl): they link any two paragraphs of a
 # language, and a small corpus has too few pages for IDF to discount them.
@@ -244,28 +244,16 @@ STOPWORDS_4 = frozenset(
 )
 
 
-def lexical_groups(
-    paras: pl.DataFrame,
-    *,
-    min_cosine: float = 0.06,
-    min_word_chars: int = 4,
-) -> pl.DataFrame:
-    """paras (doc_id, text; one row per usable paragraph) -> per doc_id: topic_paragraphs,
-    topic_groups (groups of 2+ linked paragraphs), topic_largest_share (largest group / paragraphs).
-
-    IDF is over the paragraphs given (the corpus): idf = ln((N + 1) / (df + 1)) + 1.
-    """
+def paragraph_groups(
+    paras: pl.DataFrame, *, min_cosine: float = 0.06, min_word_chars: int = 4
+) -> np.ndarray:
+    """Group label of each paragraph row (connected components of the word-link graph; labels are
+    unique across the corpus, a paragraph linked to nothing is its own group)."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
-    schema = {
-        "doc_id": pl.String,
-        "topic_paragraphs": pl.Int32,
-        "topic_groups": pl.Int32,
-        "topic_largest_share": pl.Float64,
-    }
     if paras.height == 0:
-        return pl.DataFrame(schema=schema)
+        return np.zeros(0, dtype=np.int64)
     rows = paras.select("doc_id", "text").with_row_index("r")
     n = rows.height
     toks = (
@@ -297,7 +285,32 @@ def lexical_groups(
     a = pairs.get_column("r").to_numpy().astype(np.int64)
     b = pairs.get_column("r_b").to_numpy().astype(np.int64)
     graph = coo_matrix((np.ones(len(a), np.int8), (a, b)), shape=(n, n))
-    _, labels = connected_components(graph, directed=False)
+    return connected_components(graph, directed=False)[1].astype(np.int64)
+
+
+def lexical_groups(
+    paras: pl.DataFrame,
+    *,
+    min_cosine: float = 0.06,
+    min_word_chars: int = 4,
+    labels: np.ndarray | None = None,
+) -> pl.DataFrame:
+    """paras (doc_id, text; one row per usable paragraph) -> per doc_id: topic_paragraphs,
+    topic_groups (groups of 2+ linked paragraphs), topic_largest_share (largest group / paragraphs).
+
+    IDF is over the paragraphs given (the corpus): idf = ln((N + 1) / (df + 1)) + 1.
+    """
+    schema = {
+        "doc_id": pl.String,
+        "topic_paragraphs": pl.Int32,
+        "topic_groups": pl.Int32,
+        "topic_largest_share": pl.Float64,
+    }
+    if paras.height == 0:
+        return pl.DataFrame(schema=schema)
+    if labels is None:
+        labels = paragraph_groups(paras, min_cosine=min_cosine, min_word_chars=min_word_chars)
+    rows = paras.select("doc_id")
     sizes = (
         rows.select("doc_id", pl.Series("g", labels))
         .group_by("doc_id", "g")
