@@ -107,14 +107,32 @@ def audit_real_pages(out: Path, *, workers: int = 1, overrides: dict | None = No
     return run
 
 
+def synthetic_urls(shared: Path = SHARED) -> set[str]:
+    """URLs (as real_pages names them) of the readability suite's synthetic edge cases: the pages
+    under 8 KB written by its authors (shared/corpora README), not pages of the web."""
+    out = set()
+    with open(
+        shared / "readability-test-pages" / "manifest.csv", newline="", encoding="utf-8"
+    ) as fh:
+        for row in csv.DictReader(fh):
+            if int(row["bytes"]) < 8000:
+                out.add(f"https://readability-{row['name']}.example/")
+    return out
+
+
 def real_page_report(run: Path) -> dict[str, object]:
-    """Quarantine share of the real pages, the reasons of each quarantine, the score spread."""
+    """Quarantine share of the real pages (the readability suite's synthetic edge cases counted
+    apart), the reasons of each quarantine, the score spread."""
     import polars as pl
 
-    s = pl.read_parquet(run / "scores.parquet")
+    everything = pl.read_parquet(run / "scores.parquet")
+    synthetic = everything.filter(pl.col("url").is_in(sorted(synthetic_urls())))
+    s = everything.filter(~pl.col("url").is_in(sorted(synthetic_urls())))
     q = s.filter(pl.col("band") == "quarantine")
     single_aff = q.filter(pl.col("reasons").list.contains("AFFILIATE_DENSE_NO_DISCLOSURE")).height
     return {
+        "synthetic_pages": synthetic.height,
+        "synthetic_quarantined": synthetic.filter(pl.col("band") == "quarantine").height,
         "pages": s.height,
         "quarantined": q.height,
         "quarantined_share": round(q.height / max(s.height, 1), 4),
@@ -122,6 +140,12 @@ def real_page_report(run: Path) -> dict[str, object]:
         "trust_mean": round(float(s["trust_score"].mean() or 0), 3),
         "trust_std": round(float(s["trust_score"].std() or 0), 3),
         "affiliate_quarantines": single_aff,
+        "single_affiliate_link_quarantines": q.filter(
+            pl.col("reasons").list.contains("AFFILIATE_DENSE_NO_DISCLOSURE")
+            & (pl.col("affiliate_score") <= 0.1)
+        ).height
+        if "affiliate_score" in q.columns
+        else None,
         "false_quarantines": [
             {"url": r["url"], "trust": r["trust_score"], "reasons": r["reasons"]}
             for r in q.select("url", "trust_score", "reasons").to_dicts()

@@ -44,8 +44,9 @@ def test_stitched_pages_fall_apart_whatever_the_order(k: int, order: str) -> Non
     out = {r["doc_id"]: r for r in lexical_groups(paras(pages)).to_dicts()}
     assert out["mix"]["topic_largest_share"] <= 0.5 + 1e-9
     assert out["mix"]["topic_groups"] >= 2
-    for name in NAMES:  # each real topic page is (nearly) one connected group
-        assert out[name]["topic_largest_share"] >= 0.8, name
+    for name in NAMES:  # each real topic page holds together better than the stitched one
+        assert out[name]["topic_largest_share"] > out["mix"]["topic_largest_share"], name
+        assert out[name]["topic_largest_share"] >= 0.6, name
 
 
 def test_the_order_of_paragraphs_does_not_change_the_groups() -> None:

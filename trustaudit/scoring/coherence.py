@@ -389,7 +389,7 @@ def coherence_signals(
     paras = paras.with_columns(_topical=topical)
     prose = paras.filter(pl.col("_topical"))
     # order-free statistics on the words of the prose paragraphs (scoring/topicmix.py)
-    mix = lexical_groups(prose, min_cosine=c.topic_min_cosine).join(
+    mix = lexical_groups(prose, min_cosine=c.topic_min_cosine, stem=c.topic_stem_chars).join(
         paragraph_languages(prose), on="doc_id", how="full", coalesce=True
     )
     if paras.height:
