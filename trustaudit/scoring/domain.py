@@ -13,25 +13,33 @@ from trustaudit.scoring._reasons import reason_list
 from trustaudit.scoring.reputation import Prior, load_priors, reputation_of_hosts
 
 
-@functools.lru_cache(maxsize=1)
-def _extractor():  # type: ignore[no-untyped-def]
+@functools.lru_cache(maxsize=2)
+def _extractor(private: bool = True):  # type: ignore[no-untyped-def]
     import tldextract
 
     # suffix_list_urls=() + no cache dir: the bundled public suffix list, never a download.
-    # Private suffixes (github.io, blogspot.com) count: each user site there is its own publisher.
     return tldextract.TLDExtract(
-        suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True
+        suffix_list_urls=(), cache_dir=None, include_psl_private_domains=private
     )
 
 
 @functools.lru_cache(maxsize=1 << 18)
-def registered_domain_of(host: str | None) -> str | None:
-    """Registrable domain (eTLD+1) of a host; IPs and single-label hosts map to themselves."""
+def registered_domain_of(
+    host: str | None, *, private_suffixes: bool = True, strict: bool = False
+) -> str | None:
+    """Registrable domain (eTLD+1) of a host: the one function for pages and the crawler's RDAP.
+
+    Pages count private suffixes (github.io, blogspot.com: each user site there is its own
+    publisher); RDAP needs the domain a registry knows (`private_suffixes=False`: github.io).
+    IPs and single-label hosts map to themselves, or to None with `strict` (nothing to look up).
+    """
     if not host:
         return None
     host = host.lower().rstrip(".")
-    result = _extractor()(host)
-    return result.top_domain_under_public_suffix or host
+    result = _extractor(private_suffixes)(host)
+    if strict and not (result.suffix and result.domain):
+        return None
+    return (result.top_domain_under_public_suffix or host).lower()
 
 
 def with_registered_domain(

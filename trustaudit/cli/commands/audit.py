@@ -146,6 +146,11 @@ def audit_cmd(
         False, "--json", help="Print summary.json to stdout instead of tables."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line (cron)."),
+    rdap: bool = typer.Option(
+        False,
+        "--rdap",
+        help="Online: look up domain registration dates via RDAP (cached), then score again.",
+    ),
 ) -> None:
     """Score every page of a corpus and write the run directory and reports.
 
@@ -170,6 +175,10 @@ def audit_cmd(
     console = err_console()
     with RichProgress(console, quiet=quiet or as_json) as progress:
         summary = audit(options, pol, progress=progress)
+        if rdap:
+            from trustaudit.crawl.rdap import audit_with_rdap
+
+            summary = audit_with_rdap(out, pol, now=options.now, labels=labels, progress=progress)
     if as_json:
         typer.echo(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
     elif quiet:
