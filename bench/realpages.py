@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         from trustaudit.pipeline import compute_signals, score_run
         from trustaudit.policy import load_policy
 
-        rd, policy = RunDir.at(run), load_policy(None, environ={})
+        rd, policy = RunDir.at(run), load_policy(None)  # TRUSTAUDIT_* variables apply
         compute_signals(rd, policy, now=date(2026, 11, 1))
         score_run(rd, policy)
     else:

@@ -48,6 +48,7 @@ COHERENCE_COLUMNS: tuple[str, ...] = (
     "coherence_interleave",
     "coherence_topic_groups",
     "coherence_topic_share",
+    "coherence_topic_grouped",
     "coherence_language_mix",
     "adjust_coherence",
     "reasons_coherence",
@@ -538,9 +539,13 @@ def coherence_signals(
     inter_pen = inter_pen.fill_null(0.0)
     # Topic mix: a ramp from topic_share_start down to topic_share_full of the largest group.
     share = pl.col("topic_largest_share")
+    # k sources leave k linked groups holding most paragraphs (policy: topic_grouped_min)
     mixable = (
-        pl.col("topic_paragraphs").fill_null(0) >= c.topic_min_paragraphs
-    ) & ~unsupported.fill_null(False)
+        (pl.col("topic_paragraphs").fill_null(0) >= c.topic_min_paragraphs)
+        & ~unsupported.fill_null(False)
+        & (pl.col("topic_groups").fill_null(0) >= 2)
+        & (pl.col("topic_grouped_share").fill_null(0.0) >= c.topic_grouped_min)
+    )
     mix_span = max(c.topic_share_start - c.topic_share_full, 1e-9)
     mix_pen = (
         pl.when(mixable)
@@ -555,6 +560,7 @@ def coherence_signals(
         coherence_topic_shift=shifted.fill_null(False),
         coherence_topic_groups=pl.col("topic_groups").fill_null(0).cast(pl.Int32),
         coherence_topic_share=share,
+        coherence_topic_grouped=pl.col("topic_grouped_share"),
         coherence_language_mix=lang_mix,
         # one topic penalty (the largest of split, interleave, mix), plus the language mix
         adjust_coherence=-pl.max_horizontal(split_pen, inter_pen, mix_pen) - lang_pen,

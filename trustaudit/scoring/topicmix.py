@@ -298,7 +298,8 @@ def lexical_groups(
     labels: np.ndarray | None = None,
 ) -> pl.DataFrame:
     """paras (doc_id, text; one row per usable paragraph) -> per doc_id: topic_paragraphs,
-    topic_groups (groups of 2+ linked paragraphs), topic_largest_share (largest group / paragraphs).
+    topic_groups (groups of 2+ linked paragraphs), topic_largest_share (largest group / paragraphs),
+    topic_grouped_share (paragraphs in groups of 2+ / paragraphs).
 
     IDF is over the paragraphs given (the corpus): idf = ln((N + 1) / (df + 1)) + 1. `stem` > 0
     keeps the first `stem` letters of each word (a crude, language-free stemmer: inflections and
@@ -309,6 +310,7 @@ def lexical_groups(
         "topic_paragraphs": pl.Int32,
         "topic_groups": pl.Int32,
         "topic_largest_share": pl.Float64,
+        "topic_grouped_share": pl.Float64,
     }
     if paras.height == 0:
         return pl.DataFrame(schema=schema)
@@ -326,6 +328,7 @@ def lexical_groups(
             topic_paragraphs=pl.col("size").sum().cast(pl.Int32),
             topic_groups=(pl.col("size") >= 2).sum().cast(pl.Int32),
             _largest=pl.col("size").max(),
+            _grouped=pl.col("size").filter(pl.col("size") >= 2).sum(),
         )
     )
     return sizes.select(
@@ -333,4 +336,5 @@ def lexical_groups(
         "topic_paragraphs",
         "topic_groups",
         topic_largest_share=pl.col("_largest") / pl.col("topic_paragraphs"),
+        topic_grouped_share=pl.col("_grouped").fill_null(0) / pl.col("topic_paragraphs"),
     ).cast(schema)  # type: ignore[arg-type]
