@@ -103,15 +103,15 @@ def test_generic_bylines() -> None:
 
 
 def test_thin_text_scales_and_the_sum_is_capped() -> None:
-    assert one(word_count=120)["adjust_quality"] == pytest.approx(-0.025)
-    assert one(word_count=60)["adjust_quality"] == pytest.approx(-0.05)
+    assert one(word_count=120)["adjust_quality"] == pytest.approx(-0.015)
+    assert one(word_count=60)["adjust_quality"] == pytest.approx(-0.03)
     bait = one(
         word_count=60,
         url="https://celebs.example.com/gallery?page=21",
         title="You won't believe these stars",
         author="Staff Writer",
     )
-    assert bait["adjust_quality"] == pytest.approx(-0.30)  # 0.05 + 0.10 + 0.10 + 0.05
+    assert bait["adjust_quality"] == pytest.approx(-0.28)  # 0.03 + 0.10 + 0.10 + 0.05
     capped = quality_signals(
         pages(
             word_count=[60],

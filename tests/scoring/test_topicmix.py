@@ -110,3 +110,24 @@ def test_coherence_penalises_a_topic_mix_once_with_reason() -> None:
     assert mix["adjust_coherence"] <= -c.topic_penalty / 2
     for n in NAMES:
         assert not any(r.startswith("COHERENCE_TOPIC_MIX") for r in out[n]["reasons_coherence"])
+
+
+def test_a_list_shaped_roundup_is_not_a_topic_mix() -> None:
+    # a digest: a heading (short line, >= 40 characters) before each item of another topic
+    # (other paragraphs than the stitched page's: a paragraph on three pages is boilerplate)
+    items = [p for n in NAMES for p in TOPICS[n][3:5]]
+    heads = [
+        f"Item {i + 1}: remarkable weekly roundup highlights included" for i in range(len(items))
+    ]
+    roundup = [x for pair in zip(heads, items, strict=True) for x in pair]
+    pages = pl.DataFrame(
+        [{"doc_id": n, "paragraphs": TOPICS[n]} for n in NAMES]
+        + [
+            {"doc_id": "roundup", "paragraphs": roundup},
+            {"doc_id": "mix", "paragraphs": stitched(4, "blocks", seed=3)},
+        ]
+    )
+    out = {r["doc_id"]: r for r in coherence_signals(pages, P, HashingEmbedder(dim=256)).to_dicts()}
+    assert out["roundup"]["coherence_structure_share"] >= P.coherence.topic_list_share
+    assert not any(r.startswith("COHERENCE_TOPIC_MIX") for r in out["roundup"]["reasons_coherence"])
+    assert any(r.startswith("COHERENCE_TOPIC_MIX") for r in out["mix"]["reasons_coherence"])

@@ -131,6 +131,12 @@ class CoherencePolicy:
         "topic mix: trust penalty at topic_share_full; the topic penalties (split, interleave, "
         "mix) measure one thing, so the largest of them applies, not their sum (0 disables)",
     )
+    topic_list_share: float = opt(
+        0.30,
+        "topic mix: a page whose usable paragraphs are at least this share structural (headings, "
+        "list items, bylines) is list-shaped - a roundup covers several topics by design - and "
+        "gets no topic-mix penalty",
+    )
     language_mix_min_share: float = opt(
         0.25,
         "COHERENCE_LANGUAGE_MIX: paragraphs in languages other than the page's main one reach "

@@ -49,6 +49,7 @@ COHERENCE_COLUMNS: tuple[str, ...] = (
     "coherence_topic_groups",
     "coherence_topic_share",
     "coherence_topic_grouped",
+    "coherence_structure_share",
     "coherence_language_mix",
     "adjust_coherence",
     "reasons_coherence",
@@ -390,8 +391,19 @@ def coherence_signals(
     paras = paras.with_columns(_topical=topical)
     prose = paras.filter(pl.col("_topical"))
     # order-free statistics on the words of the prose paragraphs (scoring/topicmix.py)
-    mix = lexical_groups(prose, min_cosine=c.topic_min_cosine, stem=c.topic_stem_chars).join(
-        paragraph_languages(prose), on="doc_id", how="full", coalesce=True
+    mix = (
+        lexical_groups(prose, min_cosine=c.topic_min_cosine, stem=c.topic_stem_chars)
+        .join(paragraph_languages(prose), on="doc_id", how="full", coalesce=True)
+        .join(
+            # a list-shaped page (roundups, digests: headings and items between short texts)
+            # covers several topics by design
+            paras.group_by("doc_id").agg(
+                coherence_structure_share=1.0 - pl.col("_topical").cast(pl.Float64).mean()
+            ),
+            on="doc_id",
+            how="full",
+            coalesce=True,
+        )
     )
     if paras.height:
         paras = paras.sort("doc_id", maintain_order=True)
@@ -545,6 +557,7 @@ def coherence_signals(
         & ~unsupported.fill_null(False)
         & (pl.col("topic_groups").fill_null(0) >= 2)
         & (pl.col("topic_grouped_share").fill_null(0.0) >= c.topic_grouped_min)
+        & (pl.col("coherence_structure_share").fill_null(0.0) < c.topic_list_share)
     )
     mix_span = max(c.topic_share_start - c.topic_share_full, 1e-9)
     mix_pen = (
@@ -561,6 +574,7 @@ def coherence_signals(
         coherence_topic_groups=pl.col("topic_groups").fill_null(0).cast(pl.Int32),
         coherence_topic_share=share,
         coherence_topic_grouped=pl.col("topic_grouped_share"),
+        coherence_structure_share=pl.col("coherence_structure_share"),
         coherence_language_mix=lang_mix,
         # one topic penalty (the largest of split, interleave, mix), plus the language mix
         adjust_coherence=-pl.max_horizontal(split_pen, inter_pen, mix_pen) - lang_pen,
