@@ -140,12 +140,27 @@ def real_page_report(run: Path) -> dict[str, object]:
         "trust_mean": round(float(s["trust_score"].mean() or 0), 3),
         "trust_std": round(float(s["trust_score"].std() or 0), 3),
         "affiliate_quarantines": single_aff,
-        "single_affiliate_link_quarantines": q.filter(
+        # the two named failures: one affiliate link, or a list-shaped page
+        "single_affiliate_link_quarantines": q.join(
+            pl.read_parquet(run / "signals.parquet", columns=["doc_id", "affiliate_links"]),
+            on="doc_id",
+        )
+        .filter(
             pl.col("reasons").list.contains("AFFILIATE_DENSE_NO_DISCLOSURE")
-            & (pl.col("affiliate_score") <= 0.1)
-        ).height
-        if "affiliate_score" in q.columns
-        else None,
+            & (pl.col("affiliate_links") <= 1)
+        )
+        .height,
+        "topic_quarantines_of_list_shaped_pages": q.join(
+            pl.read_parquet(
+                run / "signals.parquet", columns=["doc_id", "coherence_structure_share"]
+            ),
+            on="doc_id",
+        )
+        .filter(
+            pl.col("reasons").list.contains("COHERENCE_TOPIC_MIX")
+            & (pl.col("coherence_structure_share") >= 0.3)
+        )
+        .height,
         "false_quarantines": [
             {"url": r["url"], "trust": r["trust_score"], "reasons": r["reasons"]}
             for r in q.select("url", "trust_score", "reasons").to_dicts()

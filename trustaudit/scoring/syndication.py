@@ -386,7 +386,7 @@ def farm_signals(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     )
     farm = (
         cluster.is_not_null()
-        & (pl.col("syndication_other_domains").fill_null(0) > 0)
+        & (pl.col("syndication_other_domains").fill_null(0) + 1 >= max(2, s.farm_min_domains))
         & pl.col("syndication_all_undated").fill_null(False)
         & ~evidence.any().over(cluster)
         & ~wire
