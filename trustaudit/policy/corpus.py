@@ -133,9 +133,9 @@ class CoherencePolicy:
     )
     topic_list_share: float = opt(
         0.30,
-        "topic mix: a page whose usable paragraphs are at least this share structural (headings, "
-        "list items, bylines) is list-shaped - a roundup covers several topics by design - and "
-        "gets no topic-mix penalty",
+        "topic mix: a page whose paragraphs (short ones included) are at least this share "
+        "headings, list items or bylines is list-shaped - a roundup covers several topics by "
+        "design - and gets no topic-mix penalty",
     )
     language_mix_min_share: float = opt(
         0.25,

@@ -235,6 +235,31 @@ def structural(paras: pl.DataFrame, policy: Policy) -> pl.Series:
     ).to_series()
 
 
+def list_shape(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    """doc_id -> coherence_structure_share: the share of a page's non-empty paragraphs (all of them,
+    short ones included) that are headings, list items or bylines. A list-shaped page (roundups,
+    digests, numbered guides, link lists) covers several topics by design."""
+    c = policy.coherence
+    paras = (
+        pl.col("paragraphs")
+        if "paragraphs" in pages.columns
+        else pl.col("text").fill_null("").str.split("\n")
+    )
+    rows = (
+        pages.select("doc_id", paras.alias("text"))
+        .explode("text")
+        .with_columns(pl.col("text").str.strip_chars())
+        .filter(pl.col("text").str.len_chars() > 0)
+    )
+    text = pl.col("text")
+    short = (
+        (text.str.count_matches(r"\S+") < c.structure_min_words)
+        | text.str.contains(_LIST_ITEM)
+        | text.str.contains(_BYLINE)
+    )
+    return rows.group_by("doc_id").agg(coherence_structure_share=short.cast(pl.Float64).mean())
+
+
 def paragraph_languages(paras: pl.DataFrame) -> pl.DataFrame:
     """doc_id -> coherence_language_mix: share of a page's language-identifiable paragraphs that
     are not in its main language, when at least two languages have two paragraphs each (else 0).
@@ -394,16 +419,7 @@ def coherence_signals(
     mix = (
         lexical_groups(prose, min_cosine=c.topic_min_cosine, stem=c.topic_stem_chars)
         .join(paragraph_languages(prose), on="doc_id", how="full", coalesce=True)
-        .join(
-            # a list-shaped page (roundups, digests: headings and items between short texts)
-            # covers several topics by design
-            paras.group_by("doc_id").agg(
-                coherence_structure_share=1.0 - pl.col("_topical").cast(pl.Float64).mean()
-            ),
-            on="doc_id",
-            how="full",
-            coalesce=True,
-        )
+        .join(list_shape(pages, policy), on="doc_id", how="full", coalesce=True)
     )
     if paras.height:
         paras = paras.sort("doc_id", maintain_order=True)
