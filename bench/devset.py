@@ -265,8 +265,10 @@ def _p_ends(html_text: str) -> list[int]:
 def _insert_at_paragraph_ends(html_text: str, snippets: list[str]) -> str:
     ends = _p_ends(html_text)
     if not ends:
-        m = re.search(r"</body\s*>", html_text, re.I)
-        pos = m.start() if m else len(html_text)
+        # the last </body> outside comments and scripts (one inside a comment hid the links)
+        masked = _OPAQUE_RE.sub(lambda m: " " * len(m.group(0)), html_text)
+        found = list(re.finditer(r"</body\s*>", masked, re.I))
+        pos = found[-1].start() if found else len(html_text)
         return html_text[:pos] + "\n".join(snippets) + html_text[pos:]
     # spread snippets evenly over the paragraph ends; insert from the back so offsets stay valid
     slots = [

@@ -89,7 +89,9 @@ def score_for(
 
 
 def test_sub_score_table() -> None:
-    assert score_for(80, 20)["affiliate_score"] == 0.5  # too few words -> neutral
+    assert score_for(80, 2)["affiliate_score"] == 0.5  # too few words -> neutral
+    ref = Policy().with_overrides({"affiliate": {"short_page_links": False}})
+    assert score_for(80, 20, policy=ref)["affiliate_score"] == 0.5  # the reference table
     assert score_for(1000, 0)["affiliate_score"] == 1.0
     dense = score_for(1000, 11)
     assert dense["affiliate_score"] == 0.1 and dense["quarantine_affiliate"] is True
@@ -117,6 +119,14 @@ def test_one_or_two_links_never_quarantine_a_short_page() -> None:
     assert two["quarantine_affiliate"] is False
     three = score_for(200, 3)  # 15 per 1k, three links: the rule applies
     assert three["quarantine_affiliate"] is True and three["affiliate_score"] == 0.1
+
+
+def test_link_stuffed_stub_is_not_neutral() -> None:
+    # extraction kept 25 words of a page whose paragraphs carry the links: judged over 100 words
+    stub = score_for(25, 3)
+    assert stub["quarantine_affiliate"] is True and stub["affiliate_score"] == 0.1
+    assert stub["reasons_affiliate"][0].startswith("AFFILIATE_DENSE_NO_DISCLOSURE: 30.0")
+    assert score_for(25, 2)["affiliate_score"] == 0.5  # below min_links: still neutral
 
 
 def test_min_links_follows_the_policy() -> None:

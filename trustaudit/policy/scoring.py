@@ -117,6 +117,14 @@ class AffiliatePolicy:
     min_links: int = opt(
         3, "affiliate links a page needs before the high/dense density rules (and quarantine) apply"
     )
+    # Main-content extraction drops link-heavy paragraphs as navigation: a page stuffed with
+    # affiliate links inside its paragraphs kept 11-71 words of main text and the neutral 0.5
+    # (randomised dev set, issue #14). A reader still sees every link.
+    short_page_links: bool = opt(
+        True,
+        "a page under min_words with at least min_links affiliate links is judged on density "
+        "over min_words words instead of getting the neutral 0.5 (false = the reference table)",
+    )
     # Same-site redirect folders of link-cloaking plugins (ThirstyAffiliates /recommends/, Pretty
     # Links and Lasso /go/ or /refer/): the visible href hides the network.
     cloaked_paths: tuple[str, ...] = opt(

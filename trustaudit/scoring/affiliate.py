@@ -167,10 +167,17 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
         )
         .drop("page_disclosure_text")
     )
-    dens, disc = pl.col("affiliate_per_1k_words"), pl.col("affiliate_disclosed")
-    short = pl.col("word_count") < a.min_words
+    disc = pl.col("affiliate_disclosed")
     # density rules need a few links: one link in a short page is not affiliate stuffing
     enough = pl.col("affiliate_links") >= a.min_links
+    stub = pl.col("word_count") < a.min_words
+    # a link-stuffed stub is judged on density over min_words words; other short pages are neutral
+    short = stub & ~(pl.lit(a.short_page_links) & enough)
+    dens = (
+        pl.when(stub)
+        .then(pl.col("affiliate_links") * 1000.0 / pl.lit(float(max(a.min_words, 1))))
+        .otherwise(pl.col("affiliate_per_1k_words"))
+    )
     dense_undisclosed = ~short & enough & (dens > a.dense_per_1k) & ~disc
     out = out.with_columns(
         affiliate_score=pl.when(short)
