@@ -111,7 +111,7 @@ def test_thin_text_scales_and_the_sum_is_capped() -> None:
         title="You won't believe these stars",
         author="Staff Writer",
     )
-    assert bait["adjust_quality"] == pytest.approx(-0.28)  # 0.03 + 0.10 + 0.10 + 0.05
+    assert bait["adjust_quality"] == pytest.approx(-0.30)  # 0.03 + 0.12 + 0.12 + 0.05, capped
     capped = quality_signals(
         pages(
             word_count=[60],
