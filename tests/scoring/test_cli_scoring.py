@@ -140,6 +140,7 @@ PAGES_URLS = {
     "old_dated": "https://old-archive.org/2019/story",
     "undated": "https://no-dates.org/story",
     "stitched": "https://mixed-news-site.net/story",
+    "rated_copy": "https://copycat-news.net/world-harbour",
     "farm1": "https://quick-news-hub.net/a",
     "farm2": "https://daily-buzz-feed.info/b",
     "farm3": "https://trend-wire.xyz/c",
@@ -154,6 +155,16 @@ PAGES: dict[str, tuple[str, object]] = {
     "one_ticket": (PAGES_URLS["one_ticket"], _one_ticket),
     "slideshow": (PAGES_URLS["slideshow"], _slideshow),
     "rated": (PAGES_URLS["rated"], lambda n: _article(n)),
+    # the rated page's text, undated, on an unknown domain: the dates cannot order the two
+    "rated_copy": (
+        PAGES_URLS["rated_copy"],
+        lambda n: page_html(
+            PAGES_URLS[n],
+            paragraphs=[" ".join(prose(f"rated-{i}", 4)) for i in range(6)],
+            title="Story rated",
+            published="",
+        ),
+    ),
     "old_dated": (PAGES_URLS["old_dated"], lambda n: _article(n, published="2019-03-01")),
     "undated": (PAGES_URLS["undated"], lambda n: _article(n, published="")),
     "stitched": (PAGES_URLS["stitched"], _stitched),
@@ -318,3 +329,11 @@ def test_stitched_page_in_rotation_is_a_topic_mix(run: Run) -> None:
     assert "COHERENCE_TOPIC_MIX" in row["reasons"], row["reasons"]
     assert row["adjust_coherence"] < 0
     assert "COHERENCE_TOPIC_MIX" not in run.row(run.scores, "clean")["reasons"]
+
+
+def test_copy_of_a_rated_source_is_the_presumed_copy(run: Run) -> None:
+    copy, source = run.row(run.scores, "rated_copy"), run.row(run.scores, "rated")
+    assert "SYNDICATION_PRESUMED_COPY" in copy["reasons"], copy["reasons"]
+    assert copy["adjust_syndication"] + copy["adjust_syndication_farm"] <= -0.35 + 1e-9
+    assert source["adjust_syndication"] + source["adjust_syndication_farm"] >= -0.05 - 1e-9
+    assert copy["trust_score"] < source["trust_score"]

@@ -256,10 +256,18 @@ def test_farm_cluster_penalises_every_member() -> None:
     assert all(t <= -P.syndication.farm_penalty + 1e-9 for t in total), total
     assert out["syndication_farm"].all()
     assert all(r[0].startswith("SYNDICATION_FARM") for r in out["reasons_syndication_farm"])
-    # one member with evidence (a rated domain) is the plausible source: no farm
+    # one member with evidence (a rated domain) is the presumed source, whatever the fetch order:
+    # no farm; its fetch-order copy penalty is lifted, the others are presumed copies
     anchored = dom.with_columns(reputation_anchor=pl.Series([False, True, False]))
-    out = farm_signals(synd.join(anchored, on="doc_id"), P)
-    assert not out["syndication_farm"].any() and (out["adjust_syndication_farm"] == 0).all()
+    named = synd.join(df.select("doc_id", "registered_domain"), on="doc_id")
+    out = farm_signals(named.join(anchored, on="doc_id"), P).sort("doc_id")
+    assert not out["syndication_farm"].any()
+    total = (out["adjust_syndication"] + out["adjust_syndication_farm"]).round(6).to_list()
+    assert total == [-0.4, -0.1, -0.4]  # copies: 2 x 0.05 + 0.30; source: 2 x 0.05 only
+    assert out["reasons_syndication_farm"][0][0].startswith(
+        "SYNDICATION_PRESUMED_COPY: the dates do not order the copies; farm-b.example has"
+    )
+    assert out["reasons_syndication_farm"][1].to_list() == []
     # a dated member: the ordinary earliest-copy logic applies
     dated = _cluster(
         ["farm-a.example", "farm-b.example", "farm-c.example"],

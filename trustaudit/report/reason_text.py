@@ -42,6 +42,7 @@ LABELS: dict[str, str] = {
     "SYNDICATION_SOURCE": "Earliest copy of syndicated text",
     "SYNDICATION_FARM": "Content farm copy (no copy has trust evidence)",
     "SYNDICATED_WIRE": "Licensed wire copy",
+    "SYNDICATION_PRESUMED_COPY": "Copy of a source with trust evidence",
     "TEXT_LOW_LEXICAL_DENSITY": "Low lexical density",
     "TEXT_REPETITIVE": "Repeated lines",
     "TEXT_SUPERLATIVE_HEAVY": "Superlative-heavy",

@@ -92,6 +92,9 @@ def domain_signals(
     base = base.with_columns(
         in_allowlist=listed(base["host"], allow),
         in_blocklist=listed(base["host"], block),
+        # a page on an anchor site itself (en.wikipedia.org, arxiv.org): trust evidence for the
+        # syndication stage, which must not name such a page a copy by fetch order
+        anchor_self=listed(base["host"], {a.lower() for a in policy.anchors.anchor_domains}),
     )
     reputation = reputation_of_hosts(
         pl.concat([base["host"], base["registered_domain"]]).rename("host"), priors
@@ -209,6 +212,7 @@ def domain_signals(
         "reputation_label",
         "reputation_source",
         "reputation_anchor",
+        "anchor_self",
         "domain_score",
         "quarantine_blocklist",
         "reasons_domain",

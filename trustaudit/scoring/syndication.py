@@ -353,17 +353,25 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
 
 
 def farm_signals(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
-    """Content farms: a cluster whose copies are all undated and none has trust evidence.
+    """Who to distrust in a cluster whose order the dates cannot settle, from trust evidence.
 
     Runs on the joined signals frame (syndication + domain columns), because the evidence is the
-    domain family's: allowlisted, linked from an anchor, or a reputation prior at the anchor level.
-    When no copy is dated, the fetch order names a "source" that is no better than the others,
-    so every member of such a cluster gets at least `syndication.farm_penalty` (licensed wire copy
-    excepted). Returns signals + `adjust_syndication_farm` (<= 0) and `reasons_syndication_farm`.
+    domain family's: allowlisted, linked from an anchor, an anchor site itself, a reputation prior
+    at the anchor level, or a domain at least `farm_older_days` old. Two cases:
+
+    - SYNDICATION_FARM: every copy undated, on `farm_min_domains`+ domains, none with evidence:
+      the fetch order names a "source" no better than the others, so every member gets at least
+      `farm_penalty`.
+    - SYNDICATION_PRESUMED_COPY: the order is undetermined (or known only by fetch order) and
+      some members have evidence: those are presumed the source (a fetch-order copy penalty on
+      them is lifted), the members without evidence get the late-copy penalty.
+
+    Licensed wire copy is exempt. Returns signals + `syndication_farm`,
+    `adjust_syndication_farm` (the change to adjust_syndication) and `reasons_syndication_farm`.
     """
     s = policy.syndication
     need = {"syndication_cluster_id", "syndication_other_domains", "syndication_all_undated"}
-    if not need <= set(signals.columns) or s.farm_penalty <= 0:
+    if not need <= set(signals.columns):
         return signals
 
     def flag(name: str) -> pl.Expr:
@@ -372,7 +380,13 @@ def farm_signals(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     count = pl.col("anchor_count") if "anchor_count" in signals.columns else pl.lit(0)
     age = pl.col("domain_age_days") if "domain_age_days" in signals.columns else pl.lit(None)
     older = (age.fill_null(0) >= s.farm_older_days) if s.farm_older_days > 0 else pl.lit(False)
-    evidence = flag("in_allowlist") | flag("reputation_anchor") | (count.fill_null(0) > 0) | older
+    evidence = (
+        flag("in_allowlist")
+        | flag("reputation_anchor")
+        | flag("anchor_self")
+        | (count.fill_null(0) > 0)
+        | older
+    )
     cluster = pl.col("syndication_cluster_id")
     wire = (
         pl.col("syndication_wire").is_not_null()
@@ -384,31 +398,62 @@ def farm_signals(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         if "adjust_syndication" in signals.columns
         else pl.lit(0.0)
     )
+    other = pl.col("syndication_other_domains").fill_null(0)
+    shared = cluster.is_not_null() & (other > 0) & ~wire
+    any_evidence = evidence.any().over(cluster)
+    undated = pl.col("syndication_all_undated").fill_null(False)
     farm = (
-        cluster.is_not_null()
-        & (pl.col("syndication_other_domains").fill_null(0) + 1 >= max(2, s.farm_min_domains))
-        & pl.col("syndication_all_undated").fill_null(False)
-        & ~evidence.any().over(cluster)
-        & ~wire
+        shared
+        & undated
+        & (other + 1 >= max(2, s.farm_min_domains))
+        & ~any_evidence
+        & pl.lit(s.farm_penalty > 0)
+    )
+    unordered = (
+        pl.col("syndication_is_earliest").is_null() | undated
+        if "syndication_is_earliest" in signals.columns
+        else undated
+    )
+    presumed = shared & unordered & any_evidence & ~evidence
+    source = shared & unordered & any_evidence & evidence
+    per_domain = s.penalty_per_domain * other.cast(pl.Float64)
+    copy_total = pl.min_horizontal(pl.lit(s.penalty_cap), per_domain + s.copy_penalty)
+    change = (
+        pl.when(farm)
+        .then(-(pl.lit(s.farm_penalty) + adjust).clip(lower_bound=0.0))
+        .when(presumed)
+        .then(pl.min_horizontal(pl.lit(0.0), -copy_total - adjust))
+        .when(source)  # lift a fetch-order copy penalty: keep the per-domain part only
+        .then((-pl.min_horizontal(pl.lit(s.penalty_cap), per_domain) - adjust).clip(0.0, None))
+        .otherwise(0.0)
+    )
+    holder = (
+        pl.when(evidence)
+        .then(pl.col("registered_domain") if "registered_domain" in signals.columns else None)
+        .drop_nulls()
+        .first()
+        .over(cluster)
     )
     return signals.with_columns(
         syndication_farm=farm.fill_null(False),
-        # bring the member's syndication penalty up to farm_penalty (never twice)
-        adjust_syndication_farm=pl.when(farm)
-        .then(-(pl.lit(s.farm_penalty) + adjust).clip(lower_bound=0.0))
-        .otherwise(0.0),
-        reasons_syndication_farm=pl.when(farm)
-        .then(
-            pl.concat_list(
+        adjust_syndication_farm=change.fill_null(0.0),
+        reasons_syndication_farm=pl.concat_list(
+            pl.when(farm).then(
                 pl.format(
                     "SYNDICATION_FARM: text shared with {} other domain(s), every copy undated "
                     "and none allowlisted, anchored, rated or on an old domain; no copy can be "
                     "named the source",
-                    pl.col("syndication_other_domains"),
+                    other,
                 )
-            )
-        )
-        .otherwise(pl.lit([], dtype=pl.List(pl.String))),
+            ),
+            pl.when(presumed.fill_null(False)).then(
+                pl.format(
+                    "SYNDICATION_PRESUMED_COPY: the dates do not order the copies; {} has trust "
+                    "evidence and is presumed the source, this copy has none",
+                    holder.fill_null("another member"),
+                )
+            ),
+        ).list.drop_nulls(),
     )
 
 
