@@ -131,3 +131,21 @@ def test_a_list_shaped_roundup_is_not_a_topic_mix() -> None:
     assert out["roundup"]["coherence_structure_share"] >= P.coherence.topic_list_share
     assert not any(r.startswith("COHERENCE_TOPIC_MIX") for r in out["roundup"]["reasons_coherence"])
     assert any(r.startswith("COHERENCE_TOPIC_MIX") for r in out["mix"]["reasons_coherence"])
+
+
+def test_portuguese_is_not_read_as_spanish() -> None:
+    pt = [
+        "O governo disse que não há recursos para a obra, e os moradores pedem mais prazo ao prefeito.",
+        "Segundo a prefeitura, a ponte também será reformada com verba dos estados e uma parte da União.",
+        "Os vereadores afirmaram que o projeto não é prioridade e que a cidade precisa de mais escolas.",
+    ]
+    es = [
+        "El gobierno dijo que los fondos para la obra no alcanzan y las familias piden una prórroga.",
+        "Según la alcaldía, el puente será reformado con dinero del Estado y una parte por la región.",
+    ]
+    out = {
+        r["doc_id"]: r["coherence_language_mix"]
+        for r in paragraph_languages(paras({"pt": pt, "mixed": pt[:2] + es})).to_dicts()
+    }
+    assert out["pt"] == 0.0
+    assert out["mixed"] == pytest.approx(0.5)

@@ -260,23 +260,40 @@ def list_shape(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     return rows.group_by("doc_id").agg(coherence_structure_share=short.cast(pl.Float64).mean())
 
 
+# Per-paragraph language: words one language uses and its neighbours do not (no "que"/"para"
+# shared by pt and es, no "de" shared by fr/es/pt), so Portuguese and Spanish paragraphs of one
+# page are not read as a mix.
+_PARA_STOPWORDS: dict[str, str] = {
+    "en": "the|and|of|is|that|with|was|for|this|are",
+    "de": "der|die|und|das|ist|nicht|mit|den|sich|auch",
+    "fr": "le|les|et|des|est|pas|une|dans|qui|sur",
+    "es": "el|los|las|del|una|por|con|pero|muy|esta",
+    "pt": "os|não|uma|com|dos|são|ao|pelo|também|mais",
+    "it": "il|della|che|per|non|sono|gli|nella|anche|questo",
+    "nl": "het|een|van|niet|zijn|voor|met|ook|maar|wordt",
+}
+
+
 def paragraph_languages(paras: pl.DataFrame) -> pl.DataFrame:
     """doc_id -> coherence_language_mix: share of a page's language-identifiable paragraphs that
     are not in its main language, when at least two languages have two paragraphs each (else 0).
 
-    A paragraph's language is the one whose function words it uses most (at least two hits).
+    A paragraph's language is the one whose distinctive function words it uses most: at least
+    three hits and twice as many as the runner-up (an unsure paragraph gets none).
     """
     low = pl.col("text").str.to_lowercase()
-    names = list(_STOPWORDS)
+    names = list(_PARA_STOPWORDS)
     counts = pl.concat_list(
         [
             low.str.count_matches(rf"(?-u:\b)(?:{w})(?-u:\b)").cast(pl.Int64)
-            for w in _STOPWORDS.values()
+            for w in _PARA_STOPWORDS.values()
         ]
     )
+    top = counts.list.max()
+    second = counts.list.sort(descending=True).list.get(1)
     tagged = paras.select(
         "doc_id",
-        lang=pl.when(counts.list.max() >= 2).then(
+        lang=pl.when((top >= 3) & (top >= 2 * second)).then(
             counts.list.arg_max().replace_strict(dict(enumerate(names)), return_dtype=pl.String)
         ),
     ).drop_nulls("lang")
