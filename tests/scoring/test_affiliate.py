@@ -121,6 +121,21 @@ def test_one_or_two_links_never_quarantine_a_short_page() -> None:
     assert three["quarantine_affiliate"] is True and three["affiliate_score"] == 0.1
 
 
+def test_disclosure_in_the_text_of_the_affiliate_links_counts() -> None:
+    hrefs = [f"https://amzn.to/{i}" for i in range(12)]
+    lk = links(hrefs).with_columns(anchor_text=pl.lit("BGR may receive a commission"))
+    flagged = flag_affiliate_links(lk, Policy())
+    got = affiliate_signals(page(1000), flagged, Policy()).to_dicts()[0]
+    assert got["disclosure_in_links"] is True and got["quarantine_affiliate"] is False
+    plain = affiliate_signals(page(1000), flag_affiliate_links(links(hrefs), Policy()), Policy())
+    assert plain["quarantine_affiliate"].item() is True
+
+
+def test_disclosure_with_a_publisher_name() -> None:
+    text = " Disclosure: ZDNet may earn a commission from some of the products featured here."
+    assert score_for(1000, 12, text_extra=text)["quarantine_affiliate"] is False
+
+
 def test_link_stuffed_stub_is_not_neutral() -> None:
     # extraction kept 25 words of a page whose paragraphs carry the links: judged over 100 words
     stub = score_for(25, 3)

@@ -127,6 +127,13 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
     `links` must already carry `is_affiliate`/`is_sponsored` (see flag_affiliate_links).
     """
     a = policy.affiliate
+    # "BGR may receive a commission" as the text of the affiliate link itself: a reader sees it,
+    # the main text (links left out) does not carry it
+    anchor = (
+        pl.col("anchor_text").fill_null("")
+        if "anchor_text" in links.columns
+        else pl.lit("", pl.String)
+    )
     per_doc = (
         links.with_columns(pl.col("doc_id").cast(pl.String))
         .group_by("doc_id")
@@ -134,6 +141,9 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
             links_total=pl.len(),
             affiliate_links=pl.col("is_affiliate").sum(),
             sponsored_affiliate_links=(pl.col("is_affiliate") & pl.col("is_sponsored")).sum(),
+            disclosure_in_links=(
+                pl.col("is_affiliate") & anchor.str.contains(disclosure_regex(policy, labels=False))
+            ).any(),
         )
     )
     chrome = (
@@ -145,7 +155,8 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
         pages.select("doc_id", "word_count", "text", chrome)
         .join(per_doc, on="doc_id", how="left")
         .with_columns(
-            pl.col("links_total", "affiliate_links", "sponsored_affiliate_links").fill_null(0)
+            pl.col("links_total", "affiliate_links", "sponsored_affiliate_links").fill_null(0),
+            pl.col("disclosure_in_links").fill_null(False),
         )
         .with_columns(
             affiliate_ratio=pl.when(pl.col("links_total") > 0)
@@ -163,6 +174,7 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
         .with_columns(
             affiliate_disclosed=pl.col("disclosure_in_text")
             | pl.col("disclosure_on_page")
+            | pl.col("disclosure_in_links")
             | (pl.col("sponsored_affiliate_links") > 0)
         )
         .drop("page_disclosure_text")
