@@ -148,3 +148,11 @@ def test_penalties_follow_the_policy() -> None:
     p = Policy().with_overrides({"textual": {"quality_max_penalty": 0.0}})
     df = pages(word_count=[60], title=["You won't believe it"])
     assert quality_signals(df, None, p)["adjust_quality"][0] == 0.0
+
+
+def test_a_page_without_words_gets_only_the_thin_penalty() -> None:
+    df = pages(word_count=[0], text=[""])
+    lk = links([("d0", "www.other.net", "other.net")] * 3)
+    got = quality_signals(df, lk, Policy()).to_dicts()[0]
+    assert got["quality_link_farm"] is False and got["quality_ad_heavy"] is False
+    assert got["adjust_quality"] == pytest.approx(-Policy().textual.thin_penalty)

@@ -174,12 +174,15 @@ def quality_signals(
         .then(pl.col("links_outbound") * 100.0 / words)
         .otherwise(None),
     )
-    ad_heavy = (pl.col("links_ad") >= t.ad_min_links) & (
-        pl.col("ad_links_per_1k_words") > t.ad_per_1k_words
-    )
-    link_farm = pl.col("quality_thin") & (
-        pl.col("outbound_links_per_100_words") > t.outbound_per_100_words
-    )
+    # densities are null on a page with no words: no evidence, not a null penalty (a null sum
+    # made min_horizontal fall back to the cap)
+    ad_heavy = (
+        (pl.col("links_ad") >= t.ad_min_links)
+        & (pl.col("ad_links_per_1k_words") > t.ad_per_1k_words)
+    ).fill_null(False)
+    link_farm = (
+        pl.col("quality_thin") & (pl.col("outbound_links_per_100_words") > t.outbound_per_100_words)
+    ).fill_null(False)
     # thin: full penalty below half of thin_words, half of it between
     thin_pen = (
         pl.when(pl.col("word_count") < t.thin_words / 2)
@@ -199,7 +202,7 @@ def quality_signals(
     out = out.with_columns(
         quality_ad_heavy=ad_heavy,
         quality_link_farm=link_farm,
-        adjust_quality=-pl.min_horizontal(penalty, pl.lit(t.quality_max_penalty)),
+        adjust_quality=-pl.min_horizontal(penalty.fill_null(0.0), pl.lit(t.quality_max_penalty)),
         reasons_quality=reason_list(
             [
                 pl.when(pl.col("quality_thin")).then(
