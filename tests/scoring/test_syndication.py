@@ -293,3 +293,27 @@ def test_wire_copies_are_tagged_not_penalised() -> None:
     dom = pl.DataFrame({"doc_id": ["p0", "p1", "p2"], "anchor_count": [0] * 3})
     out = farm_signals(synd.join(dom, on="doc_id"), P)
     assert not out["syndication_farm"].any()
+
+
+def test_a_page_dated_years_before_an_undated_copy_is_presumed_the_source() -> None:
+    rng = random.Random(4)
+    text = random_text(rng, 150)
+    df = pl.DataFrame(
+        {
+            "doc_id": ["orig", "copy"],
+            "registered_domain": ["news.example", "farm.example"],
+            "text": [text, swap_words(text, 0.05, rng)],
+            "published": [date(2019, 3, 1), None],
+            "fetched_at": [datetime(2026, 6, 1, tzinfo=UTC)] * 2,
+        },
+        schema_overrides={"published": pl.Date},
+    )
+    out = {r["doc_id"]: r for r in syndication_signals(df, P).iter_rows(named=True)}
+    assert out["orig"]["syndication_is_earliest"] is True
+    assert out["copy"]["syndication_late_copy"] is True
+    assert out["copy"]["adjust_syndication"] == pytest.approx(-0.35)
+    # 0 restores "undetermined"; a date inside the window stays undetermined too
+    off = P.with_overrides({"syndication": {"presume_dated_days": 0}})
+    assert syndication_signals(df, off)["syndication_is_earliest"].to_list() == [None, None]
+    recent = df.with_columns(published=pl.Series([date(2026, 3, 1), None], dtype=pl.Date))
+    assert syndication_signals(recent, P)["syndication_late_copy"].to_list() == [False, False]

@@ -187,6 +187,15 @@ class SyndicationPolicy:
         "SYNDICATION_FARM: every member of a cluster whose copies are all undated and none is "
         "allowlisted, anchored or rated gets at least this syndication penalty (0 disables)",
     )
+    # A dated page and an undated copy first seen years later: the undated one could in theory be
+    # older, and the order was left undetermined (-0.05 each), which let most spun copies of
+    # dated articles through (randomised dev set). Backdating a copy by years to win is possible
+    # but costly to a farm; copies dated within the window stay undetermined.
+    presume_dated_days: int = opt(
+        730,
+        "a page dated this many days before an undated copy was fetched is presumed the earlier "
+        "copy (0: undetermined whenever an undated copy was fetched after the claimed date)",
+    )
     # Two undated copies are a coin flip (one of them may be the honest original: on the randomised
     # dev set, undated real pages and their undated spun copy made 6 of 9 clean quarantines);
     # three or more undated copies on domains without evidence are the farm pattern.

@@ -243,6 +243,14 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     # undated member was fetched on or after it (that member may be older: a claimed date and a
     # fetch time do not order two pages). Nulls never win by sorting.
     ts = pl.Datetime("us", "UTC")
+
+    def presume_window(fetched: pl.Expr, claimed: pl.Expr) -> pl.Expr:
+        """An undated copy fetched within `presume_dated_days` of the winner's claimed date keeps
+        the order undetermined; fetched long after it, the dated page is presumed the source."""
+        if s.presume_dated_days <= 0:
+            return pl.lit(True)
+        return fetched < claimed + pl.duration(days=s.presume_dated_days)
+
     in_cluster = df.filter(pl.col("_label").is_not_null()).with_columns(
         _key=pl.coalesce(pl.col("published").cast(ts), pl.col("fetched_at"))
     )
@@ -260,6 +268,7 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
                 | ~(
                     pl.col("published").is_null().slice(1)
                     & (pl.col("fetched_at").slice(1) >= pl.col("_key").first())
+                    & presume_window(pl.col("fetched_at").slice(1), pl.col("_key").first())
                 ).any()
             ),
             _earliest_doc=pl.col("doc_id").first(),
