@@ -406,38 +406,14 @@ def split_coherence(
     return best, best_cross, where
 
 
-def coherence_signals(
-    pages: pl.DataFrame,
-    policy: Policy,
-    embedder: Embedder,
-    *,
-    cross: pl.DataFrame | None = None,
-) -> pl.DataFrame:
-    """One row per doc_id: paragraphs_used, intra_coherence, intra_norm, cross_consistency,
-    coherence_score, reasons_coherence.
-
-    `cross` (doc_id, cross_consistency) comes from `claims.claim_signals`; a page without peers or
-    claims keeps cross null and the neutral `coherence.cross_neutral`.
-    """
+def _vector_statistics(
+    paras: pl.DataFrame, langs: pl.DataFrame, policy: Policy, embedder: Embedder
+) -> tuple[pl.DataFrame, set[str]]:
+    """Per doc_id from the paragraph embeddings: paragraphs_used, intra_coherence (all usable
+    paragraphs) and the split / interleave statistics (prose paragraphs only, `_topical`).
+    Returns the table and the languages whose vectors were centred."""
     c = policy.coherence
-    model = embedder.name
-    paras = paragraph_table(pages, policy)
-    langs = language_key(pages)
     centred_langs: set[str] = set()
-    # topic statistics see prose only: lists, bylines, references, repeats are not topic shifts
-    topical = (
-        ~structural(paras, policy)
-        if c.structure_aware and paras.height
-        else pl.Series([True] * paras.height, dtype=pl.Boolean)
-    )
-    paras = paras.with_columns(_topical=topical)
-    prose = paras.filter(pl.col("_topical"))
-    # order-free statistics on the words of the prose paragraphs (scoring/topicmix.py)
-    mix = (
-        lexical_groups(prose, min_cosine=c.topic_min_cosine, stem=c.topic_stem_chars)
-        .join(paragraph_languages(prose), on="doc_id", how="full", coalesce=True)
-        .join(list_shape(pages, policy), on="doc_id", how="full", coalesce=True)
-    )
     if paras.height:
         paras = paras.sort("doc_id", maintain_order=True)
         vecs = _encode_unique(paras.get_column("text"), embedder)
@@ -489,81 +465,16 @@ def coherence_signals(
                 "coherence_interleave": pl.Float64,
             }
         )
-    out = (
-        pages.select("doc_id")
-        .join(per_doc, on="doc_id", how="left")
-        .join(mix, on="doc_id", how="left")
-        .join(langs, on="doc_id", how="left")
-        .with_columns(
-            coherence_model=pl.when(pl.col("lang_key").is_in(sorted(centred_langs)))
-            .then(pl.lit(f"{model}+centered"))
-            .otherwise(pl.lit(model))
-        )
-    )
-    spaces = pl.DataFrame(
-        [(m, *edges_for(m, policy)) for m in (model, f"{model}+centered")],
-        schema=["coherence_model", "_low", "_high", "_center", "_width"],
-        orient="row",
-    )
-    out = out.join(spaces, on="coherence_model", how="left")
-    if cross is not None and "cross_consistency" in cross.columns:
-        out = out.join(cross.select("doc_id", "cross_consistency"), on="doc_id", how="left")
-    else:
-        out = out.with_columns(cross_consistency=pl.lit(None, dtype=pl.Float64))
-    intra = pl.col("intra_coherence")
-    low, high = pl.col("_low"), pl.col("_high")
-    edges = (low, high, pl.col("_center"), pl.col("_width"))
-    used = pl.col("paragraphs_used").fill_null(0)
-    unsupported = pl.col("latin_share") < c.min_latin_share
-    out = out.with_columns(
-        paragraphs_used=used.cast(pl.Int32),
-        intra_norm=pl.when(unsupported)
-        .then(None)
-        .otherwise(intra_norm_expr(intra, edges, c.out_of_band)),
-    ).with_columns(
-        coherence_score=(
-            c.intra_weight * pl.col("intra_norm").fill_null(c.neutral)
-            + (1.0 - c.intra_weight) * pl.col("cross_consistency").fill_null(c.cross_neutral)
-        ),
-        reasons_coherence=pl.concat_list(
-            pl.when(used < c.min_paragraphs)
-            .then(
-                pl.format(
-                    "COHERENCE_TOO_FEW_PARAGRAPHS: {} usable paragraph(s), need {}; neutral {}",
-                    used,
-                    pl.lit(c.min_paragraphs),
-                    pl.lit(c.neutral),
-                )
-            )
-            .when(unsupported)
-            .then(
-                pl.format(
-                    "COHERENCE_UNSUPPORTED_SCRIPT: {} of letters in Latin script < {}; neutral {}",
-                    pl.col("latin_share").round(2),
-                    pl.lit(c.min_latin_share),
-                    pl.lit(c.neutral),
-                )
-            )
-            .when(intra < low)
-            .then(
-                pl.format(
-                    "COHERENCE_LOW: intra {} < {} ({})",
-                    intra.round(2),
-                    low,
-                    pl.col("coherence_model"),
-                )
-            )
-            .when(intra > high)
-            .then(
-                pl.format(
-                    "COHERENCE_REPETITIVE: intra {} > {} ({})",
-                    intra.round(2),
-                    high,
-                    pl.col("coherence_model"),
-                )
-            )
-        ).list.drop_nulls(),
-    )
+    return per_doc, centred_langs
+
+
+def _topic_adjustment(out: pl.DataFrame, policy: Policy, unsupported: pl.Expr) -> pl.DataFrame:
+    """The topic penalties (split, interleave, mix: the largest applies) and the language-mix
+    penalty as `adjust_coherence`, with their reasons appended to `reasons_coherence`.
+
+    Additive adjustments, so coherence_score keeps the reference formula.
+    """
+    c = policy.coherence
     # Topic shift: an additive penalty, so coherence_score keeps the reference formula.
     split = pl.col("coherence_split")
     shifted = (
@@ -648,5 +559,116 @@ def coherence_signals(
             ),
         ).list.drop_nulls(),
     )
+    return out
+
+
+def coherence_signals(
+    pages: pl.DataFrame,
+    policy: Policy,
+    embedder: Embedder,
+    *,
+    cross: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """One row per doc_id: paragraphs_used, intra_coherence, intra_norm, cross_consistency,
+    coherence_score, reasons_coherence.
+
+    `cross` (doc_id, cross_consistency) comes from `claims.claim_signals`; a page without peers or
+    claims keeps cross null and the neutral `coherence.cross_neutral`.
+    """
+    c = policy.coherence
+    model = embedder.name
+    paras = paragraph_table(pages, policy)
+    langs = language_key(pages)
+    # topic statistics see prose only: lists, bylines, references, repeats are not topic shifts
+    topical = (
+        ~structural(paras, policy)
+        if c.structure_aware and paras.height
+        else pl.Series([True] * paras.height, dtype=pl.Boolean)
+    )
+    paras = paras.with_columns(_topical=topical)
+    prose = paras.filter(pl.col("_topical"))
+    # order-free statistics on the words of the prose paragraphs (scoring/topicmix.py)
+    mix = (
+        lexical_groups(prose, min_cosine=c.topic_min_cosine, stem=c.topic_stem_chars)
+        .join(paragraph_languages(prose), on="doc_id", how="full", coalesce=True)
+        .join(list_shape(pages, policy), on="doc_id", how="full", coalesce=True)
+    )
+    per_doc, centred_langs = _vector_statistics(paras, langs, policy, embedder)
+    out = (
+        pages.select("doc_id")
+        .join(per_doc, on="doc_id", how="left")
+        .join(mix, on="doc_id", how="left")
+        .join(langs, on="doc_id", how="left")
+        .with_columns(
+            coherence_model=pl.when(pl.col("lang_key").is_in(sorted(centred_langs)))
+            .then(pl.lit(f"{model}+centered"))
+            .otherwise(pl.lit(model))
+        )
+    )
+    spaces = pl.DataFrame(
+        [(m, *edges_for(m, policy)) for m in (model, f"{model}+centered")],
+        schema=["coherence_model", "_low", "_high", "_center", "_width"],
+        orient="row",
+    )
+    out = out.join(spaces, on="coherence_model", how="left")
+    if cross is not None and "cross_consistency" in cross.columns:
+        out = out.join(cross.select("doc_id", "cross_consistency"), on="doc_id", how="left")
+    else:
+        out = out.with_columns(cross_consistency=pl.lit(None, dtype=pl.Float64))
+    intra = pl.col("intra_coherence")
+    low, high = pl.col("_low"), pl.col("_high")
+    edges = (low, high, pl.col("_center"), pl.col("_width"))
+    used = pl.col("paragraphs_used").fill_null(0)
+    unsupported = pl.col("latin_share") < c.min_latin_share
+    out = out.with_columns(
+        paragraphs_used=used.cast(pl.Int32),
+        intra_norm=pl.when(unsupported)
+        .then(None)
+        .otherwise(intra_norm_expr(intra, edges, c.out_of_band)),
+    ).with_columns(
+        coherence_score=(
+            c.intra_weight * pl.col("intra_norm").fill_null(c.neutral)
+            + (1.0 - c.intra_weight) * pl.col("cross_consistency").fill_null(c.cross_neutral)
+        ),
+        reasons_coherence=pl.concat_list(
+            pl.when(used < c.min_paragraphs)
+            .then(
+                pl.format(
+                    "COHERENCE_TOO_FEW_PARAGRAPHS: {} usable paragraph(s), need {}; neutral {}",
+                    used,
+                    pl.lit(c.min_paragraphs),
+                    pl.lit(c.neutral),
+                )
+            )
+            .when(unsupported)
+            .then(
+                pl.format(
+                    "COHERENCE_UNSUPPORTED_SCRIPT: {} of letters in Latin script < {}; neutral {}",
+                    pl.col("latin_share").round(2),
+                    pl.lit(c.min_latin_share),
+                    pl.lit(c.neutral),
+                )
+            )
+            .when(intra < low)
+            .then(
+                pl.format(
+                    "COHERENCE_LOW: intra {} < {} ({})",
+                    intra.round(2),
+                    low,
+                    pl.col("coherence_model"),
+                )
+            )
+            .when(intra > high)
+            .then(
+                pl.format(
+                    "COHERENCE_REPETITIVE: intra {} > {} ({})",
+                    intra.round(2),
+                    high,
+                    pl.col("coherence_model"),
+                )
+            )
+        ).list.drop_nulls(),
+    )
+    out = _topic_adjustment(out, policy, unsupported)
     # Too few paragraphs: intra stays null, intra_norm is the documented neutral.
     return out.with_columns(pl.col("intra_norm").fill_null(c.neutral)).select(COHERENCE_COLUMNS)
