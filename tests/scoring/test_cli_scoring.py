@@ -129,6 +129,32 @@ def _stitched(seed: str) -> str:
     return page_html(PAGES_URLS[seed], paragraphs=paras, title="Mixed news")
 
 
+def _disclosed_in_links(seed: str) -> str:
+    # 14 affiliate links whose own text is the disclosure (a reader sees it; main text omits it)
+    paras = []
+    for i in range(7):
+        sents = prose(f"{seed}-{i}", 5)
+        a = f'<a href="https://www.amazon.com/dp/B1{i}?tag=x-20">Site may receive a commission</a>'
+        b = f'<a href="https://amzn.to/x{i}">Site may receive a commission</a>'
+        paras.append(f"{' '.join(sents[:2])} {a} {' '.join(sents[2:4])} {b} {sents[4]}")
+    return page_html(PAGES_URLS[seed], paragraphs=paras, title="Deals")
+
+
+_DE = [
+    "Der Rat der Stadt hat am Dienstag beschlossen, dass die neue Fähre nicht vor dem Sommer fährt, "
+    "und die Bürger sind darüber sehr enttäuscht, weil sich auch die Preise erhöhen.",
+    "Die Verwaltung sagt, dass der Hafen mit den Mitteln des Landes ausgebaut wird, und der "
+    "Bürgermeister ist sich sicher, dass auch die Händler davon profitieren werden.",
+    "Nach Angaben der Polizei ist die Straße zum Bahnhof nicht mehr gesperrt, und die Busse "
+    "fahren wieder nach dem normalen Plan, sagt die Sprecherin der Stadtwerke.",
+]
+
+
+def _language_mix(seed: str) -> str:
+    en = [" ".join(prose(f"{seed}-{i}", 4)) for i in range(3)]
+    return page_html(PAGES_URLS[seed], paragraphs=[en[0], _DE[0], en[1], _DE[1], en[2], _DE[2]])
+
+
 PAGES_URLS = {
     "clean": "https://harbour-news.org/clean",
     "injected": "https://harbour-news.org/injected",
@@ -141,6 +167,10 @@ PAGES_URLS = {
     "undated": "https://no-dates.org/story",
     "stitched": "https://mixed-news-site.net/story",
     "rated_copy": "https://copycat-news.net/world-harbour",
+    "disclosed_links": "https://deal-notes.net/deals",
+    "language_mix": "https://polyglot-news.net/story",
+    "old_original": "https://valley-courier.org/2019/story",
+    "late_copy": "https://scraper-site.net/copy",
     "farm1": "https://quick-news-hub.net/a",
     "farm2": "https://daily-buzz-feed.info/b",
     "farm3": "https://trend-wire.xyz/c",
@@ -168,6 +198,14 @@ PAGES: dict[str, tuple[str, object]] = {
     "old_dated": (PAGES_URLS["old_dated"], lambda n: _article(n, published="2019-03-01")),
     "undated": (PAGES_URLS["undated"], lambda n: _article(n, published="")),
     "stitched": (PAGES_URLS["stitched"], _stitched),
+    "disclosed_links": (PAGES_URLS["disclosed_links"], _disclosed_in_links),
+    "language_mix": (PAGES_URLS["language_mix"], _language_mix),
+    # dated years before the crawl, and an undated copy of it: the dated page is the source
+    "old_original": (
+        PAGES_URLS["old_original"],
+        lambda n: _copy(n, shared="old-story", published="2019-03-01"),
+    ),
+    "late_copy": (PAGES_URLS["late_copy"], lambda n: _copy(n, shared="old-story")),
     **{f"farm{i}": (PAGES_URLS[f"farm{i}"], lambda n: _copy(n, shared="farm")) for i in (1, 2, 3)},
     **{
         f"wire{i}": (
@@ -337,3 +375,24 @@ def test_copy_of_a_rated_source_is_the_presumed_copy(run: Run) -> None:
     assert copy["adjust_syndication"] + copy["adjust_syndication_farm"] <= -0.35 + 1e-9
     assert source["adjust_syndication"] + source["adjust_syndication_farm"] >= -0.05 - 1e-9
     assert copy["trust_score"] < source["trust_score"]
+
+
+def test_disclosure_in_the_links_own_text_is_a_disclosure(run: Run) -> None:
+    sig = run.row(run.signals, "disclosed_links")
+    assert sig["affiliate_links"] == 14 and sig["disclosure_in_links"] is True
+    assert sig["quarantine_affiliate"] is False
+
+
+def test_paragraphs_in_two_languages_are_a_language_mix(run: Run) -> None:
+    row = run.row(run.scores, "language_mix")
+    assert "COHERENCE_LANGUAGE_MIX" in row["reasons"], row["reasons"]
+    assert "COHERENCE_LANGUAGE_MIX" not in run.row(run.scores, "clean")["reasons"]
+
+
+def test_an_undated_copy_of_an_old_dated_page_is_the_late_copy(run: Run) -> None:
+    copy, orig = run.row(run.signals, "late_copy"), run.row(run.signals, "old_original")
+    assert orig["syndication_is_earliest"] is True and copy["syndication_late_copy"] is True
+    assert (
+        run.row(run.scores, "late_copy")["trust_score"]
+        < run.row(run.scores, "old_original")["trust_score"]
+    )
