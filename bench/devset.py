@@ -53,11 +53,14 @@ import math
 import random
 import re
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 KINDS = ("affiliate", "stitched", "injection", "spun")
+# with randomized=True: content-farm copies (no original in the set) and slideshow clickbait too
+RANDOM_KINDS = ("affiliate", "stitched", "injection", "spun", "farm", "clickbait")
 
 _CANON_RE = re.compile(
     r"<(?:link[^>]*rel=[\"']?canonical[^>]*|meta[^>]*property=[\"']?og:url[^>]*)>", re.I
@@ -262,8 +265,10 @@ def _p_ends(html_text: str) -> list[int]:
 def _insert_at_paragraph_ends(html_text: str, snippets: list[str]) -> str:
     ends = _p_ends(html_text)
     if not ends:
-        m = re.search(r"</body\s*>", html_text, re.I)
-        pos = m.start() if m else len(html_text)
+        # the last </body> outside comments and scripts (one inside a comment hid the links)
+        masked = _OPAQUE_RE.sub(lambda m: " " * len(m.group(0)), html_text)
+        found = list(re.finditer(r"</body\s*>", masked, re.I))
+        pos = found[-1].start() if found else len(html_text)
         return html_text[:pos] + "\n".join(snippets) + html_text[pos:]
     # spread snippets evenly over the paragraph ends; insert from the back so offsets stay valid
     slots = [
@@ -466,6 +471,126 @@ def _stitched(rng: random.Random, a_html: str, b_html: str, url: str, published:
     return _page_html(title, url, published, mixed)
 
 
+# ------------------------------------------------------------------- randomised alterations
+# Used with build_devset(..., randomized=True): every parameter an adversary controls is drawn per
+# page (donor count, order, languages, link placement, cluster composition, dates), so a signal
+# tuned to one arrangement of the fixed generators above does not pass (issue #14).
+
+_AFF_RANDOM = [
+    *_AFF_TEMPLATES,
+    '<a href="https://{site}/go/{slug}/">{anchor}</a>',
+    '<a href="https://{site}/recommends/{slug}">{anchor}</a>',
+    '<a href="https://www.ebay.com/itm/{num}?campid={num2}&amp;toolid=10001">{anchor}</a>',
+    '<a href="https://geni.us/{code}">{anchor}</a>',
+]
+_ANCHORS = ["this one", "here", "on sale", "the model we use", "current price", "buy it", "deal"]
+
+
+def _html_lang(html_text: str) -> str:
+    m = re.search(r"<html[^>]*\blang=[\"']?([A-Za-z]{2})", html_text, re.I)
+    return m.group(1).lower() if m else ""
+
+
+def _title(html_text: str, default: str = "Untitled") -> str:
+    m = _TITLE_RE.search(html_text)
+    return " ".join(htmllib.unescape(_TAG_RE.sub(" ", m.group(1))).split()) if m else default
+
+
+def _affiliate_random(rng: random.Random, html_text: str, site: str) -> str:
+    """8-25 undisclosed affiliate links per 1k words, inside paragraphs, after them or as a list."""
+    paras = _paragraphs(html_text, min_words=8)
+    words = max(sum(len(p.split()) for p in paras), 100)
+    n = max(3, math.ceil(words * rng.uniform(8, 25) / 1000))
+    tag = f"{rng.choice(_ADJ)}{rng.randint(10, 99)}"
+
+    def link() -> str:
+        code = "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(7))
+        return rng.choice(_AFF_RANDOM).format(
+            code=code, tag=tag, num=rng.randint(1000, 99999), num2=rng.randint(100000, 999999),
+            site=site, slug=_slug(rng, "deal"), anchor=rng.choice(_ANCHORS),
+        )  # fmt: skip
+
+    placement = rng.choice(["inline", "after", "list"])
+    if placement == "inline" and paras:
+        out = []
+        for i, p in enumerate(paras):
+            ws = htmllib.escape(p).split()
+            k = n // len(paras) + (1 if i < n % len(paras) else 0)
+            for _ in range(k):
+                ws.insert(rng.randint(0, len(ws)), link())
+            out.append(" ".join(ws))
+        body = "\n".join(f"<p>{p}</p>" for p in out)
+    elif placement == "list":
+        items = "".join(f"<li>{rng.choice(_AFF_LEADS)} {link()}</li>" for _ in range(n))
+        body = "\n".join(f"<p>{htmllib.escape(p)}</p>" for p in paras) + f"\n<ul>{items}</ul>"
+    else:
+        return _insert_at_paragraph_ends(
+            html_text, [f"\n<p>{rng.choice(_AFF_LEADS)} {link()}</p>" for _ in range(n)]
+        )
+    return _page_body(_title(html_text), body, _html_lang(html_text))
+
+
+def _page_body(title: str, body: str, lang: str = "") -> str:
+    lang_attr = f' lang="{lang}"' if lang else ""
+    t = htmllib.escape(title)
+    return (
+        f"<!DOCTYPE html>\n<html{lang_attr}>\n<head>\n<title>{t}</title>\n</head>\n"
+        f"<body>\n<article>\n<h1>{t}</h1>\n{body}\n</article>\n</body>\n</html>\n"
+    )
+
+
+def _stitched_random(rng: random.Random, donors: list[str]) -> tuple[str, dict[str, object]] | None:
+    """Runs of 1-5 paragraphs from each donor, arranged in blocks, rotation or random order."""
+    chunks = []
+    for d in donors:
+        ps = _paragraphs(d, min_words=12)
+        if len(ps) < 2:
+            return None
+        run = rng.randint(2, 5)
+        start = rng.randint(0, max(0, len(ps) - run))
+        chunks.append(ps[start : start + run])
+    order = rng.choice(["blocks", "rotation", "random"])
+    if order == "blocks":
+        paras = [p for c in chunks for p in c]
+    elif order == "rotation":
+        paras = [c[i] for i in range(max(map(len, chunks))) for c in chunks if i < len(c)]
+    else:
+        paras = [p for c in chunks for p in c]
+        rng.shuffle(paras)
+    body = "\n".join(f"<p>{htmllib.escape(p)}</p>" for p in paras)
+    langs = sorted({_html_lang(d) for d in donors} - {""})
+    info = {"k": len(donors), "order": order, "languages": langs}
+    return _page_body(_title(donors[0], "Review"), body, _html_lang(donors[0])), info
+
+
+_BAIT_TITLES = [
+    "You Won't Believe What Happened Next",
+    "{n} Stars Who Look Unrecognizable Now",
+    "Doctors Hate This One Simple Trick",
+    "What She Did Next Will Shock You",
+    "Você não vai acreditar no que aconteceu",
+    "No vas a creer lo que pasó después",
+]
+
+
+def _clickbait(rng: random.Random, html_text: str) -> str:
+    """One page of a slideshow: 60-150 words of a real page, bait title, generic byline."""
+    paras = _paragraphs(html_text, min_words=8)
+    words: list[str] = []
+    for p in paras:
+        words += p.split()
+    take = rng.randint(60, 150)
+    text = " ".join(words[:take]) or "Gallery"
+    n, total = rng.randint(2, 30), rng.randint(31, 60)
+    title = rng.choice(_BAIT_TITLES).format(n=rng.randint(10, 40))
+    byline = rng.choice(["By Staff Writer", "By Admin", "By Editorial Team", ""])
+    body = (
+        f"<p>{byline}</p>\n<p>Page {n} of {total}</p>\n<p>{htmllib.escape(text)}</p>\n"
+        f'<p><a href="?page={n + 1}">Next slide</a></p>'
+    )
+    return _page_body(title, body)
+
+
 # --------------------------------------------------------------------------- driver
 
 
@@ -476,6 +601,100 @@ def _gz(data: bytes) -> bytes:
     return buf.getvalue()
 
 
+def _randomized_kinds(
+    rng: random.Random,
+    per_kind: dict[str, int],
+    rest_iter: Iterator[Page],
+    clean: list[Page],
+    emit: Callable[[str, str, bytes, str], None],
+    fake_url: Callable[[str], tuple[str, str]],
+    maybe_date: Callable[[], str | None],
+    dated: Callable[[str, str, str | None], bytes],
+    details: list[dict[str, object]],
+) -> None:
+    """The randomised kinds of build_devset (see its docstring)."""
+
+    cache: dict[Path, str] = {}
+
+    def read(p: Page) -> str:
+        if p.path not in cache:
+            cache[p.path] = _decode(gzip.decompress(p.path.read_bytes()))
+        return cache[p.path]
+
+    for _ in range(per_kind["affiliate"]):
+        p = next(rest_iter)
+        dom, url = fake_url(_last_seg(p.url))
+        emit(
+            "affiliate", url, dated(_affiliate_random(rng, read(p), dom), url, maybe_date()), p.url
+        )
+    for _ in range(per_kind["injection"]):
+        p = next(rest_iter)
+        dom, url = fake_url(_last_seg(p.url))
+        injected, technique = _injection(rng, read(p), dom)
+        details.append({"kind": "injection", "technique": technique})
+        emit("injection", url, dated(injected, url, maybe_date()), p.url)
+    spare = [p for p in rest_iter]  # the rest: donors for stitching, farms and clickbait
+    rng.shuffle(spare)
+    made = 0
+    while made < per_kind["stitched"] and len(spare) >= 5:
+        k = rng.randint(2, 5)
+        first = spare.pop()
+        lang_mix = rng.random() < 0.33
+        pick = [first]
+        for q in list(spare):
+            if len(pick) == k:
+                break
+            if q.host in {x.host for x in pick}:
+                continue
+            same = _html_lang(read(q)) == _html_lang(read(first))
+            if lang_mix != same or len(spare) < 40:
+                pick.append(q)
+                spare.remove(q)
+        for q in list(spare):  # too few of the wanted language mix: any other host will do
+            if len(pick) >= max(2, k if len(spare) > k else 2):
+                break
+            if q.host not in {x.host for x in pick}:
+                pick.append(q)
+                spare.remove(q)
+        made_page = _stitched_random(rng, [read(x) for x in pick])
+        if made_page is None:
+            continue
+        page, info = made_page
+        _, url = fake_url(_last_seg(first.url))
+        details.append({"kind": "stitched", **info})
+        emit("stitched", url, dated(page, url, maybe_date()), " + ".join(x.url for x in pick))
+        made += 1
+    farm_pages = 0
+    while farm_pages < per_kind["farm"] and spare:
+        p = spare.pop()
+        copies = min(rng.randint(2, 4), per_kind["farm"] - farm_pages) or 1
+        text = read(p)
+        if len(_paragraphs(text, min_words=8)) < 2:
+            continue
+        details.append({"kind": "farm", "copies": copies})
+        for _ in range(copies):
+            _, url = fake_url(_last_seg(p.url))
+            page = _spun(rng, text, url, "")
+            emit("farm", url, dated(page, url, None), p.url)  # undated, like real farms
+            farm_pages += 1
+    for _ in range(per_kind["clickbait"]):
+        if not spare:
+            break
+        p = spare.pop()
+        _, url = fake_url(_last_seg(p.url))
+        url += f"?page={rng.randint(2, 30)}"
+        emit("clickbait", url, dated(_clickbait(rng, read(p)), url, maybe_date()), p.url)
+    spun_bases = [p for p in clean if len(_paragraphs(read(p))) >= 3]
+    rng.shuffle(spun_bases)
+    for i in range(per_kind["spun"]):
+        if not spun_bases:
+            break
+        p = spun_bases[i % len(spun_bases)]
+        _, url = fake_url(_last_seg(p.url))
+        page = _spun(rng, read(p), url, "")
+        emit("spun", url, dated(page, url, maybe_date()), p.url)
+
+
 def build_devset(
     out_dir: str | Path,
     n_clean: int = 120,
@@ -483,12 +702,20 @@ def build_devset(
     seed: int = 20261101,
     corpora: str | Path = CORPORA,
     max_bytes: int = 600_000,
+    *,
+    randomized: bool = False,
 ) -> dict[str, object]:
     """Write a labeled dev set to out_dir (see module docstring); return its manifest as a dict.
 
     n_altered defaults to n_clean and is split evenly over the four kinds (affiliate, stitched,
     injection, spun). Spun copies are made from clean pages; the other kinds use pages that are not
     in the clean set, so no clean page has a near-duplicate except its own spun copies.
+
+    `randomized=True` draws every adversary parameter per page instead (RANDOM_KINDS): stitched
+    pages from 2-5 donors in blocks, rotation or random order, a third of them across languages;
+    affiliate links inside paragraphs, after them or as a list; content-farm clusters of 2-4
+    undated copies of a page whose original is not in the set; slideshow clickbait; dates present
+    or absent. Use distinct seeds for tuning and for reporting.
     """
     out = Path(out_dir)
     corpora = Path(corpora)
@@ -496,11 +723,13 @@ def build_devset(
     rng = random.Random(seed)
     pool = _load_pool(corpora, max_bytes)
     rng.shuffle(pool)
+    kinds = RANDOM_KINDS if randomized else KINDS
     per_kind = {
-        k: n_altered // len(KINDS) + (1 if i < n_altered % len(KINDS) else 0)
-        for i, k in enumerate(KINDS)
+        k: n_altered // len(kinds) + (1 if i < n_altered % len(kinds) else 0)
+        for i, k in enumerate(kinds)
     }
-    need_other = per_kind["affiliate"] + per_kind["injection"] + 2 * per_kind["stitched"]
+    need_other = sum(per_kind.get(k, 0) for k in ("affiliate", "injection", "clickbait"))
+    need_other += (4 if randomized else 2) * per_kind["stitched"] + per_kind.get("farm", 0)
     if n_clean + need_other > len(pool):
         raise ValueError(
             f"need {n_clean + need_other} real pages, the corpora have {len(pool)} usable ones"
@@ -513,7 +742,8 @@ def build_devset(
     labels: list[tuple[str, str, str, str]] = []
     domains: dict[str, str] = {}
     used_domains: set[str] = set()
-    counts = dict.fromkeys(("clean", *KINDS), 0)
+    counts = dict.fromkeys(("clean", *kinds), 0)
+    details: list[dict[str, object]] = []
     techniques: dict[str, int] = {}
     idx = 0
 
@@ -536,6 +766,12 @@ def build_devset(
         month, day, hour = rng.randint(1, 10), rng.randint(1, 28), rng.randint(0, 23)
         return f"2026-{month:02d}-{day:02d}T{hour:02d}:00:00+00:00"
 
+    def maybe_date() -> str | None:
+        return fake_date() if rng.random() < 0.5 else None
+
+    def dated(page: str, url: str, published: str | None) -> bytes:
+        return _rehost(page, url, published).encode("utf-8")
+
     for p in clean:
         # Readers prefer <link rel=canonical>/og:url over the urls.csv sidecar, and many real pages
         # carry one that differs from the manifest URL (http/https, www, relative, case): drop those
@@ -544,6 +780,11 @@ def build_devset(
         emit("clean", p.url, raw, p.url)
 
     rest_iter = iter(rest)
+    if randomized:
+        _randomized_kinds(
+            rng, per_kind, rest_iter, clean, emit, fake_url, maybe_date, dated, details
+        )
+        per_kind = dict.fromkeys(per_kind, 0)  # the fixed generators below have nothing to do
     for _ in range(per_kind["affiliate"]):
         p = next(rest_iter)
         text = _decode(gzip.decompress(p.path.read_bytes()))
@@ -579,7 +820,7 @@ def build_devset(
         p for p in clean if len(_paragraphs(_decode(gzip.decompress(p.path.read_bytes())))) >= 3
     ]
     rng.shuffle(spun_bases)
-    for i in range(per_kind["spun"]):
+    for i in range(per_kind.get("spun", 0)):
         if not spun_bases:
             break
         p = spun_bases[i % len(spun_bases)]
@@ -601,6 +842,8 @@ def build_devset(
         w.writerows(sorted(domains.items()))
     manifest: dict[str, object] = {
         "seed": seed,
+        "randomized": randomized,
+        "random_details": details,
         "n_clean": n_clean,
         "n_altered": n_altered,
         "counts": counts,
@@ -625,8 +868,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n-altered", type=int, default=None)
     ap.add_argument("--seed", type=int, default=20261101)
     ap.add_argument("--corpora", default=str(CORPORA))
+    ap.add_argument("--randomized", action="store_true", help="randomised adversary parameters")
     args = ap.parse_args(argv)
-    m = build_devset(args.out_dir, args.n_clean, args.n_altered, args.seed, args.corpora)
+    m = build_devset(
+        args.out_dir,
+        args.n_clean,
+        args.n_altered,
+        args.seed,
+        args.corpora,
+        randomized=args.randomized,
+    )
     print(json.dumps(m, indent=2))
     return 0
 

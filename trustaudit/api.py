@@ -271,50 +271,18 @@ def compute_signals(
     activity. Corpus families compare the pages with each other: pass the whole batch at once.
     """
     from trustaudit.embed import get_embedder
-    from trustaudit.io.lists import read_domain_info, read_domain_lists
-    from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
-    from trustaudit.scoring.anchors import anchor_presence
-    from trustaudit.scoring.behaviour import behaviour_signals
-    from trustaudit.scoring.corpus import corpus_signals
-    from trustaudit.scoring.domain import domain_signals
-    from trustaudit.scoring.injection import injection_signals
-    from trustaudit.scoring.textual import textual_signals
+    from trustaudit.stages import read_domain_evidence, signal_tables
 
     pol = _policy(policy)
-    when = _date(now) or datetime.now(UTC).date()
-    d = pol.domain
-    created = read_domain_info(d.domain_info_file) if d.domain_info_file else {}
-    extra_anchors = read_domain_lists(pol.anchors.anchor_files)
-    anchors = anchor_presence(links, pages, pol, extra_anchors=sorted(extra_anchors))
-    page_domain, _ = domain_signals(
+    tables = signal_tables(
         pages,
+        links,
         pol,
-        now=when,
-        allow=read_domain_lists(d.allowlist_files),
-        block=read_domain_lists(d.blocklist_files),
-        created=created,
-        anchors=anchors,
+        now=_date(now) or datetime.now(UTC).date(),
+        evidence=read_domain_evidence(pol),
+        embedder=lambda: embedder or get_embedder(pol.embeddings),
     )
-    links = flag_affiliate_links(links, pol)
-    ingest_notes = (  # notes from reading each page (DECODED_UTF16, HTML_TRUNCATED, ...)
-        [pl.col("ingest_reasons").fill_null([]).alias("reasons_ingest")]
-        if "ingest_reasons" in pages.columns
-        else []
-    )
-    families = [
-        pages.select("doc_id", "url", "registered_domain", "word_count", *ingest_notes),
-        page_domain,
-        affiliate_signals(pages, links, pol),
-        textual_signals(pages, pol),
-    ]
-    if pol.injection.enabled:
-        families.append(injection_signals(pages, pol))
-    families.append(behaviour_signals(pages, pol))
-    families.append(corpus_signals(pages, links, pol, embedder or get_embedder(pol.embeddings)))
-    signals = families[0]
-    for frame in families[1:]:
-        signals = signals.join(frame, on="doc_id", how="left")
-    return signals
+    return tables.signals
 
 
 def score_pages(signals: pl.DataFrame, policy: Policy | PathLike | None = None) -> pl.DataFrame:

@@ -34,7 +34,6 @@ from trustaudit.io.extract import (
     extract_records,
 )
 from trustaudit.io.extract_pool import KillablePool
-from trustaudit.io.lists import read_domain_info, read_domain_lists
 from trustaudit.io.memo import StageMemo, frame_digest
 from trustaudit.io.readers import Source, detect_kind, open_sources, special_file, walk_files
 from trustaudit.io.records import (
@@ -60,14 +59,9 @@ from trustaudit.io.since import PreviousRun
 from trustaudit.io.urlmap import read_url_map
 from trustaudit.policy import Policy
 from trustaudit.progress import NullProgress, Progress
-from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
-from trustaudit.scoring.anchors import anchor_presence
-from trustaudit.scoring.behaviour import behaviour_signals, behaviour_status
-from trustaudit.scoring.corpus import corpus_signals
-from trustaudit.scoring.domain import domain_signals, with_registered_domain
-from trustaudit.scoring.injection import injection_signals
+from trustaudit.scoring.domain import with_registered_domain
 from trustaudit.scoring.score import score
-from trustaudit.scoring.textual import textual_signals
+from trustaudit.stages import read_domain_evidence, signal_tables
 
 
 # ------------------------------------------------------------------ fingerprints
@@ -502,70 +496,26 @@ def compute_signals(
         pages, links = merged.pages, merged.links
     else:
         pages, links = run.read("pages"), run.read("links")
-    d = policy.domain
-    allow = read_domain_lists(d.allowlist_files)
-    block = read_domain_lists(d.blocklist_files)
-    # RDAP results of a crawl (`crawl --rdap`) fill in; a user's --domain-info CSV wins
-    rdap = run.root / "crawl" / "domain_ages.csv"
-    created = read_domain_info(rdap) if rdap.is_file() else {}
-    if d.domain_info_file:
-        created.update(read_domain_info(d.domain_info_file))
-    computed: dict[str, str] = {}
-
-    extra_anchors = read_domain_lists(policy.anchors.anchor_files)
-    anchors = anchor_presence(links, pages, policy, extra_anchors=sorted(extra_anchors))
-    computed["anchors"] = "computed"
-    page_domain, domains = domain_signals(
-        pages, policy, now=now, allow=allow, block=block, created=created, anchors=anchors
+    # RDAP results of a crawl (`crawl --rdap`, `audit --rdap`) fill in registration dates
+    evidence = read_domain_evidence(policy, rdap_ages=run.root / "crawl" / "domain_ages.csv")
+    salt = recorded_hash(run, policy)  # list paths inside the run: the same in every run
+    tables = signal_tables(
+        pages,
+        links,
+        policy,
+        now=now,
+        evidence=evidence,
+        embedder=lambda: get_embedder(policy.embeddings),
+        # no memoised family reads the run date: an unchanged corpus and policy give the same output
+        memo=memo.get_or_compute if memo is not None else None,
+        digest=(lambda frame: frame_digest(frame, salt=salt)) if memo is not None else None,
     )
-
-    def page_families() -> pl.DataFrame:
-        frame = affiliate_signals(pages, links, policy).join(
-            textual_signals(pages, policy), on="doc_id", how="left"
-        )
-        if policy.injection.enabled:
-            frame = frame.join(injection_signals(pages, policy), on="doc_id", how="left")
-        frame = frame.join(behaviour_signals(pages, policy), on="doc_id", how="left")
-        return frame
-
-    def corpus() -> pl.DataFrame:
-        return corpus_signals(pages, links, policy, get_embedder(policy.embeddings))
-
-    # notes from reading each page (DECODED_UTF16, HTML_TRUNCATED, CANONICAL_MISMATCH…) join its reasons
-    ingest_notes = (
-        [pl.col("ingest_reasons").fill_null([]).alias("reasons_ingest")]
-        if "ingest_reasons" in pages.columns
-        else []
+    signals, links, domains, computed = (
+        tables.signals,
+        tables.links,
+        tables.domains,
+        tables.families,
     )
-    parts = [
-        pages.select("doc_id", "url", "registered_domain", "word_count", *ingest_notes),
-        page_domain,
-    ]
-    if memo is None:
-        links = flag_affiliate_links(links, policy)
-        parts += [page_families(), corpus()]
-    else:
-        # no family here reads the run date: an unchanged corpus and policy give the same output
-        salt = recorded_hash(run, policy)  # list paths inside the run: the same in every run
-        pages_key = frame_digest(pages, salt=salt)
-        links_key = frame_digest(links, salt=salt)
-        flags = memo.get_or_compute(
-            "linkflags",
-            links_key,
-            lambda: flag_affiliate_links(links, policy).select("is_affiliate", "is_sponsored"),
-        )
-        links = links.drop("is_affiliate", "is_sponsored", strict=False).hstack(flags)
-        parts.append(memo.get_or_compute("page", pages_key + links_key, page_families))
-        parts.append(memo.get_or_compute("corpus", pages_key, corpus))
-    computed.update(domain="computed", affiliate="computed", textual="computed")
-    computed["injection"] = (
-        "computed" if policy.injection.enabled else "not computed (injection.enabled = false)"
-    )
-    computed["corpus"] = "computed"
-    computed["behaviour"] = behaviour_status(pages.columns, policy)
-    signals = parts[0]
-    for frame in parts[1:]:
-        signals = signals.join(frame, on="doc_id", how="left")
     write_parquet(run.signals, signals)
     (background or _SYNC).write_parquet(
         run.links, links

@@ -436,10 +436,11 @@ def test_injected_page_is_hard_quarantined_with_its_reason(run: Run, case: Case)
 def test_injection_quarantines_whatever_the_other_scores(run: Run) -> None:
     # Every injected page scores above the quarantine threshold (an old, active domain, no affiliate
     # links; the clean pages next to them are not quarantined): the hard rule alone puts them there,
-    # and it leaves the number unchanged.
+    # and it caps the number at scoring.hard_rule_cap (the uncapped one stays in reference_score).
     for case in INJECTED:
         score = run.row(run.scores, case)
-        assert score["trust_score"] >= QUARANTINE_BELOW, (case.name, score["trust_score"])
+        assert score["reference_score"] >= QUARANTINE_BELOW, (case.name, score["reference_score"])
+        assert score["trust_score"] <= 0.20, (case.name, score["trust_score"])
         assert score["band"] == "quarantine", (case.name, score["band"])
 
 

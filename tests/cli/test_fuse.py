@@ -42,7 +42,9 @@ def real_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_jsonl(d / "in.jsonl", recs)
     (d / "allow.txt").write_text("allowed.org\n")
     (d / "block.txt").write_text("blocked.com\n")
-    (d / "audit.toml").write_text("[bands]\nquarantine_below = 0.05\ntrusted_from = 0.95\n")
+    (d / "audit.toml").write_text(  # the hard-rule cap must stay below the quarantine band
+        "[scoring]\nhard_rule_cap = 0.0\n[bands]\nquarantine_below = 0.05\ntrusted_from = 0.95\n"
+    )
     args = ["audit", str(d / "in.jsonl"), "--out", str(d / "run"), "--workers", "1"]
     args += ["--now", "2026-11-01", "--allowlist", str(d / "allow.txt")]
     args += ["--blocklist", str(d / "block.txt"), "--policy", str(d / "audit.toml"), "-q"]

@@ -114,8 +114,8 @@ def test_run_policy_layers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     )
     p = run_policy(run, newpol, replace_lists=True)
     assert p.domain.blocklist_files == () and p.domain.allowlist_files == (str(allow),)
-    monkeypatch.setenv("TRUSTAUDIT_BANDS__QUARANTINE_BELOW", "0.2")
-    assert run_policy(run).bands.quarantine_below == 0.2
+    monkeypatch.setenv("TRUSTAUDIT_BANDS__QUARANTINE_BELOW", "0.25")
+    assert run_policy(run).bands.quarantine_below == 0.25
 
 
 def test_staged_tables_swap_only_on_success(tmp_path: Path) -> None:

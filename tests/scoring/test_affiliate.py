@@ -39,6 +39,18 @@ def links(hrefs: list[str], doc: str = "d", rel: list[list[str]] | None = None) 
         ("https://tag.example.com/?q=1", False),
         ("https://notamzn.to.example.com/", False),
         ("https://click.linksynergy.com/deeplink?id=1", True),
+        # cloaked same-site redirects (/go/<slug>, /recommends/<slug>)
+        ("https://blog.example.com/go/best-blender/", True),
+        ("https://blog.example.com/recommends/acme-vpn?x=1", True),
+        ("https://blog.example.com/go/a/b", False),
+        ("https://blog.example.com/golang/intro", False),
+        ("https://blog.example.com/story/go/", False),
+        # networks added in the provenance-documented data file
+        ("https://go.redirectingat.com/?id=1&url=x", True),
+        ("https://tidd.ly/3abc", True),
+        ("https://www.humblebundle.com/store?partner=site", True),
+        ("https://www.humblebundle.com/store", False),
+        ("https://shop.example.com/?ir_partnerid=9", True),
     ],
 )
 def test_affiliate_link_detection(href: str, expected: bool) -> None:
@@ -61,15 +73,25 @@ def page(words: int, text_extra: str = "", doc: str = "d") -> pl.DataFrame:
     )
 
 
-def score_for(words: int, n_aff: int, *, text_extra: str = "", sponsored: bool = False) -> dict:  # type: ignore[type-arg]
+def score_for(
+    words: int,
+    n_aff: int,
+    *,
+    text_extra: str = "",
+    sponsored: bool = False,
+    policy: Policy | None = None,
+) -> dict:  # type: ignore[type-arg]
     hrefs = [f"https://amzn.to/{i}" for i in range(n_aff)] + ["https://example.org/plain"]
     rel = [["sponsored"] if sponsored else [] for _ in range(n_aff)] + [[]]
-    lk = flag_affiliate_links(links(hrefs, rel=rel), Policy())
-    return affiliate_signals(page(words, text_extra), lk, Policy()).to_dicts()[0]
+    policy = policy or Policy()
+    lk = flag_affiliate_links(links(hrefs, rel=rel), policy)
+    return affiliate_signals(page(words, text_extra), lk, policy).to_dicts()[0]
 
 
 def test_sub_score_table() -> None:
-    assert score_for(80, 20)["affiliate_score"] == 0.5  # too few words -> neutral
+    assert score_for(80, 2)["affiliate_score"] == 0.5  # too few words -> neutral
+    ref = Policy().with_overrides({"affiliate": {"short_page_links": False}})
+    assert score_for(80, 20, policy=ref)["affiliate_score"] == 0.5  # the reference table
     assert score_for(1000, 0)["affiliate_score"] == 1.0
     dense = score_for(1000, 11)
     assert dense["affiliate_score"] == 0.1 and dense["quarantine_affiliate"] is True
@@ -87,6 +109,53 @@ def test_sub_score_table() -> None:
         score_for(1000, 3, sponsored=True)["affiliate_score"] == 0.7
     )  # rel=sponsored is a disclosure
     assert score_for(1000, 5)["affiliate_score"] == 0.5  # exactly 5 per 1k is not "> 5"
+
+
+def test_one_or_two_links_never_quarantine_a_short_page() -> None:
+    one = score_for(162, 1)  # a single ticket link in a news brief: 6.2 per 1k words
+    assert one["quarantine_affiliate"] is False and one["affiliate_score"] == 0.5
+    assert one["reasons_affiliate"] == ["AFFILIATE_UNDISCLOSED: 1 affiliate link(s), no disclosure"]
+    two = score_for(150, 2)  # 13.3 per 1k words, still below the link minimum
+    assert two["quarantine_affiliate"] is False
+    three = score_for(200, 3)  # 15 per 1k, three links: the rule applies
+    assert three["quarantine_affiliate"] is True and three["affiliate_score"] == 0.1
+
+
+def test_disclosure_in_the_text_of_the_affiliate_links_counts() -> None:
+    hrefs = [f"https://amzn.to/{i}" for i in range(12)]
+    lk = links(hrefs).with_columns(anchor_text=pl.lit("BGR may receive a commission"))
+    flagged = flag_affiliate_links(lk, Policy())
+    got = affiliate_signals(page(1000), flagged, Policy()).to_dicts()[0]
+    assert got["disclosure_in_links"] is True and got["quarantine_affiliate"] is False
+    plain = affiliate_signals(page(1000), flag_affiliate_links(links(hrefs), Policy()), Policy())
+    assert plain["quarantine_affiliate"].item() is True
+
+
+def test_disclosure_with_a_publisher_name() -> None:
+    text = " Disclosure: ZDNet may earn a commission from some of the products featured here."
+    assert score_for(1000, 12, text_extra=text)["quarantine_affiliate"] is False
+
+
+def test_link_stuffed_stub_is_not_neutral() -> None:
+    # extraction kept 25 words of a page whose paragraphs carry the links: judged over 100 words
+    stub = score_for(25, 3)
+    assert stub["quarantine_affiliate"] is True and stub["affiliate_score"] == 0.1
+    assert stub["reasons_affiliate"][0].startswith("AFFILIATE_DENSE_NO_DISCLOSURE: 30.0")
+    assert score_for(25, 2)["affiliate_score"] == 0.5  # below min_links: still neutral
+
+
+def test_min_links_follows_the_policy() -> None:
+    p = Policy().with_overrides({"affiliate": {"min_links": 1}})
+    assert score_for(120, 2, policy=p)["quarantine_affiliate"] is True  # 16.7 per 1k
+    assert score_for(120, 2)["quarantine_affiliate"] is False
+    p = Policy().with_overrides({"affiliate": {"min_links": 20}})
+    assert score_for(1000, 15, policy=p)["quarantine_affiliate"] is False
+
+
+def test_cloaked_paths_can_be_disabled() -> None:
+    p = Policy().with_overrides({"affiliate": {"cloaked_paths": []}})
+    got = flag_affiliate_links(links(["https://blog.example.com/go/best-blender/"]), p)
+    assert got["is_affiliate"][0] is False
 
 
 @pytest.mark.parametrize(

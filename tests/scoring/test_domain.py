@@ -84,7 +84,8 @@ def test_activity_is_shrunk_toward_neutral_by_dated_pages() -> None:
         host=["www.old.example", "news.old.example", "one.example"],
         published=[NOW - timedelta(days=400), NOW - timedelta(days=90), NOW - timedelta(days=900)],
     )
-    rows = {r["doc_id"]: r for r in domain_signals(p, Policy(), now=NOW)[0].to_dicts()}
+    live = Policy().with_overrides({"domain": {"activity_archival": False}})
+    rows = {r["doc_id"]: r for r in domain_signals(p, live, now=NOW)[0].to_dicts()}
     k = Policy().domain.activity_prior_pages
     assert k > 0
     assert rows["c"]["dated_pages"] == 1 and rows["a"]["dated_pages"] == 2
@@ -102,12 +103,76 @@ def test_activity_is_shrunk_toward_neutral_by_dated_pages() -> None:
         },
         schema_overrides={"published": pl.Date},
     )
-    m = domain_signals(many, Policy(), now=NOW)[0]["activity_score"][0]
+    m = domain_signals(many, live, now=NOW)[0]["activity_score"][0]
     assert m == pytest.approx(0.5 - 0.5 * 40 / (40 + k)) and m < rows["c"]["activity_score"]
     # 0 restores the reference formula
-    ref = Policy().with_overrides({"domain": {"activity_prior_pages": 0}})
+    ref = live.with_overrides({"domain": {"activity_prior_pages": 0}})
     rows = {r["doc_id"]: r for r in domain_signals(p, ref, now=NOW)[0].to_dicts()}
     assert rows["c"]["activity_score"] == 0.0
+
+
+def test_archival_corpus_old_pages_do_not_lower_activity() -> None:
+    # one.example: only a page 900 days old; undated.example: no date at all; live.example: fresh
+    p = pl.DataFrame(
+        {
+            "doc_id": ["old", "undated", "fresh"],
+            "host": ["one.example", "undated.example", "live.example"],
+            "registered_domain": ["one.example", "undated.example", "live.example"],
+            "published": [NOW - timedelta(days=900), None, NOW - timedelta(days=10)],
+        },
+        schema_overrides={"published": pl.Date},
+    )
+    rows = {r["doc_id"]: r for r in domain_signals(p, Policy(), now=NOW)[0].to_dicts()}
+    assert rows["old"]["activity_score"] == 0.5  # neutral, like an undated domain
+    # an undated page never scores better on domain than an old dated one
+    assert rows["undated"]["domain_score"] <= rows["old"]["domain_score"]
+    assert rows["fresh"]["activity_score"] > 0.5  # recent evidence still counts
+    codes = [r.split(":")[0] for r in rows["old"]["reasons_domain"]]
+    assert "ACTIVITY_ARCHIVAL" in codes and "DOMAIN_INACTIVE" not in codes
+    live = Policy().with_overrides({"domain": {"activity_archival": False}})
+    rows = {r["doc_id"]: r for r in domain_signals(p, live, now=NOW)[0].to_dicts()}
+    assert rows["old"]["activity_score"] < 0.5
+    assert "DOMAIN_INACTIVE" in [r.split(":")[0] for r in rows["old"]["reasons_domain"]]
+
+
+def test_reputation_prior_moves_the_domain_score_and_names_its_source() -> None:
+    p = pl.DataFrame(
+        {
+            "doc_id": ["bbc", "farm", "none", "sub"],
+            "host": ["www.bbc.com", "www.dailymail.co.uk", "unknown.example", "news.bbc.com"],
+            "registered_domain": ["bbc.com", "dailymail.co.uk", "unknown.example", "bbc.com"],
+            "published": [None, None, None, None],
+        },
+        schema_overrides={"published": pl.Date},
+    )
+    rows = {r["doc_id"]: r for r in domain_signals(p, Policy(), now=NOW)[0].to_dicts()}
+    w = Policy().domain.reputation_weight
+    assert rows["bbc"]["reputation_prior"] == 0.9
+    assert rows["bbc"]["domain_score"] == pytest.approx((1 - w) * 0.5 + w * 0.9)
+    assert rows["farm"]["domain_score"] < rows["none"]["domain_score"] < rows["bbc"]["domain_score"]
+    assert rows["sub"]["reputation_prior"] == 0.9  # a subdomain inherits its domain's rating
+    assert rows["bbc"]["reputation_anchor"] is True and rows["none"]["reputation_anchor"] is False
+    reason = next(r for r in rows["bbc"]["reasons_domain"] if r.startswith("REPUTATION_PRIOR"))
+    assert "Wikipedia perennial sources" in reason and "generally reliable" in reason
+    codes = [r.split(":")[0] for r in rows["bbc"]["reasons_domain"]]
+    assert "DOMAIN_AGE_MISSING" not in codes  # the prior is domain evidence
+    assert "DOMAIN_AGE_MISSING" in [r.split(":")[0] for r in rows["none"]["reasons_domain"]]
+
+
+def test_user_reputation_files_win_and_bundled_can_be_off(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    f = tmp_path / "mine.csv"
+    f.write_text("domain,prior,label\nbbc.com,0.3,our list\nmy.example,0.95,ours\n")
+    p = pl.DataFrame(
+        {"doc_id": ["a", "b"], "host": ["bbc.com", "my.example"],
+         "registered_domain": ["bbc.com", "my.example"], "published": [None, None]},
+        schema_overrides={"published": pl.Date},
+    )  # fmt: skip
+    pol = Policy().with_overrides({"domain": {"reputation_files": [str(f)]}})
+    rows = {r["doc_id"]: r for r in domain_signals(p, pol, now=NOW)[0].to_dicts()}
+    assert rows["a"]["reputation_prior"] == 0.3 and rows["a"]["reputation_source"] == "mine.csv"
+    off = Policy().with_overrides({"domain": {"bundled_priors": False}})
+    rows = {r["doc_id"]: r for r in domain_signals(p, off, now=NOW)[0].to_dicts()}
+    assert rows["a"]["reputation_prior"] is None
 
 
 def test_young_domain_and_future_dates() -> None:

@@ -74,7 +74,17 @@ def test_interleaved_page_gets_penalty_and_reason_real_page_does_not() -> None:
             {"doc_id": "blocks", "paragraphs": [a1, a2, a1, b1, b2, b1]},
         ]
     )
-    pol = P.with_overrides({"coherence": {"split_penalty": 0.0, "center_by_language": False}})
+    # one-word synthetic paragraphs repeat inside the page: structure, unless structure_aware is off
+    pol = P.with_overrides(
+        {
+            "coherence": {
+                "split_penalty": 0.0,
+                "center_by_language": False,
+                "structure_aware": False,
+                "topic_penalty": 0.0,
+            }
+        }
+    )
     out = {r["doc_id"]: r for r in coherence_signals(pages, pol, emb).iter_rows(named=True)}
     mixed, blocks = out["mixed"], out["blocks"]
     assert mixed["coherence_interleave"] > P.coherence.interleave_high

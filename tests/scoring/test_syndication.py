@@ -190,3 +190,130 @@ def test_embedding_clusters_find_paraphrases_not_strangers() -> None:
     labels = embedding_clusters(v, min_cosine=0.9)
     assert np.mean(labels[:50] == labels[50:]) >= 0.9
     assert len(set(labels[:50].tolist())) == 50
+
+
+@pytest.mark.parametrize(
+    ("text", "agency"),
+    [
+        ("WASHINGTON (Reuters) - The Senate voted on Tuesday to ...", "Reuters"),
+        ("PARIS (AFP) — Les syndicats ont appelé ...", "AFP"),
+        ("O governo anunciou ontem ...\nFonte: Agência Brasil", "Agência Brasil"),
+        ("MADRID, 3 jun (EFE).- El Gobierno aprobó ...", "EFE"),
+        ("Die Regierung hat ... (dpa)", "dpa"),
+        (
+            "The council met ...\n© 2024 The Associated Press. All rights reserved.",
+            "Associated Press",
+        ),
+        ("The council met ... with reporting by Reuters", "Reuters"),
+    ],
+)
+def test_wire_credit_lines(text: str, agency: str) -> None:
+    from trustaudit.scoring.syndication import wire_credit
+
+    got = pl.select(wire_credit(pl.lit(text))).item()
+    assert got == agency
+
+
+def test_an_article_about_an_agency_is_not_wire_copy() -> None:
+    from trustaudit.scoring.syndication import wire_credit
+
+    body = "x " * 300 + "Reuters reported that the AP style guide changed. " + "y " * 300
+    assert pl.select(wire_credit(pl.lit(body))).item() is None
+
+
+def _cluster(
+    domains: list[str], *, published: list[date | None], prefix: str = "", seed: int = 9
+) -> pl.DataFrame:
+    rng = random.Random(seed)
+    text = random_text(rng, 180)
+    fetched = [datetime(2024, 6, i + 1, tzinfo=UTC) for i in range(len(domains))]
+    return pl.DataFrame(
+        {
+            "doc_id": [f"p{i}" for i in range(len(domains))],
+            "registered_domain": domains,
+            "text": [prefix + swap_words(text, 0.03, rng) for _ in domains],
+            "published": published,
+            "fetched_at": fetched,
+        },
+        schema_overrides={"published": pl.Date},
+    )
+
+
+def test_farm_cluster_penalises_every_member() -> None:
+    from trustaudit.scoring.syndication import farm_signals
+
+    df = _cluster(["farm-a.example", "farm-b.example", "farm-c.example"], published=[None] * 3)
+    synd = syndication_signals(df, P)
+    assert synd["syndication_all_undated"].all()
+    # the first fetched copy was named the source and left unpenalised
+    assert synd.filter(pl.col("doc_id") == "p0")["adjust_syndication"].item() == 0.0
+    dom = pl.DataFrame(
+        {"doc_id": ["p0", "p1", "p2"], "in_allowlist": [False] * 3, "anchor_count": [0] * 3,
+         "reputation_anchor": [False] * 3}
+    )  # fmt: skip
+    out = farm_signals(synd.join(dom, on="doc_id"), P)
+    total = (out["adjust_syndication"] + out["adjust_syndication_farm"]).to_list()
+    assert all(t <= -P.syndication.farm_penalty + 1e-9 for t in total), total
+    assert out["syndication_farm"].all()
+    assert all(r[0].startswith("SYNDICATION_FARM") for r in out["reasons_syndication_farm"])
+    # one member with evidence (a rated domain) is the presumed source, whatever the fetch order:
+    # no farm; its fetch-order copy penalty is lifted, the others are presumed copies
+    anchored = dom.with_columns(reputation_anchor=pl.Series([False, True, False]))
+    named = synd.join(df.select("doc_id", "registered_domain"), on="doc_id")
+    out = farm_signals(named.join(anchored, on="doc_id"), P).sort("doc_id")
+    assert not out["syndication_farm"].any()
+    total = (out["adjust_syndication"] + out["adjust_syndication_farm"]).round(6).to_list()
+    assert total == [-0.4, -0.1, -0.4]  # copies: 2 x 0.05 + 0.30; source: 2 x 0.05 only
+    assert out["reasons_syndication_farm"][0][0].startswith(
+        "SYNDICATION_PRESUMED_COPY: the dates do not order the copies; farm-b.example has"
+    )
+    assert out["reasons_syndication_farm"][1].to_list() == []
+    # a dated member: the ordinary earliest-copy logic applies
+    dated = _cluster(
+        ["farm-a.example", "farm-b.example", "farm-c.example"],
+        published=[date(2024, 1, 1), None, None],
+    )
+    out = farm_signals(syndication_signals(dated, P).join(dom, on="doc_id"), P)
+    assert not out["syndication_farm"].any()
+
+
+def test_wire_copies_are_tagged_not_penalised() -> None:
+    from trustaudit.scoring.syndication import farm_signals
+
+    df = _cluster(
+        ["paper-a.example", "paper-b.example", "paper-c.example"],
+        published=[None] * 3,
+        prefix="LONDON (Reuters) - ",
+    )
+    synd = syndication_signals(df, P)
+    assert (synd["syndication_wire"] == "Reuters").all()
+    assert (synd["adjust_syndication"] == 0.0).all()
+    assert all(r[0].startswith("SYNDICATED_WIRE: licensed wire copy (credit: Reuters)")
+               for r in synd["reasons_syndication"])  # fmt: skip
+    dom = pl.DataFrame({"doc_id": ["p0", "p1", "p2"], "anchor_count": [0] * 3})
+    out = farm_signals(synd.join(dom, on="doc_id"), P)
+    assert not out["syndication_farm"].any()
+
+
+def test_a_page_dated_years_before_an_undated_copy_is_presumed_the_source() -> None:
+    rng = random.Random(4)
+    text = random_text(rng, 150)
+    df = pl.DataFrame(
+        {
+            "doc_id": ["orig", "copy"],
+            "registered_domain": ["news.example", "farm.example"],
+            "text": [text, swap_words(text, 0.05, rng)],
+            "published": [date(2019, 3, 1), None],
+            "fetched_at": [datetime(2026, 6, 1, tzinfo=UTC)] * 2,
+        },
+        schema_overrides={"published": pl.Date},
+    )
+    out = {r["doc_id"]: r for r in syndication_signals(df, P).iter_rows(named=True)}
+    assert out["orig"]["syndication_is_earliest"] is True
+    assert out["copy"]["syndication_late_copy"] is True
+    assert out["copy"]["adjust_syndication"] == pytest.approx(-0.35)
+    # 0 restores "undetermined"; a date inside the window stays undetermined too
+    off = P.with_overrides({"syndication": {"presume_dated_days": 0}})
+    assert syndication_signals(df, off)["syndication_is_earliest"].to_list() == [None, None]
+    recent = df.with_columns(published=pl.Series([date(2026, 3, 1), None], dtype=pl.Date))
+    assert syndication_signals(recent, P)["syndication_late_copy"].to_list() == [False, False]

@@ -61,8 +61,7 @@ def test_duplicated_lines_and_hype_are_penalised() -> None:
     assert r["dup_line_char_frac"] == pytest.approx(1.0)
     assert r["superlatives_per_100_words"] > 30
     codes = [x.split(":")[0] for x in r["reasons_textual"]]
-    assert codes == [
-        "TEXT_THIN",
+    assert codes == [  # TEXT_THIN moved to scoring/quality.py (with its penalty)
         "TEXT_REPETITIVE",
         "TEXT_SUPERLATIVE_HEAVY",
         "TEXT_LOW_LEXICAL_DENSITY",

@@ -28,7 +28,14 @@ from trustaudit.crawl.ssrf import Guard
 from trustaudit.io.atomic import write_json, write_text
 from trustaudit.policy import Policy
 
-__all__ = ["RdapClient", "RdapResult", "load_bootstrap", "lookup_run_domains", "registered_domain"]
+__all__ = [
+    "RdapClient",
+    "RdapResult",
+    "load_bootstrap",
+    "lookup_page_domains",
+    "lookup_run_domains",
+    "registered_domain",
+]
 
 RDAP_TYPES = ("application/rdap+json", "application/json")
 _MAX_RDAP_BYTES = 1024 * 1024
@@ -195,20 +202,13 @@ class RdapClient:
         return out
 
 
-_EXTRACT: Any = None
-
-
 def registered_domain(host: str) -> str | None:
-    """`news.example.co.uk` -> `example.co.uk` via tldextract's bundled list (no network)."""
-    global _EXTRACT
-    if _EXTRACT is None:
-        import tldextract
+    """`news.example.co.uk` -> `example.co.uk` (no network): the domain a registry knows, so
+    private suffixes do not count (user.github.io -> github.io); None for IPs. The same function
+    as the pages' (`scoring.domain.registered_domain_of`), with RDAP's options."""
+    from trustaudit.scoring.domain import registered_domain_of
 
-        _EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
-    ext = _EXTRACT(host)
-    if not ext.suffix or not ext.domain:
-        return None
-    return f"{ext.domain}.{ext.suffix}".lower()
+    return registered_domain_of(host, private_suffixes=False, strict=True)
 
 
 def rdap_client(
@@ -268,7 +268,44 @@ def lookup_run_domains(
             if host:
                 hosts.add(host)
     domains = {d for h in hosts if (d := registered_domain(h))}
-    results = client.lookup_many(domains, progress)
+    return _write_domain_ages(Path(run_dir), client, client.lookup_many(domains, progress))
+
+
+def lookup_page_domains(
+    run_dir: Path, client: RdapClient, *, progress: Callable[[int, int], None] | None = None
+) -> dict[str, Any]:
+    """`audit --rdap`: look up the registered domains of an audited run's pages (pages.parquet)
+    and write `RUN/crawl/domain_ages.csv`, which the domain signal reads on the next scoring."""
+    import polars as pl
+
+    hosts = pl.read_parquet(Path(run_dir) / "pages.parquet", columns=["host"])["host"]
+    domains = {d for h in hosts.drop_nulls().unique().to_list() if (d := registered_domain(h))}
+    return _write_domain_ages(Path(run_dir), client, client.lookup_many(domains, progress))
+
+
+def audit_with_rdap(
+    run_dir: Path,
+    policy: Policy,
+    *,
+    now: date | None = None,
+    labels: Path | None = None,
+    progress: Any = None,
+) -> dict[str, Any]:
+    """`audit --rdap`, after the audit: RDAP registration dates of the run's domains (cached,
+    polite, through the crawler's SSRF guard), then signals, scores and reports again with them.
+    Returns the new summary with an `rdap` entry."""
+    from trustaudit.crawl.crawler import make_guard
+    from trustaudit.pipeline import rescore
+
+    looked_up = lookup_page_domains(run_dir, rdap_client(policy, guard=make_guard(policy)))
+    summary = rescore(run_dir, policy, now=now, labels=labels, progress=progress)
+    summary["rdap"] = looked_up
+    return summary
+
+
+def _write_domain_ages(
+    run_dir: Path, client: RdapClient, results: dict[str, RdapResult]
+) -> dict[str, Any]:
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(["domain", "created", "status", "server", "detail"])

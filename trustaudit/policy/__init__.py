@@ -40,6 +40,7 @@ from trustaudit.policy.scoring import (
     Bands,
     DomainPolicy,
     ExtractPolicy,
+    ScoringPolicy,
     TextualPolicy,
     Weights,
 )
@@ -55,6 +56,7 @@ class Policy:
     """Everything that decides a score, a band or a gate verdict."""
 
     profile: str = opt("default", "profile name recorded in the manifest ('strict' raises bands)")
+    scoring: ScoringPolicy = section(ScoringPolicy)
     weights: Weights = section(Weights)
     bands: Bands = section(Bands)
     domain: DomainPolicy = section(DomainPolicy)
@@ -76,6 +78,14 @@ class Policy:
     behaviour: BehaviourPolicy = section(BehaviourPolicy)
     judge: JudgePolicy = section(JudgePolicy)
     eval: EvalPolicy = section(EvalPolicy)
+
+    def __post_init__(self) -> None:
+        # cross-section rule: a capped page must land in quarantine by its number, not only its band
+        if self.scoring.hard_rule_cap >= self.bands.quarantine_below:
+            raise ValueError(
+                f"scoring.hard_rule_cap ({self.scoring.hard_rule_cap}) must be below "
+                f"bands.quarantine_below ({self.bands.quarantine_below})"
+            )
 
     def with_overrides(self, data: Mapping[str, Any]) -> Policy:
         """Layer a nested mapping (e.g. from CLI flags) on top of this policy."""

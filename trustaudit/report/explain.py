@@ -109,11 +109,24 @@ def explain_page(run: RunDir, key: str, policy: Policy) -> dict[str, Any]:
         "registered_domain": domain,
         "trust_score": score_row.get("trust_score"),
         "trust_score_base": score_row.get("trust_score_base"),
+        # the uncapped reference formula; trust_score = min(it, hard_rule_cap) when a hard rule fired
+        "reference_score": score_row.get("reference_score", score_row.get("trust_score")),
+        "hard_rule_cap": policy.scoring.hard_rule_cap,
+        "capped": bool(score_row.get("hard_quarantine"))
+        and score_row.get("reference_score") is not None
+        and score_row.get("reference_score") != score_row.get("trust_score"),
         "band": score_row.get("band"),
         "hard_quarantine": bool(score_row.get("hard_quarantine")),
         "hard_rules": hard,
+        # the domain's reputation prior (bundled public list or the user's file) and its source
+        "reputation": {
+            k: signals.get(f"reputation_{k}") for k in ("prior", "label", "source", "anchor")
+        }
+        if signals.get("reputation_prior") is not None
+        else None,
         "bands": {"quarantine_below": b.quarantine_below, "trusted_from": b.trusted_from},
-        "formula": "trust = round(sum(weight*sub_score), 3) + sum(adjust_*), clipped to [0, 1]",
+        "formula": "reference = round(sum(weight*sub_score), 3) + sum(adjust_*), clipped to [0, 1]; "
+        "trust = min(reference, hard_rule_cap) when a hard rule fired, else reference",
         "sub_scores": sub_scores,
         "adjustments": adjustments,
         "reasons": reasons,

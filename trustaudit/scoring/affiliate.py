@@ -92,6 +92,13 @@ def flag_affiliate_links(links: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     out = links.join(per_host, on="host", how="left", nulls_equal=True).with_columns(
         _aff=pl.col("_aff_host").fill_null(False) | href.str.contains(_param_regex(params))
     )
+    cloaked = policy.affiliate.cloaked_paths
+    if cloaked:  # /go/<slug> redirects: one path segment of the folder, then a slug, nothing after
+        folders = "|".join(re.escape(c.strip("/").lower()) for c in cloaked)
+        out = out.with_columns(
+            _aff=pl.col("_aff")
+            | href.str.contains(r"(?i)^https?://[^/?#]+/(?:" + folders + r")/[^/?#]+/?(?:[?#]|$)")
+        )
     for prefix in _path_prefixes(hosts):
         out = out.with_columns(
             _aff=pl.col("_aff")
@@ -120,6 +127,13 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
     `links` must already carry `is_affiliate`/`is_sponsored` (see flag_affiliate_links).
     """
     a = policy.affiliate
+    # "BGR may receive a commission" as the text of the affiliate link itself: a reader sees it,
+    # the main text (links left out) does not carry it
+    anchor = (
+        pl.col("anchor_text").fill_null("")
+        if "anchor_text" in links.columns
+        else pl.lit("", pl.String)
+    )
     per_doc = (
         links.with_columns(pl.col("doc_id").cast(pl.String))
         .group_by("doc_id")
@@ -127,6 +141,9 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
             links_total=pl.len(),
             affiliate_links=pl.col("is_affiliate").sum(),
             sponsored_affiliate_links=(pl.col("is_affiliate") & pl.col("is_sponsored")).sum(),
+            disclosure_in_links=(
+                pl.col("is_affiliate") & anchor.str.contains(disclosure_regex(policy, labels=False))
+            ).any(),
         )
     )
     chrome = (
@@ -138,7 +155,8 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
         pages.select("doc_id", "word_count", "text", chrome)
         .join(per_doc, on="doc_id", how="left")
         .with_columns(
-            pl.col("links_total", "affiliate_links", "sponsored_affiliate_links").fill_null(0)
+            pl.col("links_total", "affiliate_links", "sponsored_affiliate_links").fill_null(0),
+            pl.col("disclosure_in_links").fill_null(False),
         )
         .with_columns(
             affiliate_ratio=pl.when(pl.col("links_total") > 0)
@@ -156,13 +174,23 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
         .with_columns(
             affiliate_disclosed=pl.col("disclosure_in_text")
             | pl.col("disclosure_on_page")
+            | pl.col("disclosure_in_links")
             | (pl.col("sponsored_affiliate_links") > 0)
         )
         .drop("page_disclosure_text")
     )
-    dens, disc = pl.col("affiliate_per_1k_words"), pl.col("affiliate_disclosed")
-    short = pl.col("word_count") < a.min_words
-    dense_undisclosed = ~short & (dens > a.dense_per_1k) & ~disc
+    disc = pl.col("affiliate_disclosed")
+    # density rules need a few links: one link in a short page is not affiliate stuffing
+    enough = pl.col("affiliate_links") >= a.min_links
+    stub = pl.col("word_count") < a.min_words
+    # a link-stuffed stub is judged on density over min_words words; other short pages are neutral
+    short = stub & ~(pl.lit(a.short_page_links) & enough)
+    dens = (
+        pl.when(stub)
+        .then(pl.col("affiliate_links") * 1000.0 / pl.lit(float(max(a.min_words, 1))))
+        .otherwise(pl.col("affiliate_per_1k_words"))
+    )
+    dense_undisclosed = ~short & enough & (dens > a.dense_per_1k) & ~disc
     out = out.with_columns(
         affiliate_score=pl.when(short)
         .then(0.5)
@@ -170,7 +198,7 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
         .then(1.0)
         .when(dense_undisclosed)
         .then(0.1)
-        .when(dens > a.high_per_1k)
+        .when(enough & (dens > a.high_per_1k))
         .then(pl.when(disc).then(0.4).otherwise(0.25))
         .otherwise(pl.when(disc).then(0.7).otherwise(0.5)),
         quarantine_affiliate=dense_undisclosed,
@@ -193,7 +221,7 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
                         d,
                     )
                 ),
-                pl.when(has & ~dense_undisclosed & (dens > a.high_per_1k)).then(
+                pl.when(has & enough & ~dense_undisclosed & (dens > a.high_per_1k)).then(
                     pl.format("AFFILIATE_HIGH_DENSITY: {} affiliate links per 1k words", d)
                 ),
                 pl.when(has & ~disc & ~dense_undisclosed).then(

@@ -13,6 +13,7 @@ import polars as pl
 from trustaudit.embed.base import Embedder
 from trustaudit.policy import Policy
 from trustaudit.scoring.interleave import interleave_gap
+from trustaudit.scoring.topicmix import lexical_groups
 
 __all__ = [
     "REFERENCE_EDGES",
@@ -45,6 +46,11 @@ COHERENCE_COLUMNS: tuple[str, ...] = (
     "coherence_split_at",
     "coherence_topic_shift",
     "coherence_interleave",
+    "coherence_topic_groups",
+    "coherence_topic_share",
+    "coherence_topic_grouped",
+    "coherence_structure_share",
+    "coherence_language_mix",
     "adjust_coherence",
     "reasons_coherence",
 )
@@ -196,6 +202,109 @@ def paragraph_table(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     )
 
 
+# A list item, a byline or dateline, a reference entry: structure, not a topic.
+_LIST_ITEM = r"^\s*(?:[-–•*·▪►✓]|\d{1,3}[.)]|[a-z][.)]|\[\d+\])\s"
+_BYLINE = (
+    r"(?i)^(?:by|por|von|par|di|door|texto|text|foto|photo|fotos|photos)\s*:?\s+\S+(?:\s+\S+){0,6}$"
+)
+_REFERENCE = (
+    r"(?i)(?:\bdoi\s*:|\bdoi\.org/|\bisbn\b|\bet al\.|\bpp?\.\s*\d|\bvol\.\s*\d"
+    r"|\(\d{4}[a-z]?\)[.,:]|\bin:\s|\bretrieved\b|\babgerufen\b)"
+)
+
+
+def structural(paras: pl.DataFrame, policy: Policy) -> pl.Series:
+    """For each paragraph row (doc_id, text): True when it is structure rather than topical prose.
+
+    Short lines (headings, list entries, table-of-contents lines), list items, bylines and
+    datelines, reference entries, a paragraph repeated inside its page (a repeated lede: only the
+    first copy counts) and a short paragraph found on `boilerplate_min_pages` pages of the run
+    (navigation, newsletter boxes) are left out of the topic statistics (split, interleave, mix).
+    Intra coherence keeps them: mass repetition is what its upper edge is for.
+    """
+    c = policy.coherence
+    text = pl.col("text")
+    words = text.str.count_matches(r"\S+")
+    return paras.select(
+        (words < c.structure_min_words)
+        | text.str.contains(_LIST_ITEM)
+        | text.str.contains(_BYLINE)
+        | (text.str.contains(_REFERENCE) & (words < 80))
+        | (pl.int_range(pl.len()).over("doc_id", text) > 0)
+        | ((pl.col("doc_id").n_unique().over(text) >= c.boilerplate_min_pages) & (words < 40))
+    ).to_series()
+
+
+def list_shape(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    """doc_id -> coherence_structure_share: the share of a page's non-empty paragraphs (all of them,
+    short ones included) that are headings, list items or bylines. A list-shaped page (roundups,
+    digests, numbered guides, link lists) covers several topics by design."""
+    c = policy.coherence
+    paras = (
+        pl.col("paragraphs")
+        if "paragraphs" in pages.columns
+        else pl.col("text").fill_null("").str.split("\n")
+    )
+    rows = (
+        pages.select("doc_id", paras.alias("text"))
+        .explode("text")
+        .with_columns(pl.col("text").str.strip_chars())
+        .filter(pl.col("text").str.len_chars() > 0)
+    )
+    text = pl.col("text")
+    short = (
+        (text.str.count_matches(r"\S+") < c.structure_min_words)
+        | text.str.contains(_LIST_ITEM)
+        | text.str.contains(_BYLINE)
+    )
+    return rows.group_by("doc_id").agg(coherence_structure_share=short.cast(pl.Float64).mean())
+
+
+# Per-paragraph language: words one language uses and its neighbours do not (no "que"/"para"
+# shared by pt and es, no "de" shared by fr/es/pt), so Portuguese and Spanish paragraphs of one
+# page are not read as a mix.
+_PARA_STOPWORDS: dict[str, str] = {
+    "en": "the|and|of|is|that|with|was|for|this|are",
+    "de": "der|die|und|das|ist|nicht|mit|den|sich|auch",
+    "fr": "le|les|et|des|est|pas|une|dans|qui|sur",
+    "es": "el|los|las|del|una|por|con|pero|muy|esta",
+    "pt": "os|não|uma|com|dos|são|ao|pelo|também|mais",
+    "it": "il|della|che|per|non|sono|gli|nella|anche|questo",
+    "nl": "het|een|van|niet|zijn|voor|met|ook|maar|wordt",
+}
+
+
+def paragraph_languages(paras: pl.DataFrame) -> pl.DataFrame:
+    """doc_id -> coherence_language_mix: share of a page's language-identifiable paragraphs that
+    are not in its main language, when at least two languages have two paragraphs each (else 0).
+
+    A paragraph's language is the one whose distinctive function words it uses most: at least
+    three hits and twice as many as the runner-up (an unsure paragraph gets none).
+    """
+    low = pl.col("text").str.to_lowercase()
+    names = list(_PARA_STOPWORDS)
+    counts = pl.concat_list(
+        [
+            low.str.count_matches(rf"(?-u:\b)(?:{w})(?-u:\b)").cast(pl.Int64)
+            for w in _PARA_STOPWORDS.values()
+        ]
+    )
+    top = counts.list.max()
+    second = counts.list.sort(descending=True).list.get(1)
+    tagged = paras.select(
+        "doc_id",
+        lang=pl.when((top >= 3) & (top >= 2 * second)).then(
+            counts.list.arg_max().replace_strict(dict(enumerate(names)), return_dtype=pl.String)
+        ),
+    ).drop_nulls("lang")
+    per = tagged.group_by("doc_id", "lang").agg(n=pl.len())
+    return per.group_by("doc_id").agg(
+        coherence_language_mix=pl.when((pl.col("n") >= 2).sum() >= 2)
+        .then(1.0 - pl.col("n").max() / pl.col("n").sum())
+        .otherwise(0.0)
+    )
+
+
 def _encode_unique(texts: pl.Series, embedder: Embedder) -> np.ndarray:
     """Embed each distinct text once (boilerplate repeats across pages), in large batches."""
     uniq = texts.unique(maintain_order=True)
@@ -297,23 +406,13 @@ def split_coherence(
     return best, best_cross, where
 
 
-def coherence_signals(
-    pages: pl.DataFrame,
-    policy: Policy,
-    embedder: Embedder,
-    *,
-    cross: pl.DataFrame | None = None,
-) -> pl.DataFrame:
-    """One row per doc_id: paragraphs_used, intra_coherence, intra_norm, cross_consistency,
-    coherence_score, reasons_coherence.
-
-    `cross` (doc_id, cross_consistency) comes from `claims.claim_signals`; a page without peers or
-    claims keeps cross null and the neutral `coherence.cross_neutral`.
-    """
+def _vector_statistics(
+    paras: pl.DataFrame, langs: pl.DataFrame, policy: Policy, embedder: Embedder
+) -> tuple[pl.DataFrame, set[str]]:
+    """Per doc_id from the paragraph embeddings: paragraphs_used, intra_coherence (all usable
+    paragraphs) and the split / interleave statistics (prose paragraphs only, `_topical`).
+    Returns the table and the languages whose vectors were centred."""
     c = policy.coherence
-    model = embedder.name
-    paras = paragraph_table(pages, policy)
-    langs = language_key(pages)
     centred_langs: set[str] = set()
     if paras.height:
         paras = paras.sort("doc_id", maintain_order=True)
@@ -331,21 +430,29 @@ def coherence_signals(
         seg = paras.group_by("doc_id", maintain_order=True).len()
         counts = seg.get_column("len").to_numpy()
         starts = (np.cumsum(counts) - counts).astype(np.int64)
+        keep = paras.get_column("_topical").to_numpy()
+        t_seg = paras.filter(pl.col("_topical")).group_by("doc_id", maintain_order=True).len()
+        t_counts = t_seg.get_column("len").to_numpy()
+        t_starts = (np.cumsum(t_counts) - t_counts).astype(np.int64)
+        t_vecs = vecs[keep]
         split_gap, split_low, split_at = split_coherence(
-            vecs, starts, counts, min_side=c.split_min_side
+            t_vecs, t_starts, t_counts, min_side=c.split_min_side
         )
         interleave, _, _ = interleave_gap(
-            vecs, starts, counts, min_paragraphs=c.interleave_min_paragraphs
+            t_vecs, t_starts, t_counts, min_paragraphs=c.interleave_min_paragraphs
         )
-        per_doc = seg.select(
+        topic = t_seg.select(
             "doc_id",
-            pl.col("len").cast(pl.Int32).alias("paragraphs_used"),
-            pl.Series("intra_coherence", intra_coherence(vecs, starts, counts)).fill_nan(None),
             pl.Series("coherence_split_gap", split_gap).fill_nan(None),
             pl.Series("coherence_split", split_low).fill_nan(None),
             pl.Series("coherence_split_at", split_at, dtype=pl.Int32),
             pl.Series("coherence_interleave", interleave).fill_nan(None),
         )
+        per_doc = seg.select(
+            "doc_id",
+            pl.col("len").cast(pl.Int32).alias("paragraphs_used"),
+            pl.Series("intra_coherence", intra_coherence(vecs, starts, counts)).fill_nan(None),
+        ).join(topic, on="doc_id", how="left")
     else:
         per_doc = pl.DataFrame(
             schema={
@@ -358,9 +465,139 @@ def coherence_signals(
                 "coherence_interleave": pl.Float64,
             }
         )
+    return per_doc, centred_langs
+
+
+def _topic_adjustment(out: pl.DataFrame, policy: Policy, unsupported: pl.Expr) -> pl.DataFrame:
+    """The topic penalties (split, interleave, mix: the largest applies) and the language-mix
+    penalty as `adjust_coherence`, with their reasons appended to `reasons_coherence`.
+
+    Additive adjustments, so coherence_score keeps the reference formula.
+    """
+    c = policy.coherence
+    # Topic shift: an additive penalty, so coherence_score keeps the reference formula.
+    split = pl.col("coherence_split")
+    shifted = (
+        split.is_not_null()
+        & ~unsupported.fill_null(False)
+        & (pl.col("coherence_split_gap") > c.split_threshold)
+        & pl.lit(c.split_penalty > 0)
+    )
+    where = (
+        pl.when(pl.col("coherence_split_at") == 0)
+        .then(pl.lit("alternating paragraphs"))
+        .otherwise(pl.format("split after paragraph {}", pl.col("coherence_split_at")))
+    )
+    # Interleaving (scoring/interleave.py): a ramp from interleave_low to interleave_high.
+    inter = pl.when(~unsupported.fill_null(False)).then(pl.col("coherence_interleave"))
+    span = max(c.interleave_high - c.interleave_low, 1e-9)
+    inter_pen = c.interleave_penalty * ((inter - c.interleave_low) / span).clip(0.0, 1.0)
+    inter_pen = inter_pen.fill_null(0.0)
+    # Topic mix: a ramp from topic_share_start down to topic_share_full of the largest group.
+    share = pl.col("topic_largest_share")
+    # k sources leave k linked groups holding most paragraphs (policy: topic_grouped_min)
+    mixable = (
+        (pl.col("topic_paragraphs").fill_null(0) >= c.topic_min_paragraphs)
+        & ~unsupported.fill_null(False)
+        & (pl.col("topic_groups").fill_null(0) >= 2)
+        & (pl.col("topic_grouped_share").fill_null(0.0) >= c.topic_grouped_min)
+        & (pl.col("coherence_structure_share").fill_null(0.0) < c.topic_list_share)
+    )
+    mix_span = max(c.topic_share_start - c.topic_share_full, 1e-9)
+    mix_pen = (
+        pl.when(mixable)
+        .then(c.topic_penalty * ((c.topic_share_start - share) / mix_span).clip(0.0, 1.0))
+        .fill_null(0.0)
+    )
+    split_pen = pl.when(shifted).then(pl.lit(c.split_penalty)).otherwise(0.0).fill_null(0.0)
+    lang_mix = pl.col("coherence_language_mix").fill_null(0.0)
+    lang_flag = lang_mix >= c.language_mix_min_share
+    lang_pen = pl.when(lang_flag).then(pl.lit(c.language_mix_penalty)).otherwise(0.0)
+    out = out.with_columns(
+        coherence_topic_shift=shifted.fill_null(False),
+        coherence_topic_groups=pl.col("topic_groups").fill_null(0).cast(pl.Int32),
+        coherence_topic_share=share,
+        coherence_topic_grouped=pl.col("topic_grouped_share"),
+        coherence_structure_share=pl.col("coherence_structure_share"),
+        coherence_language_mix=lang_mix,
+        # one topic penalty (the largest of split, interleave, mix), plus the language mix
+        adjust_coherence=-pl.max_horizontal(split_pen, inter_pen, mix_pen) - lang_pen,
+        reasons_coherence=pl.concat_list(
+            "reasons_coherence",
+            pl.when(shifted).then(
+                pl.format(
+                    "COHERENCE_TOPIC_SHIFT: halves similarity {} vs within {} ({})",
+                    split.round(2),
+                    (split + pl.col("coherence_split_gap")).round(2),
+                    where,
+                )
+            ),
+            pl.when(mix_pen > 0).then(
+                pl.format(
+                    "COHERENCE_TOPIC_MIX: the largest group of paragraphs sharing vocabulary holds "
+                    "{}% of {} paragraphs ({} groups; penalty {})",
+                    (share * 100).round(0).cast(pl.Int64),
+                    pl.col("topic_paragraphs"),
+                    pl.col("topic_groups"),
+                    mix_pen.round(2),
+                )
+            ),
+            pl.when(lang_flag).then(
+                pl.format(
+                    "COHERENCE_LANGUAGE_MIX: {}% of paragraphs in another language than the "
+                    "page's main one",
+                    (lang_mix * 100).round(0).cast(pl.Int64),
+                )
+            ),
+            pl.when(inter_pen > 0).then(
+                pl.format(
+                    "COHERENCE_INTERLEAVED: paragraphs two apart {} more similar than adjacent "
+                    "ones (penalty {})",
+                    inter.round(2),
+                    inter_pen.round(2),
+                )
+            ),
+        ).list.drop_nulls(),
+    )
+    return out
+
+
+def coherence_signals(
+    pages: pl.DataFrame,
+    policy: Policy,
+    embedder: Embedder,
+    *,
+    cross: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """One row per doc_id: paragraphs_used, intra_coherence, intra_norm, cross_consistency,
+    coherence_score, reasons_coherence.
+
+    `cross` (doc_id, cross_consistency) comes from `claims.claim_signals`; a page without peers or
+    claims keeps cross null and the neutral `coherence.cross_neutral`.
+    """
+    c = policy.coherence
+    model = embedder.name
+    paras = paragraph_table(pages, policy)
+    langs = language_key(pages)
+    # topic statistics see prose only: lists, bylines, references, repeats are not topic shifts
+    topical = (
+        ~structural(paras, policy)
+        if c.structure_aware and paras.height
+        else pl.Series([True] * paras.height, dtype=pl.Boolean)
+    )
+    paras = paras.with_columns(_topical=topical)
+    prose = paras.filter(pl.col("_topical"))
+    # order-free statistics on the words of the prose paragraphs (scoring/topicmix.py)
+    mix = (
+        lexical_groups(prose, min_cosine=c.topic_min_cosine, stem=c.topic_stem_chars)
+        .join(paragraph_languages(prose), on="doc_id", how="full", coalesce=True)
+        .join(list_shape(pages, policy), on="doc_id", how="full", coalesce=True)
+    )
+    per_doc, centred_langs = _vector_statistics(paras, langs, policy, embedder)
     out = (
         pages.select("doc_id")
         .join(per_doc, on="doc_id", how="left")
+        .join(mix, on="doc_id", how="left")
         .join(langs, on="doc_id", how="left")
         .with_columns(
             coherence_model=pl.when(pl.col("lang_key").is_in(sorted(centred_langs)))
@@ -432,46 +669,6 @@ def coherence_signals(
             )
         ).list.drop_nulls(),
     )
-    # Topic shift: an additive penalty, so coherence_score keeps the reference formula.
-    split = pl.col("coherence_split")
-    shifted = (
-        split.is_not_null()
-        & ~unsupported.fill_null(False)
-        & (pl.col("coherence_split_gap") > c.split_threshold)
-        & pl.lit(c.split_penalty > 0)
-    )
-    where = (
-        pl.when(pl.col("coherence_split_at") == 0)
-        .then(pl.lit("alternating paragraphs"))
-        .otherwise(pl.format("split after paragraph {}", pl.col("coherence_split_at")))
-    )
-    # Interleaving (scoring/interleave.py): a ramp from interleave_low to interleave_high.
-    inter = pl.when(~unsupported.fill_null(False)).then(pl.col("coherence_interleave"))
-    span = max(c.interleave_high - c.interleave_low, 1e-9)
-    inter_pen = c.interleave_penalty * ((inter - c.interleave_low) / span).clip(0.0, 1.0)
-    inter_pen = inter_pen.fill_null(0.0)
-    out = out.with_columns(
-        coherence_topic_shift=shifted.fill_null(False),
-        adjust_coherence=pl.when(shifted).then(pl.lit(-c.split_penalty)).otherwise(0.0) - inter_pen,
-        reasons_coherence=pl.concat_list(
-            "reasons_coherence",
-            pl.when(shifted).then(
-                pl.format(
-                    "COHERENCE_TOPIC_SHIFT: halves similarity {} vs within {} ({})",
-                    split.round(2),
-                    (split + pl.col("coherence_split_gap")).round(2),
-                    where,
-                )
-            ),
-            pl.when(inter_pen > 0).then(
-                pl.format(
-                    "COHERENCE_INTERLEAVED: paragraphs two apart {} more similar than adjacent "
-                    "ones (penalty {})",
-                    inter.round(2),
-                    inter_pen.round(2),
-                )
-            ),
-        ).list.drop_nulls(),
-    )
+    out = _topic_adjustment(out, policy, unsupported)
     # Too few paragraphs: intra stays null, intra_norm is the documented neutral.
     return out.with_columns(pl.col("intra_norm").fill_null(c.neutral)).select(COHERENCE_COLUMNS)

@@ -27,6 +27,8 @@ CORPUS_COLUMNS: tuple[str, ...] = (
     "syndication_is_earliest",
     "syndication_earliest_domain",
     "syndication_late_copy",
+    "syndication_all_undated",
+    "syndication_wire",
     "adjust_syndication",
     "reasons_syndication",
     # claims

@@ -10,27 +10,36 @@ import polars as pl
 from trustaudit.policy import Policy
 from trustaudit.policy.scoring import DomainPolicy
 from trustaudit.scoring._reasons import reason_list
+from trustaudit.scoring.reputation import Prior, load_priors, reputation_of_hosts
 
 
-@functools.lru_cache(maxsize=1)
-def _extractor():  # type: ignore[no-untyped-def]
+@functools.lru_cache(maxsize=2)
+def _extractor(private: bool = True):  # type: ignore[no-untyped-def]
     import tldextract
 
     # suffix_list_urls=() + no cache dir: the bundled public suffix list, never a download.
-    # Private suffixes (github.io, blogspot.com) count: each user site there is its own publisher.
     return tldextract.TLDExtract(
-        suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True
+        suffix_list_urls=(), cache_dir=None, include_psl_private_domains=private
     )
 
 
 @functools.lru_cache(maxsize=1 << 18)
-def registered_domain_of(host: str | None) -> str | None:
-    """Registrable domain (eTLD+1) of a host; IPs and single-label hosts map to themselves."""
+def registered_domain_of(
+    host: str | None, *, private_suffixes: bool = True, strict: bool = False
+) -> str | None:
+    """Registrable domain (eTLD+1) of a host: the one function for pages and the crawler's RDAP.
+
+    Pages count private suffixes (github.io, blogspot.com: each user site there is its own
+    publisher); RDAP needs the domain a registry knows (`private_suffixes=False`: github.io).
+    IPs and single-label hosts map to themselves, or to None with `strict` (nothing to look up).
+    """
     if not host:
         return None
     host = host.lower().rstrip(".")
-    result = _extractor()(host)
-    return result.top_domain_under_public_suffix or host
+    result = _extractor(private_suffixes)(host)
+    if strict and not (result.suffix and result.domain):
+        return None
+    return (result.top_domain_under_public_suffix or host).lower()
 
 
 def with_registered_domain(
@@ -68,18 +77,44 @@ def domain_signals(
     block: set[str] | None = None,
     created: dict[str, date] | None = None,
     anchors: pl.DataFrame | None = None,
+    priors: dict[str, Prior] | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Per-page domain signals and the per-domain table.
 
     Returns (page_signals keyed by doc_id, domains keyed by registered_domain). Activity is the age of
-    the newest `published` date among the domain's pages in this corpus.
+    the newest `published` date among the domain's pages in this corpus. `priors` (domain -> prior,
+    label, source) defaults to `reputation.load_priors(policy)`: bundled lists + the policy's files.
     """
     d = policy.domain
     allow, block, created = allow or set(), block or set(), created or {}
+    priors = load_priors(policy) if priors is None else priors
     base = pages.select("doc_id", "host", "registered_domain", "published")
     base = base.with_columns(
         in_allowlist=listed(base["host"], allow),
         in_blocklist=listed(base["host"], block),
+        # a page on an anchor site itself (en.wikipedia.org, arxiv.org): trust evidence for the
+        # syndication stage, which must not name such a page a copy by fetch order
+        anchor_self=listed(base["host"], {a.lower() for a in policy.anchors.anchor_domains}),
+    )
+    reputation = reputation_of_hosts(
+        pl.concat([base["host"], base["registered_domain"]]).rename("host"), priors
+    )
+    # a page's host first, then its registered domain (a host may be unlisted, its domain not)
+    base = (
+        base.join(reputation, on="host", how="left")
+        .join(
+            reputation.rename(lambda c: c if c == "host" else f"_rd_{c}"),
+            left_on="registered_domain",
+            right_on="host",
+            how="left",
+        )
+        .with_columns(
+            [
+                pl.coalesce(c, f"_rd_{c}").alias(c)
+                for c in ("reputation_prior", "reputation_label", "reputation_source")
+            ]
+        )
+        .drop("_rd_reputation_prior", "_rd_reputation_label", "_rd_reputation_source")
     )
     now_lit = pl.lit(now, dtype=pl.Date)
     per_domain = (
@@ -133,16 +168,30 @@ def domain_signals(
             upper_bound=d.anchor_bonus_cap
         ),
     )
-    per_domain = per_domain.with_columns(activity_score=_shrunk_activity(d))
+    archival = pl.lit(d.activity_archival) & (
+        pl.col("last_publish_days").is_null()
+        | (pl.col("last_publish_days") >= d.activity_window_days)
+    )
+    per_domain = per_domain.with_columns(
+        activity_archival=archival,
+        activity_score=pl.when(archival)
+        .then(pl.lit(d.activity_neutral))
+        .otherwise(_shrunk_activity(d)),
+    )
     out = base.join(per_domain.drop("pages"), on="registered_domain", how="left", nulls_equal=True)
     formula = d.age_weight * pl.col("age_score") + d.activity_weight * pl.col("activity_score")
+    evidence = (formula + pl.col("anchor_bonus")).clip(upper_bound=1.0)
+    w = d.reputation_weight
     out = out.with_columns(
         domain_score=pl.when(pl.col("in_blocklist"))
         .then(0.0)
         .when(pl.col("in_allowlist"))
         .then(1.0)
-        .otherwise((formula + pl.col("anchor_bonus")).clip(upper_bound=1.0)),
+        .when(pl.col("reputation_prior").is_not_null())
+        .then((1.0 - w) * evidence + w * pl.col("reputation_prior"))
+        .otherwise(evidence),
         quarantine_blocklist=pl.col("in_blocklist"),
+        reputation_anchor=(pl.col("reputation_prior") >= d.reputation_anchor_min).fill_null(False),
     )
     reason = _reasons(d.young_domain_days, d.activity_window_days)
     out = out.with_columns(reasons_domain=reason)
@@ -159,6 +208,11 @@ def domain_signals(
         "activity_score",
         "anchor_count",
         "anchor_bonus",
+        "reputation_prior",
+        "reputation_label",
+        "reputation_source",
+        "reputation_anchor",
+        "anchor_self",
         "domain_score",
         "quarantine_blocklist",
         "reasons_domain",
@@ -172,18 +226,19 @@ def domain_signals(
             hosts=pl.col("host").drop_nulls().unique().sort(),
         )
         .join(per_domain, on="registered_domain", how="left", nulls_equal=True)
+        .join(
+            reputation.rename({"host": "registered_domain"}),
+            on="registered_domain",
+            how="left",
+        )
         .with_columns(
             domain_score=pl.when(pl.col("in_blocklist"))
             .then(0.0)
             .when(pl.col("in_allowlist"))
             .then(1.0)
-            .otherwise(
-                (
-                    d.age_weight * pl.col("age_score")
-                    + d.activity_weight * pl.col("activity_score")
-                    + pl.col("anchor_bonus")
-                ).clip(upper_bound=1.0)
-            )
+            .when(pl.col("reputation_prior").is_not_null())
+            .then((1.0 - w) * evidence + w * pl.col("reputation_prior"))
+            .otherwise(evidence)
         )
         .sort("registered_domain", nulls_last=True)
     )
@@ -209,7 +264,16 @@ def _reasons(young_days: int, window: float) -> pl.Expr:
         pl.when(pl.col("in_allowlist") & ~pl.col("in_blocklist")).then(
             pl.format("DOMAIN_ALLOWLISTED: {} is on an allowlist", pl.col("registered_domain"))
         ),
-        pl.when(pl.col("domain_age_days").is_null()).then(
+        pl.when(pl.col("reputation_prior").is_not_null() & ~pl.col("in_blocklist")).then(
+            pl.format(
+                "REPUTATION_PRIOR: rated '{}' (prior {}) by {}",
+                pl.col("reputation_label"),
+                pl.col("reputation_prior"),
+                pl.col("reputation_source"),
+            )
+        ),
+        # with a prior the domain has evidence; the missing age is then not worth a reason
+        pl.when(pl.col("domain_age_days").is_null() & pl.col("reputation_prior").is_null()).then(
             pl.lit("DOMAIN_AGE_MISSING: creation date unknown (neutral 0.5)")
         ),
         pl.when(pl.col("domain_age_days") < young_days).then(
@@ -218,9 +282,16 @@ def _reasons(young_days: int, window: float) -> pl.Expr:
         pl.when(pl.col("last_publish_days").is_null()).then(
             pl.lit("ACTIVITY_MISSING: no publication date on any page of the domain (neutral 0.5)")
         ),
-        pl.when(pl.col("last_publish_days") >= window).then(
+        pl.when((pl.col("last_publish_days") >= window) & ~pl.col("activity_archival")).then(
             pl.format(
                 "DOMAIN_INACTIVE: newest publication {} days ago", pl.col("last_publish_days")
+            )
+        ),
+        pl.when((pl.col("last_publish_days") >= window) & pl.col("activity_archival")).then(
+            pl.format(
+                "ACTIVITY_ARCHIVAL: newest publication {} days ago and none more recent in this "
+                "run; an old page is not evidence of a dead domain (neutral activity)",
+                pl.col("last_publish_days"),
             )
         ),
         pl.when(pl.col("anchor_count") > 0).then(

@@ -1,8 +1,14 @@
 """Combine sub-scores into the trust score, band and reasons (DESIGN §4).
 
-trust = round(w_d*domain + w_a*affiliate + w_c*coherence, 3), then + sum(adjust_*), clipped to [0, 1]
-and rounded again; hard rules (`quarantine_*` columns) force the band to quarantine without changing the
-number, so curves over the score stay honest and `hard_quarantine` says why the band differs.
+reference = round(w_d*domain + w_a*affiliate + w_c*coherence, 3), then + sum(adjust_*), clipped to
+[0, 1] and rounded again (`reference_score`, the reference formula exactly). When a hard rule fires (any
+`quarantine_*` column: injection, blocklist, dense undisclosed affiliate, ...) the band is quarantine
+and trust_score = min(reference_score, scoring.hard_rule_cap): sorting or fusing by trust_score then
+agrees with the bands (an injected page no longer ranks among the good ones).
+
+Extension point: any signal family joins `adjust_<family>` (a signed trust adjustment),
+`quarantine_<family>` (a hard rule) and `reasons_<family>` (list of "CODE: detail") columns onto the
+signals frame; score() picks them up by prefix, no change here needed.
 """
 
 from __future__ import annotations
@@ -68,11 +74,17 @@ def score(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         if (reason_cols or extra_reasons)
         else pl.lit([], dtype=pl.List(pl.String))
     )
+    cap = policy.scoring.hard_rule_cap
     df = df.with_columns(
         trust_score_base=base,
-        trust_score=(base + adjust).clip(0.0, 1.0).round(3),
+        reference_score=(base + adjust).clip(0.0, 1.0).round(3),
         hard_quarantine=hard,
         reason_details=details,
+    )
+    df = df.with_columns(
+        trust_score=pl.when(pl.col("hard_quarantine"))
+        .then(pl.min_horizontal(pl.col("reference_score"), pl.lit(cap)))
+        .otherwise(pl.col("reference_score")),
     )
     df = df.with_columns(
         band=pl.when(pl.col("hard_quarantine") | (pl.col("trust_score") < b.quarantine_below))
@@ -91,6 +103,7 @@ def score(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         "reasons",
         "reason_details",
         "hard_quarantine",
+        "reference_score",
         "trust_score_base",
         "domain_score",
         "affiliate_score",

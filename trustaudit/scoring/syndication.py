@@ -19,12 +19,31 @@ from trustaudit.policy import Policy
 from trustaudit.scoring.containment import containment_pairs, merge_components
 
 __all__ = [
+    "WIRE_CREDIT",
     "band_keys",
     "cluster_rows",
     "embedding_clusters",
+    "farm_signals",
     "minhash_signatures",
     "syndication_signals",
+    "wire_credit",
 ]
+
+# Licensed wire copy names its agency in a dateline "(Reuters) —", a credit "© AFP" or a source line
+# "Fonte: Agência Brasil". Checked in the first and last 400 characters only: an article that
+# merely reports on Reuters mentions it in the body.
+_AGENCIES = (
+    r"AP|Reuters|AFP|EFE|dpa|DPA|ANSA|Lusa|UPI|PA Media|Xinhua|KNA|epd|APA|SDA|Keystone-SDA|"
+    r"Associated Press|Agence France-Presse|Ag[êe]ncia Brasil|Agencia EFE|Agenzia ANSA|"
+    r"Deutsche Presse-Agentur|Europa Press|Ag[êe]ncia Lusa|Estad[ãa]o Conte[úu]do|Folhapress"
+)
+WIRE_CREDIT = (
+    rf"\((?P<a>{_AGENCIES})\)"
+    rf"|(?i:©|\(c\)|copyright|fonte|source|quelle|fuente|cr[ée]dit|with reporting by|"
+    rf"reporting by|mit material von|com informa[çc][õo]es d[aeo]s?|con informaci[óo]n de)"
+    rf"\s*:?\s*(?:[^\n]{{0,30}}?\b)?(?P<b>{_AGENCIES})\b"
+)
+
 
 # Odd 64-bit multipliers (from splitmix64) to combine word hashes into shingle and band hashes.
 _MULS = np.array(
@@ -139,6 +158,13 @@ def _bucket_components(
     return labels.astype(np.int64)
 
 
+def wire_credit(text: pl.Expr) -> pl.Expr:
+    """The credited news agency of a licensed wire copy (null when there is no credit line)."""
+    edge = pl.concat_str(text.str.slice(0, 400), pl.lit("\n"), text.str.slice(-400))
+    found = edge.str.extract_groups(WIRE_CREDIT)
+    return pl.coalesce(found.struct.field("a"), found.struct.field("b"))
+
+
 def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     """One row per doc_id: syndication_cluster_id (smallest doc_id of the near-duplicate cluster,
     null when alone), syndication_cluster_size, syndication_other_domains, syndication_is_earliest,
@@ -158,6 +184,13 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         pages.get_column("text")
         if "text" in cols
         else pl.Series([None] * pages.height, dtype=pl.String)
+    )
+    base = base.with_columns(
+        syndication_wire=pl.Series(
+            "w", pages.select(wire_credit(pl.col("text").fill_null(""))).to_series()
+        )
+        if "text" in cols
+        else pl.lit(None, pl.String)
     )
     sig_parts, count_parts = [], []
     shingle_parts: list[tuple[np.ndarray, np.ndarray]] | None = (
@@ -210,6 +243,14 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     # undated member was fetched on or after it (that member may be older: a claimed date and a
     # fetch time do not order two pages). Nulls never win by sorting.
     ts = pl.Datetime("us", "UTC")
+
+    def presume_window(fetched: pl.Expr, claimed: pl.Expr) -> pl.Expr:
+        """An undated copy fetched within `presume_dated_days` of the winner's claimed date keeps
+        the order undetermined; fetched long after it, the dated page is presumed the source."""
+        if s.presume_dated_days <= 0:
+            return pl.lit(True)
+        return fetched < claimed + pl.duration(days=s.presume_dated_days)
+
     in_cluster = df.filter(pl.col("_label").is_not_null()).with_columns(
         _key=pl.coalesce(pl.col("published").cast(ts), pl.col("fetched_at"))
     )
@@ -227,10 +268,12 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
                 | ~(
                     pl.col("published").is_null().slice(1)
                     & (pl.col("fetched_at").slice(1) >= pl.col("_key").first())
+                    & presume_window(pl.col("fetched_at").slice(1), pl.col("_key").first())
                 ).any()
             ),
             _earliest_doc=pl.col("doc_id").first(),
             syndication_earliest_domain=pl.col("registered_domain").first(),
+            syndication_all_undated=pl.col("published").is_null().all(),
         )
         .filter(pl.col("syndication_cluster_size") > 1)
         .with_columns(
@@ -246,7 +289,8 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     from_source = known & pl.col("registered_domain").eq_missing(
         pl.col("syndication_earliest_domain")
     )
-    penalised = (other > 0) & ~from_source
+    wire = pl.col("syndication_wire").is_not_null()
+    penalised = (other > 0) & ~from_source & ~wire  # licensed wire copy: dedup, not distrust
     is_earliest = (
         pl.when(pl.col("_label").is_null() | pl.col("syndication_cluster_id").is_null())
         .then(True)
@@ -262,6 +306,7 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         syndication_other_domains=other,
         syndication_is_earliest=is_earliest,
         syndication_late_copy=late_copy.fill_null(False),
+        syndication_all_undated=pl.col("syndication_all_undated").fill_null(False),
         adjust_syndication=pl.when(penalised)
         .then(-pl.min_horizontal(pl.lit(s.penalty_cap), penalty))
         .otherwise(0.0),
@@ -283,6 +328,15 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
                     pl.col("syndication_earliest_domain").fill_null("undetermined"),
                 )
             )
+            .when(wire)
+            .then(
+                pl.format(
+                    "SYNDICATED_WIRE: licensed wire copy (credit: {}); shared with {} other "
+                    "domain(s); deduplicate, not a trust penalty",
+                    pl.col("syndication_wire"),
+                    other,
+                )
+            )
             .when(other > 0)
             .then(
                 pl.format(
@@ -300,8 +354,115 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         "syndication_is_earliest",
         "syndication_earliest_domain",
         "syndication_late_copy",
+        "syndication_all_undated",
+        "syndication_wire",
         "adjust_syndication",
         "reasons_syndication",
+    )
+
+
+def farm_signals(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    """Who to distrust in a cluster whose order the dates cannot settle, from trust evidence.
+
+    Runs on the joined signals frame (syndication + domain columns), because the evidence is the
+    domain family's: allowlisted, linked from an anchor, an anchor site itself, a reputation prior
+    at the anchor level, or a domain at least `farm_older_days` old. Two cases:
+
+    - SYNDICATION_FARM: every copy undated, on `farm_min_domains`+ domains, none with evidence:
+      the fetch order names a "source" no better than the others, so every member gets at least
+      `farm_penalty`.
+    - SYNDICATION_PRESUMED_COPY: the order is undetermined (or known only by fetch order) and
+      some members have evidence: those are presumed the source (a fetch-order copy penalty on
+      them is lifted), the members without evidence get the late-copy penalty.
+
+    Licensed wire copy is exempt. Returns signals + `syndication_farm`,
+    `adjust_syndication_farm` (the change to adjust_syndication) and `reasons_syndication_farm`.
+    """
+    s = policy.syndication
+    need = {"syndication_cluster_id", "syndication_other_domains", "syndication_all_undated"}
+    if not need <= set(signals.columns):
+        return signals
+
+    def flag(name: str) -> pl.Expr:
+        return pl.col(name).fill_null(False) if name in signals.columns else pl.lit(False)
+
+    count = pl.col("anchor_count") if "anchor_count" in signals.columns else pl.lit(0)
+    age = pl.col("domain_age_days") if "domain_age_days" in signals.columns else pl.lit(None)
+    older = (age.fill_null(0) >= s.farm_older_days) if s.farm_older_days > 0 else pl.lit(False)
+    evidence = (
+        flag("in_allowlist")
+        | flag("reputation_anchor")
+        | flag("anchor_self")
+        | (count.fill_null(0) > 0)
+        | older
+    )
+    cluster = pl.col("syndication_cluster_id")
+    wire = (
+        pl.col("syndication_wire").is_not_null()
+        if "syndication_wire" in signals.columns
+        else pl.lit(False)
+    )
+    adjust = (
+        pl.col("adjust_syndication").fill_null(0.0)
+        if "adjust_syndication" in signals.columns
+        else pl.lit(0.0)
+    )
+    other = pl.col("syndication_other_domains").fill_null(0)
+    shared = cluster.is_not_null() & (other > 0) & ~wire
+    any_evidence = evidence.any().over(cluster)
+    undated = pl.col("syndication_all_undated").fill_null(False)
+    farm = (
+        shared
+        & undated
+        & (other + 1 >= max(2, s.farm_min_domains))
+        & ~any_evidence
+        & pl.lit(s.farm_penalty > 0)
+    )
+    unordered = (
+        pl.col("syndication_is_earliest").is_null() | undated
+        if "syndication_is_earliest" in signals.columns
+        else undated
+    )
+    presumed = shared & unordered & any_evidence & ~evidence
+    source = shared & unordered & any_evidence & evidence
+    per_domain = s.penalty_per_domain * other.cast(pl.Float64)
+    copy_total = pl.min_horizontal(pl.lit(s.penalty_cap), per_domain + s.copy_penalty)
+    change = (
+        pl.when(farm)
+        .then(-(pl.lit(s.farm_penalty) + adjust).clip(lower_bound=0.0))
+        .when(presumed)
+        .then(pl.min_horizontal(pl.lit(0.0), -copy_total - adjust))
+        .when(source)  # lift a fetch-order copy penalty: keep the per-domain part only
+        .then((-pl.min_horizontal(pl.lit(s.penalty_cap), per_domain) - adjust).clip(0.0, None))
+        .otherwise(0.0)
+    )
+    holder = (
+        pl.when(evidence)
+        .then(pl.col("registered_domain") if "registered_domain" in signals.columns else None)
+        .drop_nulls()
+        .first()
+        .over(cluster)
+    )
+    return signals.with_columns(
+        syndication_farm=farm.fill_null(False),
+        adjust_syndication_farm=change.fill_null(0.0),
+        reasons_syndication_farm=pl.concat_list(
+            pl.when(farm).then(
+                pl.format(
+                    "SYNDICATION_FARM: text shared with {} other domain(s), every copy undated "
+                    "and none allowlisted, anchored, rated or on an old domain; no copy can be "
+                    "named the source",
+                    other,
+                )
+            ),
+            pl.when(presumed.fill_null(False)).then(
+                pl.format(
+                    "SYNDICATION_PRESUMED_COPY: the dates do not order the copies; {} has trust "
+                    "evidence and is presumed the source, this copy has none",
+                    holder.fill_null("another member"),
+                )
+            ),
+        ).list.drop_nulls(),
     )
 
 

@@ -69,13 +69,11 @@ def textual_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     repetitive = pl.col("dup_line_char_frac") > t.max_dup_line_frac
     hype = long_enough & (pl.col("superlatives_per_100_words") > t.max_superlative_per_100w)
     low_density = long_enough & (pl.col("lexical_density") < t.min_lexical_density)
-    thin = pl.col("word_count") < t.thin_words
     failed = repetitive.cast(pl.Int8) + hype.cast(pl.Int8) + low_density.cast(pl.Int8)
     out = out.with_columns(
         adjust_textual=-(t.weight * failed.cast(pl.Float64) / 3.0),
         reasons_textual=reason_list(
             [
-                pl.when(thin).then(pl.format("TEXT_THIN: {} words", pl.col("word_count"))),
                 pl.when(repetitive).then(
                     pl.format(
                         "TEXT_REPETITIVE: {}% of characters in duplicated lines",

@@ -184,6 +184,13 @@ def audit_cmd(
         str | None,
         typer.Option("--url-map-url-column", help="Column of --url-map holding the URL."),
     ] = None,
+    rdap: Annotated[
+        bool,
+        typer.Option(
+            "--rdap",
+            help="Online: look up domain registration dates via RDAP (cached), then score again.",
+        ),
+    ] = False,
 ) -> None:
     """Score every page of a corpus and write the run directory and reports.
 
@@ -217,6 +224,10 @@ def audit_cmd(
     records = None if silent else expected_records(list(inputs))
     with RichProgress(console, quiet=silent, records=records) as progress:
         summary = audit(options, pol, progress=progress)
+        if rdap:
+            from trustaudit.crawl.rdap import audit_with_rdap
+
+            summary = audit_with_rdap(out, pol, now=options.now, labels=labels, progress=progress)
     if as_json:
         typer.echo(json_text(summary))
     elif quiet:

@@ -89,6 +89,9 @@ def print_explanation(data: dict[str, Any]) -> None:
     t.add_row("= base (rounded)", _v(data["trust_score_base"]), "", "")
     for a in data["adjustments"]:
         t.add_row(terminal(a["name"]), "", "", _v(a["value"]))
+    if data.get("capped"):
+        t.add_row("= reference", _v(data["reference_score"]), "", "")
+        t.add_row(f"capped: hard rule (cap {data['hard_rule_cap']})", "", "", "")
     t.add_row("[bold]= trust[/bold]", _v(data["trust_score"]), "", "")
     console.print(t)
     if data["reasons"]:

@@ -1,0 +1,151 @@
+"""Order-free topic mix, per-paragraph language mix and structural paragraphs (issue #14)."""
+
+from __future__ import annotations
+
+import random
+
+import polars as pl
+import pytest
+from scoring.corpus_fixtures import TOPICS
+
+from trustaudit.embed import HashingEmbedder
+from trustaudit.policy import Policy
+from trustaudit.scoring.coherence import coherence_signals, paragraph_languages, structural
+from trustaudit.scoring.topicmix import lexical_groups
+
+P = Policy()
+NAMES = list(TOPICS)  # coffee, volcano, tax, football: each repeats its topic words
+
+
+def paras(pages: dict[str, list[str]]) -> pl.DataFrame:
+    return pl.DataFrame(
+        [{"doc_id": d, "text": t} for d, ps in pages.items() for t in ps],
+        schema={"doc_id": pl.String, "text": pl.String},
+    )
+
+
+def stitched(k: int, order: str, seed: int) -> list[str]:
+    """Paragraphs from k topics, two or three each, in blocks, rotation or random order."""
+    rng = random.Random(seed)
+    chunks = [TOPICS[NAMES[i]][: rng.randint(2, 3)] for i in range(k)]
+    if order == "blocks":
+        return [p for c in chunks for p in c]
+    if order == "rotation":
+        return [c[i] for i in range(3) for c in chunks if i < len(c)]
+    out = [p for c in chunks for p in c]
+    rng.shuffle(out)
+    return out
+
+
+@pytest.mark.parametrize("order", ["blocks", "rotation", "random"])
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_stitched_pages_fall_apart_whatever_the_order(k: int, order: str) -> None:
+    pages = {name: TOPICS[name] for name in NAMES} | {"mix": stitched(k, order, seed=k)}
+    out = {r["doc_id"]: r for r in lexical_groups(paras(pages)).to_dicts()}
+    assert out["mix"]["topic_largest_share"] <= 0.5 + 1e-9
+    assert out["mix"]["topic_groups"] >= 2
+    for name in NAMES:  # each real topic page holds together better than the stitched one
+        assert out[name]["topic_largest_share"] > out["mix"]["topic_largest_share"], name
+        assert out[name]["topic_largest_share"] >= 0.6, name
+
+
+def test_the_order_of_paragraphs_does_not_change_the_groups() -> None:
+    base = stitched(3, "blocks", seed=1)
+    shuffled = base[::-1]
+    pages = {name: TOPICS[name] for name in NAMES} | {"a": base, "b": shuffled}
+    out = {r["doc_id"]: r for r in lexical_groups(paras(pages)).to_dicts()}
+    assert out["a"]["topic_largest_share"] == out["b"]["topic_largest_share"]
+    assert out["a"]["topic_groups"] == out["b"]["topic_groups"]
+
+
+def test_paragraph_language_mix() -> None:
+    en = (
+        "The council said that the budget for the harbour and the ferry is not enough for the town."
+    )
+    de = "Der Rat sagt, dass das Geld für den Hafen und die Fähre nicht reicht, und die Stadt ist arm."
+    pages = {"mixed": [en, de, en + " Again.", de + " Wieder."], "plain": [en, en + " Also."]}
+    out = {
+        r["doc_id"]: r["coherence_language_mix"]
+        for r in paragraph_languages(paras(pages)).to_dicts()
+    }
+    assert out["mixed"] == pytest.approx(0.5) and out["plain"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("text", "is_structure"),
+    [
+        ("By Maria Silva and John Smith", True),
+        ("- Grind the coffee beans just before brewing so the coffee keeps its aroma.", True),
+        ("1. Use water just off the boil because boiling water scorches the grounds.", True),
+        ("Smith, J. et al. (2019). Coffee chemistry. Food Journal, vol. 3, pp. 12-19.", True),
+        ("Grind the coffee beans just before brewing so the coffee keeps its aroma.", False),
+    ],
+)
+def test_structural_paragraphs(text: str, is_structure: bool) -> None:
+    df = paras({"d": [text]})
+    assert structural(df, P).to_list() == [is_structure]
+
+
+def test_repeated_lede_and_cross_page_boilerplate_are_structure() -> None:
+    lede = "The harbour council approved the new ferry budget on Tuesday after a long debate."
+    nav = "Subscribe to our newsletter for the latest harbour news every morning today."
+    df = paras({"a": [lede, "Body text about ferries.", lede, nav], "b": [nav], "c": [nav]})
+    flags = structural(df, P).to_list()
+    assert flags[0] is False and flags[2] is True  # only the repeat of the lede
+    assert flags[3] and flags[4] and flags[5]  # on three pages: navigation
+
+
+def test_coherence_penalises_a_topic_mix_once_with_reason() -> None:
+    pages = pl.DataFrame(
+        [{"doc_id": n, "paragraphs": TOPICS[n]} for n in NAMES]
+        + [{"doc_id": "mix", "paragraphs": stitched(4, "random", seed=3)}]
+    )
+    emb = HashingEmbedder(dim=256)
+    out = {r["doc_id"]: r for r in coherence_signals(pages, P, emb).to_dicts()}
+    mix = out["mix"]
+    assert any(r.startswith("COHERENCE_TOPIC_MIX") for r in mix["reasons_coherence"])
+    # one topic penalty: never more than the largest of split, interleave and mix
+    c = P.coherence
+    assert mix["adjust_coherence"] >= -max(c.split_penalty, c.interleave_penalty, c.topic_penalty)
+    assert mix["adjust_coherence"] <= -c.topic_penalty / 2
+    for n in NAMES:
+        assert not any(r.startswith("COHERENCE_TOPIC_MIX") for r in out[n]["reasons_coherence"])
+
+
+def test_a_list_shaped_roundup_is_not_a_topic_mix() -> None:
+    # a digest: a heading (short line, >= 40 characters) before each item of another topic
+    # (other paragraphs than the stitched page's: a paragraph on three pages is boilerplate)
+    items = [p for n in NAMES for p in TOPICS[n][3:5]]
+    heads = [
+        f"Item {i + 1}: remarkable weekly roundup highlights included" for i in range(len(items))
+    ]
+    roundup = [x for pair in zip(heads, items, strict=True) for x in pair]
+    pages = pl.DataFrame(
+        [{"doc_id": n, "paragraphs": TOPICS[n]} for n in NAMES]
+        + [
+            {"doc_id": "roundup", "paragraphs": roundup},
+            {"doc_id": "mix", "paragraphs": stitched(4, "blocks", seed=3)},
+        ]
+    )
+    out = {r["doc_id"]: r for r in coherence_signals(pages, P, HashingEmbedder(dim=256)).to_dicts()}
+    assert out["roundup"]["coherence_structure_share"] >= P.coherence.topic_list_share
+    assert not any(r.startswith("COHERENCE_TOPIC_MIX") for r in out["roundup"]["reasons_coherence"])
+    assert any(r.startswith("COHERENCE_TOPIC_MIX") for r in out["mix"]["reasons_coherence"])
+
+
+def test_portuguese_is_not_read_as_spanish() -> None:
+    pt = [
+        "O governo disse que não há recursos para a obra, e os moradores pedem mais prazo ao prefeito.",
+        "Segundo a prefeitura, a ponte também será reformada com verba dos estados e uma parte da União.",
+        "Os vereadores afirmaram que o projeto não é prioridade e que a cidade precisa de mais escolas.",
+    ]
+    es = [
+        "El gobierno dijo que los fondos para la obra no alcanzan y las familias piden una prórroga.",
+        "Según la alcaldía, el puente será reformado con dinero del Estado y una parte por la región.",
+    ]
+    out = {
+        r["doc_id"]: r["coherence_language_mix"]
+        for r in paragraph_languages(paras({"pt": pt, "mixed": pt[:2] + es})).to_dicts()
+    }
+    assert out["pt"] == 0.0
+    assert out["mixed"] == pytest.approx(0.5)

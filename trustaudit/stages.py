@@ -1,0 +1,151 @@
+"""The signal stage as one pure function: pages + links + policy -> signals, flagged links, domains.
+
+`pipeline.compute_signals` (a run directory, the memo, the progress bar) and the Python API's
+`compute_signals` (frames in a notebook) both call `signal_tables`, so a family added here runs
+in both and the two can never disagree on which families run or how they are joined. Nothing here
+reads or writes a run directory; the list files the policy names are read by `read_domain_evidence`
+before the stage runs, and a cache is passed in as a `Memo` callable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from trustaudit.embed.base import Embedder
+from trustaudit.io.lists import read_domain_info, read_domain_lists
+from trustaudit.policy import Policy
+from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
+from trustaudit.scoring.anchors import anchor_presence
+from trustaudit.scoring.behaviour import behaviour_signals, behaviour_status
+from trustaudit.scoring.corpus import corpus_signals
+from trustaudit.scoring.domain import domain_signals
+from trustaudit.scoring.injection import injection_signals
+from trustaudit.scoring.quality import quality_signals
+from trustaudit.scoring.syndication import farm_signals
+from trustaudit.scoring.textual import textual_signals
+
+# memo(family, key, compute) -> frame: a cache of one family's output keyed by a digest of its inputs
+Memo = Callable[[str, str, Callable[[], pl.DataFrame]], pl.DataFrame]
+
+
+@dataclass(frozen=True)
+class DomainEvidence:
+    """What the domain family reads from files: the lists and registration dates."""
+
+    allow: set[str] = field(default_factory=set)
+    block: set[str] = field(default_factory=set)
+    created: dict[str, Any] = field(default_factory=dict)
+    extra_anchors: set[str] = field(default_factory=set)
+
+
+def read_domain_evidence(policy: Policy, *, rdap_ages: Path | None = None) -> DomainEvidence:
+    """The list and domain-info files the policy names. RDAP ages (a crawl's or `--rdap`'s
+    domain_ages.csv) fill in registration dates; the user's --domain-info CSV wins over them."""
+    d = policy.domain
+    created = read_domain_info(rdap_ages) if rdap_ages is not None and rdap_ages.is_file() else {}
+    if d.domain_info_file:
+        created.update(read_domain_info(d.domain_info_file))
+    return DomainEvidence(
+        allow=read_domain_lists(d.allowlist_files),
+        block=read_domain_lists(d.blocklist_files),
+        created=created,
+        extra_anchors=read_domain_lists(policy.anchors.anchor_files),
+    )
+
+
+@dataclass(frozen=True)
+class SignalTables:
+    """The signal stage's output: one row per page, the links with affiliate flags, one row per
+    registered domain, and which families ran (for the manifest)."""
+
+    signals: pl.DataFrame
+    links: pl.DataFrame
+    domains: pl.DataFrame
+    families: dict[str, str]
+
+
+def _no_memo(_family: str, _key: str, compute: Callable[[], pl.DataFrame]) -> pl.DataFrame:
+    return compute()
+
+
+def signal_tables(
+    pages: pl.DataFrame,
+    links: pl.DataFrame,
+    policy: Policy,
+    *,
+    now: date,
+    evidence: DomainEvidence,
+    embedder: Callable[[], Embedder],
+    memo: Memo | None = None,
+    digest: Callable[[pl.DataFrame], str] | None = None,
+) -> SignalTables:
+    """Every signal family over a batch of pages, joined on doc_id.
+
+    `embedder` is called only when the corpus family really runs (a memo hit never loads the
+    model). With `memo` and `digest`, the link flags, the page families and the corpus families are
+    looked up by a digest of their inputs; domain signals depend on `now` and always run.
+    """
+    get = memo or _no_memo
+    anchors = anchor_presence(links, pages, policy, extra_anchors=sorted(evidence.extra_anchors))
+    page_domain, domains = domain_signals(
+        pages,
+        policy,
+        now=now,
+        allow=evidence.allow,
+        block=evidence.block,
+        created=evidence.created,
+        anchors=anchors,
+    )
+    pages_key = digest(pages) if digest else ""
+    links_key = digest(links) if digest else ""
+    flags = get(
+        "linkflags",
+        links_key,
+        lambda: flag_affiliate_links(links, policy).select("is_affiliate", "is_sponsored"),
+    )
+    links = links.drop("is_affiliate", "is_sponsored", strict=False).hstack(flags)
+
+    def page_families() -> pl.DataFrame:
+        frame = (
+            affiliate_signals(pages, links, policy)
+            .join(textual_signals(pages, policy), on="doc_id", how="left")
+            .join(quality_signals(pages, links, policy), on="doc_id", how="left")
+        )
+        if policy.injection.enabled:
+            frame = frame.join(injection_signals(pages, policy), on="doc_id", how="left")
+        return frame.join(behaviour_signals(pages, policy), on="doc_id", how="left")
+
+    # notes from reading each page (DECODED_UTF16, HTML_TRUNCATED, CANONICAL_MISMATCH…) join its reasons
+    ingest_notes = (
+        [pl.col("ingest_reasons").fill_null([]).alias("reasons_ingest")]
+        if "ingest_reasons" in pages.columns
+        else []
+    )
+    parts = [
+        pages.select("doc_id", "url", "registered_domain", "word_count", *ingest_notes),
+        page_domain,
+        get("page", pages_key + links_key, page_families),
+        get("corpus", pages_key, lambda: corpus_signals(pages, links, policy, embedder())),
+    ]
+    signals = parts[0]
+    for frame in parts[1:]:
+        signals = signals.join(frame, on="doc_id", how="left")
+    signals = farm_signals(signals, policy)  # needs syndication and domain columns together
+    families = {
+        "anchors": "computed",
+        "domain": "computed",
+        "affiliate": "computed",
+        "textual": "computed",
+        "injection": "computed"
+        if policy.injection.enabled
+        else "not computed (injection.enabled = false)",
+        "corpus": "computed",
+        "behaviour": behaviour_status(pages.columns, policy),
+    }
+    return SignalTables(signals=signals, links=links, domains=domains, families=families)
