@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
+from trustaudit.injection.intent import find_intents, guess_language
+
 __all__ = [
     "FEATURES",
     "Hit",
@@ -422,13 +424,38 @@ _WS = re.compile(r"\s+")
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One instruction-like passage: where it is in the scanned text, a snippet, the features, a score."""
+    """One instruction-like passage: where it is in the scanned text, a snippet, the features, a score,
+    the intent class (override, extraction, exfiltration, persona, tool, steer_ai) and the language
+    (ISO 639-1, "" when unknown)."""
 
     start: int
     end: int
     snippet: str
     rule: str
     score: float
+    intent: str = ""
+    lang: str = ""
+
+
+# The intent class a legacy feature stands for, when no slot-based intent feature is in its cluster.
+_LEGACY_INTENT = {
+    "override": "override",
+    "chat_template": "override",
+    "role_line": "override",
+    "persona": "persona",
+    "exfil_markdown": "exfiltration",
+    "tool_use": "tool",
+    "address_ai": "steer_ai",
+    "address_note": "steer_ai",
+    "secrecy": "steer_ai",
+    "output_ref": "steer_ai",
+    "deceive": "steer_ai",
+    "directive": "steer_ai",
+    "obligation": "steer_ai",
+    "task_request": "steer_ai",
+}
+# Text that talks *about* attacks (an explainer, a tutorial) lowers every feature of its cluster.
+_META_DAMP = 0.55
 
 
 def find_features(
@@ -490,6 +517,36 @@ def _snippet(text: str, start: int, end: int, seg_lo: int = 0, seg_hi: int | Non
     return s[:_SNIPPET_MAX]
 
 
+def _combine(best: dict[str, float]) -> float:
+    """Noisy-or of a cluster's features, where a slot-based intent and the legacy features of the same
+    class are one piece of evidence (their max), not two: "you are now subscribed" must not count twice.
+    """
+    parts: list[float] = []
+    legacy: dict[str, list[float]] = {}
+    by_class: dict[str, float] = {}
+    for name, w in best.items():
+        if name.startswith("intent_"):
+            by_class[name[7:]] = w
+        elif name in _LEGACY_INTENT:
+            legacy.setdefault(_LEGACY_INTENT[name], []).append(w)
+        else:
+            parts.append(w)  # extra_pattern
+    for cls in sorted(set(legacy) | set(by_class)):
+        parts.append(max(_noisy_or(legacy.get(cls, [])), by_class.get(cls, 0.0)))
+    return _noisy_or(parts)
+
+
+def _intent_of(best: dict[str, float]) -> str:
+    """The intent class of a cluster: its strongest slot-based intent, else what its best feature means."""
+    intents = [(w, n[7:]) for n, w in best.items() if n.startswith("intent_")]
+    if intents:
+        return max(intents)[1]
+    for name in sorted(best, key=lambda n: (-best[n], n)):
+        if name in _LEGACY_INTENT:
+            return _LEGACY_INTENT[name]
+    return ""
+
+
 def detect_text(
     text: str,
     *,
@@ -508,6 +565,13 @@ def detect_text(
     """
     low = text.lower()
     feats = _find_features(text, low, extra) if text else []
+    langs: dict[tuple[int, int], str] = {}
+    for f in find_intents(low, text):
+        if f.intent == "meta":
+            feats.append((f.start, f.end, "meta", 0.0))
+            continue
+        feats.append((f.start, f.end, "intent_" + f.intent, f.score))
+        langs[(f.start, f.end)] = f.lang
     starts = list(boundaries) or [0]
     ends = [b - 2 for b in starts[1:]] + [len(text)]
     seg_prior = list(priors) if priors else [prior] * len(starts)
@@ -528,17 +592,32 @@ def detect_text(
         if not cluster:
             return
         best: dict[str, float] = {}
-        for _, _, name, w in cluster:
+        lang = ""
+        for s, e, name, w in cluster:
             best[name] = max(best.get(name, 0.0), w)
-        content = _noisy_or(list(best.values()))
+            if name.startswith("intent_") and w >= best[name]:
+                lang = langs.get((s, e), lang)
+        meta = best.pop("meta", None) is not None
+        content = _combine(best)
+        if meta:
+            content *= 1.0 - _META_DAMP
         i = max(0, last_seg - 1)
         score = round(1.0 - (1.0 - content) * (1.0 - seg_prior[i]), 4)
-        if score >= min_score:
+        if score >= min_score and best:
             start = min(f[0] for f in cluster)
             end = max(f[1] for f in cluster)
             rule = "+".join(sorted(best, key=lambda n: (-best[n], n)))
+            snippet = _snippet(text, start, end, starts[i], ends[i])
             hits.append(
-                Hit(start, end, _snippet(text, start, end, starts[i], ends[i]), rule, score)
+                Hit(
+                    start,
+                    end,
+                    snippet,
+                    rule,
+                    score,
+                    _intent_of(best),
+                    lang or guess_language(snippet),
+                )
             )
         cluster.clear()
 
