@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from trustaudit.injection import HIDDEN_TECHNIQUES, ScanResult, html_scan, scan_html
+from trustaudit.injection import FINDING_FIELDS, HIDDEN_TECHNIQUES, ScanResult, html_scan, scan_html
 from trustaudit.policy.injection import InjectionPolicy
 
 DATA = Path(__file__).parent / "data"
@@ -85,7 +85,8 @@ def test_every_hiding_technique_is_found_and_named(technique: str) -> None:
 def test_finding_fields_have_stable_types() -> None:
     r = scan_html(CASES["display_none"])
     f = r.findings[0]
-    assert list(f) == ["location", "technique", "snippet", "offset", "rule", "score"]
+    assert list(f) == [name for name, _ in FINDING_FIELDS]
+    assert list(f)[:6] == ["location", "technique", "snippet", "offset", "rule", "score"]
     assert isinstance(f["offset"], int) and isinstance(f["score"], float)
     assert all(isinstance(f[k], str) for k in ("location", "technique", "snippet", "rule"))
 

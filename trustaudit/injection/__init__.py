@@ -36,6 +36,11 @@ FINDING_FIELDS: tuple[tuple[str, str], ...] = (
     ("offset", "int64"),
     ("rule", "str"),
     ("score", "float64"),
+    (
+        "intent",
+        "str",
+    ),  # override, extraction, exfiltration, persona, tool, steer_ai ("" if unknown)
+    ("lang", "str"),  # ISO 639-1 of the passage when known, else ""
 )
 # Every technique except "visible" hides text from a human reader.
 HIDDEN_TECHNIQUES: frozenset[str] = frozenset(t for t in PRIORS if t != "visible")
@@ -68,6 +73,8 @@ def _finding(location: str, technique: str, hit: Hit, offset: int) -> dict[str, 
         "offset": int(offset),
         "rule": hit.rule,
         "score": float(hit.score),
+        "intent": hit.intent,
+        "lang": hit.lang,
     }
 
 

@@ -34,6 +34,8 @@ FINDING_TYPE = pa.struct(
         pa.field("offset", pa.int64()),
         pa.field("rule", pa.string()),
         pa.field("score", pa.float64()),
+        pa.field("intent", pa.string()),  # injection.FINDING_FIELDS: intent class, language
+        pa.field("lang", pa.string()),
     ]
 )
 
