@@ -7,7 +7,10 @@ into the repo):
 - ``greshake``: Greshake et al.'s planted payloads for browsing LLMs (MIT);
 - ``html-injection-pages``: the payloads appended to that set's identical page pairs 141–200 (CC0);
 - ``own-<intent>``: payloads written for this repo in 20 languages, one family per intent class
-  (bench/data/injection/payloads/<lang>.json), so a left-out family is a whole attack *kind*.
+  (bench/data/injection/payloads/<lang>.json), so a left-out family is a whole attack *kind*; the
+  lexicon was written while reading these, so for the lexicon they are in-sample;
+- ``own-heldout``: one more payload per language and intent (bench/data/injection/heldout), written
+  with other pretexts after the lexicon was frozen and never used to change it.
 
 Each payload is inserted into a real page from ../shared/corpora (random host, random position, random
 hiding technique; seeded) once hidden and once in plain sight, and scanned with ``scan_html``. A case is
@@ -115,7 +118,8 @@ def _fragment_text(frag: str) -> str:
     import base64
     import binascii
 
-    for rx in (_COMMENT, _JS_STR, _ATTR):
+    rxs = (_COMMENT, _JS_STR, _ATTR) if "<script" in frag else (_COMMENT, _ATTR)
+    for rx in rxs:
         m = rx.search(frag)
         if m:
             s = m.group(1).strip()
@@ -196,6 +200,15 @@ def load_families(corpora: Path = DEFAULT_CORPORA) -> dict[str, list[Payload]]:
         for intent, texts in json.loads(path.read_text(encoding="utf-8")).items():
             own[f"own-{intent}"].extend(Payload(t, f"own-{intent}", lang, intent) for t in texts)
     fam.update(own)
+    # Written after the lexicon was frozen, never used to change it: the own payloads' true hold-out.
+    held: list[Payload] = []
+    for lang in LANGS:
+        path = DATA / "heldout" / f"{lang}.json"
+        if path.exists():
+            for intent, texts in json.loads(path.read_text(encoding="utf-8")).items():
+                held.extend(Payload(t, "own-heldout", lang, intent) for t in texts)
+    if held:
+        fam["own-heldout"] = held
     return fam
 
 
@@ -341,6 +354,9 @@ def main(argv: list[str] | None = None) -> int:
     if own:
         table("language", lambda p: p.lang if p.family.startswith("own-") else "-", LANGS)
         table("intent", lambda p: p.intent if p.family.startswith("own-") else "-", INTENTS)
+        held = lambda p: p.family == "own-heldout"  # noqa: E731
+        table("lang (held)", lambda p: p.lang if held(p) else "-", LANGS)
+        table("intent (held)", lambda p: p.intent if held(p) else "-", INTENTS)
     by_tech: dict[str, list[bool]] = defaultdict(list)
     for c, ok in zip(cases, caught, strict=True):
         by_tech[c.technique].append(ok)

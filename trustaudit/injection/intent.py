@@ -29,7 +29,14 @@ from typing import Any
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
-__all__ = ["INTENTS", "IntentFeature", "find_intents", "guess_language", "lexicon"]
+__all__ = [
+    "INTENTS",
+    "IntentFeature",
+    "find_intents",
+    "guess_language",
+    "has_strong_slot",
+    "lexicon",
+]
 
 INTENTS = ("override", "extraction", "exfiltration", "persona", "tool", "steer_ai")
 _SUB, _WORD, _STEM = 0, 1, 2
@@ -419,3 +426,10 @@ def _language(
     if not votes:
         return ""
     return max(votes.items(), key=lambda kv: (kv[1], kv[0] == "en"))[0]
+
+
+def has_strong_slot(text: str) -> bool:
+    """Whether `text` holds a word of a slot every strong intent needs (a gate for costlier layers)."""
+    m = _matcher()
+    hits = _slot_hits(text.lower())
+    return any(m.slots[h[2]] in _STRONG for h in hits)
