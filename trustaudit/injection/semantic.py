@@ -94,22 +94,23 @@ def classifier() -> Classifier | None:
     )
 
 
-def candidate_passages(html: str, *, limit: int = _PER_PAGE) -> list[str]:
-    """The passages of a page the semantic layer would read: short hidden segments, and visible
-    sentences holding a strong intent slot word (a verb aimed at a reader, an AI addressee, a block)."""
-    from trustaudit.injection.html_scan import collect_segments
+def candidate_passages(html: str, *, limit: int = _PER_PAGE) -> list[tuple[str, float]]:
+    """The passages of a page the semantic layer would read, each with the prior of where it lives:
+    short hidden segments, and visible sentences holding a strong intent slot word (a verb aimed at a
+    reader, an AI addressee, a block)."""
+    from trustaudit.injection.html_scan import PRIORS, collect_segments
 
     segs, visible = collect_segments(html)
-    out: list[str] = []
+    out: list[tuple[str, float]] = []
     seen: set[str] = set()
     for s in segs:
         t = " ".join(s.text.split())
         if _MIN_CHARS <= len(t) <= _MAX_CHARS and t not in seen and has_strong_slot(t):
             seen.add(t)
-            out.append(t)
+            out.append((t, PRIORS.get(s.technique, 0.2)))
     for m in _SENTENCE.finditer(visible or ""):
         t = " ".join(m.group().split())
         if len(t) >= _MIN_CHARS and t not in seen and has_strong_slot(t):
             seen.add(t)
-            out.append(t)
+            out.append((t, 0.0))
     return out[:limit]
