@@ -352,9 +352,10 @@ def main(argv: list[str] | None = None) -> int:
 
     own = [p for p in payloads if p.family.startswith("own-")]
     if own:
-        table("language", lambda p: p.lang if p.family.startswith("own-") else "-", LANGS)
-        table("intent", lambda p: p.intent if p.family.startswith("own-") else "-", INTENTS)
         held = lambda p: p.family == "own-heldout"  # noqa: E731
+        mine = lambda p: p.family.startswith("own-") and not held(p)  # noqa: E731
+        table("lang (own)", lambda p: p.lang if mine(p) else "-", LANGS)
+        table("intent (own)", lambda p: p.intent if mine(p) else "-", INTENTS)
         table("lang (held)", lambda p: p.lang if held(p) else "-", LANGS)
         table("intent (held)", lambda p: p.intent if held(p) else "-", INTENTS)
     by_tech: dict[str, list[bool]] = defaultdict(list)

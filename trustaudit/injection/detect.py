@@ -517,16 +517,18 @@ def _snippet(text: str, start: int, end: int, seg_lo: int = 0, seg_hi: int | Non
     return s[:_SNIPPET_MAX]
 
 
-def _combine(best: dict[str, float]) -> float:
+def _combine(best: dict[str, float], *, meta: bool = False) -> float:
     """Noisy-or of a cluster's features, where a slot-based intent and the legacy features of the same
     class are one piece of evidence (their max), not two: "you are now subscribed" must not count twice.
+    `meta` (the cluster talks about attacks) damps the slot-based intents only: the phrase features
+    were measured without it, and payloads themselves say "malicious" or "exploit".
     """
     parts: list[float] = []
     legacy: dict[str, list[float]] = {}
     by_class: dict[str, float] = {}
     for name, w in best.items():
         if name.startswith("intent_"):
-            by_class[name[7:]] = w
+            by_class[name[7:]] = w * (1.0 - _META_DAMP) if meta else w
         elif name in _LEGACY_INTENT:
             legacy.setdefault(_LEGACY_INTENT[name], []).append(w)
         else:
@@ -598,9 +600,7 @@ def detect_text(
             if name.startswith("intent_") and w >= best[name]:
                 lang = langs.get((s, e), lang)
         meta = best.pop("meta", None) is not None
-        content = _combine(best)
-        if meta:
-            content *= 1.0 - _META_DAMP
+        content = _combine(best, meta=meta)
         i = max(0, last_seg - 1)
         score = round(1.0 - (1.0 - content) * (1.0 - seg_prior[i]), 4)
         if score >= min_score and best:
