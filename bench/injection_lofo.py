@@ -118,14 +118,15 @@ def _fragment_text(frag: str) -> str:
     import base64
     import binascii
 
-    rxs = (_COMMENT, _JS_STR, _ATTR) if "<script" in frag else (_COMMENT, _ATTR)
-    for rx in rxs:
-        m = rx.search(frag)
-        if m:
-            s = m.group(1).strip()
-            break
+    m = _COMMENT.search(frag) or (_JS_STR.search(frag) if "<script" in frag else None)
+    text = _TAG.sub(" ", frag.split("<!--")[0]).rstrip("< ").strip()
+    if m:
+        s = m.group(1).strip()
+    elif len(text) >= 8 and "<" not in text and text.count(" ") >= 2:
+        s = text
     else:
-        s = _TAG.sub(" ", frag)
+        m = _ATTR.search(frag)
+        s = m.group(1).strip() if m else text
     s = htmllib.unescape(" ".join(s.split()))
     if re.fullmatch(r"[A-Za-z0-9+/]{16,}={0,2}", s):
         with contextlib.suppress(binascii.Error, UnicodeDecodeError):
@@ -148,9 +149,11 @@ def _hip_payloads(corpora: Path) -> list[str]:
         b = 0
         while b < min(len(clean), len(inj)) - a and clean[-1 - b] == inj[-1 - b]:
             b += 1
+        if not inj.startswith("<", a):  # the common prefix ended inside the payload's tag
+            a = max(0, inj.rfind("<", 0, a))
         frag = inj[a : len(inj) - b]
         text = _fragment_text(frag)
-        if len(text) >= 8 and text not in out:
+        if text.count(" ") >= 2 and text not in out:  # prose, not a leftover style value
             out.append(text)
     return out
 
