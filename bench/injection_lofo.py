@@ -9,8 +9,11 @@ into the repo):
 - ``own-<intent>``: payloads written for this repo in 20 languages, one family per intent class
   (bench/data/injection/payloads/<lang>.json), so a left-out family is a whole attack *kind*; the
   lexicon was written while reading these, so for the lexicon they are in-sample;
+- ``own-b``: one more payload per language and intent (bench/data/injection/payloads_b), written as a
+  hold-out after the lexicon's first round; its misses (recall 0.075) drove the second round, so it is
+  in-sample now;
 - ``own-heldout``: one more payload per language and intent (bench/data/injection/heldout), written
-  with other pretexts after the lexicon was frozen and never used to change it.
+  with other pretexts after the lexicon's second round and never used to change it.
 
 Each payload is inserted into a real page from ../shared/corpora (random host, random position, random
 hiding technique; seeded) once hidden and once in plain sight, and scanned with ``scan_html``. A case is
@@ -203,7 +206,16 @@ def load_families(corpora: Path = DEFAULT_CORPORA) -> dict[str, list[Payload]]:
         for intent, texts in json.loads(path.read_text(encoding="utf-8")).items():
             own[f"own-{intent}"].extend(Payload(t, f"own-{intent}", lang, intent) for t in texts)
     fam.update(own)
-    # Written after the lexicon was frozen, never used to change it: the own payloads' true hold-out.
+    # The first held-out set: its misses drove the lexicon's second round, so it is tuning data now.
+    second: list[Payload] = []
+    for lang in LANGS:
+        path = DATA / "payloads_b" / f"{lang}.json"
+        if path.exists():
+            for intent, texts in json.loads(path.read_text(encoding="utf-8")).items():
+                second.extend(Payload(t, "own-b", lang, intent) for t in texts)
+    if second:
+        fam["own-b"] = second
+    # Written after the lexicon's second round, never used to change it: the own payloads' hold-out.
     held: list[Payload] = []
     for lang in LANGS:
         path = DATA / "heldout" / f"{lang}.json"
@@ -356,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     own = [p for p in payloads if p.family.startswith("own-")]
     if own:
         held = lambda p: p.family == "own-heldout"  # noqa: E731
-        mine = lambda p: p.family.startswith("own-") and not held(p)  # noqa: E731
+        mine = lambda p: p.family.startswith("own-") and not held(p) and p.family != "own-b"  # noqa: E731
         table("lang (own)", lambda p: p.lang if mine(p) else "-", LANGS)
         table("intent (own)", lambda p: p.intent if mine(p) else "-", INTENTS)
         table("lang (held)", lambda p: p.lang if held(p) else "-", LANGS)
