@@ -66,6 +66,11 @@ _STRONG = frozenset(
         "secret",
         "secret_weak",
         "secrecy",
+        "above_text",
+        "not_obey",
+        "real_task",
+        "switch_v",
+        "setup",
     ]
 )
 # A sentence ends at . ! ? followed by a space, at CJK full stops, at a blank line or a line break.
@@ -301,6 +306,7 @@ def find_intents(
     url_slot = m.slots.index("url") if "url" in m.slots else -1
     img_slot = m.slots.index("md_image") if "md_image" in m.slots else -1
     weak_slot = m.slots.index("ai_weak") if "ai_weak" in m.slots else -1
+    ai_slot = m.slots.index("ai") if "ai" in m.slots else -1
     groups = _groups(text, hits)
     starts = [hits[a][0] for a, _ in groups]
     out: list[IntentFeature] = []
@@ -323,7 +329,7 @@ def find_intents(
             continue
         lazy = _lazy_hits(text, lo, hi, m)
         for group in _by_language(sorted(hits[a : b + 1] + lazy), m):
-            names = _names(text, group, m, url_slot, img_slot, weak_slot)
+            names = _names(text, group, m, url_slot, img_slot, (weak_slot, ai_slot))
             is_meta = is_meta or "meta" in names
             scores = _score(names, around | names, m)
             for intent, sc in scores.items():
@@ -366,7 +372,7 @@ def _names(
     m: _Matcher,
     url_slot: int,
     img_slot: int,
-    weak_slot: int,
+    addressees: tuple[int, int],
 ) -> set[str]:
     """The slots a group of hits fills (a URL needs a tail, a markdown image its "](")."""
     names: set[str] = set()
@@ -376,17 +382,26 @@ def _names(
         if si == img_slot and text.find("](", j, j + 100) == -1:
             continue  # "![" not opening a markdown image
         names.add(m.slots[si])
-        if si == weak_slot and _is_vocative(text, _i, j):
-            names.add("vocative")
+        if si == addressees[0] and _is_vocative(text, _i, j):
+            names.update(("vocative", "addr"))
+        elif si == addressees[1] and _is_vocative(text, _i, j, colon=True):
+            names.add("vocative")  # "AI agent: …"; "AI, ML, robotics" is a list, not a vocative
     return names
 
 
-def _is_vocative(text: str, i: int, j: int) -> bool:
+def _is_vocative(text: str, i: int, j: int, *, colon: bool = False) -> bool:
     """Whether the addressee word at [i, j) opens its sentence and is followed by a comma or colon."""
     while j < len(text) and text[j].isalnum():  # a stem ("asystenc*") matched part of the word
         j += 1
-    return bool(_VOCATIVE_AFTER.match(text, j)) and bool(
-        _VOCATIVE_BEFORE.search(text, max(0, i - 16), i)
+    after = _VOCATIVE_AFTER.match(text, j)
+    if not after or (colon and after.group().rstrip()[-1:] not in ":："):
+        return False
+    if _VOCATIVE_BEFORE.search(text, max(0, i - 16), i):
+        return True
+    # "Automated reviewers and AI summarizers: …" — a heading that names its reader before a colon
+    lead = max(0, i - 60)
+    return after.group().rstrip()[-1:] in ":：" and (
+        i - lead < 60 or _BREAK.search(text, lead, i) is not None
     )
 
 
