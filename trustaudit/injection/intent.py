@@ -10,7 +10,9 @@ addressees, pseudo-system blocks …), and ``intents`` in the same file says whi
 which intent and how strongly. One Aho-Corasick pass finds every slot word in the lower-cased text; hits
 in one sentence form a group; a group whose slots complete a combination yields a feature
 ``intent_<name>`` with that weight, raised by nearby boosts (an AI addressee, a system block, urgency,
-secrecy) and lowered when the neighbourhood talks *about* attacks (an explainer, not an attack).
+secrecy); a group that talks *about* attacks yields a ``meta`` feature, with which the detector damps
+the intents clustered with it (an explainer, not an attack). Slot words of two languages never
+combine; acronyms count in upper case only.
 
 Languages: en pt es fr de it nl pl tr ru uk ar fa he hi zh ja ko id vi. Terms of zh/ja/ko/ar/fa/he match
 anywhere (no spaces, or clitics glued to words); elsewhere a term must start a word, and end one unless
@@ -43,11 +45,12 @@ _SUB, _WORD, _STEM = 0, 1, 2
 _GAP = 160  # slot hits further apart than this are never one sentence
 _WINDOW = 260  # boosts and damping read this far around a group
 _TERM_HITS = 4096  # occurrences of one term looked at per text (bounds Python work on huge pages)
-_MAX_HITS = 40_000
-_FLOOR = 0.15
-# Slots that every combination needs one of (verbs, personas, blocks, addressees, secrets): a sentence
-# without any is skipped, and only the other slots' short words ("you", "tu", "te") are left out of the
-# automaton and looked up inside the sentences that have one.
+_MAX_HITS = 40_000  # slot hits per text, all terms together
+_FLOOR = 0.15  # weaker intent scores are not reported
+# Slots that carry an intent (verbs, personas, blocks, addressees, secrets). A sentence without any is
+# skipped (the rest — "you", "previous", data, urgency — only ever qualify one), and only the other
+# slots' short words ("you", "tu", "te") are left out of the automaton: they are looked up inside the
+# sentences that hold a strong slot.
 _STRONG = frozenset(
     [
         "override_v",
