@@ -613,12 +613,12 @@ def detect_text(
     low = text.lower()
     feats = _find_features(text, low, extra) if text else []
     langs: dict[tuple[int, int], str] = {}
-    for f in find_intents(low, text):
-        if f.intent == "meta":
-            feats.append((f.start, f.end, "meta", 0.0))
+    for found in find_intents(low, text):
+        if found.intent == "meta":
+            feats.append((found.start, found.end, "meta", 0.0))
             continue
-        feats.append((f.start, f.end, "intent_" + f.intent, f.score))
-        langs[(f.start, f.end)] = f.lang
+        feats.append((found.start, found.end, "intent_" + found.intent, found.score))
+        langs[(found.start, found.end)] = found.lang
     starts = list(boundaries) or [0]
     ends = [b - 2 for b in starts[1:]] + [len(text)]
     seg_prior = list(priors) if priors else [prior] * len(starts)

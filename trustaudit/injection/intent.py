@@ -248,7 +248,7 @@ def _lazy_hits(text: str, lo: int, hi: int, m: _Matcher) -> list[tuple[int, int,
     nxt = _BREAK.search(text, hi, end)
     if nxt is not None:
         end = nxt.start() + 1
-    out = []
+    out: list[tuple[int, int, int, int]] = []
     uses = m.lazy_uses
     for mt in m.lazy.finditer(text, start, end):
         found = uses.get(mt.group())
