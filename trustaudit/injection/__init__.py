@@ -52,6 +52,11 @@ FINDING_FIELDS: tuple[tuple[str, str], ...] = (
     ("obfuscation", "str"),
     ("decoded", "str"),
     ("quoted", "str"),
+    (
+        "intent",
+        "str",
+    ),  # override, extraction, exfiltration, persona, tool, steer_ai ("" if unknown)
+    ("lang", "str"),  # ISO 639-1 of the passage when known, else ""
 )
 # Every technique except "visible" hides text from a human reader.
 HIDDEN_TECHNIQUES: frozenset[str] = frozenset(t for t in PRIORS if t != "visible")
@@ -102,6 +107,8 @@ def _finding(
         "obfuscation": obfuscation,
         "decoded": decoded,
         "quoted": quoted,
+        "intent": hit.intent,
+        "lang": hit.lang,
     }
 
 

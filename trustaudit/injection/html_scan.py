@@ -155,11 +155,17 @@ _ENCODED_ATTRS_MAX = 64
 
 
 class _Wordy:
-    """Prose test: at least three words. A space count (C speed) is enough to skip ids and URLs."""
+    """Prose test: at least three words. A space count (C speed) is enough to skip ids and URLs; text
+    in scripts written without spaces (Chinese, Japanese, Thai) counts from eight characters."""
 
     @staticmethod
     def search(s: str) -> bool:
-        return s.count(" ") >= 2
+        return s.count(" ") >= 2 or (
+            len(s) >= 8 and not s.isascii() and _UNSPACED.search(s) is not None
+        )
+
+
+_UNSPACED = re.compile("[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 _WORDY = _Wordy()

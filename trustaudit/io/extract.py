@@ -37,6 +37,8 @@ FINDING_TYPE = pa.struct(
         pa.field("obfuscation", pa.string()),  # injection.FINDING_FIELDS: how it was disguised
         pa.field("decoded", pa.string()),
         pa.field("quoted", pa.string()),
+        pa.field("intent", pa.string()),  # injection.FINDING_FIELDS: intent class, language
+        pa.field("lang", pa.string()),
     ]
 )
 

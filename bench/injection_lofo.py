@@ -1,0 +1,405 @@
+"""Leave-one-family-out evaluation of the injection scanner (issue 13, item 4): figures that cannot flatter.
+
+Payload *families* come from independent sources, each read where it lies (nothing third-party is copied
+into the repo):
+- ``bipia-text``, ``bipia-code``: BIPIA attack instructions (../shared/corpora/bipia, MIT);
+- ``injecagent-dh``, ``injecagent-ds``: InjecAgent direct-harm and data-stealing instructions (MIT);
+- ``greshake``: Greshake et al.'s planted payloads for browsing LLMs (MIT);
+- ``html-injection-pages``: the payloads appended to that set's identical page pairs 141–200 (CC0);
+- ``own-<intent>``: payloads written for this repo in 20 languages, one family per intent class
+  (bench/data/injection/payloads/<lang>.json), so a left-out family is a whole attack *kind*; the
+  lexicon was written while reading these, so for the lexicon they are in-sample;
+- ``own-b``: one more payload per language and intent (bench/data/injection/payloads_b), written as a
+  hold-out after the lexicon's first round; its misses (recall 0.075) drove the second round, so it is
+  in-sample now;
+- ``own-heldout``: one more payload per language and intent (bench/data/injection/heldout), written
+  with other pretexts after the lexicon's second round and never used to change it.
+
+Each payload is inserted into a real page from ../shared/corpora (random host, random position, random
+hiding technique; seeded) once hidden and once in plain sight, and scanned with ``scan_html``. A case is
+*caught* when the scanner reports a finding of that kind (hidden: a non-visible finding; visible: any).
+
+Leave-one-family-out: what is tuned (the decision threshold on the finding score, and the semantic
+classifier when ``--semantic`` is given) is fitted on every family but one plus the negatives, then
+recall is measured on the family left out; the table prints both. The lexicon itself is hand-written
+(trustaudit/injection/data/intent_lexicon.json) and fixed across folds: docs/injection-intent.md says what
+that means for these figures.
+
+Negatives: the real pages of trafilatura-pages, article-extraction-benchmark and readability-test-pages
+(false-positive rate = pages with any finding), and the hard negatives of bench/data/injection/hard_negatives
+(security explainers, prompt tutorials, recipes, exam instructions, corrections, support macros, UI text in
+several languages) inserted visibly into real pages that have no finding of their own.
+
+Usage: .venv/bin/python bench/injection_lofo.py [--corpora PATH] [--hosts 40] [--seed 13] [--semantic]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import html as htmllib
+import json
+import multiprocessing
+import random
+import re
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.injection_eval import (  # noqa: E402
+    TECHNIQUES,
+    _esc,
+    clean_page_paths,
+    insert,
+    read_gz,
+)
+from trustaudit.injection import scan_html  # noqa: E402
+
+DEFAULT_CORPORA = ROOT.parent / "shared" / "corpora"
+DATA = ROOT / "bench" / "data" / "injection"
+LANGS = tuple(
+    [
+        "en",
+        "pt",
+        "es",
+        "fr",
+        "de",
+        "it",
+        "nl",
+        "pl",
+        "tr",
+        "ru",
+        "uk",
+        "ar",
+        "fa",
+        "he",
+        "hi",
+        "zh",
+        "ja",
+        "ko",
+        "id",
+        "vi",
+    ]
+)  # issue 13
+INTENTS = ("override", "extraction", "exfiltration", "persona", "tool", "steer_ai")
+# Hiding techniques that carry any script as it is (the encoded ones — base64, tag characters, zero-width
+# — are obfuscations, measured by the normalisation work); a <template> is UI, not a hiding place.
+HIDDEN = tuple(
+    t for t in TECHNIQUES if t not in {"base64", "unicode_tags", "zero_width", "template"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Payload:
+    """One attack text with where it comes from: family, language (ISO 639-1) and intent class."""
+
+    text: str
+    family: str
+    lang: str
+    intent: str
+
+
+def _jsonl(path: Path, key: str) -> list[str]:
+    return [json.loads(line)[key] for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+_TAG = re.compile(r"<[^>]+>")
+_JS_STR = re.compile(r"\"((?:[^\"\\]|\\.){8,})\"")
+_ATTR = re.compile(r"(?:alt|content|aria-label|title|data-[\w-]+)=\"([^\"]{8,})\"")
+_COMMENT = re.compile(r"<!--(.*?)-->", re.S)
+
+
+def _fragment_text(frag: str) -> str:
+    """The instruction an html-injection-pages fragment carries (comment, JS string, attribute or text)."""
+    import base64
+    import binascii
+
+    m = _COMMENT.search(frag) or (_JS_STR.search(frag) if "<script" in frag else None)
+    text = _TAG.sub(" ", frag.split("<!--")[0]).rstrip("< ").strip()
+    if m:
+        s = m.group(1).strip()
+    elif len(text) >= 8 and "<" not in text and text.count(" ") >= 2:
+        s = text
+    else:
+        m = _ATTR.search(frag)
+        s = m.group(1).strip() if m else text
+    s = htmllib.unescape(" ".join(s.split()))
+    if re.fullmatch(r"[A-Za-z0-9+/]{16,}={0,2}", s):
+        with contextlib.suppress(binascii.Error, UnicodeDecodeError):
+            s = base64.b64decode(s).decode("utf-8")
+    return s
+
+
+def _hip_payloads(corpora: Path) -> list[str]:
+    """Payloads of html-injection-pages 141–200, whose clean and injected files differ only by them."""
+    base = corpora / "html-injection-pages"
+    out: list[str] = []
+    for i in range(141, 201):
+        clean = (base / f"clean/{i:03d}_clean.html").read_text(encoding="utf-8", errors="replace")
+        inj = (base / f"injected/{i:03d}_injected.html").read_text(
+            encoding="utf-8", errors="replace"
+        )
+        a = 0
+        while a < min(len(clean), len(inj)) and clean[a] == inj[a]:
+            a += 1
+        b = 0
+        while b < min(len(clean), len(inj)) - a and clean[-1 - b] == inj[-1 - b]:
+            b += 1
+        if not inj.startswith("<", a):  # the common prefix ended inside the payload's tag
+            a = max(0, inj.rfind("<", 0, a))
+        frag = inj[a : len(inj) - b]
+        text = _fragment_text(frag)
+        if text.count(" ") >= 2 and text not in out:  # prose, not a leftover style value
+            out.append(text)
+    return out
+
+
+def load_families(corpora: Path = DEFAULT_CORPORA) -> dict[str, list[Payload]]:
+    """Every payload family: name -> payloads (text, family, lang, intent), in a stable order.
+
+    External families carry one intent each, the nearest class of what their source labels (BIPIA text
+    tasks steer the reader's output, code tasks and InjecAgent direct harm are tool actions, InjecAgent
+    data stealing is exfiltration, Greshake's payloads take over the persona).
+    """
+    fam: dict[str, list[Payload]] = {}
+
+    def add(name: str, texts: Iterable[str], intent: str, lang: str = "en") -> None:
+        fam[name] = [Payload(t, name, lang, intent) for t in texts if t.strip()]
+
+    bip = corpora / "bipia"
+    text_attacks = [
+        x
+        for split in ("train", "test")
+        for v in json.loads((bip / f"text_attack_{split}.json").read_text()).values()
+        for x in v
+    ]
+    code_attacks = [
+        x
+        for split in ("train", "test")
+        for v in json.loads((bip / f"code_attack_{split}.json").read_text()).values()
+        for x in v
+    ]
+    add("bipia-text", dict.fromkeys(text_attacks), "steer_ai")
+    add("bipia-code", dict.fromkeys(code_attacks), "tool")
+    ia = corpora / "injecagent"
+    add("injecagent-dh", _jsonl(ia / "attacker_cases_dh.jsonl", "Attacker Instruction"), "tool")
+    add(
+        "injecagent-ds",
+        _jsonl(ia / "attacker_cases_ds.jsonl", "Attacker Instruction"),
+        "exfiltration",
+    )
+    puzzles = sorted((corpora / "greshake-llm-security/puzzles").glob("*.txt"))
+    add("greshake", [p.read_text(encoding="utf-8") for p in puzzles], "persona")
+    add("html-injection-pages", _hip_payloads(corpora), "steer_ai")
+    own: dict[str, list[Payload]] = {f"own-{i}": [] for i in INTENTS}
+    for lang in LANGS:
+        path = DATA / "payloads" / f"{lang}.json"
+        if not path.exists():
+            continue
+        for intent, texts in json.loads(path.read_text(encoding="utf-8")).items():
+            own[f"own-{intent}"].extend(Payload(t, f"own-{intent}", lang, intent) for t in texts)
+    fam.update(own)
+    # The first held-out set: its misses drove the lexicon's second round, so it is tuning data now.
+    second: list[Payload] = []
+    for lang in LANGS:
+        path = DATA / "payloads_b" / f"{lang}.json"
+        if path.exists():
+            for intent, texts in json.loads(path.read_text(encoding="utf-8")).items():
+                second.extend(Payload(t, "own-b", lang, intent) for t in texts)
+    if second:
+        fam["own-b"] = second
+    # Written after the lexicon's second round, never used to change it: the own payloads' hold-out.
+    held: list[Payload] = []
+    for lang in LANGS:
+        path = DATA / "heldout" / f"{lang}.json"
+        if path.exists():
+            for intent, texts in json.loads(path.read_text(encoding="utf-8")).items():
+                held.extend(Payload(t, "own-heldout", lang, intent) for t in texts)
+    if held:
+        fam["own-heldout"] = held
+    return fam
+
+
+def load_hard_negatives() -> list[tuple[str, str, str]]:
+    """(text, language, category) for every hard negative under bench/data/injection/hard_negatives."""
+    out = []
+    for path in sorted((DATA / "hard_negatives").glob("*.json")):
+        for cat, texts in json.loads(path.read_text(encoding="utf-8")).items():
+            out.extend((t, path.stem, cat) for t in texts)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- cases
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """A payload (index into the flat payload list, -1 for a negative) put into a host page."""
+
+    payload: int
+    technique: str  # a HIDDEN technique, or "visible"
+    html: str
+
+
+def _visible(p: str) -> str:
+    return "<p>" + _esc(p).replace("\n", "<br>") + "</p>"
+
+
+def build_cases(payloads: list[Payload], hosts: list[str], rng: random.Random) -> list[Case]:
+    """Each payload once hidden (random technique) and once visible, each in a random host page."""
+    cases = []
+    for i, p in enumerate(payloads):
+        tech = rng.choice(HIDDEN)
+        cases.append(
+            Case(i, tech, insert(hosts[rng.randrange(len(hosts))], TECHNIQUES[tech](p.text), rng))
+        )
+        cases.append(
+            Case(i, "visible", insert(hosts[rng.randrange(len(hosts))], _visible(p.text), rng))
+        )
+    return cases
+
+
+def _scan(html: str) -> list[dict]:
+    return scan_html(html).findings
+
+
+def _case_score(case: Case, findings: list[dict]) -> float:
+    """Best score among the findings that count for the case (non-visible ones for a hidden payload)."""
+    keep = [f for f in findings if case.technique == "visible" or f["technique"] != "visible"]
+    return max((f["score"] for f in keep), default=0.0)
+
+
+def _threshold(pos: list[float], neg: list[float], budget: float) -> float:
+    """The lowest score threshold whose false-positive rate on `neg` stays within `budget`.
+
+    Candidates are the negatives' own scores: above the k-th highest (k = allowed false positives).
+    """
+    scores = sorted((s for s in neg if s > 0), reverse=True)
+    k = int(budget * len(neg))
+    base = 0.5  # the policy default (injection.min_score)
+    if len(scores) > k:
+        base = max(base, scores[k] + 1e-6)
+    # never tune below the default: a lower threshold would need its own FP measurement per page
+    return min(base, max(pos, default=1.0))
+
+
+def _rate(xs: list[bool]) -> str:
+    return f"{sum(xs) / len(xs):.3f} ({sum(xs)}/{len(xs)})" if xs else "-"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
+    ap.add_argument("--hosts", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--fp-budget", type=float, default=0.01, help="FP rate allowed on real pages")
+    ap.add_argument("--show-misses", type=int, default=0, help="print N missed payloads per family")
+    ap.add_argument("--families", default="", help="comma-separated subset of families")
+    args = ap.parse_args(argv)
+    rng = random.Random(args.seed)
+
+    fams = load_families(args.corpora)
+    if args.families:
+        fams = {k: v for k, v in fams.items() if k in args.families.split(",")}
+    payloads = [p for ps in fams.values() for p in ps]
+    paths = clean_page_paths(args.corpora)
+    pages = [read_gz(p) for p in paths]
+    pool = ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("fork"))
+
+    real = list(pool.map(_scan, pages, chunksize=8))
+    real_scores = [max((f["score"] for f in fs), default=0.0) for fs in real]
+    fp_pages = [str(p) for p, fs in zip(paths, real, strict=True) if fs]
+    quiet = [i for i, fs in enumerate(real) if not fs and len(pages[i]) > 4000]
+    hosts = [pages[i] for i in rng.sample(quiet, min(args.hosts, len(quiet)))]
+
+    cases = build_cases(payloads, hosts, rng)
+    found = list(pool.map(_scan, [c.html for c in cases], chunksize=16))
+    hard = load_hard_negatives()
+    hard_cases = [insert(hosts[rng.randrange(len(hosts))], _visible(t), rng) for t, _, _ in hard]
+    hard_found = list(pool.map(_scan, hard_cases, chunksize=16))
+    pool.shutdown()
+    hard_scores = [max((f["score"] for f in fs), default=0.0) for fs in hard_found]
+    scores = [_case_score(c, f) for c, f in zip(cases, found, strict=True)]
+
+    # Leave-one-family-out: the threshold is fitted on the other families and the negatives.
+    print(
+        f"payloads: {len(payloads)} in {len(fams)} families; cases: {len(cases)} "
+        f"(each payload hidden once and visible once) in {len(hosts)} real host pages"
+    )
+    neg = real_scores + hard_scores
+    head = f"{'family':22s} {'n':>4s} {'thr':>6s} {'tune recall':>12s} {'held-out hidden':>16s} {'held-out visible':>17s}"
+    print("\n" + head + "\n" + "-" * len(head))
+    caught = [False] * len(cases)
+    for fam in fams:
+        tune = [s for c, s in zip(cases, scores, strict=True) if payloads[c.payload].family != fam]
+        thr = _threshold(tune, neg, args.fp_budget)
+        tune_rec = sum(s >= thr for s in tune) / max(1, len(tune))
+        hid, vis = [], []
+        for k, (c, s) in enumerate(zip(cases, scores, strict=True)):
+            if payloads[c.payload].family != fam:
+                continue
+            caught[k] = s >= thr
+            (vis if c.technique == "visible" else hid).append(caught[k])
+        print(
+            f"{fam:22s} {len(hid):4d} {thr:6.3f} {tune_rec:12.3f} {_rate(hid):>16s} {_rate(vis):>17s}"
+        )
+
+    def table(title: str, key: Callable[[Payload], str], order: Iterable[str]) -> None:
+        cells: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+        for c, ok in zip(cases, caught, strict=True):
+            p = payloads[c.payload]
+            cells[key(p)]["visible" if c.technique == "visible" else "hidden"].append(ok)
+        print(f"\n{title:14s} {'hidden':>16s} {'visible':>16s} {'both':>16s}")
+        for k in order:
+            if k in cells:
+                h, v = cells[k]["hidden"], cells[k]["visible"]
+                print(f"{k:14s} {_rate(h):>16s} {_rate(v):>16s} {_rate(h + v):>16s}")
+
+    own = [p for p in payloads if p.family.startswith("own-")]
+    if own:
+        held = lambda p: p.family == "own-heldout"  # noqa: E731
+        mine = lambda p: p.family.startswith("own-") and not held(p) and p.family != "own-b"  # noqa: E731
+        table("lang (own)", lambda p: p.lang if mine(p) else "-", LANGS)
+        table("intent (own)", lambda p: p.intent if mine(p) else "-", INTENTS)
+        table("lang (held)", lambda p: p.lang if held(p) else "-", LANGS)
+        table("intent (held)", lambda p: p.intent if held(p) else "-", INTENTS)
+    by_tech: dict[str, list[bool]] = defaultdict(list)
+    for c, ok in zip(cases, caught, strict=True):
+        by_tech[c.technique].append(ok)
+    print("\ntechnique      held-out recall")
+    for t in (*HIDDEN, "visible"):
+        print(f"{t:18s} {_rate(by_tech[t])}")
+
+    print(f"\nFP real pages: {_rate([bool(fs) for fs in real])}")
+    for p in fp_pages:
+        print(f"   FP {p}")
+    print(f"FP hard negatives: {_rate([s >= 0.5 for s in hard_scores])}")
+    by_cat: dict[str, list[bool]] = defaultdict(list)
+    for (t, lang, cat), s in zip(hard, hard_scores, strict=True):
+        by_cat[cat].append(s >= 0.5)
+        if s >= 0.5 and args.show_misses:
+            print(f"   FP hard [{lang}/{cat}] {t[:110]}")
+    for cat, v in sorted(by_cat.items()):
+        print(f"   {cat:20s} {_rate(v)}")
+    if args.show_misses:
+        shown: dict[str, int] = defaultdict(int)
+        for c, ok in zip(cases, caught, strict=True):
+            p = payloads[c.payload]
+            if not ok and shown[p.family] < args.show_misses:
+                shown[p.family] += 1
+                print(f"   MISS {p.family}/{p.lang}/{c.technique}: {p.text[:110]!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,453 @@
+"""Intent of an instruction aimed at an AI, from multilingual lexical *slots* that co-occur in a sentence.
+
+Why slots and not phrases: an attacker rewords freely ("disregard everything you were told", "set aside
+your prior directions", "前の指示は無視して"), but every override still names an instruction and tells the
+reader to drop it; every extraction asks to show something secret; every exfiltration asks to build or
+render a URL from the user's data. So the lexicon (``data/intent_lexicon.json``) lists, per language, the
+words that fill each *slot* (override verbs, instruction nouns, "previous", reveal verbs, secret things,
+build/encode verbs, user data, persona shifts, tool verbs and objects, ranking/summary verbs, AI
+addressees, pseudo-system blocks …), and ``intents`` in the same file says which slots together make
+which intent and how strongly. One Aho-Corasick pass finds every slot word in the lower-cased text; hits
+in one sentence form a group; a group whose slots complete a combination yields a feature
+``intent_<name>`` with that weight, raised by nearby boosts (an AI addressee, a system block, urgency,
+secrecy); a group that talks *about* attacks yields a ``meta`` feature, with which the detector damps
+the intents clustered with it (an explainer, not an attack). Slot words of two languages never
+combine; acronyms count in upper case only.
+
+Languages: en pt es fr de it nl pl tr ru uk ar fa he hi zh ja ko id vi. Terms of zh/ja/ko/ar/fa/he match
+anywhere (no spaces, or clitics glued to words); elsewhere a term must start a word, and end one unless
+it is a stem (``ignor*``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from ahocorasick_rs import AhoCorasick, Implementation
+
+__all__ = [
+    "INTENTS",
+    "IntentFeature",
+    "find_intents",
+    "guess_language",
+    "has_strong_slot",
+    "lexicon",
+]
+
+INTENTS = ("override", "extraction", "exfiltration", "persona", "tool", "steer_ai")
+_SUB, _WORD, _STEM = 0, 1, 2
+_GAP = 160  # slot hits further apart than this are never one sentence
+_WINDOW = 260  # boosts and damping read this far around a group
+_TERM_HITS = 4096  # occurrences of one term looked at per text (bounds Python work on huge pages)
+_MAX_HITS = 40_000  # slot hits per text, all terms together
+_FLOOR = 0.15  # weaker intent scores are not reported
+# Slots that carry an intent (verbs, personas, blocks, addressees, secrets). A sentence without any is
+# skipped (the rest — "you", "previous", data, urgency — only ever qualify one), and only the other
+# slots' short words ("you", "tu", "te") are left out of the automaton: they are looked up inside the
+# sentences that hold a strong slot.
+_STRONG = frozenset(
+    [
+        "override_v",
+        "reveal_v",
+        "exfil_v",
+        "tool_v",
+        "steer_v",
+        "persona",
+        "no_rules",
+        "new_instr",
+        "block",
+        "block_weak",
+        "md_image",
+        "ai",
+        "ai_weak",
+        "secret",
+        "secret_weak",
+        "secrecy",
+        "above_text",
+        "not_obey",
+        "real_task",
+        "switch_v",
+        "setup",
+    ]
+)
+# A sentence ends at . ! ? followed by a space, at CJK full stops, at a blank line or a line break.
+_BREAK = re.compile(r"[.!?;](?:\s|$)|[。！？]|\n")
+_URL_TAIL = re.compile(r"[^\s)\"'<>\]]{4,}")
+# A weak addressee ("assistant", "agent") used as a vocative: first in its sentence, then a comma or colon.
+_VOCATIVE_AFTER = re.compile(r"\s{0,2}(?:さん|様|님|ơi)?\s{0,2}[,:：，、،]")
+_VOCATIVE_BEFORE = re.compile(
+    r"(?:^|[.!?;:\n>\"“(。！？]\s{0,8}|\n\s*)(?:dear\s+|hey\s+|hi\s+|hello\s+|oh\s+|أيها\s+|يا\s+)?$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class IntentFeature:
+    """One intent found in a sentence: span in the text, intent name, score, language, slots seen."""
+
+    start: int
+    end: int
+    intent: str
+    score: float
+    lang: str
+    slots: tuple[str, ...]
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> dict[str, Any]:
+    """The packaged intent lexicon (slots per language, intent combinations, boosts)."""
+    ref = resources.files("trustaudit.injection").joinpath("data/intent_lexicon.json")
+    return json.loads(ref.read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True, slots=True)
+class _Matcher:
+    finder: AhoCorasick
+    # per pattern: tuple of (slot index, lang index, mode, left_check, right_check)
+    uses: tuple[tuple[tuple[int, int, int, bool, bool], ...], ...]
+    slots: tuple[str, ...]
+    langs: tuple[str, ...]
+    combos: dict[str, tuple[tuple[frozenset[str], float], ...]]
+    boosts: dict[str, float]
+    acronyms: frozenset[str]  # terms that count only in upper case ("AI", not Italian "ai")
+    terms: tuple[str, ...]
+    # Short, frequent words ("you", "tu", "AI", "你") are not in the automaton: they never make an intent
+    # alone, so they are looked up by one regex per (slot, language) inside sentences other slots found.
+    lazy: re.Pattern[str]  # words, and the short terms of scripts without spaces
+    lazy_uses: dict[str, tuple[tuple[int, int], ...]]
+
+
+@lru_cache(maxsize=1)
+def _matcher() -> _Matcher:
+    lex = lexicon()
+    modes = {k: v for k, v in lex.get("modes", {}).items() if not k.startswith("_")}
+    min_stem = int(lex.get("min_stem", 4))
+    slots = tuple(lex["slots"])
+    langs: list[str] = []
+    table: dict[str, list[tuple[int, int, int, bool, bool]]] = {}
+    short: dict[str, list[tuple[int, int, int]]] = {}
+    acronyms = frozenset(lex.get("acronyms", "").split())
+    for si, slot in enumerate(slots):
+        for lang, terms in lex["slots"][slot].items():
+            if lang not in langs:
+                langs.append(lang)
+            li = langs.index(lang)
+            for raw in terms.split():
+                term = raw.rstrip("*").replace("_", " ").lower()
+                # A short stem ("ver*", "rol*") would match words of every other language: whole word.
+                stem = raw.endswith("*") and len(term) >= min_stem
+                if not term:
+                    continue
+                mode = _SUB if modes.get(lang) == "sub" else (_STEM if stem else _WORD)
+                lazy_ok = term.isalnum() and term not in acronyms and slot not in _STRONG
+                if lazy_ok and len(term) <= _short_len(term, mode):
+                    short.setdefault(term, []).append((si, li, mode))
+                    continue
+                # Only an alphanumeric end of a term needs a word boundary ("<|im_start|>" does not).
+                left = mode != _SUB and term[0].isalnum()
+                right = mode == _WORD and term[-1].isalnum()
+                use = (si, li, mode, left, right)
+                if use not in table.setdefault(term, []):
+                    table[term].append(use)
+    terms = sorted(table)
+    combos = {
+        name: tuple((frozenset(s), float(w)) for s, w in spec)
+        for name, spec in lex["intents"].items()
+    }
+    return _Matcher(
+        AhoCorasick(terms, implementation=Implementation.DFA),
+        tuple(tuple(table[t]) for t in terms),
+        slots,
+        tuple(langs),
+        combos,
+        {k: float(v) for k, v in lex["boosts"].items()},
+        frozenset(lex.get("acronyms", "").split()),
+        tuple(terms),
+        re.compile(
+            "|".join(
+                [r"\w+"]
+                + [
+                    re.escape(w)
+                    for w in sorted(short, key=len, reverse=True)
+                    if all(u[2] == _SUB for u in short[w])
+                ]
+            )
+        ),
+        {w: tuple((si, li) for si, li, _ in uses) for w, uses in short.items()},
+    )
+
+
+def _short_len(term: str, mode: int) -> int:
+    """Longest term kept out of the automaton: 3 letters in spaced scripts, 1 character of CJK or Hangul,
+    2 letters of the scripts whose terms match inside words (Arabic, Persian, Hebrew)."""
+    if mode != _SUB:
+        return 3
+    return 1 if any(ord(c) >= 0x3000 for c in term) else 2
+
+
+def _fold(low: str) -> tuple[str, list[int] | None]:
+    """`low` without combining dots above (Turkish "İ".lower() is "i̇"), with a map back to `low`."""
+    if "\u0307" not in low:
+        return low, None
+    keep = [i for i, c in enumerate(low) if c != "\u0307"]
+    return "".join(low[i] for i in keep), keep
+
+
+def _slot_hits(low: str, orig: str | None = None) -> list[tuple[int, int, int, int]]:
+    """(start, end, slot index, lang index) of every slot term in `low`, boundaries checked.
+
+    Words inside a URL are not slot words ("/build/img/"); acronyms count only where `orig` (the text
+    before lower-casing, same length) has them in upper case.
+    """
+    m = _matcher()
+    n = len(low)
+    out: list[tuple[int, int, int, int]] = []
+    seen: dict[int, int] = {}
+    url_end = -1
+    url_slot = m.slots.index("url") if "url" in m.slots else -1
+    for k, i, j in m.finder.find_matches_as_indexes(low, overlapping=True):
+        c = seen.get(k, 0)
+        if c >= _TERM_HITS:
+            continue
+        seen[k] = c + 1
+        if i < url_end:
+            continue
+        if orig is not None and m.terms[k] in m.acronyms and not orig[i:j].isupper():
+            continue
+        if url_slot >= 0 and m.uses[k][0][0] == url_slot:
+            tail = _URL_TAIL.match(low, j)
+            url_end = tail.end() if tail else j
+        for si, li, _mode, left, right in m.uses[k]:
+            # "_" joins words in identifiers (ignore_previous_instructions_flag is no sentence)
+            if left and i and (low[i - 1].isalnum() or low[i - 1] == "_"):
+                continue
+            if j < n and low[j] == "_" and _mode != _SUB:
+                continue
+            if right and j < n and low[j].isalnum():
+                continue
+            out.append((i, j, si, li))
+        if len(out) >= _MAX_HITS:
+            break
+    out.sort()
+    return out
+
+
+def _lazy_hits(text: str, lo: int, hi: int, m: _Matcher) -> list[tuple[int, int, int, int]]:
+    """Short-word slot hits in the sentence around [lo, hi): from the previous sentence break (at most
+    _GAP characters back) to the next one (at most 40 characters on)."""
+    start = max(0, lo - _GAP)
+    breaks = list(_BREAK.finditer(text, start, lo))
+    if breaks:
+        start = breaks[-1].end()
+    end = min(len(text), hi + 40)
+    nxt = _BREAK.search(text, hi, end)
+    if nxt is not None:
+        end = nxt.start() + 1
+    out: list[tuple[int, int, int, int]] = []
+    uses = m.lazy_uses
+    for mt in m.lazy.finditer(text, start, end):
+        found = uses.get(mt.group())
+        if found:
+            out.extend((mt.start(), mt.end(), si, li) for si, li in found)
+    return out
+
+
+def _groups(low: str, hits: list[tuple[int, int, int, int]]) -> list[tuple[int, int]]:
+    """[first, last] hit indexes of each sentence-like group of slot hits."""
+    groups: list[tuple[int, int]] = []
+    first, end = 0, hits[0][1]
+    for k in range(1, len(hits)):
+        i = hits[k][0]
+        if i - end > _GAP or (i > end and _BREAK.search(low, end, i)):
+            groups.append((first, k - 1))
+            first = k
+        end = max(end, hits[k][1])
+    groups.append((first, len(hits) - 1))
+    return groups
+
+
+def _score(names: set[str], around: set[str], m: _Matcher) -> dict[str, float]:
+    """Intent -> score for a group's slots `names`, boosted by the slots `around` it."""
+    out: dict[str, float] = {}
+    for intent, combos in m.combos.items():
+        best, used = max(
+            ((w, need) for need, w in combos if need <= names), default=(0.0, frozenset())
+        )
+        if best <= 0:
+            continue
+        keep = 1.0 - best
+        for slot, b in m.boosts.items():
+            # a slot the combination already counted lends no boost (no evidence counted twice)
+            if slot in around and slot not in used:
+                keep *= 1.0 - b
+        out[intent] = 1.0 - keep
+    return out
+
+
+def find_intents(
+    low: str, text: str | None = None, *, floor: float = _FLOOR
+) -> list[IntentFeature]:
+    """Intent features in lower-cased `low`, in text order: one per sentence-like group (its best intent),
+    plus a zero-score ``meta`` feature for each group that talks about attacks (the detector damps the
+    features clustered with it: an explainer quoting an attack is not one).
+
+    `low` must be ``text.lower()`` of the text whose offsets the caller wants back.
+    """
+    if not low:
+        return []
+    orig = text if text is not None and len(text) == len(low) else None
+    text, back = _fold(low)
+    hits = _slot_hits(text, orig if back is None else None)
+    if not hits:
+        return []
+    m = _matcher()
+    url_slot = m.slots.index("url") if "url" in m.slots else -1
+    img_slot = m.slots.index("md_image") if "md_image" in m.slots else -1
+    weak_slot = m.slots.index("ai_weak") if "ai_weak" in m.slots else -1
+    ai_slot = m.slots.index("ai") if "ai" in m.slots else -1
+    groups = _groups(text, hits)
+    starts = [hits[a][0] for a, _ in groups]
+    out: list[IntentFeature] = []
+    for g, (a, b) in enumerate(groups):
+        lo, hi = hits[a][0], max(h[1] for h in hits[a : b + 1])
+        around: set[str] = set()
+        # Neighbouring groups within the window lend their boosts (an addressee one sentence earlier).
+        g0 = max(0, bisect_left(starts, lo - _WINDOW) - 1)
+        for h in range(g0, min(len(groups), g + 3)):
+            ha, hb = groups[h]
+            if hits[ha][0] > hi + _WINDOW or max(x[1] for x in hits[ha : hb + 1]) < lo - _WINDOW:
+                continue
+            around.update(m.slots[x[2]] for x in hits[ha : hb + 1])
+        best: tuple[float, str, str, list[tuple[int, int, int, int]], set[str]] | None = None
+        is_meta = False
+        core = {m.slots[h[2]] for h in hits[a : b + 1]}
+        if not core & _STRONG:
+            if "meta" in core:
+                out.append(IntentFeature(lo, hi, "meta", 0.0, "", ("meta",)))
+            continue
+        lazy = _lazy_hits(text, lo, hi, m)
+        for group in _by_language(sorted(hits[a : b + 1] + lazy), m):
+            names = _names(text, group, m, url_slot, img_slot, (weak_slot, ai_slot))
+            is_meta = is_meta or "meta" in names
+            scores = _score(names, around | names, m)
+            for intent, sc in scores.items():
+                key = (sc, intent)
+                if best is None or key > (best[0], best[1]):
+                    best = (sc, intent, "", group, names)
+        if is_meta:  # talk about attacks: the caller damps what is near it
+            out.append(IntentFeature(lo, hi, "meta", 0.0, "", ("meta",)))
+        if best is None:
+            continue
+        s, intent, _, group, names = best
+        if s < floor:
+            continue
+        lang = _language(text, lo, hi, group, m)
+        if back is not None:
+            lo, hi = back[lo], back[hi - 1] + 1
+        out.append(IntentFeature(lo, hi, intent, round(s, 4), lang, tuple(sorted(names))))
+    return out
+
+
+def _by_language(
+    hits: list[tuple[int, int, int, int]], m: _Matcher
+) -> list[list[tuple[int, int, int, int]]]:
+    """The hits of a group split by language, each with the language-free hits ("AI", URLs, blocks).
+
+    Why: stems of one language are words of another ("finge*" in "fingertips", Turkish "ver" in German
+    "verwenden"); a combination only counts when its slot words share a language.
+    """
+    anyl = m.langs.index("any") if "any" in m.langs else -1
+    common = [h for h in hits if h[3] == anyl]
+    langs = sorted({h[3] for h in hits if h[3] != anyl})
+    if not langs:
+        return [common]
+    return [sorted(common + [h for h in hits if h[3] == li]) for li in langs]
+
+
+def _names(
+    text: str,
+    group: list[tuple[int, int, int, int]],
+    m: _Matcher,
+    url_slot: int,
+    img_slot: int,
+    addressees: tuple[int, int],
+) -> set[str]:
+    """The slots a group of hits fills (a URL needs a tail, a markdown image its "](")."""
+    names: set[str] = set()
+    for _i, j, si, _ in group:
+        if si == url_slot and not _URL_TAIL.match(text, j):
+            continue  # "http://" alone is no URL
+        if si == img_slot and text.find("](", j, j + 100) == -1:
+            continue  # "![" not opening a markdown image
+        names.add(m.slots[si])
+        if si == addressees[0] and _is_vocative(text, _i, j):
+            names.update(("vocative", "addr"))
+        elif si == addressees[1] and _is_vocative(text, _i, j, colon=True):
+            names.add("vocative")  # "AI agent: …"; "AI, ML, robotics" is a list, not a vocative
+    return names
+
+
+def _is_vocative(text: str, i: int, j: int, *, colon: bool = False) -> bool:
+    """Whether the addressee word at [i, j) opens its sentence and is followed by a comma or colon."""
+    while j < len(text) and text[j].isalnum():  # a stem ("asystenc*") matched part of the word
+        j += 1
+    after = _VOCATIVE_AFTER.match(text, j)
+    if not after or (colon and after.group().rstrip()[-1:] not in ":："):
+        return False
+    if _VOCATIVE_BEFORE.search(text, max(0, i - 16), i):
+        return True
+    # "Automated reviewers and AI summarizers: …" — a heading that names its reader before a colon
+    lead = max(0, i - 60)
+    return after.group().rstrip()[-1:] in ":：" and (
+        i - lead < 60 or _BREAK.search(text, lead, i) is not None
+    )
+
+
+_SCRIPTS = (
+    ("ko", re.compile(r"[\uac00-\ud7af]")),
+    ("ja", re.compile(r"[\u3040-\u30ff]")),
+    ("zh", re.compile(r"[\u4e00-\u9fff]")),
+    ("he", re.compile(r"[\u0590-\u05ff]")),
+    ("fa", re.compile(r"[پچژگکی]")),
+    ("ar", re.compile(r"[\u0600-\u06ff]")),
+    ("hi", re.compile(r"[\u0900-\u097f]")),
+    ("uk", re.compile(r"[іїєґ]")),
+    ("ru", re.compile(r"[\u0400-\u04ff]")),
+)
+
+
+def guess_language(text: str) -> str:
+    """ISO 639-1 code from the script of `text` for non-Latin scripts; "" for Latin (undecided)."""
+    for lang, rx in _SCRIPTS:
+        if rx.search(text):
+            return lang
+    return ""
+
+
+def _language(
+    text: str, lo: int, hi: int, hits: list[tuple[int, int, int, int]], m: _Matcher
+) -> str:
+    """Language of a group: its script when not Latin, else the language most of its slot words have."""
+    by_script = guess_language(text[lo:hi])
+    if by_script:
+        return by_script
+    votes: dict[str, int] = {}
+    for _, _, _, li in hits:
+        lang = m.langs[li]
+        if lang != "any":
+            votes[lang] = votes.get(lang, 0) + 1
+    if not votes:
+        return ""
+    return max(votes.items(), key=lambda kv: (kv[1], kv[0] == "en"))[0]
+
+
+def has_strong_slot(text: str) -> bool:
+    """Whether `text` holds a word of a slot every strong intent needs (a gate for costlier layers)."""
+    m = _matcher()
+    hits = _slot_hits(text.lower())
+    return any(m.slots[h[2]] in _STRONG for h in hits)

