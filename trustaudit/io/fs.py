@@ -171,6 +171,8 @@ def list_files(location: Location) -> list[Entry]:
         infos = fs.get_file_info(pafs.FileSelector(path, recursive=True, allow_not_found=True))
     except OSError as exc:
         raise _storage_error(location, exc, "list") from None
+    if not infos and is_uri(location):
+        kind(location)  # allow_not_found also hides a missing bucket: that one is an error
     base = str(location).rstrip("/")
     out = []
     for info in infos:
