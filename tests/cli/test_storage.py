@@ -45,18 +45,34 @@ def test_audit_s3_inputs_and_out_equal_local_run(runner, app, s3: S3, tmp_path: 
         assert f"runs/demo/{name}" in keys
     assert "runs/demo/reports/summary.json" in keys
     assert not [k for k in keys if "/.lock" in k or "/.tmp-" in k]
+    assert json.loads(s3.get("runs/demo/reports/summary.json"))["run_dir"] == out
+    assert json.loads(s3.get("runs/demo/manifest.json"))["input_paths"] == [
+        s3.uri("pages"),
+        s3.uri("extra.jsonl"),
+    ]
     assert_frame_equal(
         _scores(s3.get("runs/demo/scores.parquet")), _scores(local / "scores.parquet")
     )
     # the staging folder is gone once the run is published
     assert not any((tmp_path / "staging").glob("*/manifest.json"))
 
-    # derived commands on the s3 run
+    # derived commands on the s3 run: report re-renders into the store, gate writes gate.json there
+    s3.fs.delete_file(f"{s3.bucket}/runs/demo/reports/report.html")
     res = runner.invoke(app, ["report", out])
     assert res.exit_code == 0, res.output
+    assert f"reports written to {out}/reports" in res.output
+    assert "runs/demo/reports/report.html" in s3.keys("runs/demo")
     res = runner.invoke(app, ["gate", out, "--json"])
     assert res.exit_code in (ExitCode.OK, 1), res.output
-    assert "checks" in json.loads(res.stdout) or json.loads(res.stdout)
+    verdict = json.loads(res.stdout)
+    assert res.exit_code == verdict["exit_code"]
+    stored = json.loads(s3.get("runs/demo/reports/gate.json"))
+    assert (stored["passed"], stored["run_dir"]) == (verdict["passed"], out)
+    res = runner.invoke(
+        app, ["explain", out, _scores(local / "scores.parquet")["url"][0], "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["url"] == _scores(local / "scores.parquet")["url"][0]
 
     # a re-run of the same command resumes from the store and republishes the same scores
     res = runner.invoke(app, args)

@@ -34,6 +34,7 @@ from typing import Any
 
 from trustaudit.errors import RunDirError
 from trustaudit.io import fs
+from trustaudit.io.atomic import write_json
 
 MANIFEST = "manifest.json"
 _SKIP_PREFIXES = (".tmp-", ".lock")
@@ -122,6 +123,19 @@ def push_run(local: Path, uri: str) -> None:
         fs.upload_file(ours[MANIFEST], fs.join(uri, MANIFEST))
 
 
+def _name_run_dir(local: Path, uri: str) -> None:
+    """summary.json and gate.json name their run directory: the URI a reader will find, not the
+    staging path that is about to be deleted."""
+    for name in ("summary.json", "gate.json"):
+        path = local / "reports" / name
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("run_dir") == str(local):
+            write_json(path, {**data, "run_dir": uri})
+
+
 @dataclass
 class StagedRun:
     """A run directory to work in: `local` itself for a path, a staging folder for a URI.
@@ -175,6 +189,7 @@ class StagedRun:
         if self.temporary is not None:
             self.temporary.cleanup()
             return summary
+        _name_run_dir(self.local, self.location)
         push_run(self.local, self.location)
         shutil.rmtree(self.local, ignore_errors=True)
         _marker(self.local).unlink(missing_ok=True)
