@@ -124,16 +124,15 @@ def push_run(local: Path, uri: str) -> None:
 
 
 def _name_run_dir(local: Path, uri: str) -> None:
-    """summary.json and gate.json name their run directory: the URI a reader will find, not the
-    staging path that is about to be deleted."""
-    for name in ("summary.json", "gate.json"):
-        path = local / "reports" / name
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict) and data.get("run_dir") == str(local):
-            write_json(path, {**data, "run_dir": uri})
+    """summary.json names its run directory: the URI a reader will find, not the staging path
+    that is about to be deleted."""
+    path = local / "reports" / "summary.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(data, dict) and data.get("run_dir") == str(local):
+        write_json(path, {**data, "run_dir": uri})
 
 
 @dataclass

@@ -228,6 +228,8 @@ def gate_cmd(
     # The lock keeps the gate from reading a run that a (cron) audit is rewriting.
     with run.locked():
         result = evaluate_gate(run.root, pol, labels=labels, strict=strict, eval_dir=eval_dir)
+        if out is None and staged.remote:
+            result.run_dir = staged.location  # name the store's run, not its local copy
         json_path = write_gate_json(result, gate_json or run.report("gate.json"))
     if out is None and staged.remote:
         staged.publish()
