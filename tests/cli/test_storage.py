@@ -100,3 +100,17 @@ def test_missing_bucket_or_key_exit_2(runner, app, s3: S3, tmp_path: Path) -> No
     res = runner.invoke(app, ["report", s3.uri("runs", "none")])
     assert res.exit_code == ExitCode.USAGE, res.output
     assert "no finished run at" in res.output
+
+
+def test_file_uris_are_local_paths(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """`file://` inputs and --out behave as the same local paths (no staging, no store)."""
+    out = tmp_path / "run"
+    jsonl = (CORPUS / "extra.jsonl").resolve()
+    res = runner.invoke(app, ["audit", jsonl.as_uri(), "--out", out.as_uri(), *NOW, "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["run_dir"] == str(out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["input_paths"] == [str(jsonl)]
+    assert manifest["inputs"][0]["kind"] == "file" and manifest["inputs"][0]["sha256"]
+    res = runner.invoke(app, ["report", out.as_uri()])
+    assert res.exit_code == 0, res.output

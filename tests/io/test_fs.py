@@ -162,6 +162,18 @@ def test_line_cap_holds_on_a_stream(s3: S3) -> None:
     assert [(e.code, e.offset) for e in errors] == [("LINE_TOO_LARGE", 1)]
 
 
+def test_unknown_and_empty_objects_are_error_rows(s3: S3) -> None:
+    s3.put("odd/blob.bin", b"\x00\x01\x02 not a page")
+    s3.put("odd/empty.bin", b"")
+    _, errors = collect(
+        open_sources(s3.uri("odd/blob.bin")) + open_sources(s3.uri("odd/empty.bin"))
+    )
+    assert [(e.source, e.code) for e in errors] == [
+        (s3.uri("odd/blob.bin"), "UNKNOWN_FORMAT"),
+        (s3.uri("odd/empty.bin"), "EMPTY_FILE"),
+    ]
+
+
 def test_missing_key_input_is_a_usage_error(s3: S3) -> None:
     with pytest.raises(UsageError, match="input not found"):
         open_sources(s3.uri("absent.jsonl"))

@@ -850,7 +850,7 @@ def detect_kind(path: Path) -> str:
     return _sniff(path)
 
 
-def _sniff(path: Path) -> str:
+def _sniff(path: fs.Location) -> str:
     try:
         with _open_maybe_gz(path) as fh:
             head = fh.read(2048)
@@ -1004,7 +1004,7 @@ def _detect_remote_kind(uri: str) -> str:
     ):
         if name.endswith(suffixes):
             return kind
-    return _sniff(uri)  # type: ignore[arg-type]
+    return _sniff(uri)
 
 
 def _open_remote_source(
