@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import polars as pl
+import pytest
 from polars.testing import assert_frame_equal
 from s3server import S3, moto_endpoint_fixture, s3_fixture  # noqa: F401 - the fixtures
 
@@ -26,6 +27,7 @@ def _upload_demo(s3: S3) -> None:
     s3.put("extra.jsonl", (CORPUS / "extra.jsonl").read_bytes())
 
 
+@pytest.mark.network
 def test_audit_s3_inputs_and_out_equal_local_run(runner, app, s3: S3, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _upload_demo(s3)
     local = tmp_path / "local"
@@ -82,6 +84,7 @@ def test_audit_s3_inputs_and_out_equal_local_run(runner, app, s3: S3, tmp_path: 
     )
 
 
+@pytest.mark.network
 def test_missing_bucket_or_key_exit_2(runner, app, s3: S3, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _upload_demo(s3)
     res = runner.invoke(

@@ -66,6 +66,7 @@ def tree(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return s3.uri("t")
 
 
+@pytest.mark.network
 def test_list_kind_size_read(tree: str) -> None:
     entries = fs.list_files(tree)
     assert [(e.rel, e.size) for e in entries] == [
@@ -83,6 +84,7 @@ def test_list_kind_size_read(tree: str) -> None:
     assert fs.list_files(f"{tree}/nope") == []
 
 
+@pytest.mark.network
 def test_streaming_reader_peeks_and_reads_lines(tree: str) -> None:
     with fs.open_input(f"{tree}/a.txt") as fh:
         assert fh.peek(2)[:2] == b"al"  # type: ignore[attr-defined]
@@ -90,6 +92,7 @@ def test_streaming_reader_peeks_and_reads_lines(tree: str) -> None:
         assert fh.read() == b"ha"
 
 
+@pytest.mark.network
 def test_write_bytes_is_whole_and_leaves_no_temp(tree: str) -> None:
     target = f"{tree}/out/result.json"
     fs.write_bytes(target, b'{"ok": 1}')
@@ -101,6 +104,7 @@ def test_write_bytes_is_whole_and_leaves_no_temp(tree: str) -> None:
     assert fs.kind(target) == "missing"
 
 
+@pytest.mark.network
 def test_fingerprint_follows_changes(s3: S3) -> None:
     s3.put("c/one.jsonl", b"{}\n")
     before = fs.fingerprint_uri(s3.uri("c"))
@@ -114,6 +118,7 @@ def test_fingerprint_follows_changes(s3: S3) -> None:
     assert fs.fingerprint_uri(s3.uri("c/none"))["kind"] == "missing"
 
 
+@pytest.mark.network
 def test_missing_bucket_is_a_usage_error(s3: S3) -> None:
     with pytest.raises(UsageError, match="bucket not found: no-such-bucket"):
         fs.kind("s3://no-such-bucket/x")
@@ -122,6 +127,7 @@ def test_missing_bucket_is_a_usage_error(s3: S3) -> None:
 
 
 # ---------------------------------------------------------------- readers on a bucket
+@pytest.mark.network
 def test_readers_read_every_format_from_a_bucket(s3: S3, tmp_path: Path) -> None:
     s3.put("c/pages/a.html", article_html("Alpha", url=None).encode())
     s3.put("c/pages/b.html.gz", gzip.compress(article_html("Beta", url=None).encode()))
@@ -151,6 +157,7 @@ def test_readers_read_every_format_from_a_bucket(s3: S3, tmp_path: Path) -> None
     assert b"Beta" in by_url[s3.uri("c/pages/b.html.gz")]["body"]  # gunzipped
 
 
+@pytest.mark.network
 def test_line_cap_holds_on_a_stream(s3: S3) -> None:
     """A JSONL line over inputs.max_line_bytes is skipped while streaming, not read whole."""
     big = json.dumps({"url": "https://big.example/", "html": "x" * 5000})
@@ -162,6 +169,7 @@ def test_line_cap_holds_on_a_stream(s3: S3) -> None:
     assert [(e.code, e.offset) for e in errors] == [("LINE_TOO_LARGE", 1)]
 
 
+@pytest.mark.network
 def test_unknown_and_empty_objects_are_error_rows(s3: S3) -> None:
     s3.put("odd/blob.bin", b"\x00\x01\x02 not a page")
     s3.put("odd/empty.bin", b"")
@@ -174,6 +182,7 @@ def test_unknown_and_empty_objects_are_error_rows(s3: S3) -> None:
     ]
 
 
+@pytest.mark.network
 def test_missing_key_input_is_a_usage_error(s3: S3) -> None:
     with pytest.raises(UsageError, match="input not found"):
         open_sources(s3.uri("absent.jsonl"))
@@ -188,6 +197,7 @@ def _fake_run(root: Path, version: str) -> None:
     (root / ".lock").write_text("")
 
 
+@pytest.mark.network
 def test_publish_is_manifest_last_and_drops_stale_files(
     s3: S3, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -211,6 +221,7 @@ def test_publish_is_manifest_last_and_drops_stale_files(
     assert not local.exists()  # the staging folder is removed once published
 
 
+@pytest.mark.network
 def test_crash_mid_upload_leaves_no_manifest_then_resumes(
     s3: S3, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -238,6 +249,7 @@ def test_crash_mid_upload_leaves_no_manifest_then_resumes(
     assert s3.get("runs/c/reports/summary.json") == b"2"
 
 
+@pytest.mark.network
 def test_read_only_copy_is_thrown_away(s3: S3) -> None:
     uri = s3.uri("runs/ro")
     with remote_run.staged_run(uri) as local:
