@@ -55,6 +55,7 @@ def test_env_endpoint_and_region_become_pyarrow_options(monkeypatch: pytest.Monk
 def tree(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """The same small tree on the local disk or in a bucket; returns its root location."""
     files = {"a.txt": b"alpha", "sub/b.txt": b"bravo!", "sub/deeper/c.bin": b"\x00" * 10}
+    files |= {"../t2/sibling.txt": b"not under t/"}  # a sibling prefix that starts with "t"
     if request.param == "local":
         for rel, data in files.items():
             (tmp_path / "t" / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -62,7 +63,7 @@ def tree(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return str(tmp_path / "t")
     s3: S3 = request.getfixturevalue("s3")
     for rel, data in files.items():
-        s3.put(f"t/{rel}", data)
+        s3.put(f"t/{rel}".replace("t/../", ""), data)
     return s3.uri("t")
 
 
