@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from trustaudit.errors import UsageError
+from trustaudit.io import fs
 from trustaudit.io.records import (
     ErrorRow,
     RecordBatch,
@@ -66,11 +67,10 @@ def _gunzip_capped(data: bytes, cap: int) -> bytes:
     return out
 
 
-def _open_maybe_gz(path: Path) -> BinaryIO:
-    fh = open(path, "rb")  # noqa: SIM115 - returned to the caller's with-block
-    magic = fh.read(2)
-    fh.seek(0)
-    if magic == b"\x1f\x8b":
+def _open_maybe_gz(path: fs.Location) -> BinaryIO:
+    """A local file or object-store key, transparently gunzipped (sniffed, not by name)."""
+    fh = fs.open_input(path)  # buffered: peek() works on a stream that cannot seek
+    if fh.peek(2)[:2] == b"\x1f\x8b":  # type: ignore[attr-defined]
         return gzip.GzipFile(fileobj=fh)  # type: ignore[return-value]
     return fh
 
@@ -141,7 +141,7 @@ def walk_files(root: Path) -> tuple[list[Path], list[ErrorRow]]:
 class _PathSource:
     """A source named by its path (the `source` column of its records and errors)."""
 
-    path: Path
+    path: Path  # a str for an object-store URI (fs.Location); Path would fold its `//`
 
     @property
     def name(self) -> str:
@@ -501,7 +501,7 @@ class WarcSource(_PathSource):
         offset: int | None = 0
         prev: tuple[int | None, str | None] = (None, None)
         try:
-            fh = open(self.path, "rb")  # noqa: SIM115 - closed by the with-block below
+            fh = fs.open_input(self.path)
         except OSError as exc:
             yield _error_batch(self.name, None, None, "read", "READ_FAILED", str(exc))
             return
@@ -685,7 +685,9 @@ class ParquetSource(_PathSource):
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         try:
-            pf = pq.ParquetFile(self.path)
+            pf = pq.ParquetFile(
+                fs.open_random_access(self.path) if fs.is_uri(self.path) else self.path
+            )
         except (OSError, pa.ArrowException) as exc:
             yield _error_batch(
                 self.name, None, None, "read", "PARQUET_CORRUPT", f"cannot open Parquet file: {exc}"
@@ -827,6 +829,8 @@ def detect_kind(path: Path) -> str:
     """Kind of input by name, then by sniffing the first bytes."""
     if str(path) == "-":
         return "urls"
+    if fs.is_uri(path):
+        return _detect_remote_kind(str(path))
     if not path.exists():
         raise UsageError(f"input not found: {path}")
     if path.is_dir():
@@ -846,7 +850,7 @@ def detect_kind(path: Path) -> str:
     return _sniff(path)
 
 
-def _sniff(path: Path) -> str:
+def _sniff(path: fs.Location) -> str:
     try:
         with _open_maybe_gz(path) as fh:
             head = fh.read(2048)
@@ -873,7 +877,10 @@ class UnreadableSource(_PathSource):
     kind: str = "unknown"
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
-        size = self.path.stat().st_size if self.path.exists() else 0
+        if fs.is_uri(self.path):
+            size = fs.size(self.path) or 0
+        else:
+            size = self.path.stat().st_size if self.path.exists() else 0
         code = "EMPTY_FILE" if size == 0 else "UNKNOWN_FORMAT"
         msg = (
             "file is empty" if size == 0 else "not a folder, HTML, JSONL, WARC/ARC or Parquet input"
@@ -908,8 +915,10 @@ def open_source(
     url_map: dict[str, str] | None = None,
 ) -> Source:
     """A record source for one local input (URL lists are the crawler's, see `trustaudit crawl`)."""
-    p = Path(path)
     limits = limits or _DEFAULT_LIMITS
+    if fs.is_uri(path):
+        return _open_remote_source(str(path), max_bytes=max_bytes, limits=limits, url_map=url_map)
+    p = fs.local_path(path) or Path(path)
     kind = detect_kind(p)
     if kind == "special":
         return SpecialFileSource(p)
@@ -939,8 +948,10 @@ def open_sources(
 
     `url_map` (from `--url-map`): file path (relative to the folder, bare name or absolute) -> URL.
     """
-    p = Path(path)
     kw: dict[str, Any] = {"max_bytes": max_bytes, "limits": limits}
+    if fs.is_uri(path):
+        return _open_remote_sources(str(path), url_map=url_map, **kw)
+    p = fs.local_path(path) or Path(path)
     if not p.is_dir():
         return [open_source(p, url_map=url_map, **kw)]
     out: list[Source] = []
@@ -974,11 +985,162 @@ class EmptyFolderSource(_PathSource):
         )
 
 
+# ---------------------------------------------------------------- object stores (s3://, gs://)
+def _detect_remote_kind(uri: str) -> str:
+    """`detect_kind` for a URI: a prefix with keys under it is a folder; a key by name, then
+    by its first bytes. A missing key or bucket is a usage error, as a missing local path is."""
+    what = fs.kind(uri)
+    if what == "missing":
+        raise UsageError(f"input not found: {uri}", hint="check the key (docs/storage.md)")
+    if what == "dir":
+        return "folder"
+    name = uri.rsplit("/", 1)[-1].lower()
+    for kind, suffixes in (
+        ("warc", WARC_SUFFIXES),
+        ("jsonl", JSONL_SUFFIXES),
+        ("parquet", PARQUET_SUFFIXES),
+        ("folder", HTML_SUFFIXES),
+        ("urls", URL_LIST_SUFFIXES),
+    ):
+        if name.endswith(suffixes):
+            return kind
+    return _sniff(uri)
+
+
+def _open_remote_source(
+    uri: str, *, max_bytes: int, limits: InputsPolicy, url_map: dict[str, str] | None
+) -> Source:
+    """`open_source` for one object-store key (the readers stream it; no local copy)."""
+    kind = _detect_remote_kind(uri)
+    path: Any = uri  # the sources keep the URI string as their path and name
+    if kind == "folder":
+        return RemoteFolderSource(path, max_bytes=max_bytes, url_map=url_map)
+    if kind == "jsonl":
+        return JsonlSource(path, max_bytes=max_bytes, limits=limits)
+    if kind == "warc":
+        return WarcSource(path, max_bytes=max_bytes)
+    if kind == "parquet":
+        return ParquetSource(path, limits=limits, max_bytes=max_bytes)
+    if kind == "urls":
+        raise UsageError(f"{uri} is a URL list", hint="fetch it first: trustaudit crawl FILE")
+    return UnreadableSource(path)
+
+
+def _open_remote_sources(
+    uri: str, *, max_bytes: int, limits: InputsPolicy | None, url_map: dict[str, str] | None
+) -> list[Source]:
+    """`open_sources` for a URI: a prefix expands to its HTML pages and container files."""
+    limits = limits or _DEFAULT_LIMITS
+    kw: dict[str, Any] = {"max_bytes": max_bytes, "limits": limits, "url_map": url_map}
+    if _detect_remote_kind(uri) != "folder":
+        return [_open_remote_source(uri, **kw)]
+    out: list[Source] = []
+    folder = RemoteFolderSource(uri, max_bytes=max_bytes, url_map=url_map)  # type: ignore[arg-type]
+    if folder.files:
+        out.append(folder)
+    for entry in folder.entries:
+        if entry.rel.lower().endswith(WARC_SUFFIXES + JSONL_SUFFIXES + PARQUET_SUFFIXES):
+            out.append(_open_remote_source(entry.location, **kw))
+    if not out:
+        out.append(EmptyFolderSource(uri))  # type: ignore[arg-type]
+    return out
+
+
+@dataclass
+class RemoteFolderSource:
+    """HTML pages under an object-store prefix (`s3://bucket/crawl/`), read key by key.
+
+    Same URL priority as FolderSource: canonical/og:url > --url-map > the prefix's `urls.csv` >
+    the object's own URI (where a local folder would give a file: URL).
+    """
+
+    path: str
+    max_bytes: int = 50_000_000
+    kind: str = "folder"
+    url_map: dict[str, str] | None = None
+    entries: list[fs.Entry] = field(init=False)
+    files: list[fs.Entry] = field(init=False)
+    sidecar: dict[str, str] = field(init=False)
+
+    @property
+    def name(self) -> str:
+        return display_text(self.path)
+
+    def __post_init__(self) -> None:
+        self.entries = fs.list_files(self.path)
+        self.files = [e for e in self.entries if e.rel.lower().endswith(HTML_SUFFIXES)]
+        self.sidecar = {}
+        if any(e.rel == "urls.csv" for e in self.entries):
+            sidecar = fs.join(self.path, "urls.csv")
+            try:
+                text = fs.read_bytes(sidecar, max_bytes=self.max_bytes).decode("utf-8")
+                for row in csv.DictReader(io.StringIO(text, newline="")):
+                    name = (row.get("file") or row.get("path") or "").strip()
+                    url = (row.get("url") or "").strip()
+                    if name and url:
+                        self.sidecar[name] = url
+            except (OSError, ValueError, csv.Error) as exc:
+                raise UsageError(f"cannot read URL sidecar {sidecar}: {exc}") from None
+
+    def _given_url(self, entry: fs.Entry) -> tuple[str | None, str]:
+        base = entry.rel.rsplit("/", 1)[-1]
+        for table, origin in ((self.url_map or {}, "url_map"), (self.sidecar, "sidecar")):
+            for key in (entry.rel, base, entry.location):
+                if key in table:
+                    return table[key], origin
+        return None, "file"
+
+    def batches(self, batch_size: int) -> Iterator[RecordBatch]:
+        rows: list[dict[str, Any]] = []
+        errors: list[ErrorRow] = []
+        for index, entry in enumerate(self.files):
+            rel = display_text(entry.rel)
+            given, origin = self._given_url(entry)
+            url = given or entry.location
+            try:
+                if entry.size > self.max_bytes:
+                    raise ValueError(
+                        f"file is {entry.size} bytes, over the {self.max_bytes}-byte cap"
+                    )
+                data = fs.read_bytes(entry.location, max_bytes=self.max_bytes)
+                if data[:2] == b"\x1f\x8b":
+                    data = _gunzip_capped(data, self.max_bytes)
+            except (OSError, ValueError, EOFError, zlib.error) as exc:
+                code = "GZIP_CORRUPT" if isinstance(exc, EOFError | zlib.error) else "READ_FAILED"
+                if isinstance(exc, ValueError):
+                    code = "TOO_LARGE"
+                errors.append(
+                    ErrorRow(self.name, index, url, "read", code, display_text(f"{rel}: {exc}"))
+                )
+            else:
+                if not data.strip():
+                    msg = f"{rel}: file is empty"
+                    errors.append(ErrorRow(self.name, index, url, "read", "EMPTY_FILE", msg))
+                else:
+                    rows.append(
+                        {
+                            "source": self.name,
+                            "offset": index,
+                            "url": url,
+                            "fetched_at": datetime.fromtimestamp(entry.mtime_ns / 1e9, UTC),
+                            "body": data,
+                            "url_origin": origin,
+                            "source_file": rel,
+                        }
+                    )
+            if len(rows) + len(errors) >= batch_size:
+                yield _chunks(rows, errors, ["url_origin", "source_file"])
+                rows, errors = [], []
+        if rows or errors:
+            yield _chunks(rows, errors, ["url_origin", "source_file"])
+
+
 __all__ = [
     "FolderSource",
     "JsonlSource",
     "ParquetSource",
     "RecordBatch",
+    "RemoteFolderSource",
     "Source",
     "SpecialFileSource",
     "UnreadableSource",

@@ -205,7 +205,9 @@ def command_of(manifest: dict[str, Any]) -> str | None:
 
 def input_paths(inputs: list[str]) -> list[str]:
     """Absolute input paths as recorded in a manifest (`-`, stdin, stays `-`)."""
-    return [p if p == "-" else str(Path(p).resolve()) for p in inputs]
+    from trustaudit.io.fs import is_uri  # s3:// gs:// inputs are recorded as given
+
+    return [p if p == "-" or is_uri(p) else str(Path(p).resolve()) for p in inputs]
 
 
 def _recorded_inputs(manifest: dict[str, Any]) -> list[str] | None:

@@ -20,7 +20,9 @@ from trustaudit.cli._common import (
 from trustaudit.cli.progress import RichProgress, expected_records
 from trustaudit.errors import UsageError
 from trustaudit.io.atomic import json_text
+from trustaudit.io.fs import normalize
 from trustaudit.io.lists import check_regular_file
+from trustaudit.io.remote_run import StagedRun
 from trustaudit.pipeline import AuditOptions, audit
 from trustaudit.policy import Policy, load_policy
 from trustaudit.report.escape import terminal
@@ -104,10 +106,19 @@ def print_summary(summary: dict, console) -> None:  # type: ignore[no-untyped-de
 @guarded
 def audit_cmd(
     inputs: Annotated[
-        list[str], typer.Argument(help="Folders of HTML, JSONL(.gz), WARC/ARC(.gz), Parquet files.")
+        list[str],
+        typer.Argument(
+            help="Folders of HTML, JSONL(.gz), WARC/ARC(.gz), Parquet files; paths or s3:// gs://"
+            " URIs (docs/storage.md)."
+        ),
     ],
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Run directory to write (resumed when it exists).")
+        str,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Run directory to write (resumed when it exists); a path or an s3:// gs:// URI.",
+        ),
     ],
     allowlist: Annotated[
         list[Path] | None, typer.Option("--allowlist", help="Allowlist file (repeatable).")
@@ -204,9 +215,11 @@ def audit_cmd(
     if labels is not None:
         check_regular_file(labels, "labels file")
     n_workers = workers if workers > 0 else (os.cpu_count() or 1)
+    inputs = [normalize(i) for i in inputs]  # file:// URIs become paths; s3:// gs:// stay URIs
+    staged = StagedRun.pull(out, cache=cache)  # a URI --out: work in a local staging folder
     options = AuditOptions(
         inputs=list(inputs),
-        out=out,
+        out=staged.local,
         workers=n_workers,
         fresh=fresh,
         now=parse_now(now),
@@ -227,7 +240,10 @@ def audit_cmd(
         if rdap:
             from trustaudit.crawl.rdap import audit_with_rdap
 
-            summary = audit_with_rdap(out, pol, now=options.now, labels=labels, progress=progress)
+            summary = audit_with_rdap(
+                staged.local, pol, now=options.now, labels=labels, progress=progress
+            )
+    summary = staged.publish(summary)  # only after success: manifest-last upload of a URI --out
     if as_json:
         typer.echo(json_text(summary))
     elif quiet:

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from trustaudit.cli._common import guarded, out_console
 from trustaudit.io.atomic import json_text
+from trustaudit.io.remote_run import staged_run
 from trustaudit.io.rundir import RunDir
 from trustaudit.report.escape import terminal
 
@@ -25,7 +26,8 @@ def _v(x: Any) -> str:
 @guarded
 def explain_cmd(
     run_dir: Annotated[
-        Path, typer.Argument(metavar="RUN", help="Run directory written by `trustaudit audit`.")
+        str,
+        typer.Argument(metavar="RUN", help="Run directory (or s3:// gs:// URI) written by audit."),
     ],
     url: Annotated[
         str,
@@ -52,9 +54,10 @@ def explain_cmd(
     from trustaudit.io.rundir import run_policy
     from trustaudit.report.explain import explain_page
 
-    run = RunDir.at(run_dir)
-    run.require("scores.parquet")
-    data = explain_page(run, url, run_policy(run, policy))
+    with staged_run(run_dir, upload=False, must_exist=True) as local:  # a URI: a temp copy
+        run = RunDir.at(local)
+        run.require("scores.parquet")
+        data = explain_page(run, url, run_policy(run, policy))
     if as_json:
         typer.echo(json_text(data))
         return

@@ -20,6 +20,9 @@ from trustaudit.gate import (
     write_junit,
 )
 from trustaudit.io.atomic import json_text
+from trustaudit.io.fs import is_uri
+from trustaudit.io.fs import size as fs_size
+from trustaudit.io.remote_run import StagedRun
 from trustaudit.io.rundir import RunDir, run_policy
 from trustaudit.policy import Policy, load_policy
 from trustaudit.report.escape import terminal
@@ -29,6 +32,8 @@ STATUS_STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "
 
 def is_run_dir(path: str) -> bool:
     """A run directory is a folder with manifest.json; anything else is an input to audit first."""
+    if is_uri(path):  # s3://bucket/runs/x: a finished run has its manifest in the store
+        return fs_size(f"{path.rstrip('/')}/manifest.json") is not None
     p = Path(path)
     return p.is_dir() and (p / "manifest.json").is_file()
 
@@ -215,14 +220,20 @@ def gate_cmd(
             )
         if allowlist or blocklist or domain_info or cache:
             raise UsageError("--allowlist/--blocklist/--domain-info/--cache only apply with --out")
-        run_path = Path(target[0])
+        staged = StagedRun.pull(target[0])  # a URI run: a local copy; gate.json is pushed back
+        run_path = staged.local
         pol = run_policy(RunDir.at(run_path), policy)
 
     run = RunDir.at(run_path)
     # The lock keeps the gate from reading a run that a (cron) audit is rewriting.
     with run.locked():
         result = evaluate_gate(run.root, pol, labels=labels, strict=strict, eval_dir=eval_dir)
+        if out is None and staged.remote:
+            result.run_dir = staged.location  # name the store's run, not its local copy
         json_path = write_gate_json(result, gate_json or run.report("gate.json"))
+    if out is None and staged.remote:
+        staged.publish()
+        json_path = gate_json or f"{staged.location}/reports/gate.json"  # type: ignore[assignment]
     if junit is not None:
         write_junit(result, junit)
 

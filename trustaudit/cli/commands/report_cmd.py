@@ -10,13 +10,15 @@ import typer
 from trustaudit.cli._common import check_accounting, guarded
 from trustaudit.errors import UsageError
 from trustaudit.io.atomic import json_text
+from trustaudit.io.remote_run import StagedRun
 from trustaudit.io.rundir import RunDir
 
 
 @guarded
 def report_cmd(
     run_dir: Annotated[
-        Path, typer.Argument(metavar="RUN", help="Run directory written by `trustaudit audit`.")
+        str,
+        typer.Argument(metavar="RUN", help="Run directory (or s3:// gs:// URI) written by audit."),
     ],
     labels: Annotated[
         Path | None,
@@ -47,17 +49,20 @@ def report_cmd(
 
     if labels is not None and not labels.is_file():
         raise UsageError(f"labels file not found: {labels}")
-    run = RunDir.at(run_dir)
+    staged = StagedRun.pull(run_dir, must_exist=True)  # a URI run: a local copy, pushed back
+    run = RunDir.at(staged.local)
     run.require("manifest.json", "scores.parquet")
     pol = run_policy(run, policy)
     with run.locked():
         summary = write_reports(
             run, pol, run.read_manifest(), labels=labels or recorded_labels(run)
         )
+    summary = staged.publish(summary)
     if as_json:
         typer.echo(json_text(summary))
     else:
-        typer.echo(f"reports written to {run.reports} (open report.html in a browser)")
+        where = f"{run_dir}/reports" if staged.remote else run.reports
+        typer.echo(f"reports written to {where} (open report.html in a browser)")
     check_accounting(summary)
 
 

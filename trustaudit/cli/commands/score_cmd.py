@@ -18,13 +18,17 @@ from trustaudit.cli.commands.audit import (
 from trustaudit.cli.progress import RichProgress
 from trustaudit.errors import UsageError
 from trustaudit.io.atomic import json_text
+from trustaudit.io.remote_run import StagedRun
 from trustaudit.io.rundir import RunDir, run_policy
 from trustaudit.pipeline import rescore
 
 
 @guarded
 def score_cmd(
-    run: Annotated[Path, typer.Argument(help="Run directory written by `trustaudit audit`.")],
+    run: Annotated[
+        str,
+        typer.Argument(help="Run directory (or s3:// gs:// URI) written by `trustaudit audit`."),
+    ],
     allowlist: Annotated[
         list[Path] | None,
         typer.Option("--allowlist", help="Allowlist file ADDED to the run's lists (repeatable)."),
@@ -81,7 +85,8 @@ def score_cmd(
     """
     if labels is not None and not labels.is_file():
         raise UsageError(f"labels file not found: {labels}")
-    rd = RunDir.at(run)
+    staged = StagedRun.pull(run, must_exist=True)  # a URI run: a local copy, pushed back
+    rd = RunDir.at(staged.local)
     rd.require("manifest.json", "pages.parquet")
     pol = run_policy(
         rd,
@@ -93,8 +98,9 @@ def score_cmd(
     pages = None if as_json else rd.scan("pages").select(pl.len()).collect().item()
     with RichProgress(err_console(), quiet=as_json, pages=pages) as progress:
         summary = rescore(
-            run, pol, now=parse_now(now), labels=labels, progress=progress, judge_urls=judge_url
+            rd.root, pol, now=parse_now(now), labels=labels, progress=progress, judge_urls=judge_url
         )
+    summary = staged.publish(summary)
     if as_json:
         typer.echo(json_text(summary))
     else:
