@@ -112,6 +112,32 @@ def test_coherence_penalises_a_topic_mix_once_with_reason() -> None:
         assert not any(r.startswith("COHERENCE_TOPIC_MIX") for r in out[n]["reasons_coherence"])
 
 
+def test_a_low_share_split_needs_fewer_grouped_paragraphs() -> None:
+    """Four sources of three paragraphs each among six unrelated strays: two thirds of the
+    paragraphs are grouped (< topic_grouped_min 0.70) but the largest group holds a sixth (<=
+    topic_low_share), so
+    topic_low_grouped_min (0.50) applies and the page is a topic mix."""
+    rng = random.Random(5)
+    strays = [
+        " ".join("".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(7)) for _ in range(10))
+        for _ in range(6)
+    ]
+    body = [p for n in NAMES for p in TOPICS[n][:3]] + strays
+    rng.shuffle(body)
+    pages = pl.DataFrame(
+        [{"doc_id": n, "paragraphs": TOPICS[n]} for n in NAMES]
+        + [{"doc_id": "mix", "paragraphs": body}]
+    )
+    emb = HashingEmbedder(dim=256)
+    mix = {r["doc_id"]: r for r in coherence_signals(pages, P, emb).to_dicts()}["mix"]
+    assert 0.5 <= mix["coherence_topic_grouped"] < P.coherence.topic_grouped_min
+    assert mix["coherence_topic_share"] <= P.coherence.topic_low_share
+    assert any(r.startswith("COHERENCE_TOPIC_MIX") for r in mix["reasons_coherence"])
+    strict = Policy().with_overrides({"coherence": {"topic_low_grouped_min": 0.7}})
+    mix = {r["doc_id"]: r for r in coherence_signals(pages, strict, emb).to_dicts()}["mix"]
+    assert not any(r.startswith("COHERENCE_TOPIC_MIX") for r in mix["reasons_coherence"])
+
+
 def test_a_list_shaped_roundup_is_not_a_topic_mix() -> None:
     # a digest: a heading (short line, >= 40 characters) before each item of another topic
     # (other paragraphs than the stitched page's: a paragraph on three pages is boilerplate)

@@ -126,6 +126,19 @@ class CoherencePolicy:
         "topic mix: the penalty needs a second linked group of 2+ paragraphs and this share of "
         "the paragraphs in groups of 2+ (stray single paragraphs are no second source)",
     )
+    # A page whose largest group holds 40% or less of its paragraphs, in 2+ groups, is split even
+    # when a third of its paragraphs are strays: stitched pages at shares 0.18 and 0.38 with
+    # 55-63% of paragraphs grouped kept 0.61-0.71 (tuning seed 1001). The five real pages of
+    # shared/corpora in that region are all list-shaped (exempt below).
+    topic_low_share: float = opt(
+        0.40,
+        "topic mix: at or below this largest-group share, topic_low_grouped_min replaces "
+        "topic_grouped_min",
+        le=1.0,
+    )
+    topic_low_grouped_min: float = opt(
+        0.50, "topic mix: the grouped share needed at or below topic_low_share", le=1.0
+    )
     topic_penalty: float = opt(
         0.30,
         "topic mix: trust penalty at topic_share_full; the topic penalties (split, interleave, "

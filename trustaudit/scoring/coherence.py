@@ -500,7 +500,12 @@ def _topic_adjustment(out: pl.DataFrame, policy: Policy, unsupported: pl.Expr) -
         (pl.col("topic_paragraphs").fill_null(0) >= c.topic_min_paragraphs)
         & ~unsupported.fill_null(False)
         & (pl.col("topic_groups").fill_null(0) >= 2)
-        & (pl.col("topic_grouped_share").fill_null(0.0) >= c.topic_grouped_min)
+        & (
+            pl.col("topic_grouped_share").fill_null(0.0)
+            >= pl.when(share <= c.topic_low_share)
+            .then(pl.lit(c.topic_low_grouped_min))
+            .otherwise(pl.lit(c.topic_grouped_min))
+        )
         & (pl.col("coherence_structure_share").fill_null(0.0) < c.topic_list_share)
     )
     mix_span = max(c.topic_share_start - c.topic_share_full, 1e-9)
