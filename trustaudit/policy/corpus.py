@@ -139,6 +139,20 @@ class CoherencePolicy:
     topic_low_grouped_min: float = opt(
         0.50, "topic mix: the grouped share needed at or below topic_low_share", le=1.0
     )
+    # Below topic_low_share the page is split into small groups; two stitched pages of the tuning
+    # seed at shares 0.26 and 0.38 kept 0.405-0.414 with the flat penalty. Of the 761 real pages
+    # one non-list page is that split (a businessinsider digest at 0.29, quarantined already).
+    topic_low_full: float = opt(
+        0.25,
+        "topic mix: below topic_low_share the penalty keeps rising, by topic_low_penalty at this "
+        "share and below",
+        le=1.0,
+    )
+    topic_low_penalty: float = opt(
+        0.05,
+        "topic mix: extra penalty at topic_low_full, linear from 0 at topic_low_share (0 disables)",
+        le=1.0,
+    )
     topic_penalty: float = opt(
         0.30,
         "topic mix: trust penalty at topic_share_full; the topic penalties (split, interleave, "

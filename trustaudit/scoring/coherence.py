@@ -509,9 +509,14 @@ def _topic_adjustment(out: pl.DataFrame, policy: Policy, unsupported: pl.Expr) -
         & (pl.col("coherence_structure_share").fill_null(0.0) < c.topic_list_share)
     )
     mix_span = max(c.topic_share_start - c.topic_share_full, 1e-9)
+    low_span = max(c.topic_low_share - c.topic_low_full, 1e-9)
     mix_pen = (
         pl.when(mixable)
-        .then(c.topic_penalty * ((c.topic_share_start - share) / mix_span).clip(0.0, 1.0))
+        .then(
+            c.topic_penalty * ((c.topic_share_start - share) / mix_span).clip(0.0, 1.0)
+            # split into small groups: the penalty keeps rising below topic_low_share
+            + c.topic_low_penalty * ((c.topic_low_share - share) / low_span).clip(0.0, 1.0)
+        )
         .fill_null(0.0)
     )
     split_pen = pl.when(shifted).then(pl.lit(c.split_penalty)).otherwise(0.0).fill_null(0.0)
