@@ -140,6 +140,27 @@ def _disclosed_in_links(seed: str) -> str:
     return page_html(PAGES_URLS[seed], paragraphs=paras, title="Deals")
 
 
+def _graded(seed: str) -> str:
+    # 5 undisclosed affiliate links in ~680 words: 5-10 per 1k words, under the hard rule
+    paras = []
+    for i in range(8):
+        sents = prose(f"{seed}-{i}", 5)
+        link = f' <a href="https://www.amazon.com/dp/B2{i}?tag=shop-20">see it</a>' if i < 5 else ""
+        paras.append(" ".join(sents) + link)
+    return page_html(PAGES_URLS[seed], paragraphs=paras, title="Kitchen notes")
+
+
+def _labelled(seed: str) -> str:
+    # 14 links in ~600 words whose own text says "Amazon Affiliate": disclosed, not a hard rule
+    paras = []
+    for i in range(7):
+        sents = prose(f"{seed}-{i}", 5)
+        a = f'<a href="https://www.amazon.de/?tag=pod-21&x={i}">Amazon Affiliate</a>'
+        b = f'<a href="https://amzn.to/y{i}">Amazon Affiliate</a>'
+        paras.append(f"{' '.join(sents[:2])} {a} {' '.join(sents[2:4])} {b} {sents[4]}")
+    return page_html(PAGES_URLS[seed], paragraphs=paras, title="Episode 82")
+
+
 _DE = [
     "Der Rat der Stadt hat am Dienstag beschlossen, dass die neue Fähre nicht vor dem Sommer fährt, "
     "und die Bürger sind darüber sehr enttäuscht, weil sich auch die Preise erhöhen.",
@@ -174,6 +195,8 @@ PAGES_URLS = {
     "farm1": "https://quick-news-hub.net/a",
     "farm2": "https://daily-buzz-feed.info/b",
     "farm3": "https://trend-wire.xyz/c",
+    "graded": "https://kitchen-notes.net/knives",
+    "labelled": "https://podcast-notes.net/episode-82",
     "wire1": "https://valley-herald.org/reuters-story",
     "wire2": "https://coast-times.org/reuters-story",
 }
@@ -206,6 +229,8 @@ PAGES: dict[str, tuple[str, object]] = {
         lambda n: _copy(n, shared="old-story", published="2019-03-01"),
     ),
     "late_copy": (PAGES_URLS["late_copy"], lambda n: _copy(n, shared="old-story")),
+    "graded": (PAGES_URLS["graded"], _graded),
+    "labelled": (PAGES_URLS["labelled"], _labelled),
     **{f"farm{i}": (PAGES_URLS[f"farm{i}"], lambda n: _copy(n, shared="farm")) for i in (1, 2, 3)},
     **{
         f"wire{i}": (
@@ -316,11 +341,36 @@ def test_one_affiliate_link_does_not_quarantine(run: Run) -> None:
 
 def test_clickbait_slideshow_is_penalised_with_reasons(run: Run) -> None:
     row = run.row(run.scores, "slideshow")
-    for code in ("TEXT_THIN", "PAGINATED_PAGE", "HEADLINE_BAIT", "GENERIC_BYLINE"):
+    for code in (
+        "TEXT_THIN",
+        "PAGINATED_PAGE",
+        "HEADLINE_BAIT",
+        "GENERIC_BYLINE",
+        "CLICKBAIT_COMBINED",
+    ):
         assert code in row["reasons"], row["reasons"]
     assert row["adjust_quality"] <= -0.2
     assert row["trust_score"] < run.row(run.scores, "clean")["trust_score"]
     assert run.row(run.scores, "clean")["adjust_quality"] == 0.0
+
+
+def test_undisclosed_density_under_the_hard_rule_is_graded(run: Run) -> None:
+    sig = run.row(run.signals, "graded")
+    assert sig["affiliate_links"] == 5 and 5 < sig["affiliate_per_1k_words"] < 10
+    row = run.row(run.scores, "graded")
+    assert "AFFILIATE_DENSITY_PENALTY" in row["reasons"] and row["hard_quarantine"] is False
+    expected = 0.08 * (sig["affiliate_per_1k_words"] - 5) / 5
+    assert row["adjust_affiliate"] == pytest.approx(-expected, abs=1e-3)
+    assert run.row(run.scores, "clean")["adjust_affiliate"] == 0.0
+    shown = CliRunner().invoke(app, ["explain", str(run.out), PAGES_URLS["graded"]])
+    assert shown.exit_code == 0 and "AFFILIATE_DENSITY_PENALTY" in shown.output
+
+
+def test_links_labelled_affiliate_are_disclosed(run: Run) -> None:
+    sig = run.row(run.signals, "labelled")
+    assert sig["affiliate_links"] == 14 and sig["disclosure_in_links"] is True
+    row = run.row(run.scores, "labelled")
+    assert "AFFILIATE_DISCLOSED" in row["reasons"] and row["hard_quarantine"] is False
 
 
 def test_reputation_prior_in_scores_and_explain(run: Run) -> None:
