@@ -129,6 +129,15 @@ def _stitched(seed: str) -> str:
     return page_html(PAGES_URLS[seed], paragraphs=paras, title="Mixed news")
 
 
+def _digest(seed: str) -> str:
+    from scoring.corpus_fixtures import TOPICS
+
+    # a newsletter digest: unrelated items as plain paragraphs under a numbered-list title
+    t = [TOPICS[n] for n in ("coffee", "volcano", "tax", "football")]
+    paras = [t[j][i] for i in range(2, 4) for j in range(4)]
+    return page_html(PAGES_URLS[seed], paragraphs=paras, title="10 things you need to know today")
+
+
 def _disclosed_in_links(seed: str) -> str:
     # 14 affiliate links whose own text is the disclosure (a reader sees it; main text omits it)
     paras = []
@@ -195,6 +204,7 @@ PAGES_URLS = {
     "farm1": "https://quick-news-hub.net/a",
     "farm2": "https://daily-buzz-feed.info/b",
     "farm3": "https://trend-wire.xyz/c",
+    "digest": "https://morning-digest.net/ten-things",
     "graded": "https://kitchen-notes.net/knives",
     "labelled": "https://podcast-notes.net/episode-82",
     "wire1": "https://valley-herald.org/reuters-story",
@@ -229,6 +239,7 @@ PAGES: dict[str, tuple[str, object]] = {
         lambda n: _copy(n, shared="old-story", published="2019-03-01"),
     ),
     "late_copy": (PAGES_URLS["late_copy"], lambda n: _copy(n, shared="old-story")),
+    "digest": (PAGES_URLS["digest"], _digest),
     "graded": (PAGES_URLS["graded"], _graded),
     "labelled": (PAGES_URLS["labelled"], _labelled),
     **{f"farm{i}": (PAGES_URLS[f"farm{i}"], lambda n: _copy(n, shared="farm")) for i in (1, 2, 3)},
@@ -417,6 +428,14 @@ def test_stitched_page_in_rotation_is_a_topic_mix(run: Run) -> None:
     assert "COHERENCE_TOPIC_MIX" in row["reasons"], row["reasons"]
     assert row["adjust_coherence"] < 0
     assert "COHERENCE_TOPIC_MIX" not in run.row(run.scores, "clean")["reasons"]
+
+
+def test_a_digest_under_a_numbered_list_title_pays_half_the_topic_mix(run: Run) -> None:
+    row = run.row(run.scores, "digest")
+    detail = next(r for r in row["reason_details"] if r.startswith("COHERENCE_TOPIC_MIX"))
+    assert "numbered-list title" in detail, detail
+    stitched = run.row(run.scores, "stitched")
+    assert stitched["adjust_coherence"] < row["adjust_coherence"] < 0
 
 
 def test_copy_of_a_rated_source_is_the_presumed_copy(run: Run) -> None:

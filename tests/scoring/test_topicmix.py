@@ -163,6 +163,32 @@ def test_the_topic_mix_penalty_keeps_rising_below_the_low_share() -> None:
     assert mix["adjust_coherence"] == pytest.approx(-0.30)
 
 
+@pytest.mark.parametrize(
+    ("title", "factor"),
+    [
+        ("10 things in tech you need to know today, November 19", 0.5),
+        ("Top 7 Stories of the Week", 0.5),
+        ("15 Helpful Tips to Overcome Binge Eating", 0.5),
+        ("Council approves 10 new harbour berths", 1.0),
+        ("Harbour news", 1.0),
+    ],
+)
+def test_a_numbered_list_title_halves_the_topic_mix_penalty(title: str, factor: float) -> None:
+    """A digest of plain paragraphs under "10 things…" covers several topics by design; a stitched
+    page may borrow such a title, so the penalty is halved, not lifted."""
+    body = [p for i in range(3) for n in NAMES for p in [TOPICS[n][i]]]
+    pages = pl.DataFrame(
+        [{"doc_id": n, "paragraphs": TOPICS[n], "title": n} for n in NAMES]
+        + [{"doc_id": "mix", "paragraphs": body, "title": title}]
+    )
+    mix = {
+        r["doc_id"]: r for r in coherence_signals(pages, P, HashingEmbedder(dim=256)).to_dicts()
+    }["mix"]
+    assert mix["adjust_coherence"] == pytest.approx(-0.35 * factor)
+    reason = next(r for r in mix["reasons_coherence"] if r.startswith("COHERENCE_TOPIC_MIX"))
+    assert ("numbered-list title" in reason) is (factor < 1.0)
+
+
 def test_a_list_shaped_roundup_is_not_a_topic_mix() -> None:
     # a digest: a heading (short line, >= 40 characters) before each item of another topic
     # (other paragraphs than the stitched page's: a paragraph on three pages is boilerplate)

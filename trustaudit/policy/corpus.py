@@ -164,6 +164,16 @@ class CoherencePolicy:
         "headings, list items or bylines is list-shaped - a roundup covers several topics by "
         "design - and gets no topic-mix penalty",
     )
+    # A digest whose items are plain paragraphs ("10 things in tech you need to know today") has no
+    # list markup to exempt it and was quarantined as a topic mix (real pages of shared/corpora).
+    # A stitched page may borrow such a title from a donor, so the title halves the penalty rather
+    # than lifting it (tuning seed 1001: one stitched page with a "15 Helpful Tips" title, 0.16).
+    topic_list_title_factor: float = opt(
+        0.5,
+        "topic mix: the penalty is multiplied by this when the title announces a numbered list "
+        "('10 things…', 'Top 7…', '15 tips…'; 1 disables)",
+        le=1.0,
+    )
     language_mix_min_share: float = opt(
         0.25,
         "COHERENCE_LANGUAGE_MIX: paragraphs in languages other than the page's main one reach "
