@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import csv
 import gzip
+import html
 import io
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
 
-def real_pages(shared: Path = SHARED) -> Iterator[tuple[str, bytes]]:
-    """Every real page with its URL (readability pages have none: a stable synthetic one)."""
+def _stored_pages(shared: Path) -> Iterator[tuple[str, str, bytes]]:
+    """(url, site, html) of every stored page; `site` is the manifest's host (www. dropped) or,
+    for the readability suite, its siteName."""
     for corpus in ("trafilatura-pages", "article-extraction-benchmark"):
         with open(shared / corpus / "manifest.csv", newline="", encoding="utf-8") as fh:
             for row in csv.DictReader(fh):
@@ -23,7 +26,8 @@ def real_pages(shared: Path = SHARED) -> Iterator[tuple[str, bytes]]:
                         if row["url"].startswith(("http://", "https://"))
                         else f"https://{path.stem}.example/"
                     )
-                    yield url, gzip.decompress(path.read_bytes())
+                    site = row.get("host", "").lower().removeprefix("www.")
+                    yield url, site, gzip.decompress(path.read_bytes())
     with open(
         shared / "readability-test-pages" / "manifest.csv", newline="", encoding="utf-8"
     ) as fh:
@@ -32,8 +36,57 @@ def real_pages(shared: Path = SHARED) -> Iterator[tuple[str, bytes]]:
             if path.is_file():
                 yield (
                     f"https://readability-{row['name']}.example/",
+                    "readability:" + row.get("siteName", "").lower(),
                     gzip.decompress(path.read_bytes()),
                 )
+
+
+_TITLE = re.compile(rb"(?is)<title[^>]*>(.*?)</title>")
+
+
+def _title_of(page: bytes) -> str:
+    m = _TITLE.search(page[:200_000])
+    if not m:
+        return ""
+    text = html.unescape(m.group(1).decode("utf-8", "replace"))
+    return " ".join(text.split()).lower()
+
+
+def real_pages(shared: Path = SHARED, *, distinct: bool = False) -> Iterator[tuple[str, bytes]]:
+    """Every real page with its URL (pages stored without one get a stable synthetic one).
+
+    `distinct=True` keeps one copy of a page the corpora store twice (same site and same <title>:
+    a test page saved once with its URL and once under a file name, or two captures of one
+    article in the readability suite); the copy with a real URL wins. Two stored copies of one
+    page are not a content farm, but syndication cannot tell them apart from one.
+    """
+    pages = list(_stored_pages(shared))
+    keep = set(range(len(pages)))
+    if distinct:
+        seen: dict[tuple[str, str], int] = {}
+        for i, (url, site, body) in enumerate(pages):
+            title = _title_of(body)
+            if not title or not site:
+                continue
+            key = (site, title)
+            if key not in seen:
+                seen[key] = i
+                continue
+            first = seen[key]
+            if pages[first][0].endswith(".example/") and not url.endswith(".example/"):
+                keep.discard(first)
+                seen[key] = i
+            else:
+                keep.discard(i)
+    for i, (url, _site, body) in enumerate(pages):
+        if i in keep:
+            yield url, body
+
+
+def stored_twice(shared: Path = SHARED) -> list[str]:
+    """URLs that `real_pages(distinct=True)` leaves out (second stored copies)."""
+    kept = {url for url, _ in real_pages(shared, distinct=True)}
+    return [url for url, _, _ in _stored_pages(shared) if url not in kept]
 
 
 def _write_shards(paths: list[Path], pages: Iterator[tuple[str, bytes]]) -> None:
@@ -59,12 +112,12 @@ def _write_shards(paths: list[Path], pages: Iterator[tuple[str, bytes]]) -> None
             h.close()
 
 
-def write_warc_shards(out_dir: Path, n_shards: int = 2) -> list[Path]:
+def write_warc_shards(out_dir: Path, n_shards: int = 2, *, distinct: bool = False) -> list[Path]:
     """Write the real pages as `n_shards` gzipped WARC files (response records); reuse when present."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / f"real-{i:02d}.warc.gz" for i in range(n_shards)]
     if not all(p.exists() for p in paths):
-        _write_shards(paths, real_pages())
+        _write_shards(paths, real_pages(distinct=distinct))
     return paths
 
 
@@ -89,15 +142,24 @@ def write_mirror_shards(out_dir: Path, replicas: int = 4, per_replica: int = 2) 
     return paths
 
 
-def audit_real_pages(out: Path, *, workers: int = 1, overrides: dict | None = None) -> Path:  # type: ignore[type-arg]
-    """Audit the real pages (one WARC shard set under `out/warc`) into `out/run`; returns the run."""
+def audit_real_pages(
+    out: Path,
+    *,
+    workers: int = 1,
+    overrides: dict | None = None,  # type: ignore[type-arg]
+    distinct: bool = False,
+) -> Path:
+    """Audit the real pages (one WARC shard set under `out/warc`) into `out/run`; returns the run.
+    `distinct=True`: one copy of each page the corpora store twice (`out/warc-distinct`,
+    `out/run-distinct`)."""
     from datetime import date
 
     from trustaudit.pipeline import AuditOptions, audit
     from trustaudit.policy import load_policy
 
-    shards = write_warc_shards(out / "warc", n_shards=2)
-    run = out / "run"
+    suffix = "-distinct" if distinct else ""
+    shards = write_warc_shards(out / f"warc{suffix}", n_shards=2, distinct=distinct)
+    run = out / f"run{suffix}"
     audit(
         AuditOptions(
             inputs=[str(p) for p in shards], out=run, workers=workers, now=date(2026, 11, 1)
@@ -181,8 +243,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("out", type=Path)
     ap.add_argument("--rescore", action="store_true", help="reuse out/run's ingest; signals again")
+    ap.add_argument(
+        "--distinct",
+        action="store_true",
+        help="one copy of each page the corpora store twice (same site and title): out/run-distinct",
+    )
     args = ap.parse_args(argv)
-    run = args.out / "run"
+    run = args.out / ("run-distinct" if args.distinct else "run")
     if args.rescore and (run / "pages.parquet").exists():
         from datetime import date
 
@@ -194,8 +261,11 @@ def main(argv: list[str] | None = None) -> int:
         compute_signals(rd, policy, now=date(2026, 11, 1))
         score_run(rd, policy)
     else:
-        run = audit_real_pages(args.out)
-    print(json.dumps(real_page_report(run), indent=1, ensure_ascii=False))
+        run = audit_real_pages(args.out, distinct=args.distinct)
+    report = real_page_report(run)
+    if args.distinct:
+        report["left_out_stored_twice"] = stored_twice()
+    print(json.dumps(report, indent=1, ensure_ascii=False))
     return 0
 
 

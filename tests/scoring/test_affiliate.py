@@ -131,6 +131,44 @@ def test_disclosure_in_the_text_of_the_affiliate_links_counts() -> None:
     assert plain["quarantine_affiliate"].item() is True
 
 
+@pytest.mark.parametrize(
+    "label", ["Amazon Affiliate", "Partnerlink", "Anzeige: Hotel", "Sponsored"]
+)
+def test_a_link_labelled_affiliate_discloses_itself(label: str) -> None:
+    """A sidebar widget of links titled "Amazon Affiliate" (a real podcast page) is disclosed."""
+    lk = links([f"https://amzn.to/{i}" for i in range(12)]).with_columns(anchor_text=pl.lit(label))
+    got = affiliate_signals(page(1000), flag_affiliate_links(lk, Policy()), Policy()).to_dicts()[0]
+    assert got["disclosure_in_links"] is True and got["quarantine_affiliate"] is False
+    # a word that merely contains a label is not one
+    lk = lk.with_columns(anchor_text=pl.lit("affiliated hospitals"))
+    got = affiliate_signals(page(1000), flag_affiliate_links(lk, Policy()), Policy()).to_dicts()[0]
+    assert got["disclosure_in_links"] is False and got["quarantine_affiliate"] is True
+
+
+def test_undisclosed_density_between_high_and_dense_is_graded() -> None:
+    """0 at 5 per 1k words, rising linearly to affiliate.graded_penalty at 10; disclosed pages,
+    pages under min_links and hard-rule pages get none of it."""
+    assert score_for(1000, 5)["adjust_affiliate"] == 0.0
+    six = score_for(1000, 6)
+    assert six["adjust_affiliate"] == pytest.approx(-0.016)
+    assert (
+        "AFFILIATE_DENSITY_PENALTY: 6.0 undisclosed affiliate links per 1k words (between 5.0 "
+        "and 10.0): -0.016"
+    ) in six["reasons_affiliate"]
+    assert score_for(1000, 9)["adjust_affiliate"] == pytest.approx(-0.064)
+    assert score_for(1000, 10)["adjust_affiliate"] == pytest.approx(-0.08)
+    assert score_for(1000, 11)["adjust_affiliate"] == 0.0  # the hard rule takes over
+    disclosed = score_for(1000, 9, text_extra=" We may earn a commission from these links.")
+    assert disclosed["adjust_affiliate"] == 0.0
+    assert score_for(1000, 9, sponsored=True)["adjust_affiliate"] == 0.0
+    off = Policy().with_overrides({"affiliate": {"graded_penalty": 0.0}})
+    nine = score_for(1000, 9, policy=off)
+    assert nine["adjust_affiliate"] == 0.0
+    assert not any(r.startswith("AFFILIATE_DENSITY_PENALTY") for r in nine["reasons_affiliate"])
+    steeper = Policy().with_overrides({"affiliate": {"graded_penalty": 0.2}})
+    assert score_for(1000, 9, policy=steeper)["adjust_affiliate"] == pytest.approx(-0.16)
+
+
 def test_disclosure_with_a_publisher_name() -> None:
     text = " Disclosure: ZDNet may earn a commission from some of the products featured here."
     assert score_for(1000, 12, text_extra=text)["quarantine_affiliate"] is False

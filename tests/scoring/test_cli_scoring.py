@@ -129,6 +129,15 @@ def _stitched(seed: str) -> str:
     return page_html(PAGES_URLS[seed], paragraphs=paras, title="Mixed news")
 
 
+def _digest(seed: str) -> str:
+    from scoring.corpus_fixtures import TOPICS
+
+    # a newsletter digest: unrelated items as plain paragraphs under a numbered-list title
+    t = [TOPICS[n] for n in ("coffee", "volcano", "tax", "football")]
+    paras = [t[j][i] for i in range(2, 4) for j in range(4)]
+    return page_html(PAGES_URLS[seed], paragraphs=paras, title="10 things you need to know today")
+
+
 def _disclosed_in_links(seed: str) -> str:
     # 14 affiliate links whose own text is the disclosure (a reader sees it; main text omits it)
     paras = []
@@ -138,6 +147,27 @@ def _disclosed_in_links(seed: str) -> str:
         b = f'<a href="https://amzn.to/x{i}">Site may receive a commission</a>'
         paras.append(f"{' '.join(sents[:2])} {a} {' '.join(sents[2:4])} {b} {sents[4]}")
     return page_html(PAGES_URLS[seed], paragraphs=paras, title="Deals")
+
+
+def _graded(seed: str) -> str:
+    # 5 undisclosed affiliate links in ~680 words: 5-10 per 1k words, under the hard rule
+    paras = []
+    for i in range(8):
+        sents = prose(f"{seed}-{i}", 5)
+        link = f' <a href="https://www.amazon.com/dp/B2{i}?tag=shop-20">see it</a>' if i < 5 else ""
+        paras.append(" ".join(sents) + link)
+    return page_html(PAGES_URLS[seed], paragraphs=paras, title="Kitchen notes")
+
+
+def _labelled(seed: str) -> str:
+    # 14 links in ~600 words whose own text says "Amazon Affiliate": disclosed, not a hard rule
+    paras = []
+    for i in range(7):
+        sents = prose(f"{seed}-{i}", 5)
+        a = f'<a href="https://www.amazon.de/?tag=pod-21&x={i}">Amazon Affiliate</a>'
+        b = f'<a href="https://amzn.to/y{i}">Amazon Affiliate</a>'
+        paras.append(f"{' '.join(sents[:2])} {a} {' '.join(sents[2:4])} {b} {sents[4]}")
+    return page_html(PAGES_URLS[seed], paragraphs=paras, title="Episode 82")
 
 
 _DE = [
@@ -174,6 +204,9 @@ PAGES_URLS = {
     "farm1": "https://quick-news-hub.net/a",
     "farm2": "https://daily-buzz-feed.info/b",
     "farm3": "https://trend-wire.xyz/c",
+    "digest": "https://morning-digest.net/ten-things",
+    "graded": "https://kitchen-notes.net/knives",
+    "labelled": "https://podcast-notes.net/episode-82",
     "wire1": "https://valley-herald.org/reuters-story",
     "wire2": "https://coast-times.org/reuters-story",
 }
@@ -206,6 +239,9 @@ PAGES: dict[str, tuple[str, object]] = {
         lambda n: _copy(n, shared="old-story", published="2019-03-01"),
     ),
     "late_copy": (PAGES_URLS["late_copy"], lambda n: _copy(n, shared="old-story")),
+    "digest": (PAGES_URLS["digest"], _digest),
+    "graded": (PAGES_URLS["graded"], _graded),
+    "labelled": (PAGES_URLS["labelled"], _labelled),
     **{f"farm{i}": (PAGES_URLS[f"farm{i}"], lambda n: _copy(n, shared="farm")) for i in (1, 2, 3)},
     **{
         f"wire{i}": (
@@ -316,11 +352,36 @@ def test_one_affiliate_link_does_not_quarantine(run: Run) -> None:
 
 def test_clickbait_slideshow_is_penalised_with_reasons(run: Run) -> None:
     row = run.row(run.scores, "slideshow")
-    for code in ("TEXT_THIN", "PAGINATED_PAGE", "HEADLINE_BAIT", "GENERIC_BYLINE"):
+    for code in (
+        "TEXT_THIN",
+        "PAGINATED_PAGE",
+        "HEADLINE_BAIT",
+        "GENERIC_BYLINE",
+        "CLICKBAIT_COMBINED",
+    ):
         assert code in row["reasons"], row["reasons"]
     assert row["adjust_quality"] <= -0.2
     assert row["trust_score"] < run.row(run.scores, "clean")["trust_score"]
     assert run.row(run.scores, "clean")["adjust_quality"] == 0.0
+
+
+def test_undisclosed_density_under_the_hard_rule_is_graded(run: Run) -> None:
+    sig = run.row(run.signals, "graded")
+    assert sig["affiliate_links"] == 5 and 5 < sig["affiliate_per_1k_words"] < 10
+    row = run.row(run.scores, "graded")
+    assert "AFFILIATE_DENSITY_PENALTY" in row["reasons"] and row["hard_quarantine"] is False
+    expected = 0.08 * (sig["affiliate_per_1k_words"] - 5) / 5
+    assert row["adjust_affiliate"] == pytest.approx(-expected, abs=1e-3)
+    assert run.row(run.scores, "clean")["adjust_affiliate"] == 0.0
+    shown = CliRunner().invoke(app, ["explain", str(run.out), PAGES_URLS["graded"]])
+    assert shown.exit_code == 0 and "AFFILIATE_DENSITY_PENALTY" in shown.output
+
+
+def test_links_labelled_affiliate_are_disclosed(run: Run) -> None:
+    sig = run.row(run.signals, "labelled")
+    assert sig["affiliate_links"] == 14 and sig["disclosure_in_links"] is True
+    row = run.row(run.scores, "labelled")
+    assert "AFFILIATE_DISCLOSED" in row["reasons"] and row["hard_quarantine"] is False
 
 
 def test_reputation_prior_in_scores_and_explain(run: Run) -> None:
@@ -367,6 +428,14 @@ def test_stitched_page_in_rotation_is_a_topic_mix(run: Run) -> None:
     assert "COHERENCE_TOPIC_MIX" in row["reasons"], row["reasons"]
     assert row["adjust_coherence"] < 0
     assert "COHERENCE_TOPIC_MIX" not in run.row(run.scores, "clean")["reasons"]
+
+
+def test_a_digest_under_a_numbered_list_title_pays_half_the_topic_mix(run: Run) -> None:
+    row = run.row(run.scores, "digest")
+    detail = next(r for r in row["reason_details"] if r.startswith("COHERENCE_TOPIC_MIX"))
+    assert "numbered-list title" in detail, detail
+    stitched = run.row(run.scores, "stitched")
+    assert stitched["adjust_coherence"] < row["adjust_coherence"] < 0
 
 
 def test_copy_of_a_rated_source_is_the_presumed_copy(run: Run) -> None:

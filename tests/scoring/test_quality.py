@@ -124,7 +124,42 @@ def test_thin_text_scales_and_the_sum_is_capped() -> None:
     )
     assert capped["adjust_quality"][0] == pytest.approx(-0.2)
     codes = [r.split(":")[0] for r in bait["reasons_quality"]]
-    assert codes == ["TEXT_THIN", "PAGINATED_PAGE", "HEADLINE_BAIT", "GENERIC_BYLINE"]
+    assert codes == [
+        "TEXT_THIN",
+        "PAGINATED_PAGE",
+        "HEADLINE_BAIT",
+        "GENERIC_BYLINE",
+        "CLICKBAIT_COMBINED",
+    ]
+
+
+def test_two_clickbait_signals_together_cost_more_than_their_sum() -> None:
+    """A "page N" URL and a bait title together: 0.12 + 0.12 + the combination's 0.05 (a 0.40
+    slideshow page of the tuning seed stayed medium on the sum alone); one of them alone does not
+    combine, and 0 disables the combination."""
+    both = one(
+        word_count=300,
+        url="https://celebs.example.com/gallery?page=21",
+        title="You won't believe these stars",
+    )
+    assert both["adjust_quality"] == pytest.approx(-0.29)
+    assert (
+        "CLICKBAIT_COMBINED: 2 of pagination, bait headline and generic byline together (+0.05)"
+        in (both["reasons_quality"])
+    )
+    alone = one(word_count=300, url="https://celebs.example.com/gallery?page=21")
+    assert alone["adjust_quality"] == pytest.approx(-0.12)
+    assert not any(r.startswith("CLICKBAIT_COMBINED") for r in alone["reasons_quality"])
+    off = quality_signals(
+        pages(
+            word_count=[300],
+            url=["https://celebs.example.com/gallery?page=21"],
+            title=["You won't believe these stars"],
+        ),
+        None,
+        Policy().with_overrides({"textual": {"clickbait_combo_penalty": 0.0}}),
+    )
+    assert off["adjust_quality"][0] == pytest.approx(-0.24)
 
 
 def test_ad_and_outbound_link_density() -> None:

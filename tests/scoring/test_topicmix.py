@@ -106,10 +106,87 @@ def test_coherence_penalises_a_topic_mix_once_with_reason() -> None:
     assert any(r.startswith("COHERENCE_TOPIC_MIX") for r in mix["reasons_coherence"])
     # one topic penalty: never more than the largest of split, interleave and mix
     c = P.coherence
-    assert mix["adjust_coherence"] >= -max(c.split_penalty, c.interleave_penalty, c.topic_penalty)
+    most = max(c.split_penalty, c.interleave_penalty, c.topic_penalty + c.topic_low_penalty)
+    assert mix["adjust_coherence"] >= -most
     assert mix["adjust_coherence"] <= -c.topic_penalty / 2
     for n in NAMES:
         assert not any(r.startswith("COHERENCE_TOPIC_MIX") for r in out[n]["reasons_coherence"])
+
+
+def test_a_low_share_split_needs_fewer_grouped_paragraphs() -> None:
+    """Four sources of three paragraphs each among six unrelated strays: two thirds of the
+    paragraphs are grouped (< topic_grouped_min 0.70) but the largest group holds a sixth (<=
+    topic_low_share), so
+    topic_low_grouped_min (0.50) applies and the page is a topic mix."""
+    rng = random.Random(5)
+    strays = [
+        " ".join("".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(7)) for _ in range(10))
+        for _ in range(6)
+    ]
+    body = [p for n in NAMES for p in TOPICS[n][:3]] + strays
+    rng.shuffle(body)
+    pages = pl.DataFrame(
+        [{"doc_id": n, "paragraphs": TOPICS[n]} for n in NAMES]
+        + [{"doc_id": "mix", "paragraphs": body}]
+    )
+    emb = HashingEmbedder(dim=256)
+    mix = {r["doc_id"]: r for r in coherence_signals(pages, P, emb).to_dicts()}["mix"]
+    assert 0.5 <= mix["coherence_topic_grouped"] < P.coherence.topic_grouped_min
+    assert mix["coherence_topic_share"] <= P.coherence.topic_low_share
+    assert any(r.startswith("COHERENCE_TOPIC_MIX") for r in mix["reasons_coherence"])
+    strict = Policy().with_overrides({"coherence": {"topic_low_grouped_min": 0.7}})
+    mix = {r["doc_id"]: r for r in coherence_signals(pages, strict, emb).to_dicts()}["mix"]
+    assert not any(r.startswith("COHERENCE_TOPIC_MIX") for r in mix["reasons_coherence"])
+
+
+def test_the_topic_mix_penalty_keeps_rising_below_the_low_share() -> None:
+    """Flat topic_penalty from topic_share_full down to topic_low_share, then + topic_low_penalty
+    linearly down to topic_low_full: a page split into four groups of a quarter each pays 0.35."""
+    pages = pl.DataFrame(
+        [{"doc_id": n, "paragraphs": TOPICS[n]} for n in NAMES]
+        + [
+            {
+                "doc_id": "mix",
+                "paragraphs": [p for i in range(3) for n in NAMES for p in [TOPICS[n][i]]],
+            }
+        ]
+    )
+    emb = HashingEmbedder(dim=256)
+    mix = {r["doc_id"]: r for r in coherence_signals(pages, P, emb).to_dicts()}["mix"]
+    assert mix["coherence_topic_share"] == pytest.approx(0.25)
+    assert mix["adjust_coherence"] == pytest.approx(-0.35)
+    assert "penalty 0.35" in next(
+        r for r in mix["reasons_coherence"] if r.startswith("COHERENCE_TOPIC_MIX")
+    )
+    flat = Policy().with_overrides({"coherence": {"topic_low_penalty": 0.0}})
+    mix = {r["doc_id"]: r for r in coherence_signals(pages, flat, emb).to_dicts()}["mix"]
+    assert mix["adjust_coherence"] == pytest.approx(-0.30)
+
+
+@pytest.mark.parametrize(
+    ("title", "factor"),
+    [
+        ("10 things in tech you need to know today, November 19", 0.5),
+        ("Top 7 Stories of the Week", 0.5),
+        ("15 Helpful Tips to Overcome Binge Eating", 0.5),
+        ("Council approves 10 new harbour berths", 1.0),
+        ("Harbour news", 1.0),
+    ],
+)
+def test_a_numbered_list_title_halves_the_topic_mix_penalty(title: str, factor: float) -> None:
+    """A digest of plain paragraphs under "10 things…" covers several topics by design; a stitched
+    page may borrow such a title, so the penalty is halved, not lifted."""
+    body = [p for i in range(3) for n in NAMES for p in [TOPICS[n][i]]]
+    pages = pl.DataFrame(
+        [{"doc_id": n, "paragraphs": TOPICS[n], "title": n} for n in NAMES]
+        + [{"doc_id": "mix", "paragraphs": body, "title": title}]
+    )
+    mix = {
+        r["doc_id"]: r for r in coherence_signals(pages, P, HashingEmbedder(dim=256)).to_dicts()
+    }["mix"]
+    assert mix["adjust_coherence"] == pytest.approx(-0.35 * factor)
+    reason = next(r for r in mix["reasons_coherence"] if r.startswith("COHERENCE_TOPIC_MIX"))
+    assert ("numbered-list title" in reason) is (factor < 1.0)
 
 
 def test_a_list_shaped_roundup_is_not_a_topic_mix() -> None:

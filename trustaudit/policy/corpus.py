@@ -126,6 +126,33 @@ class CoherencePolicy:
         "topic mix: the penalty needs a second linked group of 2+ paragraphs and this share of "
         "the paragraphs in groups of 2+ (stray single paragraphs are no second source)",
     )
+    # A page whose largest group holds 40% or less of its paragraphs, in 2+ groups, is split even
+    # when a third of its paragraphs are strays: stitched pages at shares 0.18 and 0.38 with
+    # 55-63% of paragraphs grouped kept 0.61-0.71 (tuning seed 1001). The five real pages of
+    # shared/corpora in that region are all list-shaped (exempt below).
+    topic_low_share: float = opt(
+        0.40,
+        "topic mix: at or below this largest-group share, topic_low_grouped_min replaces "
+        "topic_grouped_min",
+        le=1.0,
+    )
+    topic_low_grouped_min: float = opt(
+        0.50, "topic mix: the grouped share needed at or below topic_low_share", le=1.0
+    )
+    # Below topic_low_share the page is split into small groups; two stitched pages of the tuning
+    # seed at shares 0.26 and 0.38 kept 0.405-0.414 with the flat penalty. Of the 761 real pages
+    # one non-list page is that split (a businessinsider digest at 0.29, quarantined already).
+    topic_low_full: float = opt(
+        0.25,
+        "topic mix: below topic_low_share the penalty keeps rising, by topic_low_penalty at this "
+        "share and below",
+        le=1.0,
+    )
+    topic_low_penalty: float = opt(
+        0.05,
+        "topic mix: extra penalty at topic_low_full, linear from 0 at topic_low_share (0 disables)",
+        le=1.0,
+    )
     topic_penalty: float = opt(
         0.30,
         "topic mix: trust penalty at topic_share_full; the topic penalties (split, interleave, "
@@ -136,6 +163,16 @@ class CoherencePolicy:
         "topic mix: a page whose paragraphs (short ones included) are at least this share "
         "headings, list items or bylines is list-shaped - a roundup covers several topics by "
         "design - and gets no topic-mix penalty",
+    )
+    # A digest whose items are plain paragraphs ("10 things in tech you need to know today") has no
+    # list markup to exempt it and was quarantined as a topic mix (real pages of shared/corpora).
+    # A stitched page may borrow such a title from a donor, so the title halves the penalty rather
+    # than lifting it (tuning seed 1001: one stitched page with a "15 Helpful Tips" title, 0.16).
+    topic_list_title_factor: float = opt(
+        0.5,
+        "topic mix: the penalty is multiplied by this when the title announces a numbered list "
+        "('10 things…', 'Top 7…', '15 tips…'; 1 disables)",
+        le=1.0,
     )
     language_mix_min_share: float = opt(
         0.25,
@@ -181,9 +218,11 @@ class SyndicationPolicy:
     penalty_cap: float = opt(0.40, "maximum syndication penalty (per-domain part + copy_penalty)")
     # Content farms (issue #14): when every copy is undated and on a domain without evidence, the
     # fetch order named one copy the "source" and left it unpenalised; about half of such copies
-    # stayed out of quarantine.
+    # stayed out of quarantine. At 0.30 farm members with a coherent text kept 0.42-0.52 (tuning
+    # seed 1001: farm recall 0.60); 0.45 quarantines 0.77 of them, and no real page of
+    # shared/corpora is a farm member (761 pages: the same 11 quarantined at 0.30 and 0.45).
     farm_penalty: float = opt(
-        0.30,
+        0.45,
         "SYNDICATION_FARM: every member of a cluster whose copies are all undated and none is "
         "allowlisted, anchored or rated gets at least this syndication penalty (0 disables)",
     )

@@ -127,6 +127,17 @@ class AffiliatePolicy:
     )
     # Same-site redirect folders of link-cloaking plugins (ThirstyAffiliates /recommends/, Pretty
     # Links and Lasso /go/ or /refer/): the visible href hides the network.
+    # Undisclosed pages at 5-10 affiliate links per 1k words kept 0.42-0.45 (medium) on the tuning
+    # seed 1001 while a page at 10.1 was capped at 0.20: the step is graded. On the 761 real pages
+    # of shared/corpora the ramp reaches two pages that are not already quarantined (amazon book
+    # links at 6.7 and affiliate teasers at 6.2 per 1k words: -0.03 and -0.02, both stay medium).
+    graded_penalty: float = opt(
+        0.08,
+        "undisclosed pages with at least min_links affiliate links between high_per_1k and "
+        "dense_per_1k per 1k words lose up to this much trust, linear from 0 at high_per_1k "
+        "(AFFILIATE_DENSITY_PENALTY in adjust_affiliate; 0 disables)",
+        le=1.0,
+    )
     cloaked_paths: tuple[str, ...] = opt(
         ("go", "recommends", "recommend", "refer", "goto", "aff", "affiliate-link"),
         "first path segments of cloaked affiliate redirects (/go/<slug>); [] disables",
@@ -172,6 +183,15 @@ class TextualPolicy:
         450,
         "'page N of M' / 'next slide' in the text counts only on pages shorter than this (long "
         "news articles carry photo-gallery captions); a ?page=N URL counts always",
+    )
+    # Two of them together are stronger evidence than each alone: slideshow pages with both a
+    # "page N" URL and a bait title kept 0.40-0.42 (medium) on the tuning seed 1001. None of the
+    # 761 real pages of shared/corpora has two of the three.
+    clickbait_combo_penalty: float = opt(
+        0.05,
+        "extra penalty when two or more of PAGINATED_PAGE, HEADLINE_BAIT and GENERIC_BYLINE fire "
+        "(CLICKBAIT_COMBINED; inside quality_max_penalty; 0 disables)",
+        le=1.0,
     )
     # 0.25 left a 100-150-word slideshow page (affiliate 1.0: no links) at 0.40, just medium
     quality_max_penalty: float = opt(

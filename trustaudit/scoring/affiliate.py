@@ -50,6 +50,15 @@ def _param_regex(params: list[str]) -> str:
 LABEL_PHRASES = frozenset({"publicidade", "patrocinado", "publicidad", "anzeige", "werbung"})
 
 
+# A link whose own text names it ("Amazon Affiliate", "Partnerlink", "Werbung") discloses itself:
+# a podcast page's sidebar widget of wishlist links labelled "Amazon Affiliate" was quarantined as
+# undisclosed (real pages of shared/corpora, issue #14).
+LINK_LABEL_REGEX = (
+    r"(?i)(?:^|\W)(?:affiliate|affiliato|affilié|afiliado|partnerlink|werbelink|werbung|anzeige"
+    r"|sponsored|sponsorisé|patrocinado|publicidad|publicidade)(?:\W|$)"
+)
+
+
 def _phrase_pattern(phrase: str) -> str:
     """Words joined by any run of spaces or hyphens ("affiliate links" = "Affiliate-Links"),
     with an optional plural s."""
@@ -142,7 +151,11 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
             affiliate_links=pl.col("is_affiliate").sum(),
             sponsored_affiliate_links=(pl.col("is_affiliate") & pl.col("is_sponsored")).sum(),
             disclosure_in_links=(
-                pl.col("is_affiliate") & anchor.str.contains(disclosure_regex(policy, labels=False))
+                pl.col("is_affiliate")
+                & (
+                    anchor.str.contains(disclosure_regex(policy, labels=False))
+                    | anchor.str.contains(LINK_LABEL_REGEX)
+                )
             ).any(),
         )
     )
@@ -191,7 +204,25 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
         .otherwise(pl.col("affiliate_per_1k_words"))
     )
     dense_undisclosed = ~short & enough & (dens > a.dense_per_1k) & ~disc
+    # between high_per_1k and dense_per_1k an undisclosed page loses trust gradually: the hard rule
+    # at dense_per_1k is no longer a step from a medium page to a capped one
+    graded = (
+        ~short
+        & enough
+        & ~disc
+        & ~dense_undisclosed
+        & (dens > a.high_per_1k)
+        & pl.lit(a.graded_penalty > 0)
+    )
+    ramp_span = max(a.dense_per_1k - a.high_per_1k, 1e-9)
+    graded_pen = (
+        pl.when(graded)
+        .then(a.graded_penalty * ((dens - a.high_per_1k) / ramp_span).clip(0.0, 1.0))
+        .otherwise(0.0)
+        .round(3)
+    )
     out = out.with_columns(
+        adjust_affiliate=-graded_pen,
         affiliate_score=pl.when(short)
         .then(0.5)
         .when(pl.col("affiliate_links") == 0)
@@ -223,6 +254,16 @@ def affiliate_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) 
                 ),
                 pl.when(has & enough & ~dense_undisclosed & (dens > a.high_per_1k)).then(
                     pl.format("AFFILIATE_HIGH_DENSITY: {} affiliate links per 1k words", d)
+                ),
+                pl.when(graded_pen > 0).then(
+                    pl.format(
+                        "AFFILIATE_DENSITY_PENALTY: {} undisclosed affiliate links per 1k words "
+                        "(between {} and {}): -{}",
+                        d,
+                        pl.lit(a.high_per_1k),
+                        pl.lit(a.dense_per_1k),
+                        graded_pen,
+                    )
                 ),
                 pl.when(has & ~disc & ~dense_undisclosed).then(
                     pl.format(

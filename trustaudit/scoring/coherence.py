@@ -260,6 +260,23 @@ def list_shape(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     return rows.group_by("doc_id").agg(coherence_structure_share=short.cast(pl.Float64).mean())
 
 
+# A title that announces a numbered list: "10 things in tech…", "Top 7…", "15 Helpful Tips…".
+LIST_TITLE = (
+    r"(?i)^\W*(?:the\s+)?(?:top\s+)?\d{1,2}\s+(?:\w+\s+){0,2}?(?:things|reasons|ways|tips|facts"
+    r"|stories|takeaways|questions|lessons|headlines|charts|photos|pictures|moments|books|apps"
+    r"|games|deals|products|gifts|ideas|mistakes|signs|places|people|songs|movies|shows|items"
+    r"|picks|cosas|razones|consejos|coisas|dicas|razões|dinge|gründe|tipps|choses|raisons"
+    r"|conseils|cose|motivi|consigli)\b"
+)
+
+
+def list_title(pages: pl.DataFrame) -> pl.DataFrame:
+    """doc_id -> _list_title: the page's title announces a numbered list (a digest or listicle
+    covers several topics by design, whatever its markup)."""
+    title = pl.col("title").cast(pl.String) if "title" in pages.columns else pl.lit(None, pl.String)
+    return pages.select("doc_id", _list_title=title.fill_null("").str.contains(LIST_TITLE))
+
+
 # Per-paragraph language: words one language uses and its neighbours do not (no "que"/"para"
 # shared by pt and es, no "de" shared by fr/es/pt), so Portuguese and Spanish paragraphs of one
 # page are not read as a mix.
@@ -500,15 +517,27 @@ def _topic_adjustment(out: pl.DataFrame, policy: Policy, unsupported: pl.Expr) -
         (pl.col("topic_paragraphs").fill_null(0) >= c.topic_min_paragraphs)
         & ~unsupported.fill_null(False)
         & (pl.col("topic_groups").fill_null(0) >= 2)
-        & (pl.col("topic_grouped_share").fill_null(0.0) >= c.topic_grouped_min)
+        & (
+            pl.col("topic_grouped_share").fill_null(0.0)
+            >= pl.when(share <= c.topic_low_share)
+            .then(pl.lit(c.topic_low_grouped_min))
+            .otherwise(pl.lit(c.topic_grouped_min))
+        )
         & (pl.col("coherence_structure_share").fill_null(0.0) < c.topic_list_share)
     )
     mix_span = max(c.topic_share_start - c.topic_share_full, 1e-9)
+    low_span = max(c.topic_low_share - c.topic_low_full, 1e-9)
     mix_pen = (
         pl.when(mixable)
-        .then(c.topic_penalty * ((c.topic_share_start - share) / mix_span).clip(0.0, 1.0))
+        .then(
+            c.topic_penalty * ((c.topic_share_start - share) / mix_span).clip(0.0, 1.0)
+            # split into small groups: the penalty keeps rising below topic_low_share
+            + c.topic_low_penalty * ((c.topic_low_share - share) / low_span).clip(0.0, 1.0)
+        )
         .fill_null(0.0)
     )
+    listed = pl.col("_list_title").fill_null(False) & pl.lit(c.topic_list_title_factor < 1.0)
+    mix_pen = pl.when(listed).then(mix_pen * c.topic_list_title_factor).otherwise(mix_pen)
     split_pen = pl.when(shifted).then(pl.lit(c.split_penalty)).otherwise(0.0).fill_null(0.0)
     lang_mix = pl.col("coherence_language_mix").fill_null(0.0)
     lang_flag = lang_mix >= c.language_mix_min_share
@@ -535,11 +564,14 @@ def _topic_adjustment(out: pl.DataFrame, policy: Policy, unsupported: pl.Expr) -
             pl.when(mix_pen > 0).then(
                 pl.format(
                     "COHERENCE_TOPIC_MIX: the largest group of paragraphs sharing vocabulary holds "
-                    "{}% of {} paragraphs ({} groups; penalty {})",
+                    "{}% of {} paragraphs ({} groups; penalty {}{})",
                     (share * 100).round(0).cast(pl.Int64),
                     pl.col("topic_paragraphs"),
                     pl.col("topic_groups"),
                     mix_pen.round(2),
+                    pl.when(listed)
+                    .then(pl.lit(f", x{c.topic_list_title_factor} for a numbered-list title"))
+                    .otherwise(pl.lit("")),
                 )
             ),
             pl.when(lang_flag).then(
@@ -592,6 +624,7 @@ def coherence_signals(
         lexical_groups(prose, min_cosine=c.topic_min_cosine, stem=c.topic_stem_chars)
         .join(paragraph_languages(prose), on="doc_id", how="full", coalesce=True)
         .join(list_shape(pages, policy), on="doc_id", how="full", coalesce=True)
+        .join(list_title(pages), on="doc_id", how="full", coalesce=True)
     )
     per_doc, centred_langs = _vector_statistics(paras, langs, policy, embedder)
     out = (

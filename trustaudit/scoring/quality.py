@@ -191,8 +191,15 @@ def quality_signals(
         .then(pl.lit(t.thin_penalty / 2))
         .otherwise(0.0)
     )
+    bait_signals = pl.sum_horizontal(
+        pl.col("quality_paginated").cast(pl.Int32),
+        pl.col("quality_headline_bait").cast(pl.Int32),
+        pl.col("quality_generic_byline").cast(pl.Int32),
+    )
+    combined = (bait_signals >= 2) & pl.lit(t.clickbait_combo_penalty > 0)
     penalty = (
         thin_pen
+        + combined.cast(pl.Float64) * t.clickbait_combo_penalty
         + pl.col("quality_paginated").cast(pl.Float64) * t.pagination_penalty
         + pl.col("quality_headline_bait").cast(pl.Float64) * t.bait_penalty
         + pl.col("quality_generic_byline").cast(pl.Float64) * t.byline_penalty
@@ -220,6 +227,14 @@ def quality_signals(
                 ),
                 pl.when(pl.col("quality_generic_byline")).then(
                     pl.lit("GENERIC_BYLINE: the author is a role, not a person")
+                ),
+                pl.when(combined).then(
+                    pl.format(
+                        "CLICKBAIT_COMBINED: {} of pagination, bait headline and generic byline "
+                        "together (+{})",
+                        bait_signals,
+                        pl.lit(t.clickbait_combo_penalty),
+                    )
                 ),
                 pl.when(ad_heavy).then(
                     pl.format(
