@@ -49,8 +49,18 @@ def err_console() -> Console:
     return Console(stderr=True, highlight=False, width=output_width(sys.stderr))
 
 
+class _StdoutConsole(Console):
+    """rich's own broken-pipe handler exits 1; hand the closed pipe to `guarded` instead, which
+    exits 0 with nothing on stderr (`trustaudit explain RUN URL | head -1`)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def out_console() -> Console:
-    return Console(highlight=False, soft_wrap=True, width=output_width(sys.stdout))
+    """Console on stdout for tables; a reader that goes away ends the command quietly."""
+    return _StdoutConsole(highlight=False, soft_wrap=True, width=output_width(sys.stdout))
 
 
 def quiet_libraries() -> None:

@@ -1,0 +1,54 @@
+"""What a new user of issue #17 tried, checked again on the merged code: a report that shows an eval
+folder kept outside the run, every command quiet when its reader goes away, the API from a script."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.report.test_html_trust_layer import _queries, trust_layer_run
+
+REPO = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+def test_report_eval_shows_an_eval_folder_outside_the_run(tmp_path: Path, runner, app) -> None:  # type: ignore[no-untyped-def]
+    run = trust_layer_run(tmp_path / "run")
+    out = tmp_path / "evals" / "nightly"
+    q = _queries(run, tmp_path / "q.jsonl")
+    runner.invoke(app, ["eval", str(q), "--run", str(run.root), "--out", str(out)])
+    assert (out / "eval.json").is_file()
+    res = runner.invoke(app, ["report", str(run.root)])
+    assert res.exit_code == 0, res.output
+    assert 'id="planted-eval"' not in run.report("report.html").read_text(encoding="utf-8")
+    res = runner.invoke(app, ["report", str(run.root), "--eval", str(out)])
+    assert res.exit_code == 0, res.output
+    html = run.report("report.html").read_text(encoding="utf-8")
+    section = html.split('id="planted-eval"')[1].split("<h2")[0]
+    assert "2 queries, 4 results" in section and "not this run" not in section
+
+
+def test_report_eval_without_an_eval_exits_2(tmp_path: Path, runner, app) -> None:  # type: ignore[no-untyped-def]
+    run = trust_layer_run(tmp_path / "run")
+    res = runner.invoke(app, ["report", str(run.root), "--eval", str(tmp_path / "nowhere")])
+    assert res.exit_code == 2
+    assert "no eval.json" in res.output
+
+
+def test_explain_into_a_closed_pipe_exits_0_quietly(tmp_path: Path) -> None:
+    """explain prints rich tables: rich's own broken-pipe handler exits 1 unless the CLI takes over."""
+    run = trust_layer_run(tmp_path / "run")
+    url = run.read("scores")["url"][0]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trustaudit", "explain", str(run.root), url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=ENV,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # `| head -1` that has already gone: every write is EPIPE
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0, err
+    assert err == b""
