@@ -52,3 +52,27 @@ def test_explain_into_a_closed_pipe_exits_0_quietly(tmp_path: Path) -> None:
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 0, err
     assert err == b""
+
+
+def test_report_panel_shows_the_score_before_the_hard_rule_cap(tmp_path: Path, runner, app) -> None:  # type: ignore[no-untyped-def]
+    """weighted sum + adjustments must reach the trust score shown, or name the cap in between."""
+    import polars as pl
+
+    from tests.report.test_html import _data
+    from trustaudit.io.atomic import write_parquet
+
+    run = trust_layer_run(tmp_path / "run")
+    scores = run.read("scores")
+    capped = scores.filter(pl.col("hard_quarantine"))["doc_id"][0]
+    scores = scores.with_columns(
+        reference_score=pl.when(pl.col("doc_id") == capped)
+        .then(0.55)
+        .otherwise(pl.col("trust_score"))
+    )
+    write_parquet(run.scores, scores)
+    res = runner.invoke(app, ["report", str(run.root)])
+    assert res.exit_code == 0, res.output
+    html = run.report("report.html").read_text(encoding="utf-8")
+    detail = {d["id"]: d for d in _data(html, "data-pages")["detail"]}
+    assert detail[capped]["ref"] == 0.55 and detail[capped]["score"] < 0.55
+    assert "before the hard-rule cap" in html
