@@ -76,3 +76,79 @@ def test_report_panel_shows_the_score_before_the_hard_rule_cap(tmp_path: Path, r
     detail = {d["id"]: d for d in _data(html, "data-pages")["detail"]}
     assert detail[capped]["ref"] == 0.55 and detail[capped]["score"] < 0.55
     assert "before the hard-rule cap" in html
+
+
+README_API = """
+import polars as pl
+import trustaudit as ta
+
+summary = ta.audit([{pages!r}], "runs/nb", blocklist=[{block!r}])
+run = ta.read_run("runs/nb")
+print(run.scores.filter(pl.col("band") == "quarantine").height, summary["pages"])
+"""
+
+
+def test_api_snippet_runs_as_a_plain_script(tmp_path: Path, html_folder: Path) -> None:
+    """The README's API lines pasted into script.py, no `__main__` guard: worker processes
+    re-import the script, so the API must not start them from its top level."""
+    block = tmp_path / "block.txt"
+    block.write_text("alpha.example.com\n", encoding="utf-8")
+    script = tmp_path / "script.py"
+    script.write_text(README_API.format(pages=str(html_folder), block=str(block)), encoding="utf-8")
+    res = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    quarantined, pages = res.stdout.split()
+    assert int(quarantined) >= 1 and int(pages) >= 3
+    assert "top level of a script" in res.stderr  # says why it ran on one process
+
+
+def test_api_refuses_explicit_workers_at_script_top_level(
+    tmp_path: Path, html_folder: Path
+) -> None:
+    script = tmp_path / "script.py"
+    script.write_text(
+        f"import trustaudit as ta\nta.audit([{str(html_folder)!r}], 'runs/x', workers=2)\n",
+        encoding="utf-8",
+    )
+    res = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert res.returncode == 1
+    assert "UsageError" in res.stderr and "__main__" in res.stderr
+    assert not (tmp_path / "runs" / "x" / "manifest.json").exists()
+
+
+def test_api_under_a_main_guard_keeps_its_workers(tmp_path: Path, html_folder: Path) -> None:
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import trustaudit as ta\n\n\ndef main():\n"
+        f"    ta.audit([{str(html_folder)!r}], 'runs/x', workers=2)\n\n\n"
+        'if __name__ == "__main__":\n    main()\n',
+        encoding="utf-8",
+    )
+    res = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "top level" not in res.stderr
+    assert (tmp_path / "runs" / "x" / "manifest.json").is_file()
