@@ -152,3 +152,39 @@ def test_api_under_a_main_guard_keeps_its_workers(tmp_path: Path, html_folder: P
     assert res.returncode == 0, res.stderr[-2000:]
     assert "top level" not in res.stderr
     assert (tmp_path / "runs" / "x" / "manifest.json").is_file()
+
+
+def _closed_stdout_run(args: list[str]) -> tuple[int, bytes]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trustaudit", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=ENV,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read()
+    return proc.wait(timeout=120), err
+
+
+def test_a_failed_gate_into_a_closed_pipe_still_exits_1(tmp_path: Path, runner, app) -> None:  # type: ignore[no-untyped-def]
+    """`trustaudit gate RUN | head -1` in CI: the reader leaving must not let the batch in."""
+    from tests.gate import runfactory as rf
+
+    pages = [rf.page(f"https://a{i}.example/", 0.2, blocklisted=True) for i in range(3)]
+    run = rf.make_run(tmp_path / "run", pages)
+    assert runner.invoke(app, ["gate", str(run)]).exit_code == 1
+    code, err = _closed_stdout_run(["gate", str(run)])
+    assert (code, err) == (1, b"")
+
+
+def test_a_diff_condition_into_a_closed_pipe_still_exits_1(tmp_path: Path) -> None:
+    from tests.gate import runfactory as rf
+
+    url = "https://a.example/page"
+    old = rf.make_run(tmp_path / "old", [rf.page(url, 0.9)])
+    new = rf.make_run(tmp_path / "new", [rf.page(url, 0.2)])
+    code, err = _closed_stdout_run(["diff", str(old), str(new), "--fail-on", "new-quarantine"])
+    assert (code, err) == (1, b"")
+    code, err = _closed_stdout_run(["diff", str(old), str(new)])
+    assert (code, err) == (0, b"")
