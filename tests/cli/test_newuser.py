@@ -188,3 +188,20 @@ def test_a_diff_condition_into_a_closed_pipe_still_exits_1(tmp_path: Path) -> No
     assert (code, err) == (1, b"")
     code, err = _closed_stdout_run(["diff", str(old), str(new)])
     assert (code, err) == (0, b"")
+
+
+def test_tab_completion_offers_only_the_supported_api() -> None:
+    code = (
+        "import json, trustaudit as ta\n"
+        "ta.audit; import trustaudit.pipeline\n"  # loaded names and subpackages stay hidden
+        "print(json.dumps([n for n in dir(ta) if not n.startswith('_')]))"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code], env=ENV, capture_output=True, text=True, check=True
+    )
+    import json
+
+    import trustaudit
+
+    public = json.loads(res.stdout)
+    assert public == sorted(n for n in trustaudit.__all__ if not n.startswith("_"))
