@@ -22,17 +22,11 @@ from trustaudit.cli.reference import (
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
-# Pages other helpers of issue 17 are writing; index.md links them before they land.
+# Pages other helpers are writing; index.md links them before they land.
 PENDING = {
-    "runs.md",
-    "limits.md",
-    "crawl-robots.md",
-    "signals.md",
-    "injection.md",
     "injection-intent.md",
-    "behaviour.md",
-    "judge.md",
-    "eval.md",
+    "engines.md",
+    "corpus-at-scale.md",
 }
 COMMANDS = (
     "audit",

@@ -66,4 +66,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    """What a notebook's completion offers on `ta.`: the supported API, not the module's imports
+    (`Any`, `import_module`) nor the subpackages loaded so far."""
+    return sorted(__all__)

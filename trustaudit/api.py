@@ -64,6 +64,65 @@ def _date(value: date | str | None) -> date | None:
 
 
 # ------------------------------------------------------------------ the whole job
+def _called_at_script_top_level() -> bool:
+    """True when `python script.py` is running this call from the script's unguarded top level.
+
+    Extraction workers start through multiprocessing's forkserver, which re-imports that script
+    in every worker: an unguarded top-level `audit(...)` would run again there (and find its own
+    run locked). A notebook, `python -c`, or a call under `if __name__ == "__main__":` is safe.
+    """
+    import ast
+    import inspect
+    import sys
+
+    main = sys.modules.get("__main__")
+    main_file = getattr(main, "__file__", None)
+    if not main_file or not str(main_file).endswith(".py"):
+        return False
+    frame = inspect.currentframe()
+    while frame is not None and not (
+        frame.f_code.co_name == "<module>" and frame.f_globals is vars(main)
+    ):
+        frame = frame.f_back
+    if frame is None:
+        return False
+    line = frame.f_lineno
+    try:
+        tree = ast.parse(Path(main_file).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return False
+    for node in tree.body:
+        if (
+            isinstance(node, ast.If)
+            and "__main__" in ast.unparse(node.test)
+            and node.lineno <= line <= (node.end_lineno or node.lineno)
+        ):
+            return False
+    return True
+
+
+def _workers(workers: int) -> int:
+    """`workers=0`: one process per core, or this process alone when worker processes would
+    re-run the calling script; an explicit `workers > 1` there is refused with the fix."""
+    if workers == 1 or not _called_at_script_top_level():
+        return workers if workers > 0 else (os.cpu_count() or 1)
+    if workers > 1:
+        raise UsageError(
+            f"audit(workers={workers}) at the top level of a script: every worker process would "
+            'run the script again; put the call under `if __name__ == "__main__":`',
+            hint='put the call under `if __name__ == "__main__":`, or pass workers=1',
+        )
+    import warnings
+
+    warnings.warn(
+        "trustaudit.audit() called at the top level of a script: extracting in this process; "
+        'put it under `if __name__ == "__main__":` for one worker per core',
+        RuntimeWarning,
+        stacklevel=3,
+    )
+    return 1
+
+
 def _list_overrides(
     allowlist: Sequence[PathLike] | None,
     blocklist: Sequence[PathLike] | None,
@@ -108,7 +167,9 @@ def audit(
 
     `options` are the pipeline's other audit options (`fresh`, `now`, `labels`, `cache`, `since`, and
     any it gains), named as on the command line; an unknown one is a TypeError, never ignored.
-    `workers=0` means one extraction process per core. Bad inputs raise `TrustAuditError`.
+    `workers=0` means one extraction process per core (one process in all when called from the
+    top level of a script, which worker processes would re-run). Bad inputs raise
+    `TrustAuditError`.
     """
     from trustaudit.pipeline import AuditOptions
     from trustaudit.pipeline import audit as _audit
@@ -138,7 +199,7 @@ def audit(
     opts = AuditOptions(
         inputs=[os.fspath(p) for p in paths],
         out=Path(out),
-        workers=workers if workers > 0 else (os.cpu_count() or 1),
+        workers=_workers(workers),
         **options,
     )
     return _audit(opts, pol, progress=progress)

@@ -49,8 +49,18 @@ def err_console() -> Console:
     return Console(stderr=True, highlight=False, width=output_width(sys.stderr))
 
 
+class _StdoutConsole(Console):
+    """rich's own broken-pipe handler exits 1; hand the closed pipe to `guarded` instead, which
+    exits 0 with nothing on stderr (`trustaudit explain RUN URL | head -1`)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def out_console() -> Console:
-    return Console(highlight=False, soft_wrap=True, width=output_width(sys.stdout))
+    """Console on stdout for tables; a reader that goes away ends the command quietly."""
+    return _StdoutConsole(highlight=False, soft_wrap=True, width=output_width(sys.stdout))
 
 
 def quiet_libraries() -> None:
@@ -90,17 +100,28 @@ def fail(message: str, hint: str = "") -> None:
         print(f"hint: {strip_invisible(hint)}", file=sys.stderr)
 
 
+_closed_pipe_exit = int(ExitCode.OK)
+
+
+def exit_code_if_stdout_closes(code: int) -> None:
+    """A verdict command (gate, diff) calls this once its verdict is known, before printing: a
+    reader that goes away (`trustaudit gate RUN | head -1`) must not turn a failed gate into 0."""
+    global _closed_pipe_exit
+    _closed_pipe_exit = int(code)
+
+
 def guarded(func: F) -> F:
     """Map exceptions to one stderr line and a named exit code; never a traceback unless debugging."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        exit_code_if_stdout_closes(ExitCode.OK)
         try:
             result = func(*args, **kwargs)
             sys.stdout.flush()  # a closed pipe shows here, inside the guard, not at exit
             return result
         except BrokenPipeError:
-            raise closed_stdout() from None
+            raise closed_stdout(_closed_pipe_exit) from None
         except (typer.Exit, typer.Abort, SystemExit):
             raise
         except TrustAuditError as exc:
@@ -163,17 +184,17 @@ def check_accounting(summary: dict[str, Any]) -> None:
     raise typer.Exit(int(ExitCode.USAGE))
 
 
-def closed_stdout() -> typer.Exit:
+def closed_stdout(code: int = ExitCode.OK) -> typer.Exit:
     """The reader went away (`trustaudit policy show | head -1`): what it read is what it wanted,
-    so exit 0 with nothing on stderr, and point stdout at /dev/null so the interpreter's final
-    flush does not raise again."""
+    so exit 0 (or the verdict a gate already reached) with nothing on stderr, and point stdout at
+    /dev/null so the interpreter's final flush does not raise again."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
     except (OSError, ValueError):
         pass
-    return typer.Exit(int(ExitCode.OK))
+    return typer.Exit(int(code))
 
 
 def _internal(exc: BaseException) -> BaseException:

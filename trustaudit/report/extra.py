@@ -44,11 +44,14 @@ def write_extra_reports(
     labels: Path | None = None,
     target_recall: float | None = None,
     target_precision: float | None = None,
+    eval_dir: str | Path | None = None,
 ) -> dict[str, Any]:
     """allowlist/blocklist.suggested.txt (+ evidence columns in domains.csv), calibration
     (threshold_curve.csv/.png, pr_curve.png, calibration.json/.md, recommended_policy.toml) and
-    report.html. Without `labels`, a labels file remembered from an earlier calibration is reused,
-    else the allow/blocklists serve as weak labels. Returns calibration.json's content."""
+    report.html. Without `labels`, the labels the run owns (`audit --labels`) are used, else the
+    allow/blocklists serve as weak labels. `eval_dir` is a `trustaudit eval` folder for the
+    report's planted-source section (default: RUN/eval when it holds one). Returns
+    calibration.json's content."""
     from trustaudit.report.calibrate import calibrate_run, remembered_labels
     from trustaudit.report.html import write_html_report
     from trustaudit.report.suggest import write_suggestions
@@ -71,5 +74,5 @@ def write_extra_reports(
         target_recall=targets.get("target_recall"),
         target_precision=targets.get("target_precision"),
     )
-    write_html_report(run, policy, manifest, evidence=evidence, labels=labels)
+    write_html_report(run, policy, manifest, evidence=evidence, labels=labels, eval_dir=eval_dir)
     return calibration

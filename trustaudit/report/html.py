@@ -156,6 +156,9 @@ JS = """
     });
     row(["weighted sum", "", "", num(det.base)]);
     det.a.forEach(function (a) { row([a[0], "", "", (a[1] > 0 ? "+" : "") + num(a[1], 4)]); });
+    if (det.ref !== null && det.ref !== undefined && det.ref !== det.score) {
+      row(["reference score (before the hard-rule cap)", "", "", num(det.ref)]);
+    }
     row(["trust score", num(det.score), "", det.band + (det.hard ? " (hard rule)" : "")]);
     left.appendChild(t);
     if (det.t && det.t.length) {
@@ -607,6 +610,8 @@ def _detail(
         "t": _trust_layer(r),
         "base": r.get("trust_score_base"),
         "score": r.get("trust_score"),
+        # a hard rule caps the score: without the number before the cap the rows do not add up
+        "ref": r.get("reference_score"),
         "band": r.get("band"),
         "hard": bool(r.get("hard_quarantine")),
         "r": [{**x, "label": label_for(x["code"])} for x in reasons],

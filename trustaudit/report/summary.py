@@ -202,15 +202,17 @@ def write_reports(
     *,
     labels: Path | None = None,
     progress: Progress | None = None,
+    eval_dir: Path | None = None,
 ) -> dict[str, Any]:
-    """Every report of a run: tables, calibration, suggestions, report.html, then summary.json."""
+    """Every report of a run: tables, calibration, suggestions, report.html (with the eval of
+    `eval_dir`, default RUN/eval), then summary.json."""
     progress = progress or NullProgress()
     progress.start("report")
     run.reports.mkdir(parents=True, exist_ok=True)
     if run.scores.exists():
         write_quarantine(run)
         write_domains_csv(run)
-        write_extra_reports(run, policy, manifest, labels=labels)
+        write_extra_reports(run, policy, manifest, labels=labels, eval_dir=eval_dir)
     summary = build_summary(run, policy, manifest)
     write_json(run.report("summary.json"), summary)
     progress.done("report")

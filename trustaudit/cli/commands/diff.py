@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from trustaudit.cli._common import guarded, out_console
+from trustaudit.cli._common import exit_code_if_stdout_closes, guarded, out_console
 from trustaudit.diff import (
     FAIL_ON_DEFAULTS,
     check_fail_on,
@@ -144,6 +144,7 @@ def diff_cmd(
             md, js = write_diff(diff, target)
     else:
         md, js = write_diff(diff, target)
+    exit_code_if_stdout_closes(ExitCode.GATE_FAILED if verdict["held"] else ExitCode.OK)
     if as_json:
         typer.echo(json_text(diff))
     elif quiet:

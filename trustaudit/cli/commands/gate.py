@@ -9,7 +9,13 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from trustaudit.cli._common import err_console, guarded, out_console, quiet_libraries
+from trustaudit.cli._common import (
+    err_console,
+    exit_code_if_stdout_closes,
+    guarded,
+    out_console,
+    quiet_libraries,
+)
 from trustaudit.errors import UsageError
 from trustaudit.gate import (
     GateResult,
@@ -237,6 +243,7 @@ def gate_cmd(
     if junit is not None:
         write_junit(result, junit)
 
+    exit_code_if_stdout_closes(int(result.exit_code))
     if in_github_actions(os.environ):
         lines = github_annotations(result)
         for line in lines:

@@ -37,6 +37,14 @@ def report_cmd(
             "(default: the policy recorded in the run).",
         ),
     ] = None,
+    eval_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--eval",
+            help="Folder written by `trustaudit eval --out` to show in report.html's planted-source "
+            "section (default: RUN/eval when it holds one).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print summary.json to stdout.")] = False,
 ) -> None:
     """Re-render summary.json, quarantine.csv/.md, domains.csv, list suggestions, calibration
@@ -49,13 +57,22 @@ def report_cmd(
 
     if labels is not None and not labels.is_file():
         raise UsageError(f"labels file not found: {labels}")
+    if eval_dir is not None and not (eval_dir / "eval.json").is_file():
+        raise UsageError(
+            f"--eval {eval_dir}: no eval.json there",
+            hint="trustaudit eval QUERIES --run RUN --out DIR writes one",
+        )
     staged = StagedRun.pull(run_dir, must_exist=True)  # a URI run: a local copy, pushed back
     run = RunDir.at(staged.local)
     run.require("manifest.json", "scores.parquet")
     pol = run_policy(run, policy)
     with run.locked():
         summary = write_reports(
-            run, pol, run.read_manifest(), labels=labels or recorded_labels(run)
+            run,
+            pol,
+            run.read_manifest(),
+            labels=labels or recorded_labels(run),
+            eval_dir=eval_dir,
         )
     summary = staged.publish(summary)
     if as_json:
