@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from trustaudit.injection.context import SecurityPage, quoted_context
+from trustaudit.injection.context import SecurityPage, form_ui_instruction, quoted_context
 from trustaudit.injection.detect import Hit, detect_text
 from trustaudit.injection.html_scan import PRIORS, Segment, collect_segments
 from trustaudit.injection.normalize import (
@@ -231,6 +231,8 @@ def _detect_segments(
             later.append((h, k, rel))
             continue
         seg = segs[e.seg]
+        if seg.technique == "form_ui" and not form_ui_instruction(h.rule):
+            continue  # a honeypot or form template addresses bots by design
         plain.setdefault(e.seg, []).append((rel, rel_end, h.score))
         out.append(
             _finding(
@@ -266,6 +268,8 @@ def _detect_segments(
             out[-1]["_span"] = (lo, hi)
             continue
         seg = segs[e.seg]
+        if seg.technique == "form_ui" and not form_ui_instruction(h.rule):
+            continue
         text = texts[e.seg]
         obf = f"{seg.obfuscation}+{v.obfuscation}" if seg.obfuscation else v.obfuscation
         out.append(
