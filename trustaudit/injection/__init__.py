@@ -438,7 +438,8 @@ def _semantic_findings(asks: list[_Ask], policy: InjectionPolicy) -> list[dict[s
     out = []
     for a, p in zip(asks, probs, strict=True):
         h = a.hit
-        score = combine(h.score, p, policy.semantic_weight, clf.threshold)
+        thr = clf.threshold_visible if a.technique == "visible" else clf.threshold
+        score = combine(h.score, p, policy.semantic_weight, thr)
         if score < policy.min_score or score <= h.score:
             continue
         rule = f"{h.rule}+semantic" if h.rule else "semantic"

@@ -96,11 +96,14 @@ def embed(texts: Sequence[str]) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class Classifier:
-    """Logistic regression on passage embeddings: P(instruction aimed at an AI) and its threshold."""
+    """Logistic regression on passage embeddings: P(instruction aimed at an AI) and its thresholds
+    (`threshold` for hidden passages; `threshold_visible`, higher, for text in plain sight, where
+    ordinary prose about tools and accounts is far more common than hidden prose)."""
 
     weights: np.ndarray
     bias: float
     threshold: float
+    threshold_visible: float = 0.95
 
     def proba(self, texts: Sequence[str]) -> np.ndarray:
         """Probability per passage that it is an instruction aimed at an AI reader."""
@@ -153,6 +156,7 @@ def classifier() -> Classifier | None:
         np.asarray(spec["weights"], dtype=np.float64),
         float(spec["bias"]),
         float(spec["threshold"]),
+        float(spec.get("threshold_visible", max(0.95, float(spec["threshold"])))),
     )
 
 
