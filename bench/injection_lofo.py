@@ -60,13 +60,14 @@ from bench.injection_eval import (  # noqa: E402
     insert,
     read_gz,
 )
-from trustaudit.injection import scan_html, scan_html_asks  # noqa: E402
+from trustaudit.injection import COVERT, scan_html, scan_html_asks  # noqa: E402
 from trustaudit.injection.semantic import classifier, combine  # noqa: E402
 from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
 
 _clf = classifier()
 # The packaged threshold for text in plain sight (fixed across folds: a policy value).
 _VISIBLE_THRESHOLD = _clf.threshold_visible if _clf is not None else 0.95
+_EXPOSED_MARGIN = _clf.threshold_exposed - _clf.threshold if _clf is not None else 0.1
 
 DEFAULT_CORPORA = ROOT.parent / "shared" / "corpora"
 DATA = ROOT / "bench" / "data" / "injection"
@@ -301,7 +302,14 @@ def _with_model(
     for text, lex, tech in asked:
         if hidden_only and tech == "visible":
             continue
-        t = _VISIBLE_THRESHOLD if tech == "visible" else thr
+        # the fold's threshold for text hidden on purpose; the packaged margins above it elsewhere
+        t = (
+            _VISIBLE_THRESHOLD
+            if tech == "visible"
+            else thr
+            if tech in COVERT
+            else thr + _EXPOSED_MARGIN
+        )
         s = combine(lex, prob[text], pol.semantic_weight, t)
         if s >= pol.min_score:
             best = max(best, s)

@@ -126,6 +126,12 @@ def main(argv: list[str] | None = None) -> int:
         default=0.95,
         help="classifier threshold for passages in plain sight, written with --write",
     )
+    ap.add_argument(
+        "--exposed-threshold",
+        type=float,
+        default=0.85,
+        help="threshold for attributes, meta descriptions and comments, written with --write",
+    )
     ap.add_argument("--write", action="store_true", help=f"write the final model to {OUT}")
     ap.add_argument(
         "--hidden-only", action="store_true", help="the layer reads hidden passages only"
@@ -236,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
                     "threshold": round(thr, 6),
                     # set on the real pages with the scan's own selection: injection_lofo --semantic
                     "threshold_visible": args.visible_threshold,
+                    "threshold_exposed": max(args.exposed_threshold, round(thr, 6)),
                     "bias": round(b, 6),
                     "weights": [round(float(v), 6) for v in w],
                 }

@@ -29,6 +29,7 @@ from trustaudit.injection.normalize import (
 from trustaudit.policy.injection import InjectionPolicy
 
 __all__ = [
+    "COVERT",
     "FINDING_FIELDS",
     "HIDDEN_TECHNIQUES",
     "Hit",
@@ -142,7 +143,7 @@ _NEVER_ASKED = frozenset({"script", "form_ui", "visible"})
 # Where a passage no lexical feature touched is still read in auto: styles and carriers that hide
 # prose on purpose. Comments, attributes and meta descriptions hold prose or notes on most pages (the
 # model would read ~0.5 passages per page there, more than the scan's whole budget).
-_COVERT = frozenset(
+COVERT = frozenset(
     {
         "display_none",
         "visibility_hidden",
@@ -377,8 +378,8 @@ def _hidden_asks(
             if not (20 <= len(text) <= policy.semantic_max_chars) or not prose_shape(text):
                 continue
             # auto: a passage no lexical feature touched is read only where it is hidden on purpose
-            # (_COVERT) and holds a strong intent word.
-            if not every and (seg.technique not in _COVERT or not has_strong_slot(text)):
+            # (COVERT) and holds a strong intent word.
+            if not every and (seg.technique not in COVERT or not has_strong_slot(text)):
                 continue
             h = Hit(0, len(text), _excerpt(text, 0, len(text)), "", e.prior, "", "")
         passage = _passage(text, h.start, h.end, policy.semantic_max_chars)
@@ -438,7 +439,7 @@ def _semantic_findings(asks: list[_Ask], policy: InjectionPolicy) -> list[dict[s
     out = []
     for a, p in zip(asks, probs, strict=True):
         h = a.hit
-        thr = clf.threshold_visible if a.technique == "visible" else clf.threshold
+        thr = clf.threshold_for(a.technique, covert=a.technique in COVERT)
         score = combine(h.score, p, policy.semantic_weight, thr)
         if score < policy.min_score or score <= h.score:
             continue

@@ -96,14 +96,22 @@ def embed(texts: Sequence[str]) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class Classifier:
-    """Logistic regression on passage embeddings: P(instruction aimed at an AI) and its thresholds
-    (`threshold` for hidden passages; `threshold_visible`, higher, for text in plain sight, where
-    ordinary prose about tools and accounts is far more common than hidden prose)."""
+    """Logistic regression on passage embeddings: P(instruction aimed at an AI) and its thresholds,
+    higher where ordinary pages hold more ordinary prose: `threshold` for text hidden on purpose
+    (display:none, off-screen, invisible carriers…), `threshold_exposed` for attributes, meta
+    descriptions and comments, `threshold_visible` for text in plain sight."""
 
     weights: np.ndarray
     bias: float
     threshold: float
     threshold_visible: float = 0.95
+    threshold_exposed: float = 0.85
+
+    def threshold_for(self, technique: str, *, covert: bool) -> float:
+        """The threshold for a passage found with `technique` (`covert`: hidden on purpose)."""
+        if technique == "visible":
+            return self.threshold_visible
+        return self.threshold if covert else self.threshold_exposed
 
     def proba(self, texts: Sequence[str]) -> np.ndarray:
         """Probability per passage that it is an instruction aimed at an AI reader."""
@@ -157,6 +165,7 @@ def classifier() -> Classifier | None:
         float(spec["bias"]),
         float(spec["threshold"]),
         float(spec.get("threshold_visible", max(0.95, float(spec["threshold"])))),
+        float(spec.get("threshold_exposed", max(0.85, float(spec["threshold"])))),
     )
 
 
