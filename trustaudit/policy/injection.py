@@ -58,7 +58,7 @@ class InjectionPolicy:
         le=1.0,
     )
     semantic_gate: float = opt(
-        0.3, "lexical score from which a visible passage below min_score is asked to the classifier"
+        0.4, "lexical score from which a visible passage below min_score is asked to the classifier"
     )
     semantic_max_passages: int = opt(4, "passages per page the classifier reads at most")
     semantic_max_chars: int = opt(
