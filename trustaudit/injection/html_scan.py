@@ -493,19 +493,19 @@ _GATE_FINDER = AhoCorasick(
 # JSON and JS escape non-ASCII letters (\u0418…): unescaped before gating, or a script in Russian,
 # Chinese or Arabic would never open. Quotes, backslashes and ASCII escapes stay as they are (the
 # literal walk needs them), and so do surrogate halves (emoji).
-_U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+# Only escapes of U+0080..U+D7FF and U+E000..U+FFFF match, so the frequent ASCII ones (\\u003c,
+# \\u0026) cost no callback.
+_U_ESCAPE = re.compile(
+    r"\\u(00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-cA-C][0-9a-fA-F]{3}"
+    r"|[dD][0-7][0-9a-fA-F]{2}|[e-fE-F][0-9a-fA-F]{3})"
+)
 
 
 def _unescape_letters(code: str) -> str:
     """`code` with its ``\\uXXXX`` escapes of non-ASCII, non-surrogate characters decoded."""
     if "\\u" not in code:
         return code
-
-    def one(m: re.Match[str]) -> str:
-        c = int(m.group(1), 16)
-        return chr(c) if c >= 0x80 and not 0xD800 <= c <= 0xDFFF else m.group(0)
-
-    return _U_ESCAPE.sub(one, code)
+    return _U_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), code)
 
 
 _ATTR_TECHNIQUE = {
