@@ -76,3 +76,11 @@ def test_a_benign_hidden_sentence_stays_clean_with_the_model() -> None:
         "office, which opens at nine.</div>"
     )
     assert scan_html(benign, InjectionPolicy(semantic="on")).findings == []
+
+
+def test_the_policy_key_is_read_and_checked() -> None:
+    from trustaudit.policy._load import build
+
+    assert build(InjectionPolicy, {"semantic": "off"}).semantic == "off"
+    with pytest.raises(Exception, match="semantic"):
+        build(InjectionPolicy, {"semantic": "sometimes"})
