@@ -344,7 +344,9 @@ def _detect_segments(
             )
         )
     if asks is not None:
-        _hidden_asks(asks, segs, texts, leads, entries, weak, plain, policy, source)
+        # a segment whose decoded or folded text gave a finding is not asked again
+        done = {entries[k].seg for _, k, _ in later} | set(plain)
+        _hidden_asks(asks, segs, texts, leads, entries, weak, done, policy, source)
     return out
 
 
@@ -355,7 +357,7 @@ def _hidden_asks(
     leads: Sequence[int],
     entries: Sequence[_Entry],
     weak: dict[int, Hit],
-    plain: dict[int, list[tuple[int, int, float]]],
+    done: set[int],
     policy: InjectionPolicy,
     source: str,
 ) -> None:
@@ -370,7 +372,7 @@ def _hidden_asks(
         if e.variant is not None:
             break  # variants follow the segments as found
         seg = segs[e.seg]
-        if seg.technique in _NEVER_ASKED or e.seg in plain or (e.prior <= 0 and not every):
+        if seg.technique in _NEVER_ASKED or e.seg in done or (e.prior <= 0 and not every):
             continue
         text = texts[e.seg]
         h = weak.get(k)
@@ -446,7 +448,14 @@ def _semantic_findings(asks: list[_Ask], policy: InjectionPolicy) -> list[dict[s
         rule = f"{h.rule}+semantic" if h.rule else "semantic"
         lang = h.lang or guess_language(a.text)
         hit = Hit(h.start, h.end, h.snippet, rule, score, h.intent or "steer_ai", lang)
-        f = _finding(a.location, a.technique, hit, a.offset, obfuscation=a.obfuscation)
+        f = _finding(
+            a.location,
+            a.technique,
+            hit,
+            a.offset,
+            obfuscation=a.obfuscation,
+            decoded=h.snippet if a.obfuscation else "",
+        )
         if a.technique == "visible":
             f["_span"] = (h.start, h.end)
         out.append(f)
