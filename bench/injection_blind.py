@@ -243,11 +243,14 @@ def _key(f: dict[str, Any]) -> tuple[str, str, str]:
 Scanner = Callable[[str], Any]
 
 
-def default_scanner() -> Scanner:
-    """trustaudit.injection.scan_html with the default policy."""
-    from trustaudit.injection import scan_html
+def default_scanner(semantic: str = "auto") -> Scanner:
+    """trustaudit.injection.scan_html with the default policy (`semantic`: injection.semantic)."""
+    from functools import partial
 
-    return scan_html
+    from trustaudit.injection import scan_html
+    from trustaudit.policy.injection import InjectionPolicy
+
+    return partial(scan_html, policy=InjectionPolicy(semantic=semantic))  # type: ignore[arg-type]
 
 
 def run_case(
@@ -452,6 +455,12 @@ def main(argv: list[str] | None = None) -> int:
         help="put every payload in every hiding location (7x the scans) instead of one seeded one",
     )
     ap.add_argument(
+        "--semantic",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="injection.semantic (off: the lexical detector alone, to see the model's share)",
+    )
+    ap.add_argument(
         "--json", type=Path, default=None, metavar="OUT", help="also write the figures as JSON"
     )
     args = ap.parse_args(argv)
@@ -470,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
         payloads,
         negatives,
         host_pages(),
-        scan=default_scanner(),
+        scan=default_scanner(args.semantic),
         seed=args.seed,
         max_hosts=args.hosts,
         all_locations=args.all_locations,

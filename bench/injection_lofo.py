@@ -60,7 +60,14 @@ from bench.injection_eval import (  # noqa: E402
     insert,
     read_gz,
 )
-from trustaudit.injection import scan_html  # noqa: E402
+from trustaudit.injection import COVERT, scan_html, scan_html_asks  # noqa: E402
+from trustaudit.injection.semantic import classifier, combine  # noqa: E402
+from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
+
+_clf = classifier()
+# The packaged threshold for text in plain sight (fixed across folds: a policy value).
+_VISIBLE_THRESHOLD = _clf.threshold_visible if _clf is not None else 0.95
+_EXPOSED_MARGIN = _clf.threshold_exposed - _clf.threshold if _clf is not None else 0.1
 
 DEFAULT_CORPORA = ROOT.parent / "shared" / "corpora"
 DATA = ROOT / "bench" / "data" / "injection"
@@ -266,8 +273,47 @@ def build_cases(payloads: list[Payload], hosts: list[str], rng: random.Random) -
     return cases
 
 
+_LEXICAL = InjectionPolicy(semantic="off")
+
+
 def _scan(html: str) -> list[dict]:
-    return scan_html(html).findings
+    """Lexical findings only: the packaged classifier was trained on every family, so it never
+    scores a case here (``--semantic`` retrains it per fold instead)."""
+    return scan_html(html, _LEXICAL).findings
+
+
+def _scan_asks(html: str) -> tuple[list[dict], list[tuple[str, float, str]]]:
+    """Lexical findings and the passages the semantic layer would read (scan_html_asks)."""
+    res, asked = scan_html_asks(html, InjectionPolicy(semantic="auto"))
+    return res.findings, asked
+
+
+def _with_model(
+    lexical: float,
+    asked: list[tuple[str, float, str]],
+    prob: dict[str, float],
+    thr: float,
+    *,
+    hidden_only: bool,
+) -> float:
+    """A case's score once the fold's classifier read its passages (the scan's own combination)."""
+    pol = InjectionPolicy()
+    best = lexical
+    for text, lex, tech in asked:
+        if hidden_only and tech == "visible":
+            continue
+        # the fold's threshold for text hidden on purpose; the packaged margins above it elsewhere
+        t = (
+            _VISIBLE_THRESHOLD
+            if tech == "visible"
+            else thr
+            if tech in COVERT
+            else thr + _EXPOSED_MARGIN
+        )
+        s = combine(lex, prob[text], pol.semantic_weight, t)
+        if s >= pol.min_score:
+            best = max(best, s)
+    return best
 
 
 def _case_score(case: Case, findings: list[dict]) -> float:
@@ -294,6 +340,75 @@ def _rate(xs: list[bool]) -> str:
     return f"{sum(xs) / len(xs):.3f} ({sum(xs)}/{len(xs)})" if xs else "-"
 
 
+def _semantic_folds(
+    args: argparse.Namespace,
+    fams: dict[str, list[Payload]],
+    payloads: list[Payload],
+    paths: list[Path],
+    cases: list[Case],
+    scores: list[float],
+    case_asks: list[list[tuple[str, float, str]]],
+    real: list[list[dict]],
+    real_asks: list[list[tuple[str, float, str]]],
+    hard_scores: list[float],
+    hard_asks: list[list[tuple[str, float, str]]],
+) -> Callable[[str], tuple[list[float], list[float], list[float]]]:
+    """Embed once what every fold needs; return fold(family) -> (case scores, real-page scores,
+    hard-negative scores) with a classifier trained without `family` (bench/train_intent.fit_fold).
+
+    Its negatives: the passages the layer would read on `--train-pages` real pages (even-indexed ones
+    of a seeded sample) and the hard negatives of bench/data/injection/hard_negatives — so the hard
+    negatives' false-positive figure is in-sample here; bench/injection_obfuscation.py and
+    bench/injection_blind.py count hard negatives the classifier never saw."""
+    import numpy as np
+
+    from bench.train_intent import embed_cached, fit_fold
+    from trustaudit.injection.semantic import candidate_passages
+
+    rng = random.Random(args.seed + 1)
+    sample = rng.sample(range(len(paths)), min(args.train_pages, len(paths)))
+    neg_texts = [
+        t
+        for k, i in enumerate(sample)
+        if k % 2 == 0
+        for t, _ in candidate_passages(read_gz(paths[i]))
+    ]
+    neg_texts += [t for t, _, _ in load_hard_negatives()]
+    asked = sorted(
+        {t for group in (case_asks, real_asks, hard_asks) for a in group for t, _, _ in a}
+    )
+    pos_texts = [p.text for p in payloads]
+    print(
+        f"semantic: embedding {len(pos_texts)} positives, {len(neg_texts)} negative passages, "
+        f"{len(asked)} asked passages",
+        flush=True,
+    )
+    xp = embed_cached(pos_texts, args.cache)
+    xn = embed_cached(neg_texts, args.cache)
+    xa = embed_cached(asked, args.cache) if asked else np.zeros((0, 384), dtype=np.float32)
+    fam_of = np.array([p.family for p in payloads])
+    real_lex = [max((f["score"] for f in fs), default=0.0) for fs in real]
+
+    def fold(fam: str) -> tuple[list[float], list[float], list[float]]:
+        w, b, thr = fit_fold(xp, fam_of != fam, xn, args.seed)
+        probs = dict(zip(asked, (1.0 / (1.0 + np.exp(-(xa @ w + b)))).tolist(), strict=True))
+        cs = [
+            _with_model(s, a, probs, thr, hidden_only=c.technique != "visible")
+            for c, s, a in zip(cases, scores, case_asks, strict=True)
+        ]
+        rs = [
+            _with_model(s, a, probs, thr, hidden_only=False)
+            for s, a in zip(real_lex, real_asks, strict=True)
+        ]
+        hs = [
+            _with_model(s, a, probs, thr, hidden_only=False)
+            for s, a in zip(hard_scores, hard_asks, strict=True)
+        ]
+        return cs, rs, hs
+
+    return fold
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -305,6 +420,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fp-budget", type=float, default=0.01, help="FP rate allowed on real pages")
     ap.add_argument("--show-misses", type=int, default=0, help="print N missed payloads per family")
     ap.add_argument("--families", default="", help="comma-separated subset of families")
+    ap.add_argument(
+        "--semantic",
+        action="store_true",
+        help="add the semantic layer, its classifier retrained per fold without the left-out family",
+    )
+    ap.add_argument("--train-pages", type=int, default=300, help="real pages for its negatives")
+    ap.add_argument("--cache", type=Path, help="embedding cache stem (e.g. /tmp/emb/lofo)")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
 
@@ -316,20 +438,47 @@ def main(argv: list[str] | None = None) -> int:
     pages = [read_gz(p) for p in paths]
     pool = ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("fork"))
 
-    real = list(pool.map(_scan, pages, chunksize=8))
+    scan = _scan_asks if args.semantic else _scan
+    real_asks: list[list[tuple[str, float, str]]] = []
+    real = list(pool.map(scan, pages, chunksize=8))
+    if args.semantic:
+        real_asks = [a for _, a in real]  # type: ignore[misc]
+        real = [f for f, _ in real]  # type: ignore[misc]
     real_scores = [max((f["score"] for f in fs), default=0.0) for fs in real]
     fp_pages = [str(p) for p, fs in zip(paths, real, strict=True) if fs]
     quiet = [i for i, fs in enumerate(real) if not fs and len(pages[i]) > 4000]
     hosts = [pages[i] for i in rng.sample(quiet, min(args.hosts, len(quiet)))]
 
     cases = build_cases(payloads, hosts, rng)
-    found = list(pool.map(_scan, [c.html for c in cases], chunksize=16))
+    found = list(pool.map(scan, [c.html for c in cases], chunksize=16))
     hard = load_hard_negatives()
     hard_cases = [insert(hosts[rng.randrange(len(hosts))], _visible(t), rng) for t, _, _ in hard]
-    hard_found = list(pool.map(_scan, hard_cases, chunksize=16))
+    hard_found = list(pool.map(scan, hard_cases, chunksize=16))
     pool.shutdown()
+    case_asks: list[list[tuple[str, float, str]]] = []
+    hard_asks: list[list[tuple[str, float, str]]] = []
+    if args.semantic:
+        case_asks = [a for _, a in found]  # type: ignore[misc]
+        found = [f for f, _ in found]  # type: ignore[misc]
+        hard_asks = [a for _, a in hard_found]  # type: ignore[misc]
+        hard_found = [f for f, _ in hard_found]  # type: ignore[misc]
     hard_scores = [max((f["score"] for f in fs), default=0.0) for fs in hard_found]
     scores = [_case_score(c, f) for c, f in zip(cases, found, strict=True)]
+    fold_scores: Callable[[str], tuple[list[float], list[float], list[float]]] | None = None
+    if args.semantic:
+        fold_scores = _semantic_folds(
+            args,
+            fams,
+            payloads,
+            paths,
+            cases,
+            scores,
+            case_asks,
+            real,
+            real_asks,
+            hard_scores,
+            hard_asks,
+        )
 
     # Leave-one-family-out: the threshold is fitted on the other families and the negatives.
     print(
@@ -337,12 +486,24 @@ def main(argv: list[str] | None = None) -> int:
         f"(each payload hidden once and visible once) in {len(hosts)} real host pages"
     )
     neg = real_scores + hard_scores
+    fold_fp: list[tuple[str, float, float]] = []
     head = f"{'family':22s} {'n':>4s} {'thr':>6s} {'tune recall':>12s} {'held-out hidden':>16s} {'held-out visible':>17s}"
     print("\n" + head + "\n" + "-" * len(head))
     caught = [False] * len(cases)
     for fam in fams:
+        if fold_scores is not None:
+            scores, real_f, hard_f = fold_scores(fam)
+            neg = real_f + hard_f
         tune = [s for c, s in zip(cases, scores, strict=True) if payloads[c.payload].family != fam]
         thr = _threshold(tune, neg, args.fp_budget)
+        if fold_scores is not None:
+            fold_fp.append(
+                (
+                    fam,
+                    sum(x >= thr for x in real_f) / len(real_f),
+                    sum(x >= thr for x in hard_f) / max(1, len(hard_f)),
+                )
+            )
         tune_rec = sum(s >= thr for s in tune) / max(1, len(tune))
         hid, vis = [], []
         for k, (c, s) in enumerate(zip(cases, scores, strict=True)):
@@ -380,7 +541,11 @@ def main(argv: list[str] | None = None) -> int:
     for t in (*HIDDEN, "visible"):
         print(f"{t:18s} {_rate(by_tech[t])}")
 
-    print(f"\nFP real pages: {_rate([bool(fs) for fs in real])}")
+    if fold_fp:
+        print("\nFP per fold (semantic, classifier without the family): real pages, hard negatives")
+        for fam, fr, fh in fold_fp:
+            print(f"   {fam:22s} {fr:.4f} {fh:.3f}")
+    print(f"\nFP real pages (lexical): {_rate([bool(fs) for fs in real])}")
     for p in fp_pages:
         print(f"   FP {p}")
     print(f"FP hard negatives: {_rate([s >= 0.5 for s in hard_scores])}")

@@ -6,7 +6,7 @@ pages, so both see the same phase of the machine; the order within each pair fli
 also counts scans whose findings agree (real pages carry almost none: `injection_eval.py --dump` is
 the thorough check).
 
-Usage: .venv/bin/python bench/scan_ab.py [REV] [--reps 3]   (REV defaults to HEAD~1)
+Usage: .venv/bin/python bench/scan_ab.py [REV] [--reps 3] [--semantic auto|on|off]   (REV defaults to HEAD~1)
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from realpages import real_pages
 
 from trustaudit import injection as current
 from trustaudit.io.decode import decode_html
+from trustaudit.policy.injection import InjectionPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,24 +35,23 @@ def load_revision(rev: str, into: Path) -> object:
     pkg = into / "injection_at_rev"
     pkg.mkdir()
     names = subprocess.run(
-        ["git", "ls-tree", "--name-only", rev, "trustaudit/injection/"],
+        ["git", "ls-tree", "-r", "--name-only", rev, "trustaudit/injection/"],
         cwd=ROOT,
         check=True,
         capture_output=True,
         text=True,
     ).stdout.split()
     for name in names:
+        rel = Path(name).relative_to("trustaudit/injection")
+        # the data files too (the intent lexicon, the classifier): without them the old scanner
+        # fails quietly and looks fast
+        blob = subprocess.run(
+            ["git", "show", f"{rev}:{name}"], cwd=ROOT, check=True, capture_output=True
+        ).stdout
+        (pkg / rel).parent.mkdir(parents=True, exist_ok=True)
         if name.endswith(".py"):
-            src = subprocess.run(
-                ["git", "show", f"{rev}:{name}"],
-                cwd=ROOT,
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
-            (pkg / Path(name).name).write_text(
-                src.replace("trustaudit.injection", "injection_at_rev")
-            )
+            blob = blob.replace(b"trustaudit.injection", b"injection_at_rev")
+        (pkg / rel).write_bytes(blob)
     sys.path.insert(0, str(into))
     return importlib.import_module("injection_at_rev")
 
@@ -62,11 +62,22 @@ def main() -> None:
     )
     ap.add_argument("rev", nargs="?", default="HEAD~1")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument(
+        "--semantic",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="injection.semantic of the current scanner (off: its lexical part alone)",
+    )
     args = ap.parse_args()
+    policy = InjectionPolicy(semantic=args.semantic)
     pages = [decode_html(body, None)[0] for _, body in real_pages()]
     with tempfile.TemporaryDirectory() as tmp:
         old = load_revision(args.rev, Path(tmp))
-        old_scan, new_scan = old.scan_html, current.scan_html  # type: ignore[attr-defined]
+        old_scan = old.scan_html  # type: ignore[attr-defined]
+
+        def new_scan(html: str) -> current.ScanResult:
+            return current.scan_html(html, policy)
+
         for html in pages[:30]:  # warm both (regex caches, automata)
             old_scan(html)
             new_scan(html)

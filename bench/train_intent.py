@@ -68,6 +68,24 @@ def _ngrams(texts: list[str], dim: int = 2**14) -> np.ndarray:
     return x / np.maximum(norms, 1e-9)
 
 
+def fit_fold(
+    xp: np.ndarray, keep: np.ndarray, xneg: np.ndarray, seed: int, quantile: float = 0.99
+) -> tuple[np.ndarray, float, float]:
+    """A classifier trained on the positives `xp[keep]` (a left-out family excluded by the caller)
+    against the negatives `xneg`, and its hidden-passage threshold: the `quantile` of the training
+    negatives' probabilities, at least 0.5. Used by bench/injection_lofo.py --semantic per fold."""
+    x = np.vstack([xp[keep], xneg])
+    y = np.concatenate([np.ones(int(keep.sum())), np.zeros(len(xneg))])
+    w, b = _fit(x, y, seed)
+    thr = max(0.5, float(np.quantile(_prob(xneg, w, b), quantile)))
+    return w, b, thr
+
+
+def embed_cached(texts: list[str], cache: Path | None) -> np.ndarray:
+    """Embeddings of `texts` (see `_embed_cached`), for the other bench scripts."""
+    return _embed_cached(texts, cache)
+
+
 def _lexical(text: str, prior: float) -> float:
     from trustaudit.injection.detect import detect_text
 
@@ -102,6 +120,18 @@ def main(argv: list[str] | None = None) -> int:
         "--gate", type=float, default=0.25, help="lexical score the semantic layer needs"
     )
     ap.add_argument("--cache", type=Path, help="embedding cache file stem (e.g. /tmp/emb)")
+    ap.add_argument(
+        "--visible-threshold",
+        type=float,
+        default=0.95,
+        help="classifier threshold for passages in plain sight, written with --write",
+    )
+    ap.add_argument(
+        "--exposed-threshold",
+        type=float,
+        default=0.85,
+        help="threshold for attributes, meta descriptions and comments, written with --write",
+    )
     ap.add_argument("--write", action="store_true", help=f"write the final model to {OUT}")
     ap.add_argument(
         "--hidden-only", action="store_true", help="the layer reads hidden passages only"
@@ -210,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
                     "seed": args.seed,
                     "gate": args.gate,
                     "threshold": round(thr, 6),
+                    # set on the real pages with the scan's own selection: injection_lofo --semantic
+                    "threshold_visible": args.visible_threshold,
+                    "threshold_exposed": max(args.exposed_threshold, round(thr, 6)),
                     "bias": round(b, 6),
                     "weights": [round(float(v), 6) for v in w],
                 }

@@ -8,14 +8,15 @@ be scanned yields an empty result (the absence of findings is not a verdict of s
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from trustaudit.injection.context import SecurityPage, quoted_context
+from trustaudit.injection.context import SecurityPage, form_ui_instruction, quoted_context
 from trustaudit.injection.detect import Hit, detect_text
 from trustaudit.injection.html_scan import PRIORS, Segment, collect_segments
+from trustaudit.injection.intent import guess_language
 from trustaudit.injection.normalize import (
     ALL_KINDS,
     FOLD_KINDS,
@@ -28,12 +29,14 @@ from trustaudit.injection.normalize import (
 from trustaudit.policy.injection import InjectionPolicy
 
 __all__ = [
+    "COVERT",
     "FINDING_FIELDS",
     "HIDDEN_TECHNIQUES",
     "Hit",
     "ScanResult",
     "detect_text",
     "scan_html",
+    "scan_html_asks",
     "scan_text",
 ]
 
@@ -122,6 +125,45 @@ class _Entry:
     variant: Variant | None = None
 
 
+@dataclass(slots=True)
+class _Ask:
+    """A passage the semantic layer reads, and the finding it becomes if the model supports it."""
+
+    text: str  # the sentences the model reads (≤ semantic_max_chars)
+    hit: Hit  # the weak lexical hit, or a bare one (score = the location's prior)
+    rank: tuple[float, float]  # (lexical score, prior): which passages the per-page cap keeps
+    location: str
+    technique: str
+    offset: int
+    obfuscation: str
+
+
+# Script literals are code strings; form UI addresses bots by design: neither is asked about.
+_NEVER_ASKED = frozenset({"script", "form_ui", "visible"})
+# Where a passage no lexical feature touched is still read in auto: styles and carriers that hide
+# prose on purpose. Comments, attributes and meta descriptions hold prose or notes on most pages (the
+# model would read ~0.5 passages per page there, more than the scan's whole budget).
+COVERT = frozenset(
+    {
+        "display_none",
+        "visibility_hidden",
+        "opacity_zero",
+        "font_size_zero",
+        "zero_size",
+        "offscreen",
+        "same_color",
+        "hidden_attr",
+        "css_content",
+        "unicode_tags",
+        "zero_width",
+        "bidi",
+        "base64",
+        "variation_selectors",
+        "sneaky_bits",
+    }
+)
+
+
 def _excerpt(text: str, lo: int, hi: int) -> str:
     return " ".join(text[lo : max(hi, lo + 40)].split())[:_SNIPPET_MAX]
 
@@ -179,8 +221,11 @@ def _detect_segments(
     extra: Sequence[re.Pattern[str]],
     source: str = "",
     visible: str = "",
+    asks: list[_Ask] | None = None,
 ) -> list[dict[str, Any]]:
     """Detect over every segment and every variant in one concatenated pass, never across segments.
+
+    `asks`, when given, receives the hidden passages the semantic layer should read (`_hidden_asks`).
 
     `visible`: the page's visible text, whose variants (folded or decoded passages of text in plain
     sight) are read here too; the visible text as found is detected by the caller. A variant's
@@ -214,16 +259,31 @@ def _detect_segments(
     for e in entries:
         starts.append(pos)
         pos += len(e.text) + len(sep)
+    low = min(policy.min_score, policy.semantic_gate) if asks is not None else policy.min_score
     hits = detect_text(
         sep.join(e.text for e in entries),
-        min_score=policy.min_score,
+        min_score=low,
         extra=extra,
         boundaries=starts,
         priors=[e.prior for e in entries],
     )
     plain: dict[int, list[tuple[int, int, float]]] = {}  # segment -> spans of findings as found
     later: list[tuple[Hit, int, int]] = []
+    weak: dict[int, Hit] = {}  # plain segment -> its best hit below min_score
     for h in hits:
+        if h.score < policy.min_score:
+            k = max(0, _bisect(starts, h.start))
+            if entries[k].variant is None and (k not in weak or weak[k].score < h.score):
+                weak[k] = Hit(
+                    h.start - starts[k],
+                    h.end - starts[k],
+                    h.snippet,
+                    h.rule,
+                    h.score,
+                    h.intent,
+                    h.lang,
+                )
+            continue
         k = max(0, _bisect(starts, h.start))
         e = entries[k]
         rel, rel_end = h.start - starts[k], h.end - starts[k]
@@ -231,6 +291,8 @@ def _detect_segments(
             later.append((h, k, rel))
             continue
         seg = segs[e.seg]
+        if seg.technique == "form_ui" and not form_ui_instruction(h.rule):
+            continue  # a honeypot or form template addresses bots by design
         plain.setdefault(e.seg, []).append((rel, rel_end, h.score))
         out.append(
             _finding(
@@ -266,6 +328,8 @@ def _detect_segments(
             out[-1]["_span"] = (lo, hi)
             continue
         seg = segs[e.seg]
+        if seg.technique == "form_ui" and not form_ui_instruction(h.rule):
+            continue
         text = texts[e.seg]
         obf = f"{seg.obfuscation}+{v.obfuscation}" if seg.obfuscation else v.obfuscation
         out.append(
@@ -279,6 +343,122 @@ def _detect_segments(
                 decoded=h.snippet,
             )
         )
+    if asks is not None:
+        # a segment whose decoded or folded text gave a finding is not asked again
+        done = {entries[k].seg for _, k, _ in later} | set(plain)
+        _hidden_asks(asks, segs, texts, leads, entries, weak, done, policy, source)
+    return out
+
+
+def _hidden_asks(
+    asks: list[_Ask],
+    segs: Sequence[Segment],
+    texts: Sequence[str],
+    leads: Sequence[int],
+    entries: Sequence[_Entry],
+    weak: dict[int, Hit],
+    done: set[int],
+    policy: InjectionPolicy,
+    source: str,
+) -> None:
+    """The hidden passages the semantic layer reads: prose of a hiding location that no finding
+    covers, which either the lexical gates flag weakly or (``auto``) holds a strong intent word;
+    ``on`` asks about every hidden prose passage. Script literals and form UI are never asked."""
+    from trustaudit.injection.intent import has_strong_slot
+    from trustaudit.injection.semantic import prose_shape
+
+    every = policy.semantic == "on"
+    for k, e in enumerate(entries):
+        if e.variant is not None:
+            break  # variants follow the segments as found
+        seg = segs[e.seg]
+        if seg.technique in _NEVER_ASKED or e.seg in done or (e.prior <= 0 and not every):
+            continue
+        text = texts[e.seg]
+        h = weak.get(k)
+        if h is None:
+            if not (20 <= len(text) <= policy.semantic_max_chars) or not prose_shape(text):
+                continue
+            # auto: a passage no lexical feature touched is read only where it is hidden on purpose
+            # (COVERT) and holds a strong intent word.
+            if not every and (seg.technique not in COVERT or not has_strong_slot(text)):
+                continue
+            h = Hit(0, len(text), _excerpt(text, 0, len(text)), "", e.prior, "", "")
+        passage = _passage(text, h.start, h.end, policy.semantic_max_chars)
+        if not prose_shape(passage):
+            continue
+        asks.append(
+            _Ask(
+                passage,
+                h,
+                (h.score, e.prior),
+                seg.location,
+                seg.technique,
+                _source_offset(source, seg, text, leads[e.seg], h.start, h.snippet),
+                seg.obfuscation,
+            )
+        )
+
+
+def _passage(text: str, start: int, end: int, size: int) -> str:
+    """The sentences around [start, end) of `text`, at most `size` characters: what the model reads."""
+    lo = max(0, start - size // 4)
+    cut = max(text.rfind(c, lo, start) for c in ".!?\n。")
+    lo = cut + 1 if cut != -1 else lo
+    hi = min(len(text), max(end, lo + size // 2))
+    stop = [i for i in (text.find(c, end, hi + 80) for c in ".!?\n。") if i != -1]
+    hi = min(stop) + 1 if stop and min(stop) < lo + size else hi
+    return " ".join(text[lo : min(hi, lo + size)].split())
+
+
+def _visible_asks(
+    asks: list[_Ask], visible: str, weak: Sequence[Hit], policy: InjectionPolicy, source: str
+) -> None:
+    """Visible passages the lexical gates flag weakly (from `semantic_gate` up to `min_score`)."""
+    from trustaudit.injection.semantic import prose_shape
+
+    for h in weak:
+        passage = _passage(visible, h.start, h.end, policy.semantic_max_chars)
+        if prose_shape(passage):
+            off = _offset_of(source, h.snippet) if source else h.start
+            asks.append(_Ask(passage, h, (h.score, 0.0), "body text", "visible", off, ""))
+
+
+def _semantic_findings(asks: list[_Ask], policy: InjectionPolicy) -> list[dict[str, Any]]:
+    """Ask the classifier about the page's selected passages in one batch (the `semantic_max_passages`
+    with the strongest lexical evidence, then the most suspicious locations) and return those whose
+    score, the lexical one combined with `semantic_weight` × probability, reaches `min_score`. The rule
+    gains ``semantic`` so a reader sees the model supported the finding."""
+    from trustaudit.injection.semantic import classifier, combine, probabilities
+
+    if not asks:
+        return []
+    asks = sorted(asks, key=lambda a: a.rank, reverse=True)[: policy.semantic_max_passages]
+    probs = probabilities([a.text for a in asks])
+    clf = classifier()
+    if probs is None or clf is None:
+        return []
+    out = []
+    for a, p in zip(asks, probs, strict=True):
+        h = a.hit
+        thr = clf.threshold_for(a.technique, covert=a.technique in COVERT)
+        score = combine(h.score, p, policy.semantic_weight, thr)
+        if score < policy.min_score or score <= h.score:
+            continue
+        rule = f"{h.rule}+semantic" if h.rule else "semantic"
+        lang = h.lang or guess_language(a.text)
+        hit = Hit(h.start, h.end, h.snippet, rule, score, h.intent or "steer_ai", lang)
+        f = _finding(
+            a.location,
+            a.technique,
+            hit,
+            a.offset,
+            obfuscation=a.obfuscation,
+            decoded=h.snippet if a.obfuscation else "",
+        )
+        if a.technique == "visible":
+            f["_span"] = (h.start, h.end)
+        out.append(f)
     return out
 
 
@@ -355,17 +535,71 @@ def _mark_quoted(
         f["quoted"] = quoted_context(visible, lo, hi, quotes, on_security_page=page)
 
 
+def _semantic_on(policy: InjectionPolicy) -> bool:
+    """Whether the semantic layer runs: not ``off``, and the model is installed."""
+    if policy.semantic == "off":
+        return False
+    from trustaudit.injection.semantic import available
+
+    return available()
+
+
+def _visible_hits(
+    visible: str,
+    policy: InjectionPolicy,
+    extra: Sequence[re.Pattern[str]],
+    asks: list[_Ask] | None,
+    source: str,
+) -> list[Hit]:
+    """Findings in plain sight; the weak ones (from `semantic_gate`) go to `asks` when it is given."""
+    low = min(policy.min_score, policy.semantic_gate) if asks is not None else policy.min_score
+    hits = detect_text(visible, prior=0.0, min_score=low, extra=extra)
+    if asks is None:
+        return hits
+    _visible_asks(asks, visible, [h for h in hits if h.score < policy.min_score], policy, source)
+    return [h for h in hits if h.score >= policy.min_score]
+
+
 def scan_html(html: str, policy: InjectionPolicy | None = None, *, tree: Any = None) -> ScanResult:
     """Scan one page's raw HTML (already decoded to str) for instructions aimed at an AI.
 
     Returns findings with where the text lived (location), how it was hidden (technique, "visible" for
     plain sight), a raw snippet (≤200 chars; escape it when rendering), its character offset in `html`
-    (-1 when the DOM text could not be located), the detector features (rule) and score, how it was
-    obfuscated and what it decodes to (`normalize`), and whether visible text is quoted (`context`);
-    plus all the page's hidden text. Never raises: unparseable input yields an empty result. `tree`:
-    the same HTML already parsed with lexbor (saves a parse; the scan consumes it).
+    (-1 when the DOM text could not be located), the detector features (rule, with ``semantic`` when
+    the classifier supported it) and score, the intent and language, how it was obfuscated and what it
+    decodes to (`normalize`), and whether visible text is quoted (`context`); plus all the page's
+    hidden text. Never raises: unparseable input yields an empty result. `tree`: the same HTML already
+    parsed with lexbor (saves a parse; the scan consumes it).
     """
-    policy = policy or InjectionPolicy()
+    return _scan_html(html, policy or InjectionPolicy(), tree, _semantic_findings)
+
+
+Judge = Callable[[list["_Ask"], InjectionPolicy], list[dict[str, Any]]]
+
+
+def scan_html_asks(
+    html: str, policy: InjectionPolicy | None = None
+) -> tuple[ScanResult, list[tuple[str, float, str]]]:
+    """`scan_html` without the classifier: the lexical result and the passages the semantic layer
+    would read, as (text, lexical score, technique), in the order the per-page cap keeps them.
+
+    For evaluation harnesses that put their own classifier (one trained without the family they
+    hold out) in its place: `semantic.combine` gives the score a passage would then get."""
+    policy = policy or InjectionPolicy(semantic="auto")
+    asked: list[tuple[str, float, str]] = []
+
+    def judge(asks: list[_Ask], pol: InjectionPolicy) -> list[dict[str, Any]]:
+        keep = sorted(asks, key=lambda a: a.rank, reverse=True)[: pol.semantic_max_passages]
+        asked.extend((a.text, a.hit.score, a.technique) for a in keep)
+        return []
+
+    return _scan_html(html, policy, None, judge, force=True), asked
+
+
+def _scan_html(
+    html: str, policy: InjectionPolicy, tree: Any, judge: Judge, *, force: bool = False
+) -> ScanResult:
+    """`scan_html` with the semantic step given (`judge`); `force` collects asks without the model."""
     try:
         if not policy.enabled or not isinstance(html, str) or not html:
             return ScanResult()
@@ -376,14 +610,17 @@ def scan_html(html: str, policy: InjectionPolicy | None = None, *, tree: Any = N
         segs, visible = collect_segments(html, tree=tree, quotes=quotes)
         if not policy.scan_scripts:
             segs = [s for s in segs if s.technique != "script"]
+        asks: list[_Ask] | None = [] if force or _semantic_on(policy) else None
         findings = _detect_segments(
-            segs, policy, extra, html, visible if policy.scan_visible else ""
+            segs, policy, extra, html, visible if policy.scan_visible else "", asks
         )
         vhits: list[Hit] = []
         if policy.scan_visible and visible:
-            vhits = detect_text(visible, prior=0.0, min_score=policy.min_score, extra=extra)
+            vhits = _visible_hits(visible, policy, extra, asks, html)
             for h in vhits:
                 findings.append(_finding("body text", "visible", h, _offset_of(html, h.snippet)))
+        if asks:
+            findings.extend(judge(asks, policy))
         _mark_quoted(findings, visible, vhits, quotes, policy)
         for f in findings:
             f.pop("_span", None)
@@ -454,14 +691,19 @@ def scan_text(text: str, policy: InjectionPolicy | None = None) -> ScanResult:
             )
             for inv in reveal_invisible(text)
         ]
-        findings = _detect_segments(segs, policy, extra, text, text if policy.scan_visible else "")
-        for f in findings:
-            if f["technique"] == "visible":
-                f["location"] = "text"
-                f["offset"] = f["_span"][0]
-        hits = detect_text(text, prior=0.0, min_score=policy.min_score, extra=extra)
+        asks: list[_Ask] | None = [] if _semantic_on(policy) else None
+        findings = _detect_segments(
+            segs, policy, extra, text, text if policy.scan_visible else "", asks
+        )
+        hits = _visible_hits(text, policy, extra, asks, "")
         for h in hits:
             findings.append(_finding("text", "visible", h, h.start))
+        if asks:
+            findings.extend(_semantic_findings(asks, policy))
+        for f in findings:
+            if f["technique"] == "visible" and "_span" in f:
+                f["location"] = "text"
+                f["offset"] = f["_span"][0]
         _mark_quoted(findings, text, hits, (), policy)
         hidden = "\n".join(" ".join(s.text.split()) for s in segs)
         return ScanResult(_finalize(findings, policy), hidden[: policy.max_hidden_chars])

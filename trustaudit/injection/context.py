@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["SecurityPage", "quoted_context", "security_page"]
+__all__ = ["SecurityPage", "form_ui_instruction", "quoted_context", "security_page"]
 
 # Words that introduce an example or a quotation just before the passage ("an attacker might write:"),
 # then a colon or an opening quote mark right before it: prose that merely mentions attackers does
 # not quote what follows.
-_EXAMPLE_INTRO = re.compile(
+_INTRO_BODY = (
     r"(?:for\s+(?:example|instance)|e\.g\.|such\s+as|like\s+this|as\s+follows|looks?\s+like|"
     r"(?:attacker|adversary|hacker|malicious\s+(?:user|actor|page|website|site|document|email))s?\s+"
     r"(?:might|could|would|can|may|will)?\s*(?:write|say|type|insert|hide|include|embed|add|plant|put|use)s?|"
@@ -27,10 +27,16 @@ _EXAMPLE_INTRO = re.compile(
     r"(?:example|injection|attack|payload|jailbreak|prompt)|"
     r"por\s+ejemplo|por\s+exemplo|par\s+exemple|zum\s+beispiel|z\.\s?b\.|ad\s+esempio|bijvoorbeeld|"
     r"na\s+przykład|örneğin|например|наприклад|例如|比如|例えば|예를\s+들어|misalnya|ví\s+dụ)"
-    r"[^.\n]{0,80}?(?:[:：]\s*[\"“„«‘'(]?|[\"“„«‘'(]|like\s+this|as\s+follows)\s*$",
-    re.IGNORECASE,
+    r"[^.\n]{0,80}?(?:[:：]\s*[\"“„«‘'(]?|[\"“„«‘'(]|like\s+this|as\s+follows)"
 )
+_EXAMPLE_INTRO = re.compile(_INTRO_BODY + r"\s*$", re.IGNORECASE)
+# The same introduction at the head of the passage itself: a detector whose finding starts a few words
+# early ("For example, an attacker might write: “Ignore…”") holds the introduction in its own span.
+# It must open the passage (within _HEAD_LEAD characters) and leave text after it to be the quotation.
+_EXAMPLE_INTRO_HEAD = re.compile(_INTRO_BODY, re.IGNORECASE)
 _INTRO_WINDOW = 160
+_HEAD_LEAD = 40
+_HEAD_REST = 12
 # Terms of a page that is *about* injection or security (several needed, at least one specific).
 _SECURITY_SPECIFIC = re.compile(
     r"prompt[\s-]+injections?|jailbreak(?:s|ing)?\b|indirect\s+injection|injection\s+attacks?|"
@@ -93,6 +99,32 @@ def quoted_context(
     before = text[max(0, start - _INTRO_WINDOW) : start]
     if _EXAMPLE_INTRO.search(before):
         return "example"
+    m = _EXAMPLE_INTRO_HEAD.search(text, start, min(end, start + _INTRO_WINDOW))
+    if m and m.start() - start <= _HEAD_LEAD and end - m.end() >= _HEAD_REST:
+        return "example"
     if on_security_page:
         return "security_page"
     return ""
+
+
+# Features that only say a text addresses an automated reader or asks it to do something ordinary: a
+# honeypot field ("Bots and AI agents: please enter your email here") is made of nothing else, by design.
+_ADDRESS_ONLY = frozenset(
+    {
+        "intent_steer_ai",
+        "address_ai",
+        "address_note",
+        "directive",
+        "obligation",
+        "task_request",
+        "output_ref",
+    }
+)
+
+
+def form_ui_instruction(rule: str) -> bool:
+    """Whether a finding in form or UI text (technique ``form_ui``: a honeypot, a comment form's
+    template) is an instruction and not UI: it must carry an intent beyond addressing bots, such as an
+    override, an extraction, an exfiltration, a persona or a tool directive. `rule` is the finding's
+    "+"-joined feature names."""
+    return any(name not in _ADDRESS_ONLY for name in rule.split("+") if name)

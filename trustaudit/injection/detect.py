@@ -648,8 +648,11 @@ def detect_text(
         i = max(0, last_seg - 1)
         score = round(1.0 - (1.0 - content) * (1.0 - seg_prior[i]), 4)
         if score >= min_score and best:
-            start = min(f[0] for f in cluster)
-            end = max(f[1] for f in cluster)
+            # A "meta" feature (prose about attacks nearby) only damps: it does not stretch the
+            # finding over a neighbouring sentence that is merely about assistants.
+            span = [f for f in cluster if f[2] != "meta"]
+            start = min(f[0] for f in span)
+            end = max(f[1] for f in span)
             rule = "+".join(sorted(best, key=lambda n: (-best[n], n)))
             snippet = _snippet(text, start, end, starts[i], ends[i])
             hits.append(

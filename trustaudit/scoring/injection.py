@@ -24,6 +24,8 @@ FINDING_DTYPE = pl.Struct(
         "obfuscation": pl.String,
         "decoded": pl.String,
         "quoted": pl.String,
+        "intent": pl.String,
+        "lang": pl.String,
     }
 )
 MAX_REASONS = 3  # reasons per page: the best-scoring findings; counts carry the rest
@@ -86,6 +88,9 @@ def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
             (pl.col("technique") != "visible").alias("_hidden"),
             pl.col("snippet").fill_null("").str.replace_all(r"\s+", " "),
             pl.col("obfuscation").fill_null(""),
+            pl.col("intent").fill_null(""),
+            pl.col("lang").fill_null(""),
+            pl.col("rule").fill_null(""),
             pl.col("decoded").fill_null("").str.replace_all(r"\s+", " "),
         )
         .with_columns(
@@ -112,6 +117,16 @@ def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         + pl.col("location")
         + pl.lit(" (score ")
         + pl.col("score").round(2).cast(pl.String)
+        # intent and language of the passage, and whether the multilingual model supported it
+        + pl.when(pl.col("intent") != "")
+        .then(pl.lit(", intent ") + pl.col("intent"))
+        .otherwise(pl.lit(""))
+        + pl.when(pl.col("lang") != "")
+        .then(pl.lit(", lang ") + pl.col("lang"))
+        .otherwise(pl.lit(""))
+        + pl.when(pl.col("rule").str.contains("semantic", literal=True))
+        .then(pl.lit(", model-supported"))
+        .otherwise(pl.lit(""))
         + pl.when(pl.col("obfuscation") != "")
         .then(pl.lit(", ") + pl.col("obfuscation"))
         .otherwise(pl.lit(""))

@@ -107,9 +107,13 @@ def print_explanation(data: dict[str, Any]) -> None:
     findings = page.get("injection_findings") or []
     if findings:
         f = Table(title="injection findings", header_style="bold")
-        # obfuscation/decoded/quoted: absent from runs made before the scanner recorded them
+        # obfuscation/decoded/quoted/intent/lang: absent from runs made before the scanner recorded them
         cols = ["technique", "location", "rule", "snippet"]
-        cols += [k for k in ("obfuscation", "decoded", "quoted") if any(x.get(k) for x in findings)]
+        cols += [
+            k
+            for k in ("intent", "lang", "obfuscation", "decoded", "quoted")
+            if any(x.get(k) for x in findings)
+        ]
         for col in cols:
             f.add_column(col)
         for x in findings[:10]:
