@@ -85,3 +85,37 @@ def test_jsonl_fields_named_like_record_columns_do_not_replace_them(
     pages = pl.read_parquet(run / "pages.parquet")
     assert pages["input_offset"].to_list()[1] == "zz"
     assert all(s.endswith("recs.jsonl") for s in pages["source"].to_list())
+
+
+# ---------------------------------------------------------------- point 1: wide encodings
+
+
+def gate_after_audit(runner, app, tmp_path: Path, body: bytes) -> tuple[Path, int]:  # type: ignore[no-untyped-def]
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "p.html").write_bytes(body)
+    (d / "urls.csv").write_text("file,url\np.html,https://w.example.com/x\n", encoding="utf-8")
+    run = tmp_path / "run"
+    res = audit(runner, app, str(d), "--out", str(run))
+    assert res.exit_code == 0, res.output
+    accounting(run)
+    return run, runner.invoke(app, ["gate", str(run), "-q"]).exit_code
+
+
+def test_utf16_head_does_not_hide_utf8_injection_behind_it(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """6 KB of UTF-16LE padding made the whole page decode as UTF-16: the UTF-8 rest (and its
+    injection) became CJK noise, the page was never flagged and the gate passed."""
+    page = article_html(url=None).replace("</body>", HIDDEN + "</body>")
+    body = ("<!-- " + "pad " * 1500 + "-->").encode("utf-16-le") + page.encode()
+    run, gate = gate_after_audit(runner, app, tmp_path, body)
+    row = pl.read_parquet(run / "scores.parquet").row(0, named=True)
+    assert row["band"] == "quarantine" and "BINARY_BYTES_STRIPPED" in row["reasons"]
+    assert any(r.startswith("INJECTION") for r in row["reasons"]) and gate == 1
+
+
+def test_utf16_bom_does_not_hide_a_utf8_body(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """FF FE + a UTF-8 page: the BOM decided, the body became noise and the injection passed."""
+    page = article_html(url=None).replace("</body>", HIDDEN + "</body>")
+    run, gate = gate_after_audit(runner, app, tmp_path, b"\xff\xfe" + page.encode())
+    row = pl.read_parquet(run / "scores.parquet").row(0, named=True)
+    assert row["band"] == "quarantine" and gate == 1
