@@ -119,3 +119,25 @@ def test_utf16_bom_does_not_hide_a_utf8_body(runner, app, tmp_path: Path) -> Non
     run, gate = gate_after_audit(runner, app, tmp_path, b"\xff\xfe" + page.encode())
     row = pl.read_parquet(run / "scores.parquet").row(0, named=True)
     assert row["band"] == "quarantine" and gate == 1
+
+
+# ---------------------------------------------------------------- point 6: --json on a terminal
+
+C1_CSI = "\x9b2J\x9b31m\x85"
+
+
+def test_explain_json_writes_c1_and_bidi_escaped(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """`--json` printed U+009B (CSI), NEL and bidi overrides raw: a terminal acts on them."""
+    d = tmp_path / "in"
+    d.mkdir()
+    title = f"Title{C1_CSI}\u202eevil"
+    (d / "p.html").write_text(article_html(title, url=None), encoding="utf-8")
+    (d / "urls.csv").write_text("file,url\np.html,https://c1.example.com/p\n", encoding="utf-8")
+    run = tmp_path / "run"
+    assert audit(runner, app, str(d), "--out", str(run)).exit_code == 0
+    res = runner.invoke(app, ["explain", str(run), "https://c1.example.com/p", "--json"])
+    assert res.exit_code == 0, res.output
+    raw = res.stdout_bytes
+    assert not any(0x80 <= ord(c) <= 0x9F for c in raw.decode()) and b"\x1b" not in raw
+    assert "\u202e".encode() not in raw
+    assert json.loads(raw)["page"]["title"] == title  # same value, written as \\u escapes
