@@ -141,3 +141,27 @@ def test_explain_json_writes_c1_and_bidi_escaped(runner, app, tmp_path: Path) ->
     assert not any(0x80 <= ord(c) <= 0x9F for c in raw.decode()) and b"\x1b" not in raw
     assert "\u202e".encode() not in raw
     assert json.loads(raw)["page"]["title"] == title  # same value, written as \\u escapes
+
+
+# ---------------------------------------------------------------- point 8: --out
+
+
+def test_out_with_a_foreign_manifest_json_is_refused_even_with_fresh(
+    runner, app, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """A web app's folder (manifest.json is the PWA/extension file name) counted as a run: the
+    audit wrote into it and replaced the user's manifest.json, with or without --fresh."""
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "p.html").write_text(article_html(url=None), encoding="utf-8")
+    app_dir = tmp_path / "webapp"
+    app_dir.mkdir()
+    mine = '{"name": "My App", "short_name": "app", "start_url": "/"}'
+    (app_dir / "manifest.json").write_text(mine, encoding="utf-8")
+    (app_dir / "index.html").write_text("<p>mine</p>", encoding="utf-8")
+    for extra in ([], ["--fresh"]):
+        res = audit(runner, app, str(d), "--out", str(app_dir), *extra)
+        assert res.exit_code == 2, res.output
+        assert "not a trustaudit run" in res.output
+    assert (app_dir / "manifest.json").read_text(encoding="utf-8") == mine
+    assert sorted(p.name for p in app_dir.iterdir()) == ["index.html", "manifest.json"]

@@ -237,6 +237,22 @@ def check_out(out: str | Path, command: str, inputs: list[str], *, fresh: bool) 
             f"--out {root} is a non-empty folder that is not a trustaudit run; nothing was deleted",
             hint="choose a new or empty folder for --out",
         )
+    try:
+        found = (
+            json.loads(run.manifest.read_text(encoding="utf-8")) if run.manifest.is_file() else {}
+        )
+    except (OSError, ValueError):
+        found = None  # damaged: ours only if the run's own folders say so
+    ours = crawl_started or (
+        command_of(found) is not None if isinstance(found, dict) else (root / "parts").is_dir()
+    )
+    if not ours:
+        # a web app's or another tool's manifest.json is not ours: --fresh must not replace it
+        raise RunDirError(
+            f"--out {root} holds a manifest.json that is not a trustaudit run's; nothing was"
+            " deleted",
+            hint="choose a new or empty folder for --out",
+        )
     if fresh:
         return
     manifest = run.read_manifest()
