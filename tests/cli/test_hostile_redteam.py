@@ -165,3 +165,38 @@ def test_out_with_a_foreign_manifest_json_is_refused_even_with_fresh(
         assert "not a trustaudit run" in res.output
     assert (app_dir / "manifest.json").read_text(encoding="utf-8") == mine
     assert sorted(p.name for p in app_dir.iterdir()) == ["index.html", "manifest.json"]
+
+
+# ---------------------------------------------------------------- point 9: exit 2, not 3
+
+
+def small_run(runner, app, tmp_path: Path) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "p.html").write_text(article_html(url=None), encoding="utf-8")
+    run = tmp_path / "run"
+    assert audit(runner, app, str(d), "--out", str(run)).exit_code == 0
+    return d, run
+
+
+def test_since_manifest_of_the_wrong_shape_is_exit_2(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A manifest that parses but is a list, or whose `stages` is a string, was AttributeError
+    (exit 3) in `--since`, `gate` and `report`."""
+    d, run = small_run(runner, app, tmp_path)
+    manifest = json.loads((run / "manifest.json").read_text())
+    for bad in ([1, 2], {**manifest, "stages": "x"}):
+        (run / "manifest.json").write_text(json.dumps(bad))
+        res = audit(runner, app, str(d), "--out", str(tmp_path / "next"), "--since", str(run))
+        assert res.exit_code == 2 and "manifest.json is corrupt" in res.output, res.output
+        for cmd in ("gate", "report"):
+            res = runner.invoke(app, [cmd, str(run)])
+            assert res.exit_code == 2 and "manifest.json" in res.output, (cmd, res.output)
+
+
+def test_report_on_scores_without_band_column_is_exit_2(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """`report` read scores.parquet without checking that contract columns exist: exit 3."""
+    _, run = small_run(runner, app, tmp_path)
+    pl.read_parquet(run / "scores.parquet").drop("band").write_parquet(run / "scores.parquet")
+    res = runner.invoke(app, ["report", str(run)])
+    assert res.exit_code == 2, res.output
+    assert "scores.parquet" in res.output and "band" in res.output and "hint:" in res.output
