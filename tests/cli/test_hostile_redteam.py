@@ -200,3 +200,41 @@ def test_report_on_scores_without_band_column_is_exit_2(runner, app, tmp_path: P
     res = runner.invoke(app, ["report", str(run)])
     assert res.exit_code == 2, res.output
     assert "scores.parquet" in res.output and "band" in res.output and "hint:" in res.output
+
+
+def test_full_disk_reported_through_polars_or_sqlite_is_exit_2(
+    runner, app, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """On a full tmpfs, `report`, `score`, `cards` and `audit --cache` died with exit 3: Polars wraps
+    ENOSPC in ComputeError/OSError without errno ("... (os error 28)"), sqlite in OperationalError."""
+    import sqlite3
+
+    from trustaudit.report import summary
+
+    _, run = small_run(runner, app, tmp_path)
+    for exc in (
+        pl.exceptions.ComputeError("parquet: underlying IO error: No space left on device (os error 28)"),
+        OSError("No space left on device (os error 28)"),
+        sqlite3.OperationalError("database or disk is full"),
+    ):  # fmt: skip
+
+        def full(*_a, _exc=exc, **_k):  # type: ignore[no-untyped-def]
+            raise _exc
+
+        monkeypatch.setattr(summary, "write_reports", full)
+        res = runner.invoke(app, ["report", str(run)])
+        assert res.exit_code == 2, (exc, res.output)
+        assert str(run) in res.output and "No space left on device" in res.output
+        assert "hint:" in res.output
+
+
+def test_an_unrelated_internal_error_stays_exit_3(runner, app, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from trustaudit.report import summary
+
+    _, run = small_run(runner, app, tmp_path)
+
+    def bug(*_a, **_k):  # type: ignore[no-untyped-def]
+        raise pl.exceptions.ComputeError("a real bug")
+
+    monkeypatch.setattr(summary, "write_reports", bug)
+    assert runner.invoke(app, ["report", str(run)]).exit_code == 3
