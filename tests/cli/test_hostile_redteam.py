@@ -238,3 +238,52 @@ def test_an_unrelated_internal_error_stays_exit_3(runner, app, tmp_path: Path, m
 
     monkeypatch.setattr(summary, "write_reports", bug)
     assert runner.invoke(app, ["report", str(run)]).exit_code == 3
+
+
+def test_fuse_refuses_a_fifo_and_a_device_without_hanging(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """`fuse FIFO` blocked forever; `fuse /dev/zero` read until memory ran out."""
+    import os
+    import subprocess
+    import sys
+
+    _, run = small_run(runner, app, tmp_path)
+
+    fifo = tmp_path / "results.jsonl"
+    os.mkfifo(fifo)
+    for src in (str(fifo), "/dev/zero"):
+        res = subprocess.run(
+            [sys.executable, "-m", "trustaudit", "fuse", src, "--run", str(run)],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert res.returncode == 2 and "not a regular file" in res.stderr, res.stderr
+
+
+def test_fuse_gzip_results_are_decompressed_with_a_cap(
+    runner, app, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A 1 MB results.jsonl.gz expanding to 1 GiB took 3.3 GB of memory (gzip.decompress)."""
+    import gzip
+
+    from trustaudit.cli.commands import fuse
+
+    _, run = small_run(runner, app, tmp_path)
+    monkeypatch.setattr(fuse, "MAX_RESULTS_BYTES", 10_000)
+    bomb = tmp_path / "results.jsonl.gz"
+    bomb.write_bytes(gzip.compress(b'{"query": "q", "id": "' + b"a" * 100_000 + b'"}\n'))
+    res = runner.invoke(app, ["fuse", str(bomb), "--run", str(run)])
+    assert res.exit_code == 2 and "larger than 10000 bytes" in res.output, res.output
+    assert fuse._gunzip_capped(gzip.compress(b"ab") + gzip.compress(b"cd"), "x") == b"abcd"
+
+
+def test_policy_env_integer_over_digit_limit_and_bom_file(
+    runner, app, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A 5000-digit integer in TRUSTAUDIT_* was ValueError (exit 3); a policy file saved with a
+    UTF-8 BOM (Windows editors) was 'not valid TOML'."""
+    _, run = small_run(runner, app, tmp_path)
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b"\xef\xbb\xbf[gate]\nfail_on_injection = false\n")
+    assert runner.invoke(app, ["gate", str(run), "--policy", str(bom), "-q"]).exit_code == 0
+    monkeypatch.setenv("TRUSTAUDIT_INJECTION__MAX_HTML_CHARS", "9" * 5000)
+    res = runner.invoke(app, ["gate", str(run), "-q"])
+    assert res.exit_code == 2 and "integer too long" in res.output, res.output
