@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import polars as pl
+import pytest
 from helpers import article_html
 
 NOW = ["--now", "2026-11-01"]
@@ -287,3 +288,21 @@ def test_policy_env_integer_over_digit_limit_and_bom_file(
     monkeypatch.setenv("TRUSTAUDIT_INJECTION__MAX_HTML_CHARS", "9" * 5000)
     res = runner.invoke(app, ["gate", str(run), "-q"])
     assert res.exit_code == 2 and "integer too long" in res.output, res.output
+
+
+# ---------------------------------------------------------------- point 7: depth limit
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="io/extract.py limit_depth drops tags past inputs.max_html_depth with their attributes,"
+    " so a display:none block behind 600 unclosed <div>s becomes visible text and is not flagged;"
+    " fix: keep deep tags as siblings (Chromium reparents past depth 512) instead of dropping them",
+)
+def test_hidden_injection_behind_unclosed_divs_is_still_hidden(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    page = article_html(url=None).replace("<article>", "<article>" + "<div>" * 600 + "deep text")
+    body = page.replace("</body>", HIDDEN + "</body>").encode()
+    run, gate = gate_after_audit(runner, app, tmp_path, body)
+    row = pl.read_parquet(run / "scores.parquet").row(0, named=True)
+    assert "HTML_TOO_DEEP" in row["reasons"]
+    assert row["band"] == "quarantine" and "INJECTION_HIDDEN" in row["reasons"] and gate == 1
