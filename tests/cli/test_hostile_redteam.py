@@ -306,3 +306,19 @@ def test_hidden_injection_behind_unclosed_divs_is_still_hidden(runner, app, tmp_
     row = pl.read_parquet(run / "scores.parquet").row(0, named=True)
     assert "HTML_TOO_DEEP" in row["reasons"]
     assert row["band"] == "quarantine" and "INJECTION_HIDDEN" in row["reasons"] and gate == 1
+
+
+def test_content_type_utf16_over_a_utf8_body_does_not_hide_the_injection(
+    runner, app, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """The site sets the Content-Type: `charset=utf-16` over a UTF-8 page decoded it as noise."""
+    page = article_html(url=None).replace("</body>", HIDDEN + "</body>")
+    rec = {
+        "url": "https://cs.example.com/x",
+        "html": page,
+        "content_type": "text/html; charset=utf-16",
+    }
+    run = jsonl_run(runner, app, tmp_path, [json.dumps(rec)])
+    accounting(run)
+    row = pl.read_parquet(run / "scores.parquet").row(0, named=True)
+    assert row["band"] == "quarantine" and "INJECTION_HIDDEN" in row["reasons"]

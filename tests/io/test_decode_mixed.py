@@ -33,3 +33,13 @@ def test_narrow_text_needs_four_words_without_zero_bytes() -> None:
     assert narrow_text(PROSE.encode("utf-16-le")) is None
     assert narrow_text(b"\x00\x00one two three four ") == 2
     assert narrow_text(b"one two three") is None
+
+
+def test_declared_utf16_over_an_8bit_body_is_decoded_as_8bit() -> None:
+    body = f'<meta charset="utf-16">{PROSE}'.encode() + b"\xff"
+    d = decode_document(body)
+    assert d.text is not None and PROSE in d.text and d.encoding == "utf-8"
+    d = decode_document(PROSE.encode(), "utf-16")
+    assert d.text == PROSE and d.reasons[0].startswith("BINARY_BYTES_STRIPPED: header says utf-16")
+    real = decode_document((PROSE * 5).encode("utf-16-le"), "utf-16-le")
+    assert real.text == PROSE * 5 and real.encoding == "utf-16-le"

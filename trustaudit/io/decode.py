@@ -230,7 +230,19 @@ def decode_document(
             nuls = data.count(b"\x00")
             data = data.replace(b"\x00", b"")
             reasons.append(f"BINARY_BYTES_STRIPPED: {nuls} NUL byte(s) removed before decoding")
-        text, encoding, _ = decode_html(data, http_charset)
+        text, encoding, decided_by = decode_html(data, http_charset)
+        if (
+            decided_by in ("header", "meta")
+            and encoding.startswith(("utf-16", "utf-32"))
+            and (hit := narrow_text(data)) is not None
+        ):
+            # a Content-Type or <meta> charset of UTF-16 over an 8-bit body turned it into noise
+            # and hid what it says (browsers read <meta charset=utf-16> as UTF-8 too)
+            reasons.append(
+                f"BINARY_BYTES_STRIPPED: {decided_by} says {encoding} but 8-bit text is at byte"
+                f" {hit}; decoded as 8-bit text"
+            )
+            text, encoding = data.replace(b"\x00", b"").decode("utf-8", "replace"), "utf-8"
     if "\x00" in text:
         nuls = text.count("\x00")
         text = text.replace("\x00", "")
