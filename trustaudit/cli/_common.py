@@ -169,27 +169,41 @@ def _environment_or_internal(exc: BaseException, kwargs: dict[str, Any]) -> Base
         why = "its file system is full"
     if why is None or isinstance(exc, GeneratorExit) or os.environ.get("TRUSTAUDIT_DEBUG"):
         return _internal(exc)
-    paths = [v for v in kwargs.values() if isinstance(v, Path)]
+    paths = _local_paths(kwargs)
     where = f" {full or paths[0]}" if full or paths else ""
     first = text.splitlines()[0][:200] if text else ""
     fail(f"cannot use{where}: {why} ({type(exc).__name__}: {first})", _ENVIRONMENT_HINT)
     return typer.Exit(int(ExitCode.USAGE))
 
 
-def _full_disk(kwargs: dict[str, Any]) -> Path | None:
-    """A path argument of the command whose file system has (almost) no space left, else None."""
+def _local_paths(kwargs: dict[str, Any]) -> list[Path]:
+    """The command's arguments that name local paths: Path values, and strings (a run may be
+    given as a string so that it can also be a remote URI) naming something that exists."""
+    out: list[Path] = []
     for value in kwargs.values():
         for item in value if isinstance(value, list | tuple) else [value]:
-            if not isinstance(item, Path):
-                continue
-            probe = item
-            while not probe.exists() and probe != probe.parent:
-                probe = probe.parent
-            try:
-                if shutil.disk_usage(probe).free < _LOW_SPACE:
-                    return item
-            except OSError:
-                continue
+            if isinstance(item, Path):
+                out.append(item)
+            elif isinstance(item, str) and item and "://" not in item:
+                try:
+                    if os.path.lexists(item):
+                        out.append(Path(item))
+                except (OSError, ValueError):
+                    continue
+    return out
+
+
+def _full_disk(kwargs: dict[str, Any]) -> Path | None:
+    """A path argument of the command whose file system has (almost) no space left, else None."""
+    for item in _local_paths(kwargs):
+        probe = item
+        while not probe.exists() and probe != probe.parent:
+            probe = probe.parent
+        try:
+            if shutil.disk_usage(probe).free < _LOW_SPACE:
+                return item
+        except OSError:
+            continue
     return None
 
 
