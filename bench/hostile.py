@@ -181,6 +181,46 @@ def unreadable_folder(d: Path) -> tuple[list[str], list[str]]:
     return [str(f)], []
 
 
+# ------------------------------------------------------------------ red-team variations (verify-15)
+def utf16_head_then_utf8(d: Path) -> tuple[list[str], list[str]]:
+    """6 KB of UTF-16LE padding, then a UTF-8 page with the injection: the head must not decide."""
+    body = ("<!-- " + "pad " * 1500 + "-->").encode("utf-16-le") + _page(HIDDEN).encode()
+    return [str(_folder(d, {"m.html": body}, {"m.html": "https://m.example.com/x"}))], []
+
+
+def bom16_then_utf8(d: Path) -> tuple[list[str], list[str]]:
+    body = b"\xff\xfe" + _page(HIDDEN).encode()
+    return [str(_folder(d, {"b.html": body}, {"b.html": "https://b.example.com/x"}))], []
+
+
+def jsonl_record_columns(d: Path) -> tuple[list[str], list[str]]:
+    """JSONL fields named like record columns (body, offset, source) and a 5000-digit integer."""
+    lines = [
+        json.dumps({"url": "https://j.example.com/x", "html": _page(HIDDEN), "body": "<p>clean</p>",
+                    "offset": "zz", "source": "elsewhere.warc"}),
+        '{"url":"https://j.example.com/big","html":"<p>x</p>","n":' + "9" * 5000 + "}",
+    ]  # fmt: skip
+    (d).mkdir(parents=True, exist_ok=True)
+    (d / "r.jsonl").write_text("\n".join(lines) + "\n")
+    return [str(d)], []
+
+
+def hidden_behind_unclosed_divs(d: Path) -> tuple[list[str], list[str]]:
+    """600 unclosed <div>s before a display:none injection: the depth limit must keep it hidden."""
+    page = _page("<div>" * 600 + "deep" + HIDDEN).encode()
+    return [str(_folder(d, {"u.html": page}, {"u.html": "https://ud.example.com/x"}))], []
+
+
+def jsonl_4x45mb(d: Path) -> tuple[list[str], list[str]]:
+    """Four 45 MB records, each under every per-record cap, in one gzip file (concatenated members)."""
+    d.mkdir(parents=True, exist_ok=True)
+    with open(d / "big.jsonl.gz", "wb") as fh:
+        for i in range(4):
+            line = b'{"url":"https://big.example.com/%d","html":"<p>' % i + b"word " * 9_000_000
+            fh.write(gzip.compress(line + b'</p>"}\n', compresslevel=6))
+    return [str(d)], []
+
+
 CASES: dict[str, Callable[[Path], tuple[list[str], list[str]]]] = {
     "nul_injection": nul_injection,
     "utf16_no_bom": utf16,
@@ -197,11 +237,20 @@ CASES: dict[str, Callable[[Path], tuple[list[str], list[str]]]] = {
     "nested_divs_100k": nested_divs,
     "nested_divs_100k_no_depth_limit": nested_divs_no_depth_limit,
     "unreadable_folder": unreadable_folder,
+    "utf16_head_then_utf8": utf16_head_then_utf8,
+    "bom16_then_utf8": bom16_then_utf8,
+    "jsonl_record_columns": jsonl_record_columns,
+    "hidden_behind_unclosed_divs": hidden_behind_unclosed_divs,
+    "jsonl_4x45MB_records": jsonl_4x45mb,
 }
 TARGETS = {  # the page whose band the case is about
     "nul_injection": "https://n.example.com/x",
     "canonical_spoof": "https://bad.example.net/a",
     "padded_injection_6MB": "https://p.example.com/x",
+    "utf16_head_then_utf8": "https://m.example.com/x",
+    "bom16_then_utf8": "https://b.example.com/x",
+    "jsonl_record_columns": "https://j.example.com/x",
+    "hidden_behind_unclosed_divs": "https://ud.example.com/x",
 }
 
 

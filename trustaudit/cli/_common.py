@@ -9,8 +9,11 @@ from __future__ import annotations
 import errno
 import functools
 import os
+import re
+import shutil
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
@@ -135,16 +138,12 @@ def guarded(func: F) -> F:
             raise typer.Exit(130) from None
         except OSError as exc:
             if exc.errno not in _ENVIRONMENT_ERRNOS:
-                raise _internal(exc) from None
+                raise _environment_or_internal(exc, kwargs) from None
             where = f" {exc.filename}" if exc.filename else ""
-            fail(
-                f"cannot use{where}: {exc.strerror or exc}",
-                "check that the path exists, is writable (not a read-only run or file system) "
-                "and that the disk has space",
-            )
+            fail(f"cannot use{where}: {exc.strerror or exc}", _ENVIRONMENT_HINT)
             raise typer.Exit(int(ExitCode.USAGE)) from None
         except (Exception, BaseException) as exc:  # pyo3 panics derive from BaseException
-            raise _internal(exc) from None
+            raise _environment_or_internal(exc, kwargs) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -165,6 +164,68 @@ _ENVIRONMENT_ERRNOS = frozenset(
         errno.ENAMETOOLONG,
     }
 )
+
+
+_ENVIRONMENT_HINT = (
+    "check that the path exists, is writable (not a read-only run or file system) "
+    "and that the disk has space"
+)
+_OS_ERROR_RE = re.compile(r"\(os error (\d+)\)")
+_LOW_SPACE = 1 << 20
+
+
+def _environment_or_internal(exc: BaseException, kwargs: dict[str, Any]) -> BaseException:
+    """Exit 2 for an environment failure that reaches us wrapped (Polars' `ComputeError: ... (os
+    error 28)`, an OSError without errno, sqlite's `database or disk is full`, a table cut short
+    because its disk filled up), else the internal error (exit 3)."""
+    text = str(exc)
+    m = _OS_ERROR_RE.search(text)
+    full = _full_disk(kwargs)
+    why = None
+    if m and int(m.group(1)) in _ENVIRONMENT_ERRNOS:
+        why = os.strerror(int(m.group(1)))
+    elif "database or disk is full" in text:
+        why = os.strerror(errno.ENOSPC)
+    elif full is not None:
+        why = "its file system is full"
+    if why is None or isinstance(exc, GeneratorExit) or os.environ.get("TRUSTAUDIT_DEBUG"):
+        return _internal(exc)
+    paths = _local_paths(kwargs)
+    where = f" {full or paths[0]}" if full or paths else ""
+    first = text.splitlines()[0][:200] if text else ""
+    fail(f"cannot use{where}: {why} ({type(exc).__name__}: {first})", _ENVIRONMENT_HINT)
+    return typer.Exit(int(ExitCode.USAGE))
+
+
+def _local_paths(kwargs: dict[str, Any]) -> list[Path]:
+    """The command's arguments that name local paths: Path values, and strings (a run may be
+    given as a string so that it can also be a remote URI) naming something that exists."""
+    out: list[Path] = []
+    for value in kwargs.values():
+        for item in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(item, Path):
+                out.append(item)
+            elif isinstance(item, str) and item and "://" not in item:
+                try:
+                    if os.path.lexists(item):
+                        out.append(Path(item))
+                except (OSError, ValueError):
+                    continue
+    return out
+
+
+def _full_disk(kwargs: dict[str, Any]) -> Path | None:
+    """A path argument of the command whose file system has (almost) no space left, else None."""
+    for item in _local_paths(kwargs):
+        probe = item
+        while not probe.exists() and probe != probe.parent:
+            probe = probe.parent
+        try:
+            if shutil.disk_usage(probe).free < _LOW_SPACE:
+                return item
+        except OSError:
+            continue
+    return None
 
 
 def check_accounting(summary: dict[str, Any]) -> None:

@@ -10,6 +10,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,9 +84,16 @@ def finite(obj: Any) -> Any:
     return obj
 
 
+# Characters a terminal may act on that json.dumps(ensure_ascii=False) leaves raw: DEL, C1 controls
+# (U+009B is CSI), line/paragraph separators and bidi overrides. They only occur inside strings, so
+# writing them as \uXXXX keeps the same JSON value and makes `--json` on a terminal inert.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
 def json_text(obj: Any, *, indent: int | None = 2) -> str:
     """Strict JSON (non-finite numbers become null) for files and `--json` output alike."""
-    return json.dumps(finite(obj), indent=indent, ensure_ascii=False, default=str, allow_nan=False)
+    text = json.dumps(finite(obj), indent=indent, ensure_ascii=False, default=str, allow_nan=False)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def write_json(path: str | Path, obj: Any) -> None:

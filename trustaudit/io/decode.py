@@ -152,6 +152,25 @@ def wide_encoding(data: bytes) -> str | None:
     return None
 
 
+# Four whitespace-separated ASCII words with no NUL between them: 8-bit text. In UTF-16/32 every
+# ASCII character carries a zero byte, and CJK code units almost never spell this by chance.
+# Bytes are first mapped (in C) to a = printable ASCII, space = whitespace, NUL = anything else, so a
+# real UTF-16 body is rejected by one substring test instead of a regex step per byte.
+_CLASSES = bytes(
+    0x61 if 0x21 <= b <= 0x7E else 0x20 if b in (0x09, 0x0A, 0x0D, 0x20) else 0 for b in range(256)
+)
+_NARROW_WORDS = re.compile(rb"(?:a{2,40} ){4}")
+
+
+def narrow_text(data: bytes) -> int | None:
+    """Offset of 8-bit (ASCII/UTF-8) prose in a body that otherwise looks UTF-16/32, else None."""
+    classes = data.translate(_CLASSES)
+    if b"aa " not in classes:
+        return None
+    m = _NARROW_WORDS.search(classes)
+    return m.start() if m else None
+
+
 @dataclass(frozen=True)
 class Decoded:
     """A body made text: `text` is None when it is not text at all (then `error` says why)."""
@@ -184,6 +203,21 @@ def decode_document(
     reasons: list[str] = []
     bom = any(data.startswith(b) for b, _ in _BOMS)
     wide = None if bom else wide_encoding(data)
+    bom_wide = next((e for b, e in _BOMS if data.startswith(b) and e != "utf-8"), None)
+    if (wide or bom_wide) and (hit := narrow_text(data)) is not None:
+        # a wide head (or BOM) must not decide for 8-bit text elsewhere in the body: decoded as
+        # UTF-16 that text turns into CJK-looking noise and an injection in it is never scanned
+        said = f"byte-order mark says {bom_wide}" if bom_wide else f"head looks like {wide}"
+        if bom_wide:
+            data = data[len(next(b for b, e in _BOMS if e == bom_wide)) :]
+        nuls = data.count(b"\x00")
+        data = data.replace(b"\x00", b"")
+        reasons.append(
+            f"BINARY_BYTES_STRIPPED: {said} but 8-bit text follows at byte {hit};"
+            f" {nuls} NUL byte(s) removed and the rest decoded as 8-bit text"
+        )
+        wide = None
+        bom = False
     if wide is not None:
         text = data[: len(data) // 4 * 4 if "32" in wide else len(data) // 2 * 2].decode(
             wide, "replace"
@@ -196,7 +230,19 @@ def decode_document(
             nuls = data.count(b"\x00")
             data = data.replace(b"\x00", b"")
             reasons.append(f"BINARY_BYTES_STRIPPED: {nuls} NUL byte(s) removed before decoding")
-        text, encoding, _ = decode_html(data, http_charset)
+        text, encoding, decided_by = decode_html(data, http_charset)
+        if (
+            decided_by in ("header", "meta")
+            and encoding.startswith(("utf-16", "utf-32"))
+            and (hit := narrow_text(data)) is not None
+        ):
+            # a Content-Type or <meta> charset of UTF-16 over an 8-bit body turned it into noise
+            # and hid what it says (browsers read <meta charset=utf-16> as UTF-8 too)
+            reasons.append(
+                f"BINARY_BYTES_STRIPPED: {decided_by} says {encoding} but 8-bit text is at byte"
+                f" {hit}; decoded as 8-bit text"
+            )
+            text, encoding = data.replace(b"\x00", b"").decode("utf-8", "replace"), "utf-8"
     if "\x00" in text:
         nuls = text.count("\x00")
         text = text.replace("\x00", "")

@@ -28,6 +28,7 @@ from trustaudit.io.records import (
     ErrorRow,
     RecordBatch,
     display_text,
+    has_surrogates,
     records_table,
     safe_records_table,
 )
@@ -287,7 +288,7 @@ class JsonlSource(_PathSource):
                             )
                         )
                     else:
-                        self._parse_line(raw, line_no, rows, errors, extra)
+                        self._guarded_parse(raw, line_no, rows, errors, extra)
                     if len(rows) + len(errors) >= batch_size:
                         yield _chunks(rows, errors, list(extra))
                         rows, errors, extra = [], [], {}
@@ -315,6 +316,26 @@ class JsonlSource(_PathSource):
         if rows or errors:
             yield _chunks(rows, errors, list(extra))
 
+    def _guarded_parse(
+        self,
+        raw: bytes,
+        line_no: int,
+        rows: list[dict[str, Any]],
+        errors: list[ErrorRow],
+        extra: dict[str, None],
+    ) -> None:
+        """`_parse_line`, but any exception costs this line one error row, never the lines before
+        it in the batch nor the rest of the file (a bad record is one error row, issue 15)."""
+        try:
+            self._parse_line(raw, line_no, rows, errors, extra)
+        except Exception as exc:
+            msg = display_text(f"{type(exc).__name__}: {exc}")[:300]
+            errors.append(
+                ErrorRow(
+                    self.name, line_no, None, "read", "RECORD_INVALID", f"line {line_no}: {msg}"
+                )
+            )
+
     def _parse_line(
         self,
         raw: bytes,
@@ -337,7 +358,7 @@ class JsonlSource(_PathSource):
         except RecursionError:
             error("JSON_TOO_DEEP", f"line {line_no}: RecursionError: JSON nested too deeply")
             return
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, int over 4300 digits
             error("JSON_DECODE", f"line {line_no}: {type(exc).__name__}: {exc}")
             return
         if not isinstance(obj, dict):
@@ -390,9 +411,19 @@ class JsonlSource(_PathSource):
             "body": html.encode("utf-8", "surrogatepass") if isinstance(html, str) else None,
             "given_text": text if isinstance(text, str) and not isinstance(html, str) else None,
         }
+        bad_key = next((k for k in obj if has_surrogates(k)), None)
+        if bad_key is not None:
+            error(
+                "RECORD_INVALID",
+                f"line {line_no}: field name {ascii(bad_key)[:80]} is not valid Unicode",
+            )
+            return
         for key, value in obj.items():
             if key in _JSONL_RESERVED:
                 continue
+            # a field named like a record column (body, source, offset, given_text) must not replace
+            # what the reader set: it would swap the scanned page or break the run's accounting
+            key = f"input_{key}" if key in row else key
             extra[key] = None
             row[key] = (
                 json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value

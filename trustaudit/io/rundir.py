@@ -51,13 +51,17 @@ class RunDir:
 
     def read_manifest(self) -> dict[str, Any]:
         try:
-            return json.loads(self.manifest.read_text(encoding="utf-8"))
+            manifest = json.loads(self.manifest.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise RunDirError(
                 f"{self.manifest} is corrupt: {exc}", hint="re-run with --fresh"
             ) from None
+        bad = _manifest_shape(manifest)
+        if bad:
+            raise RunDirError(f"{self.manifest} is corrupt: {bad}", hint="re-run with --fresh")
+        return manifest  # type: ignore[no-any-return]
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         write_json(self.manifest, manifest)
@@ -100,6 +104,10 @@ class RunDir:
             if isinstance(exc, OSError) and exc.errno is not None:
                 raise  # permissions, disk: the guard reports the path
             raise _damaged(source, _first_line(exc)) from None
+        if columns is None and (
+            missing := [c for c in CONTRACT.get(name, {}) if c not in df.columns]
+        ):
+            raise _damaged(source, f"column(s) {', '.join(missing)} missing")
         check_contract(name, df, source)
         return df
 
@@ -161,6 +169,21 @@ CONTRACT: dict[str, dict[str, Any]] = {
     "signals": {"doc_id": pl.String},
 }
 UNIQUE_IDS = ("scores", "pages", "signals")
+
+
+def _manifest_shape(manifest: Any) -> str | None:
+    """Why a parsed manifest cannot be a run's (a list, `stages` a string…), else None: every reader
+    calls .get on these, and a tampered manifest must be exit 2, not an AttributeError."""
+    if not isinstance(manifest, dict):
+        return f"expected a JSON object, got {type(manifest).__name__}"
+    for key, kind in (("stages", dict), ("policy", dict), ("inputs", list), ("sources", list)):
+        if key in manifest and not isinstance(manifest[key], kind):
+            return f"{key} is {type(manifest[key]).__name__}, expected {kind.__name__}"
+    stages = manifest.get("stages") or {}
+    for name, stage in stages.items():
+        if not isinstance(stage, dict):
+            return f"stages.{name} is {type(stage).__name__}, expected dict"
+    return None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -237,6 +260,22 @@ def check_out(out: str | Path, command: str, inputs: list[str], *, fresh: bool) 
     if not run.manifest.is_file() and not crawl_started:
         raise RunDirError(
             f"--out {root} is a non-empty folder that is not a trustaudit run; nothing was deleted",
+            hint="choose a new or empty folder for --out",
+        )
+    try:
+        found = (
+            json.loads(run.manifest.read_text(encoding="utf-8")) if run.manifest.is_file() else {}
+        )
+    except (OSError, ValueError):
+        found = None  # damaged: ours only if the run's own folders say so
+    ours = crawl_started or (
+        command_of(found) is not None if isinstance(found, dict) else (root / "parts").is_dir()
+    )
+    if not ours:
+        # a web app's or another tool's manifest.json is not ours: --fresh must not replace it
+        raise RunDirError(
+            f"--out {root} holds a manifest.json that is not a trustaudit run's; nothing was"
+            " deleted",
             hint="choose a new or empty folder for --out",
         )
     if fresh:

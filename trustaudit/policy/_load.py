@@ -47,7 +47,7 @@ def read_policy_text(path: Path) -> str:
         raise PolicyError(f"cannot read policy file {path}: {exc.strerror or exc}") from None
     if len(data) > MAX_POLICY_BYTES:
         raise PolicyError(f"policy file {path} is larger than {MAX_POLICY_BYTES} bytes")
-    return data.decode("utf-8")
+    return data.decode("utf-8-sig")  # a BOM (Windows editors) is not a TOML statement
 
 
 def _coerce(value: Any, tp: Any, where: str) -> Any:
@@ -114,7 +114,10 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
         if isinstance(value, int):
             return value
         if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            return int(value)
+            try:
+                return int(value)
+            except ValueError:  # over Python's 4300-digit conversion limit
+                raise PolicyError(f"{where}: integer too long ({len(value)} digits)") from None
         raise PolicyError(f"{where}: expected an integer, got {value!r}")
     if tp is str:
         if not isinstance(value, str):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import gzip
 import sys
 import zlib
 from pathlib import Path
@@ -24,6 +23,7 @@ from trustaudit.fusion import (
     fused_jsonl,
 )
 from trustaudit.io.atomic import atomic_open, json_text
+from trustaudit.io.lists import check_regular_file
 from trustaudit.io.rundir import RunDir
 from trustaudit.policy import Policy, load_policy
 from trustaudit.report.escape import terminal
@@ -41,7 +41,7 @@ def inert(text: Any, width: int = 70) -> str:
 def read_results_text(path: str) -> tuple[str, str]:
     """(text, display name) of RESULTS: a file, `-` for stdin, gzip when the name ends in .gz."""
     if path == "-":
-        data = typer.get_binary_stream("stdin").read()
+        data = typer.get_binary_stream("stdin").read(MAX_RESULTS_BYTES + 1)
         name = "<stdin>"
     else:
         p = Path(path)
@@ -49,6 +49,8 @@ def read_results_text(path: str) -> tuple[str, str]:
             raise UsageError(
                 f"RESULTS is a directory: {p}", hint="pass a JSONL file or - for stdin"
             )
+        if p.exists():
+            check_regular_file(p, "results file")  # a FIFO hung, /dev/zero never ended
         try:
             data = p.read_bytes()
         except FileNotFoundError:
@@ -58,11 +60,36 @@ def read_results_text(path: str) -> tuple[str, str]:
         name = str(p)
     if path.endswith(".gz") or data[:2] == b"\x1f\x8b":
         try:
-            data = gzip.decompress(data)
+            data = _gunzip_capped(data, name)
         except (OSError, EOFError, zlib.error) as exc:
             raise UsageError(f"{name} is not valid gzip: {exc}") from None
+    if len(data) > MAX_RESULTS_BYTES:
+        raise UsageError(
+            f"{name} is larger than {MAX_RESULTS_BYTES} bytes (after decompression)",
+            hint="split the results into smaller files",
+        )
     # one undecodable byte spoils one line (replacement character), not the batch
     return data.decode("utf-8", errors="replace"), name
+
+
+# A 1 MB .jsonl.gz expanding to 1 GiB took 3.3 GB of memory: results are read whole, so capped.
+MAX_RESULTS_BYTES = 256 << 20
+
+
+def _gunzip_capped(data: bytes, name: str) -> bytes:
+    """gzip members of `data` decompressed, stopping one byte past MAX_RESULTS_BYTES."""
+    out: list[bytes] = []
+    size = 0
+    while data and size <= MAX_RESULTS_BYTES:
+        d = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        out.append(d.decompress(data, MAX_RESULTS_BYTES + 1 - size))
+        size += len(out[-1])
+        if not d.eof:
+            if d.unconsumed_tail or size > MAX_RESULTS_BYTES:
+                break  # over the cap: the caller refuses it
+            raise EOFError(f"{name}: compressed data ends early")
+        data = d.unused_data
+    return b"".join(out)
 
 
 def _overrides(**flags: Any) -> dict[str, Any]:
