@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import polars as pl
-import pytest
 from helpers import article_html
 
 NOW = ["--now", "2026-11-01"]
@@ -293,12 +292,6 @@ def test_policy_env_integer_over_digit_limit_and_bom_file(
 # ---------------------------------------------------------------- point 7: depth limit
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="io/extract.py limit_depth drops tags past inputs.max_html_depth with their attributes,"
-    " so a display:none block behind 600 unclosed <div>s becomes visible text and is not flagged;"
-    " fix: keep deep tags as siblings (Chromium reparents past depth 512) instead of dropping them",
-)
 def test_hidden_injection_behind_unclosed_divs_is_still_hidden(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     page = article_html(url=None).replace("<article>", "<article>" + "<div>" * 600 + "deep text")
     body = page.replace("</body>", HIDDEN + "</body>").encode()

@@ -214,9 +214,10 @@ def test_injection_after_the_extraction_cut_is_found() -> None:
 def test_depth_limit_flattens_before_parsing() -> None:
     n = 3000
     html = "<html><body>" + "<div>" * n + "deep words here" + "</div>" * n + "</body></html>"
-    flat, dropped = ex.limit_depth(html, 100)
-    assert dropped == 2 * (n - 98)  # <html>, <body> and 98 <div>s stay
-    assert ex.html_depth(flat, 10_000) <= 100 and "deep words here" in flat
+    flat, moved = ex.limit_depth(html, 100)
+    assert moved == n - 98  # <html>, <body> and 98 <div>s stay nested; the rest become siblings
+    assert ex.html_depth(flat, 200) == 101 and "deep words here" in flat
+    assert flat.count("<div>") == n and flat.count("</div>") == n  # every element kept, balanced
     page = extract(
         [{"url": "https://deep.example.com/", "body": html.encode()}],
         Policy().with_overrides({"inputs": {"max_html_depth": 100}}),
@@ -224,6 +225,14 @@ def test_depth_limit_flattens_before_parsing() -> None:
     assert "deep words here" in page["text"]
     assert [r.split(":")[0] for r in page["ingest_reasons"]] == ["HTML_TOO_DEEP"]
     assert ex.limit_depth(article_html(), 100)[1] == 0  # an ordinary page is untouched
+
+
+def test_depth_limit_keeps_the_attributes_of_deep_elements() -> None:
+    """A display:none block behind unclosed <div>s keeps its style (and so stays hidden)."""
+    html = "<body>" + "<div>" * 500 + '<div style="display:none">secret</div><p>after</p></body>'
+    flat, moved = ex.limit_depth(html, 100)
+    assert moved > 0 and '<div style="display:none">secret</div>' in flat
+    assert ex.html_depth(flat, 200) <= 101 and "<p>after</p>" in flat
 
 
 # ---------------------------------------------------------------- 11 and --url-map

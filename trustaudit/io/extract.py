@@ -477,27 +477,41 @@ def html_depth(html: str, limit: int) -> int:
 
 
 def limit_depth(html: str, limit: int) -> tuple[str, int]:
-    """Drop the tags nested deeper than `limit` (their text stays): (html, number of tags dropped)."""
+    """Flatten the tags nested deeper than `limit`: (html, number of tags moved).
+
+    Like a browser past its own nesting limit (Chromium reparents past depth 512), an element
+    that would open below `limit` is kept, with its attributes, as a sibling at depth limit + 1:
+    the previous such element is closed first. Dropping deep tags instead would strip their
+    attributes, so a `display:none` block behind 600 unclosed <div>s would turn into visible
+    text and its injection would no longer count as hidden.
+    """
     if html_depth(html, limit) <= limit:
         return html, 0
     out: list[str] = []
-    last = depth = dropped = 0
+    last = depth = moved = 0
+    overflow: str | None = None  # the element kept open at depth limit + 1
     for m in _TAG_FULL_RE.finditer(html):
         name = m.group(2)
         if not name or name in _FLAT_TAGS or name.lower() in _FLAT_TAGS:
             continue
-        if m.group(1):
-            deep = depth > limit
+        if m.group(1):  # a closing tag
+            if depth > limit:
+                if overflow is not None and name.lower() == overflow.lower():
+                    overflow = None  # closes the kept element: the tag stays
+                else:  # closes an element that was already closed as a sibling: drop it
+                    out.append(html[last : m.start()])
+                    last = m.end()
             depth = max(depth - 1, 0)
-        else:
-            depth += 1
-            deep = depth > limit
-        if deep:
-            out.append(html[last : m.start()])
+            continue
+        depth += 1
+        if depth > limit:
+            head = f"</{overflow}>" if overflow else ""
+            out.append(html[last : m.start()] + head + m.group(0))
             last = m.end()
-            dropped += 1
+            overflow = name
+            moved += 1
     out.append(html[last:])
-    return "".join(out), dropped
+    return "".join(out), moved
 
 
 _SCAN_OVERLAP = 65_536
@@ -658,7 +672,8 @@ def extract_record(
         if dropped:
             reasons.append(
                 f"HTML_TOO_DEEP: {dropped} tag(s) nested deeper than"
-                f" {policy.inputs.max_html_depth} dropped before parsing (their text kept)"
+                f" {policy.inputs.max_html_depth} made siblings before parsing (attributes and"
+                " text kept)"
             )
         html = full_html
         if len(html) > x.max_html_bytes:
