@@ -6,6 +6,7 @@ import io
 import re
 from pathlib import Path
 
+import polars as pl
 from rich.console import Console
 
 from trustaudit.cli.progress import RichProgress, expected_records
@@ -51,7 +52,13 @@ def test_expected_records(tmp_path: Path) -> None:
     page = tmp_path / "p.html"
     page.write_text("p")
     assert expected_records([str(tmp_path / "a"), str(page)]) == 3
-    (tmp_path / "d.jsonl").write_text("{}\n")
-    assert expected_records([str(tmp_path / "d.jsonl")]) is None
+    (tmp_path / "d.jsonl").write_text('{"url": "a"}\n\n{"url": "b"}\n{"url": "c"}')
+    assert expected_records([str(tmp_path / "d.jsonl")]) == 3  # lines, blank ones aside
+    pl.DataFrame({"url": ["u1", "u2"], "html": ["<p>1</p>", "<p>2</p>"]}).write_parquet(
+        tmp_path / "a" / "e.parquet"
+    )
+    assert expected_records([str(tmp_path / "a"), str(tmp_path / "d.jsonl")]) == 2 + 2 + 3
+    (tmp_path / "g.jsonl.gz").write_bytes(b"")
+    assert expected_records([str(tmp_path / "g.jsonl.gz")]) is None  # compressed: unknown
     (tmp_path / "a" / "more.warc.gz").write_bytes(b"")
     assert expected_records([str(tmp_path / "a")]) is None

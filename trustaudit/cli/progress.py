@@ -22,9 +22,43 @@ from rich.progress import (
 PAGE_STAGES = ("signals", "score", "report")
 
 
+_COUNT_LINES_MAX = 1 << 30  # plain JSONL up to 1 GiB is counted (a newline scan, ~1 s a GiB)
+
+
+def _records_in(f: Path) -> int | None:
+    """Records one input file holds when that is cheap to know: an HTML file is one, a Parquet
+    file says so in its footer, a plain JSONL file is one per non-empty line (counted up to
+    `_COUNT_LINES_MAX` bytes). Compressed JSONL and WARC archives: None (unknown)."""
+    from trustaudit.io.readers import HTML_SUFFIXES, JSONL_SUFFIXES, PARQUET_SUFFIXES
+
+    name = f.name.lower()
+    try:
+        if not f.is_file():  # FIFOs and devices are never opened here
+            return None
+        if name.endswith(HTML_SUFFIXES):
+            return 1
+        if name.endswith(PARQUET_SUFFIXES):
+            import pyarrow.parquet as pq
+
+            return int(pq.ParquetFile(f).metadata.num_rows)
+        if name.endswith(JSONL_SUFFIXES) and name.endswith((".jsonl", ".json", ".ndjson")):
+            if f.stat().st_size > _COUNT_LINES_MAX:
+                return None
+            n = 0
+            last = b"\n"
+            with open(f, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 22), b""):
+                    n += chunk.count(b"\n") - chunk.count(b"\n\n")
+                    last = chunk[-1:]
+            return n + (last != b"\n")
+    except Exception:  # a damaged file is the reader's to report, as an error row
+        return None
+    return None
+
+
 def expected_records(inputs: list[str]) -> int | None:
-    """How many records the inputs hold, when the files say so without reading them: a folder of
-    saved pages (or an HTML file) is one record per HTML file. Archives, JSONL, Parquet and URL
+    """How many records the inputs hold, when the files say so without parsing them: one per HTML
+    file, a Parquet file's row count, a plain JSONL file's lines. Archives, compressed JSONL and URL
     lists hold an unknown number (None: progress then shows counts and rates, no percentage)."""
     from trustaudit.io.readers import HTML_SUFFIXES, JSONL_SUFFIXES, PARQUET_SUFFIXES, WARC_SUFFIXES
 
@@ -32,8 +66,11 @@ def expected_records(inputs: list[str]) -> int | None:
     total = 0
     for raw in inputs:
         p = Path(raw)
-        if p.is_file() and p.name.lower().endswith(HTML_SUFFIXES):
-            total += 1
+        if p.is_file():
+            n = _records_in(p)
+            if n is None:
+                return None
+            total += n
             continue
         if not p.is_dir():
             return None
@@ -41,8 +78,11 @@ def expected_records(inputs: list[str]) -> int | None:
             for f in p.rglob("*"):
                 name = f.name.lower()
                 if name.endswith(containers):
-                    return None
-                if name.endswith(HTML_SUFFIXES) and f.is_file():
+                    n = _records_in(f)
+                    if n is None:
+                        return None
+                    total += n
+                elif name.endswith(HTML_SUFFIXES) and f.is_file():
                     total += 1
         except OSError:
             return None
