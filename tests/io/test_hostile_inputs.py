@@ -247,6 +247,8 @@ def test_url_map_columns_are_detected_or_named(tmp_path: Path) -> None:
     m = tmp_path / "manifest.csv"
     m.write_text("Filename,Original_URL,other\nsub/a.html,https://a.example.com/,x\n")
     assert read_url_map(m) == {"sub/a.html": "https://a.example.com/"}
+    m.write_text("Saved As,Original-URL\nb.html,https://b.example.com/\n")  # a browser's export
+    assert read_url_map(m) == {"b.html": "https://b.example.com/"}
     m.write_text("saved,where\na.html,https://a.example.com/\n")
     assert read_url_map(m, file_column="saved", url_column="where") == {
         "a.html": "https://a.example.com/"

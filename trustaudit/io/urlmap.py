@@ -14,17 +14,22 @@ from trustaudit.errors import UsageError
 
 __all__ = ["FILE_COLUMNS", "URL_COLUMNS", "read_url_map"]
 
-# Column names tried in order when the flags do not name them (lower-cased, stripped).
+# Column names tried in order when the flags do not name them (lower-cased, stripped, spaces and
+# hyphens read as underscores: "Saved As" and "Original-URL" match saved_as and original_url).
 FILE_COLUMNS = ("file", "path", "filename", "file_name", "filepath", "file_path", "local_path",
                 "saved_as", "name")  # fmt: skip
 URL_COLUMNS = ("url", "uri", "original_url", "source_url", "page_url", "link", "href")
 _MAX_MAP_BYTES = 512_000_000
 
 
+def _key(name: str) -> str:
+    return "_".join(name.strip().lower().replace("-", " ").split())
+
+
 def _pick(fields: dict[str, str], wanted: str | None, candidates: tuple[str, ...], what: str,
           path: Path) -> str:  # fmt: skip
     if wanted is not None:
-        key = wanted.strip().lower()
+        key = _key(wanted)
         if key not in fields:
             raise UsageError(
                 f"--url-map {path}: no {what} column {wanted!r} (has: {', '.join(fields.values())})"
@@ -55,7 +60,7 @@ def read_url_map(
     try:
         with open(p, newline="", encoding="utf-8-sig") as fh:
             reader = csv.DictReader(fh)
-            fields = {f.strip().lower(): f for f in (reader.fieldnames or []) if f}
+            fields = {_key(f): f for f in (reader.fieldnames or []) if f}
             fcol = _pick(fields, file_column, FILE_COLUMNS, "file", p)
             ucol = _pick(fields, url_column, URL_COLUMNS, "url", p)
             for row in reader:
