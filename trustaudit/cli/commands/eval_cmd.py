@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 import typer.core
@@ -37,28 +37,32 @@ eval_app = typer.Typer(
 @eval_app.command("run")
 @guarded
 def eval_run(
-    queries: Path = typer.Argument(
-        ..., help="JSONL: query, results [{url|doc_id, relevance, planted}]."
-    ),
-    run: Path = typer.Option(
-        ..., "--run", "-r", help="Run directory written by `trustaudit audit`."
-    ),
-    out: Path = typer.Option(
-        ..., "--out", "-o", help="Folder for eval.parquet, eval.md, eval.html."
-    ),
-    transcripts: Path | None = typer.Option(
-        None,
-        "--transcripts",
-        "-t",
-        help="Agent transcripts (the `citations` format): cited or not.",
-    ),
-    policy: Path | None = typer.Option(
-        None, "--policy", "-p", help="Policy TOML (fusion and gate tables)."
-    ),
-    max_planted_in_context: float | None = typer.Option(
-        None, "--max-planted-in-context", help="Override gate.max_planted_in_context."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print eval.json on stdout."),
+    queries: Annotated[
+        Path, typer.Argument(help="JSONL: query, results [{url|doc_id, relevance, planted}].")
+    ],
+    run: Annotated[
+        Path, typer.Option("--run", "-r", help="Run directory written by `trustaudit audit`.")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder for eval.parquet, eval.md, eval.html.")
+    ],
+    transcripts: Annotated[
+        Path | None,
+        typer.Option(
+            "--transcripts",
+            "-t",
+            help="Agent transcripts (the `citations` format): cited or not.",
+        ),
+    ] = None,
+    policy: Annotated[
+        Path | None,
+        typer.Option("--policy", "-p", help="Policy TOML (fusion and gate tables)."),
+    ] = None,
+    max_planted_in_context: Annotated[
+        float | None,
+        typer.Option("--max-planted-in-context", help="Override gate.max_planted_in_context."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print eval.json on stdout.")] = False,
 ) -> None:
     """Run QUERIES' results through `fuse` with RUN's trust: per planted kind, how many are kept in
     context untagged, tagged medium, or filtered; how many the transcripts cite; clean results lost.
@@ -107,16 +111,18 @@ def eval_run(
 @eval_app.command("build")
 @guarded
 def eval_build(
-    run: Path = typer.Option(
-        ..., "--run", "-r", help="Run directory written by `trustaudit audit`."
-    ),
-    labels: Path = typer.Option(
-        ..., "--labels", help="CSV url|doc_id,label[,kind] of the run's pages."
-    ),
-    out: Path = typer.Option(..., "--out", "-o", help="Queries JSONL to write."),
-    n: int = typer.Option(120, "--n", help="Queries to build."),
-    seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same file)."),
-    policy: Path | None = typer.Option(None, "--policy", "-p", help="Policy TOML (eval table)."),
+    run: Annotated[
+        Path, typer.Option("--run", "-r", help="Run directory written by `trustaudit audit`.")
+    ],
+    labels: Annotated[
+        Path, typer.Option("--labels", help="CSV url|doc_id,label[,kind] of the run's pages.")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Queries JSONL to write.")],
+    n: Annotated[int, typer.Option("--n", help="Queries to build.")] = 120,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same file).")] = 0,
+    policy: Annotated[
+        Path | None, typer.Option("--policy", "-p", help="Policy TOML (eval table).")
+    ] = None,
 ) -> None:
     """Build a planted-source queries file from RUN and LABELS: each query plants one untrusted page
     (kinds affiliate, new_blog, llm_review, injection, cycled) among trusted-labelled results.
