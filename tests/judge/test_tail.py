@@ -177,6 +177,21 @@ def test_good_judge_within_budget_then_cache(stub: Stub, tmp_path: Path) -> None
     assert set(again.filter(pl.col("judge_score").is_not_null())["judge_status"]) == {"cached"}
 
 
+def test_the_judge_may_demote_freely_but_promote_only_by_max_raise() -> None:
+    judged = pl.DataFrame(
+        {
+            "doc_id": ["hi", "lo"],
+            "judge_score": [1.0, 0.0],
+            "judge_reason": ["talked into it", "thin"],
+            "judge_status": ["ok", "ok"],
+            "judge_why": ["", ""],
+        }
+    )
+    pol = Policy().with_overrides({"judge": {"weight": 0.4, "max_raise": 0.03}}).judge
+    adj = dict(judge_adjustments(judged, pol).select("doc_id", "adjust_judge").iter_rows())
+    assert adj == {"hi": pytest.approx(0.03), "lo": pytest.approx(-0.2)}
+
+
 HUGE = '{"score": 1' + "0" * 400 + ', "reason": "an integer too large for a float"}'
 
 

@@ -332,8 +332,9 @@ def judge_tail(
 def judge_adjustments(judged: pl.DataFrame, policy: JudgePolicy) -> pl.DataFrame:
     """doc_id, judge_score, judge_reason, judge_status, adjust_judge, reasons_judge (score inputs).
 
-    adjust_judge = weight * (judge_score - 0.5): a page the judge rates 0 loses weight/2, one it
-    rates 1 gains weight/2; no verdict, no adjustment.
+    adjust_judge = weight * (judge_score - 0.5), at most +max_raise: a page the judge rates 0 loses
+    weight/2, one it rates 1 gains at most max_raise (the judge read hostile text, so it may demote
+    freely but promote only a little); no verdict, no adjustment.
     """
     s = pl.col("judge_score")
     return judged.select(
@@ -341,7 +342,10 @@ def judge_adjustments(judged: pl.DataFrame, policy: JudgePolicy) -> pl.DataFrame
         "judge_score",
         "judge_reason",
         "judge_status",
-        adjust_judge=(policy.weight * (s - 0.5)).fill_null(0.0).round(4),
+        adjust_judge=(policy.weight * (s - 0.5))
+        .clip(upper_bound=policy.max_raise)
+        .fill_null(0.0)
+        .round(4),
         reasons_judge=pl.concat_list(
             pl.when(s.is_not_null())
             .then(

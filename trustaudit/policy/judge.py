@@ -39,6 +39,12 @@ class JudgePolicy:
     weight: float = opt(
         0.2, "adjust_judge = weight * (judge_score - 0.5): at most ±weight/2 on the trust score"
     )
+    max_raise: float = opt(
+        0.02,
+        "most the judge may RAISE a trust score (adjust_judge is capped here; lowering is not):"
+        " the judge reads hostile page text, so a page that talks it into a high score must not"
+        " climb out of quarantine",
+    )
     cache_dir: str = opt(
         "", "verdict cache ('' = RUN/cache/judge, or CACHE/judge with audit --cache CACHE)"
     )
@@ -56,3 +62,5 @@ class JudgePolicy:
             raise ValueError("judge.concurrency >= 1 and timeout_s > 0 needed")
         if not 0.0 <= self.weight <= 1.0:
             raise ValueError("judge.weight must be in [0, 1]")
+        if not 0.0 <= self.max_raise <= 0.5:
+            raise ValueError("judge.max_raise must be in [0, 0.5]")
