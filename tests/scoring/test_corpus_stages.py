@@ -210,3 +210,30 @@ def test_language_sums_merge_exactly_in_any_order() -> None:
     assert np.allclose(np.linalg.norm(centred[:24], axis=1), 1.0, atol=1e-5)
     assert np.abs(centred[:24].mean(axis=0)).max() < np.abs(vecs[:24].mean(axis=0)).max()
     assert np.array_equal(centred[24:], vecs[24:])
+
+
+@pytest.mark.slow
+def test_ray_parity_on_the_demo_corpus(demo_pages: pl.DataFrame, tmp_path: Path) -> None:
+    pytest.importorskip("ray.data")
+    import ray.data
+
+    from trustaudit.run.ray_corpus import corpus_signals_ray
+
+    pages = pl.concat([demo_pages, _claim_pages()], how="diagonal_relaxed")
+    src = tmp_path / "pages.parquet"
+    pages.select(
+        "doc_id", "text", "registered_domain", "published", "fetched_at", "title", "entity"
+    ).write_parquet(src)
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 object_store_memory=128 * 1024 * 1024)  # fmt: skip
+    try:
+        ds = ray.data.read_parquet(str(src)).repartition(4)
+        corpus_signals_ray(ds, P, out=tmp_path / "out", partitions=3)
+    finally:
+        if started:
+            ray.shutdown()
+    new = pl.read_parquet(tmp_path / "out" / "*.parquet").sort("doc_id")
+    _assert_parity(corpus_signals(pages, None, P, None), new)
+    assert new.filter(pl.col("claim_outliers") > 0).height == 3
