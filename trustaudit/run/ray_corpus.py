@@ -160,6 +160,7 @@ def corpus_signals_ray(
     *,
     out: Path,
     partitions: int = 16,
+    batch_rows: int = 20_000,
     encode: Callable[[list[str]], np.ndarray] | None = None,
 ) -> CorpusRun:
     """Syndication and claim columns of a Ray dataset of pages (doc_id, text, registered_domain,
@@ -171,8 +172,12 @@ def corpus_signals_ray(
     s = policy.syndication
     run = CorpusRun(output=out)
     t0 = time.perf_counter()
+    # batch_rows bounds a map task's memory: one batch of text and its shingles at a time
     keys = pages.map_batches(
-        _keys_batch, batch_format="pyarrow", fn_kwargs={"policy": policy, "partitions": partitions}
+        _keys_batch,
+        batch_format="pyarrow",
+        batch_size=batch_rows,
+        fn_kwargs={"policy": policy, "partitions": partitions},
     ).materialize()
     run.seconds["map"] = time.perf_counter() - t0
 
@@ -245,7 +250,7 @@ def corpus_signals_ray(
     if policy.claims.enabled:
         t0 = time.perf_counter()
         both = _collect(
-            pages.map_batches(_claims_batch, batch_format="pyarrow"),
+            pages.map_batches(_claims_batch, batch_format="pyarrow", batch_size=batch_rows),
             {
                 "doc_id": pl.String,
                 "kind": pl.String,
