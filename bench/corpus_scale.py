@@ -7,8 +7,8 @@ then runs, each in its own process with psutil sampling its whole process tree:
 - `local`: corpus_stages.run_local (batches of --batch pages, key partitions spilled to Parquet);
 - `ray`:   run/ray_corpus.corpus_signals_ray on a local Ray instance (--ray-cpus);
 - `single`: today's scoring.corpus.corpus_signals on --single-pages pages (one process, all pages);
-- `parity`: the batched driver against corpus_signals on the 797 real pages of ../shared/corpora
-  (needs a run directory of them: --real-run RUN, made by `trustaudit audit` over the WARC shards).
+- `parity`: the batched driver (batches of 100) against corpus_signals on the ≈800 real pages of
+  ../shared/corpora, extracted as a run extracts them; fails unless every value is identical.
 
 Prints per-stage seconds and the peak RSS of every process. Asserts nothing about speed.
 
@@ -88,6 +88,17 @@ def write_shards(
     return paths
 
 
+def _real_pages():  # type: ignore[no-untyped-def]
+    """The real pages of ../shared/corpora as a run's pages table (extraction in memory)."""
+    sys.path.insert(0, str(HERE))
+    from realpages import real_pages
+
+    from trustaudit.api import extract_pages
+
+    records = [{"url": u, "html": h.decode("utf-8", "replace")} for u, h in real_pages()]
+    return extract_pages(records).pages
+
+
 # --------------------------------------------------------------------------- one measured mode
 def _child(mode: str, shards: list[Path], work: Path, args: argparse.Namespace) -> dict:  # type: ignore[type-arg]
     """Runs in the measured process; returns stage seconds and counts."""
@@ -139,7 +150,7 @@ def _child(mode: str, shards: list[Path], work: Path, args: argparse.Namespace) 
         from trustaudit.corpus_stages import CLAIM_COLUMNS, SYNDICATION_COLUMNS, run_local
         from trustaudit.scoring.corpus import corpus_signals
 
-        pages = pl.read_parquet(args.real_run / "pages.parquet")
+        pages = _real_pages()
         src = work / "real-pages.parquet"
         pages.write_parquet(src)
         old = corpus_signals(pages, None, policy, None).sort("doc_id")
@@ -200,7 +211,6 @@ def _pass_through(args: argparse.Namespace) -> list[str]:
         "--pages", str(args.pages), "--batch", str(args.batch), "--partitions", str(args.partitions),
         "--ray-cpus", str(args.ray_cpus), "--single-pages", str(args.single_pages),
         "--object-store-mb", str(args.object_store_mb),
-        *(["--real-run", str(args.real_run)] if args.real_run else []),
     ]  # fmt: skip
 
 
@@ -229,11 +239,10 @@ def main() -> None:
     ap.add_argument("--pages", type=int, default=1_000_000)
     ap.add_argument("--batch", type=int, default=50_000)
     ap.add_argument("--partitions", type=int, default=16)
-    ap.add_argument("--modes", default="local,ray,single")
+    ap.add_argument("--modes", default="parity,local,ray,single")
     ap.add_argument("--single-pages", type=int, default=200_000, help="size for the old path")
     ap.add_argument("--ray-cpus", type=int, default=2)
     ap.add_argument("--object-store-mb", type=int, default=512)
-    ap.add_argument("--real-run", type=Path, default=None, help="run dir of the real pages")
     ap.add_argument("--work", type=Path, default=None)
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
