@@ -123,7 +123,9 @@ def _child(mode: str, shards: list[Path], work: Path, args: argparse.Namespace) 
         import ray
         import ray.data
 
-        from trustaudit.run.ray_corpus import corpus_signals_ray
+        from trustaudit.run.ray_corpus import corpus_signals_ray, settle_fsspec_import
+
+        settle_fsspec_import()
 
         ray.init(num_cpus=args.ray_cpus, include_dashboard=False, log_to_driver=False,
                  object_store_memory=args.object_store_mb * 1024 * 1024)  # fmt: skip

@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -96,8 +97,8 @@ CLAIM_COLUMNS = (
     "cross_consistency",
     "reasons_claims",
 )
-_EDGES = {"a": pl.String, "b": pl.String}
-_KEYS = {"doc_id": pl.String, "key": pl.UInt64}
+_EDGES: dict[str, Any] = {"a": pl.String, "b": pl.String}
+_KEYS: dict[str, Any] = {"doc_id": pl.String, "key": pl.UInt64}
 
 
 # --------------------------------------------------------------------------- vectors as bytes
@@ -392,7 +393,7 @@ def _partitioned(frame: pl.DataFrame, root: Path, name: str, partitions: int) ->
         _write(chunk.drop("_p"), root / f"p{p:03d}" / f"{name}.parquet")
 
 
-def _scan(root: Path, schema: dict[str, pl.DataType]) -> pl.LazyFrame:
+def _scan(root: Path, schema: dict[str, Any]) -> pl.LazyFrame:
     files = sorted(root.glob("*.parquet"))
     if not files:
         return pl.DataFrame(schema=schema).lazy()

@@ -217,7 +217,9 @@ def test_ray_parity_on_the_demo_corpus(demo_pages: pl.DataFrame, tmp_path: Path)
     pytest.importorskip("ray.data")
     import ray.data
 
-    from trustaudit.run.ray_corpus import corpus_signals_ray
+    from trustaudit.run.ray_corpus import corpus_signals_ray, settle_fsspec_import
+
+    settle_fsspec_import()
 
     pages = pl.concat([demo_pages, _claim_pages()], how="diagonal_relaxed")
     src = tmp_path / "pages.parquet"

@@ -41,18 +41,18 @@ from trustaudit.policy import Policy
 from trustaudit.scoring.claims import claim_scores, claim_values, group_columns, group_from
 from trustaudit.scoring.syndication import syndication_clusters
 
-__all__ = ["corpus_signals_ray"]
+__all__ = ["corpus_signals_ray", "settle_fsspec_import"]
 
 # part codes of the key table the syndication map emits
 _BAND, _SHINGLE, _SIG, _META = 0, 1, 2, 3
-_KEY_SCHEMA = {
+_KEY_SCHEMA: dict[str, Any] = {
     "part": pl.UInt8,
     "doc_id": pl.String,
     "key": pl.UInt64,
     "_p": pl.UInt32,
     "vec": pl.Binary,
 }
-_META_SCHEMA = {
+_META_SCHEMA: dict[str, Any] = {
     "doc_id": pl.String,
     "registered_domain": pl.String,
     "published": pl.Date,
@@ -64,7 +64,7 @@ _META_SCHEMA = {
 
 def _keys_batch(batch: pa.Table, policy: Policy, partitions: int) -> pa.Table:
     """map_batches: pages -> rows (part, doc_id, key, _p, vec) + the page facts as a meta row."""
-    m = syndication_map(pl.from_arrow(batch), policy)  # type: ignore[arg-type]
+    m = syndication_map(pl.DataFrame(batch), policy)
 
     def keyed(frame: pl.DataFrame, part: int) -> pl.DataFrame:
         return frame.select(
@@ -83,7 +83,7 @@ def _keys_batch(batch: pa.Table, policy: Policy, partitions: int) -> pa.Table:
         pl.col("vec").cast(pl.Binary),
     )
     keys = pl.concat([keyed(m.bands, _BAND), keyed(m.shingles, _SHINGLE), sigs])
-    meta = m.meta.select(list(_META_SCHEMA)).cast(_META_SCHEMA)  # type: ignore[arg-type]
+    meta = m.meta.select(list(_META_SCHEMA)).cast(pl.Schema(_META_SCHEMA))
     out = pl.concat(
         [
             keys.with_columns(
@@ -103,21 +103,21 @@ def _keys_batch(batch: pa.Table, policy: Policy, partitions: int) -> pa.Table:
 
 def _part(ds: Any, part: int, columns: list[str]) -> Any:
     def pick(batch: pa.Table) -> pa.Table:
-        frame = pl.from_arrow(batch)
-        return frame.filter(pl.col("part") == part).select(columns).to_arrow()  # type: ignore[union-attr]
+        frame = pl.DataFrame(batch)
+        return frame.filter(pl.col("part") == part).select(columns).to_arrow()
 
     return ds.map_batches(pick, batch_format="pyarrow")
 
 
 def _edges_group(batch: pa.Table) -> pa.Table:
     """map_groups over one key partition: the bucket edges of its band keys."""
-    keys = pl.from_arrow(batch).select("doc_id", "key")  # type: ignore[union-attr]
+    keys = pl.DataFrame(batch).select("doc_id", "key")
     return bucket_edges(keys.lazy()).collect().to_arrow()
 
 
 def _pairs_group(batch: pa.Table, max_df: int) -> pa.Table:
     """map_groups over one shingle partition: page pairs and their shared sampled shingles."""
-    keys = pl.from_arrow(batch).select("doc_id", "key")  # type: ignore[union-attr]
+    keys = pl.DataFrame(batch).select("doc_id", "key")
     return shingle_pairs(keys.lazy(), max_df=max_df).collect().to_arrow()
 
 
@@ -127,14 +127,14 @@ def _collect(ds: Any, schema: dict[str, Any]) -> pl.DataFrame:
     tables = [t for t in ray.get(ds.to_arrow_refs()) if t.num_rows]
     if not tables:
         return pl.DataFrame(schema=schema)
-    return pl.concat([pl.from_arrow(t) for t in tables]).cast(schema)  # type: ignore[misc]
+    return pl.concat([pl.DataFrame(t) for t in tables]).cast(pl.Schema(schema))
 
 
 def _claims_batch(batch: pa.Table) -> pa.Table:
     """map_batches: pages -> claim values (kind != null) and grouping rows (kind null)."""
-    pages = pl.from_arrow(batch)
-    values = claim_values(pages)  # type: ignore[arg-type]
-    groups = group_columns(pages)  # type: ignore[arg-type]
+    pages = pl.DataFrame(batch)
+    values = claim_values(pages)
+    groups = group_columns(pages)
     return pl.concat([values, groups], how="diagonal").to_arrow()
 
 
@@ -143,7 +143,7 @@ def _finish_batch(batch: pa.Table, policy: Policy, tables: Any) -> pa.Table:
     import ray
 
     labels, clusters, claims = ray.get(tables)
-    meta = pl.from_arrow(batch).cast(_META_SCHEMA)  # type: ignore[union-attr, arg-type]
+    meta = pl.DataFrame(batch).cast(pl.Schema(_META_SCHEMA))
     frame = (
         finish_syndication(meta, labels, clusters, policy)
         if clusters is not None
@@ -152,6 +152,16 @@ def _finish_batch(batch: pa.Table, policy: Policy, tables: Any) -> pa.Table:
     if claims is not None:
         frame = frame.join(claims, on="doc_id", how="left", maintain_order="left")
     return frame.to_arrow()
+
+
+def settle_fsspec_import() -> None:
+    """Import fsspec's HTTP filesystem once, before Ray's threaded path listing does: without
+    aiohttp, concurrent first imports race and one thread sees a half-initialised module (an
+    ImportError Ray does not catch, where the ModuleNotFoundError of a serial import is caught)."""
+    try:
+        import fsspec.implementations.http  # noqa: F401
+    except ImportError:
+        pass
 
 
 def corpus_signals_ray(
@@ -169,6 +179,7 @@ def corpus_signals_ray(
     Same columns and values as `corpus_stages.run_local` and `scoring.corpus.corpus_signals`."""
     import ray
 
+    settle_fsspec_import()
     s = policy.syndication
     run = CorpusRun(output=out)
     t0 = time.perf_counter()
@@ -191,10 +202,10 @@ def corpus_signals_ray(
     wanted = ray.put(ids)
 
     def candidate_sigs(batch: pa.Table) -> pa.Table:
-        frame = pl.from_arrow(batch)
+        frame = pl.DataFrame(batch)
         want = ray.get(wanted)
         return (
-            frame.filter((pl.col("part") == _SIG) & pl.col("doc_id").is_in(want.implode()))  # type: ignore[union-attr]
+            frame.filter((pl.col("part") == _SIG) & pl.col("doc_id").is_in(want.implode()))
             .select("doc_id", "vec")
             .to_arrow()
         )
@@ -291,4 +302,4 @@ def _rows_in(batch: pa.Table, wanted: Any) -> pa.Table:
     import ray
 
     want = ray.get(wanted)
-    return pl.from_arrow(batch).filter(pl.col("doc_id").is_in(want.implode())).to_arrow()  # type: ignore[union-attr]
+    return pl.DataFrame(batch).filter(pl.col("doc_id").is_in(want.implode())).to_arrow()
