@@ -15,6 +15,7 @@ The caller owns `ray.init` (the ray engine, `--ray-address`); `corpus_signals_ra
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -158,10 +159,8 @@ def settle_fsspec_import() -> None:
     """Import fsspec's HTTP filesystem once, before Ray's threaded path listing does: without
     aiohttp, concurrent first imports race and one thread sees a half-initialised module (an
     ImportError Ray does not catch, where the ModuleNotFoundError of a serial import is caught)."""
-    try:
+    with contextlib.suppress(ImportError):
         import fsspec.implementations.http  # noqa: F401
-    except ImportError:
-        pass
 
 
 def corpus_signals_ray(
