@@ -131,7 +131,7 @@ def _child(mode: str, shards: list[Path], work: Path, args: argparse.Namespace) 
                  object_store_memory=args.object_store_mb * 1024 * 1024)  # fmt: skip
         ds = ray.data.read_parquet([str(p) for p in shards]).select_columns(COLUMNS)
         run = corpus_signals_ray(
-            ds, policy, out=work / "ray-out", partitions=args.partitions, batch_rows=args.batch
+            ds, policy, out=work / "ray-out", partitions=args.partitions, batch_rows=args.ray_batch
         )
         ray.shutdown()
         return {"seconds": run.seconds, "edges": run.edges, "clustered": run.clustered}
@@ -174,7 +174,7 @@ def measure(mode: str, shards: list[Path], work: Path, args: argparse.Namespace)
     env = {**os.environ, "PYTHONPATH": f"{REPO}:{os.environ.get('PYTHONPATH', '')}",
            "RAY_AUTH_MODE": "disabled", "HF_HUB_OFFLINE": "1"}  # fmt: skip
     proc = subprocess.Popen(cmd, env=env, stdout=open(out, "w"))  # noqa: SIM115 - closed by exit
-    peaks: dict[int, tuple[int, str]] = {}
+    peaks: dict[int, tuple[int, str, int]] = {}  # pid -> (peak rss, name, peak rss - shared)
     done = threading.Event()
 
     def sample() -> None:
@@ -186,12 +186,13 @@ def measure(mode: str, shards: list[Path], work: Path, args: argparse.Namespace)
                 break
             for p in procs:
                 try:
-                    rss = p.memory_info().rss
+                    mem = p.memory_info()
                     name = p.name()
                 except psutil.Error:
                     continue
-                if rss > peaks.get(p.pid, (0, ""))[0]:
-                    peaks[p.pid] = (rss, name)
+                old = peaks.get(p.pid, (0, name, 0))
+                # shared pages (Ray's object store mapped into a worker) count in RSS too
+                peaks[p.pid] = (max(old[0], mem.rss), name, max(old[2], mem.rss - mem.shared))
             time.sleep(0.1)
 
     thread = threading.Thread(target=sample, daemon=True)
@@ -212,6 +213,7 @@ def _pass_through(args: argparse.Namespace) -> list[str]:
     return [
         "--pages", str(args.pages), "--batch", str(args.batch), "--partitions", str(args.partitions),
         "--ray-cpus", str(args.ray_cpus), "--single-pages", str(args.single_pages),
+        "--ray-batch", str(args.ray_batch),
         "--object-store-mb", str(args.object_store_mb),
     ]  # fmt: skip
 
@@ -244,6 +246,7 @@ def main() -> None:
     ap.add_argument("--modes", default="parity,local,ray,single")
     ap.add_argument("--single-pages", type=int, default=200_000, help="size for the old path")
     ap.add_argument("--ray-cpus", type=int, default=2)
+    ap.add_argument("--ray-batch", type=int, default=20_000, help="pages per Ray map batch")
     ap.add_argument("--object-store-mb", type=int, default=512)
     ap.add_argument("--work", type=Path, default=None)
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
@@ -261,7 +264,8 @@ def main() -> None:
     for mode in args.modes.split(","):
         label = {
             "local": f"local driver (batches of {args.batch:,}, {args.partitions} key partitions)",
-            "ray": f"local Ray ({args.ray_cpus} CPUs, {args.partitions} key partitions)",
+            "ray": f"local Ray ({args.ray_cpus} CPUs, batches of {args.ray_batch:,}, "
+            f"{args.partitions} key partitions)",
             "single": f"old single-process corpus_signals on {args.single_pages:,} pages",
             "parity": "batched driver vs corpus_signals on the real pages",
         }[mode]

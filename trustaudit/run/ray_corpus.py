@@ -194,7 +194,9 @@ def corpus_signals_ray(
     t0 = time.perf_counter()
     bands = _part(keys, _BAND, ["doc_id", "key", "_p"])
     cand = _collect(
-        bands.groupby("_p").map_groups(_edges_group, batch_format="pyarrow"),
+        bands.groupby("_p", num_partitions=partitions).map_groups(
+            _edges_group, batch_format="pyarrow"
+        ),
         {"a": pl.String, "b": pl.String},
     ).unique()
     ids = pl.concat([cand.get_column("a"), cand.get_column("b")]).unique()
@@ -222,7 +224,7 @@ def corpus_signals_ray(
         shingles = _part(keys, _SHINGLE, ["doc_id", "key", "_p"])
         pairs = (
             _collect(
-                shingles.groupby("_p").map_groups(
+                shingles.groupby("_p", num_partitions=partitions).map_groups(
                     _pairs_group,
                     batch_format="pyarrow",
                     fn_kwargs={"max_df": s.containment_max_df},
