@@ -228,12 +228,14 @@ def report(res: dict, label: str) -> None:  # type: ignore[type-arg]
     extra = {k: res[k] for k in ("pages", "edges", "clustered", "identical") if k in res}
     print(f"  wall {res['wall']:.1f} s  {extra}")
     peaks = res["peaks"]
-    top = peaks[0] if peaks else (0, "?")
+    top = peaks[0] if peaks else (0, "?", 0)
+    private = max((p[2] for p in peaks), default=0)
     print(
-        f"  processes sampled: {len(peaks)}; largest peak RSS {top[0] / 2**20:.0f} MiB ({top[1]})"
+        f"  processes sampled: {len(peaks)}; largest peak RSS {top[0] / 2**20:.0f} MiB ({top[1]}); "
+        f"largest peak RSS minus shared pages {private / 2**20:.0f} MiB"
     )
-    for rss, name in peaks[:6]:
-        print(f"    {rss / 2**20:8.0f} MiB  {name}")
+    for rss, name, own in peaks[:6]:
+        print(f"    {rss / 2**20:8.0f} MiB  ({own / 2**20:6.0f} MiB not shared)  {name}")
     verdict = "yes" if top[0] < 2 * 2**30 else "NO"
     print(f"  every process under 2 GiB: {verdict}")
 
