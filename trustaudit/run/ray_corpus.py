@@ -15,7 +15,7 @@ The caller owns `ray.init` (the ray engine, `--ray-address`); `corpus_signals_ra
 
 from __future__ import annotations
 
-import contextlib
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -156,11 +156,14 @@ def _finish_batch(batch: pa.Table, policy: Policy, tables: Any) -> pa.Table:
 
 
 def settle_fsspec_import() -> None:
-    """Import fsspec's HTTP filesystem once, before Ray's threaded path listing does: without
-    aiohttp, concurrent first imports race and one thread sees a half-initialised module (an
-    ImportError Ray does not catch, where the ModuleNotFoundError of a serial import is caught)."""
-    with contextlib.suppress(ImportError):
+    """Settle whether fsspec's HTTP filesystem imports, once, before Ray's threaded path listing
+    asks: without aiohttp, concurrent first imports race and a thread sees a half-initialised
+    module (an ImportError Ray does not catch). Marking the module missing makes every later
+    import a ModuleNotFoundError, which Ray catches ("no HTTP filesystem")."""
+    try:
         import fsspec.implementations.http  # noqa: F401
+    except ImportError:
+        sys.modules["fsspec.implementations.http"] = None  # type: ignore[assignment]
 
 
 def corpus_signals_ray(
