@@ -127,8 +127,10 @@ def _child(mode: str, shards: list[Path], work: Path, args: argparse.Namespace) 
 
         settle_fsspec_import()
 
+        # one Polars thread per worker: Ray already runs one task per CPU
         ray.init(num_cpus=args.ray_cpus, include_dashboard=False, log_to_driver=False,
-                 object_store_memory=args.object_store_mb * 1024 * 1024)  # fmt: skip
+                 object_store_memory=args.object_store_mb * 1024 * 1024,
+                 runtime_env={"env_vars": {"POLARS_MAX_THREADS": "1"}})  # fmt: skip
         ds = ray.data.read_parquet([str(p) for p in shards]).select_columns(COLUMNS)
         run = corpus_signals_ray(
             ds, policy, out=work / "ray-out", partitions=args.partitions, batch_rows=args.ray_batch
@@ -191,8 +193,13 @@ def measure(mode: str, shards: list[Path], work: Path, args: argparse.Namespace)
                 except psutil.Error:
                     continue
                 old = peaks.get(p.pid, (0, name, 0))
-                # shared pages (Ray's object store mapped into a worker) count in RSS too
-                peaks[p.pid] = (max(old[0], mem.rss), name, max(old[2], mem.rss - mem.shared))
+                # shared pages (Ray's object store mapped into a worker) count in RSS too; the
+                # name is the task the process ran at its peak (Ray renames idle workers)
+                peaks[p.pid] = (
+                    max(old[0], mem.rss),
+                    name if mem.rss > old[0] else old[1],
+                    max(old[2], mem.rss - mem.shared),
+                )
             time.sleep(0.1)
 
     thread = threading.Thread(target=sample, daemon=True)
