@@ -5,7 +5,9 @@ domains; some with an entity and a price) as Parquet shards under a work folder 
 then runs, each in its own process with psutil sampling its whole process tree:
 
 - `local`: corpus_stages.run_local (batches of --batch pages, key partitions spilled to Parquet);
-- `ray`:   run/ray_corpus.corpus_signals_ray on a local Ray instance (--ray-cpus);
+- `ray`:   run/ray_corpus.corpus_signals_ray on a local Ray instance (--ray-cpus), group-bys
+  through Ray's hash shuffle; `ray-files`: the same with the keys shuffled through Parquet
+  partitions the map tasks write (`spill=`);
 - `single`: today's scoring.corpus.corpus_signals on --single-pages pages (one process, all pages);
 - `parity`: the batched driver (batches of 100) against corpus_signals on the ≈800 real pages of
   ../shared/corpora, extracted as a run extracts them; fails unless every value is identical.
@@ -119,7 +121,7 @@ def _child(mode: str, shards: list[Path], work: Path, args: argparse.Namespace) 
             "edges": run.edges,
             "clustered": run.clustered,
         }
-    if mode == "ray":
+    if mode in ("ray", "ray-files"):
         import ray
         import ray.data
 
@@ -133,7 +135,12 @@ def _child(mode: str, shards: list[Path], work: Path, args: argparse.Namespace) 
                  runtime_env={"env_vars": {"POLARS_MAX_THREADS": "1"}})  # fmt: skip
         ds = ray.data.read_parquet([str(p) for p in shards]).select_columns(COLUMNS)
         run = corpus_signals_ray(
-            ds, policy, out=work / "ray-out", partitions=args.partitions, batch_rows=args.ray_batch
+            ds,
+            policy,
+            out=work / f"{mode}-out",
+            partitions=args.partitions,
+            batch_rows=args.ray_batch,
+            spill=work / "ray-spill" if mode == "ray-files" else None,
         )
         ray.shutdown()
         return {"seconds": run.seconds, "edges": run.edges, "clustered": run.clustered}
@@ -275,6 +282,8 @@ def main() -> None:
             "local": f"local driver (batches of {args.batch:,}, {args.partitions} key partitions)",
             "ray": f"local Ray ({args.ray_cpus} CPUs, batches of {args.ray_batch:,}, "
             f"{args.partitions} key partitions)",
+            "ray-files": f"local Ray, keys shuffled through Parquet partitions ({args.ray_cpus} "
+            f"CPUs, batches of {args.ray_batch:,}, {args.partitions} partitions)",
             "single": f"old single-process corpus_signals on {args.single_pages:,} pages",
             "parity": "batched driver vs corpus_signals on the real pages",
         }[mode]

@@ -71,6 +71,7 @@ __all__ = [
     "syndication_map",
     "title_groups",
     "verify_edges",
+    "write_partitions",
 ]
 
 # The columns the batched form produces: corpus_signals' syndication and claims columns, and
@@ -384,7 +385,7 @@ def _write(frame: pl.DataFrame, path: Path) -> None:
     frame.write_parquet(path)
 
 
-def _partitioned(frame: pl.DataFrame, root: Path, name: str, partitions: int) -> None:
+def write_partitions(frame: pl.DataFrame, root: Path, name: str, partitions: int) -> None:
     """Spill (doc_id, key) rows into `partitions` files by key, so a group-by reads one at a time."""
     if frame.height == 0:
         return
@@ -437,8 +438,8 @@ def run_local(
             m = syndication_map(pages, policy)
             _write(m.meta, spill / "meta" / f"{name}.parquet")
             _write(m.sigs, spill / "sigs" / f"{name}.parquet")
-            _partitioned(m.bands, spill / "bands", name, partitions)
-            _partitioned(m.shingles, spill / "shingles", name, partitions)
+            write_partitions(m.bands, spill / "bands", name, partitions)
+            write_partitions(m.shingles, spill / "shingles", name, partitions)
         else:
             _write(
                 pages.select(pl.col("doc_id").cast(pl.String)), spill / "meta" / f"{name}.parquet"

@@ -213,7 +213,10 @@ def test_language_sums_merge_exactly_in_any_order() -> None:
 
 
 @pytest.mark.slow
-def test_ray_parity_on_the_demo_corpus(demo_pages: pl.DataFrame, tmp_path: Path) -> None:
+@pytest.mark.parametrize("spill", [False, True], ids=["groupby", "spill"])
+def test_ray_parity_on_the_demo_corpus(
+    demo_pages: pl.DataFrame, tmp_path: Path, *, spill: bool
+) -> None:
     pytest.importorskip("ray.data")
     import ray.data
 
@@ -232,7 +235,8 @@ def test_ray_parity_on_the_demo_corpus(demo_pages: pl.DataFrame, tmp_path: Path)
                  object_store_memory=128 * 1024 * 1024)  # fmt: skip
     try:
         ds = ray.data.read_parquet(str(src)).repartition(4)
-        corpus_signals_ray(ds, P, out=tmp_path / "out", partitions=3)
+        spill_to = tmp_path / "spill" if spill else None
+        corpus_signals_ray(ds, P, out=tmp_path / "out", partitions=3, spill=spill_to)
     finally:
         if started:
             ray.shutdown()

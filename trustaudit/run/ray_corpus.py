@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ import pyarrow as pa
 from trustaudit.corpus_stages import (
     CLAIM_COLUMNS,
     CorpusRun,
+    SyndicationMap,
     bucket_edges,
     connected_components,
     containment_edges,
@@ -37,6 +39,7 @@ from trustaudit.corpus_stages import (
     syndication_map,
     title_groups,
     verify_edges,
+    write_partitions,
 )
 from trustaudit.policy import Policy
 from trustaudit.scoring.claims import claim_scores, claim_values, group_columns, group_from
@@ -63,9 +66,19 @@ _META_SCHEMA: dict[str, Any] = {
 }
 
 
-def _keys_batch(batch: pa.Table, policy: Policy, partitions: int) -> pa.Table:
-    """map_batches: pages -> rows (part, doc_id, key, _p, vec) + the page facts as a meta row."""
+def _keys_batch(
+    batch: pa.Table, policy: Policy, partitions: int, spill: str | None = None
+) -> pa.Table:
+    """map_batches: pages -> rows (part, doc_id, key, _p, vec) + the page facts as a meta row.
+
+    With `spill`, the band and shingle keys are written there in `partitions` Parquet folders
+    instead (the shuffle through shared storage) and only signatures and facts come back."""
     m = syndication_map(pl.DataFrame(batch), policy)
+    if spill is not None:
+        name = uuid.uuid4().hex
+        write_partitions(m.bands, Path(spill) / "bands", name, partitions)
+        write_partitions(m.shingles, Path(spill) / "shingles", name, partitions)
+        m = SyndicationMap(m.meta, m.bands.clear(), m.shingles.clear(), m.sigs)
 
     def keyed(frame: pl.DataFrame, part: int) -> pl.DataFrame:
         return frame.select(
@@ -122,6 +135,44 @@ def _pairs_group(batch: pa.Table, max_df: int) -> pa.Table:
     return shingle_pairs(keys.lazy(), max_df=max_df).collect().to_arrow()
 
 
+def _partition_reduce(batch: pa.Table, root: str, kind: str, max_df: int) -> pa.Table:
+    """map_batches over partition numbers: each reads its partition's spilled keys and reduces
+    them with the local driver's function (bucket edges or shingle pairs)."""
+    schema: dict[str, Any] = {"a": pl.String, "b": pl.String}
+    if kind == "shingles":
+        schema["shared"] = pl.UInt32
+    parts = []
+    for p in batch.column("p").to_pylist():
+        files = sorted((Path(root) / kind / f"p{p:03d}").glob("*.parquet"))
+        if files:
+            keys = pl.scan_parquet(files)
+            red = bucket_edges(keys) if kind == "bands" else shingle_pairs(keys, max_df=max_df)
+            parts.append(red.collect())
+    frame = pl.concat(parts) if parts else pl.DataFrame(schema=schema)
+    return frame.to_arrow()
+
+
+def _reduced(ds: Any, kind: str, partitions: int, spill: Path | None, max_df: int) -> Any:
+    """The group-by of one key kind: Ray's hash shuffle on `_p`, or per-partition tasks over the
+    keys the map spilled (`spill`)."""
+    import ray.data
+
+    if spill is None:
+        fn = _edges_group if kind == "bands" else _pairs_group
+        kwargs = {} if kind == "bands" else {"max_df": max_df}
+        part = _part(ds, _BAND if kind == "bands" else _SHINGLE, ["doc_id", "key", "_p"])
+        return part.groupby("_p", num_partitions=partitions).map_groups(
+            fn, batch_format="pyarrow", fn_kwargs=kwargs
+        )
+    numbers: Any = ray.data.from_items([{"p": p} for p in range(partitions)])
+    return numbers.map_batches(
+        _partition_reduce,
+        batch_size=1,
+        batch_format="pyarrow",
+        fn_kwargs={"root": str(spill), "kind": kind, "max_df": max_df},
+    )
+
+
 def _collect(ds: Any, schema: dict[str, Any]) -> pl.DataFrame:
     import ray
 
@@ -173,12 +224,16 @@ def corpus_signals_ray(
     out: Path,
     partitions: int = 16,
     batch_rows: int = 20_000,
+    spill: Path | None = None,
     encode: Callable[[list[str]], np.ndarray] | None = None,
 ) -> CorpusRun:
     """Syndication and claim columns of a Ray dataset of pages (doc_id, text, registered_domain,
     published, fetched_at, title, entity), written as Parquet under `out` (one file per block).
 
-    Same columns and values as `corpus_stages.run_local` and `scoring.corpus.corpus_signals`."""
+    Same columns and values as `corpus_stages.run_local` and `scoring.corpus.corpus_signals`.
+    The group-bys shuffle through Ray's object store (`groupby`), or, with `spill` (a folder every
+    node can read and write), through Parquet partitions the map writes: the memory of Ray's hash
+    shuffle then drops out (docs/corpus-at-scale.md)."""
     import ray
 
     settle_fsspec_import()
@@ -190,16 +245,17 @@ def corpus_signals_ray(
         _keys_batch,
         batch_format="pyarrow",
         batch_size=batch_rows,
-        fn_kwargs={"policy": policy, "partitions": partitions},
+        fn_kwargs={
+            "policy": policy,
+            "partitions": partitions,
+            "spill": None if spill is None else str(spill),
+        },
     ).materialize()
     run.seconds["map"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    bands = _part(keys, _BAND, ["doc_id", "key", "_p"])
     cand = _collect(
-        bands.groupby("_p", num_partitions=partitions).map_groups(
-            _edges_group, batch_format="pyarrow"
-        ),
+        _reduced(keys, "bands", partitions, spill, s.containment_max_df),
         {"a": pl.String, "b": pl.String},
     ).unique()
     ids = pl.concat([cand.get_column("a"), cand.get_column("b")]).unique()
@@ -224,14 +280,9 @@ def corpus_signals_ray(
     t0 = time.perf_counter()
     meta_ds = _part(keys, _META, ["doc_id", *[c for c in _META_SCHEMA if c != "doc_id"]])
     if s.min_containment > 0:
-        shingles = _part(keys, _SHINGLE, ["doc_id", "key", "_p"])
         pairs = (
             _collect(
-                shingles.groupby("_p", num_partitions=partitions).map_groups(
-                    _pairs_group,
-                    batch_format="pyarrow",
-                    fn_kwargs={"max_df": s.containment_max_df},
-                ),
+                _reduced(keys, "shingles", partitions, spill, s.containment_max_df),
                 {"a": pl.String, "b": pl.String, "shared": pl.UInt32},
             )
             .group_by("a", "b")
