@@ -132,7 +132,8 @@ def _child(mode: str, shards: list[Path], work: Path, args: argparse.Namespace) 
         # one Polars thread per worker: Ray already runs one task per CPU
         ray.init(num_cpus=args.ray_cpus, include_dashboard=False, log_to_driver=False,
                  object_store_memory=args.object_store_mb * 1024 * 1024,
-                 runtime_env={"env_vars": {"POLARS_MAX_THREADS": "1"}})  # fmt: skip
+                 runtime_env={"env_vars": {"POLARS_MAX_THREADS": "1"},
+                              "worker_process_setup_hook": settle_fsspec_import})  # fmt: skip
         ds = ray.data.read_parquet([str(p) for p in shards]).select_columns(COLUMNS)
         run = corpus_signals_ray(
             ds,

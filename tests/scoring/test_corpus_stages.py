@@ -232,7 +232,8 @@ def test_ray_parity_on_the_demo_corpus(
     started = not ray.is_initialized()
     if started:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 object_store_memory=128 * 1024 * 1024)  # fmt: skip
+                 object_store_memory=128 * 1024 * 1024,
+                 runtime_env={"worker_process_setup_hook": settle_fsspec_import})  # fmt: skip
     try:
         ds = ray.data.read_parquet(str(src)).repartition(4)
         spill_to = tmp_path / "spill" if spill else None

@@ -210,7 +210,9 @@ def settle_fsspec_import() -> None:
     """Settle whether fsspec's HTTP filesystem imports, once, before Ray's threaded path listing
     asks: without aiohttp, concurrent first imports race and a thread sees a half-initialised
     module (an ImportError Ray does not catch). Marking the module missing makes every later
-    import a ModuleNotFoundError, which Ray catches ("no HTTP filesystem")."""
+    import a ModuleNotFoundError, which Ray catches ("no HTTP filesystem"). Ray lists files in
+    worker processes too: pass this function to `ray.init` as
+    `runtime_env={"worker_process_setup_hook": settle_fsspec_import}`."""
     try:
         import fsspec.implementations.http  # noqa: F401
     except ImportError:
