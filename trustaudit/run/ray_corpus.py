@@ -15,6 +15,7 @@ The caller owns `ray.init` (the ray engine, `--ray-address`); `corpus_signals_ra
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 import uuid
@@ -241,6 +242,11 @@ def corpus_signals_ray(
     settle_fsspec_import()
     s = policy.syndication
     run = CorpusRun(output=out)
+    # a re-run replaces, never appends: Ray names its output files per execution
+    for stale in out.glob("*.parquet") if out.is_dir() else []:
+        stale.unlink()
+    if spill is not None:
+        shutil.rmtree(spill, ignore_errors=True)
     t0 = time.perf_counter()
     # batch_rows bounds a map task's memory: one batch of text and its shingles at a time
     keys = pages.map_batches(
@@ -350,6 +356,8 @@ def corpus_signals_ray(
         _finish_batch, batch_format="pyarrow", fn_kwargs={"policy": policy, "tables": tables}
     )
     done.write_parquet(str(out))
+    if spill is not None:
+        shutil.rmtree(spill, ignore_errors=True)
     run.seconds["finish"] = time.perf_counter() - t0
     return run
 
