@@ -14,7 +14,8 @@ then runs, each in its own process with psutil sampling its whole process tree:
 
 Prints per-stage seconds and the peak RSS of every process. Asserts nothing about speed.
 
-Usage: python bench/corpus_scale.py [--pages 1000000] [--modes local,ray,single] [--work DIR]
+Usage: python bench/corpus_scale.py [--pages 1000000] [--modes parity,local,ray-files,ray,single]
+       [--work DIR]
 """
 
 from __future__ import annotations
@@ -260,7 +261,7 @@ def main() -> None:
     ap.add_argument("--pages", type=int, default=1_000_000)
     ap.add_argument("--batch", type=int, default=50_000)
     ap.add_argument("--partitions", type=int, default=16)
-    ap.add_argument("--modes", default="parity,local,ray,single")
+    ap.add_argument("--modes", default="parity,local,ray-files,ray,single")
     ap.add_argument("--single-pages", type=int, default=200_000, help="size for the old path")
     ap.add_argument("--ray-cpus", type=int, default=2)
     ap.add_argument("--ray-batch", type=int, default=20_000, help="pages per Ray map batch")
