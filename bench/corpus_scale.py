@@ -286,7 +286,8 @@ def main() -> None:
             f"{args.partitions} key partitions)",
             "ray-files": f"local Ray, keys shuffled through Parquet partitions ({args.ray_cpus} "
             f"CPUs, batches of {args.ray_batch:,}, {args.partitions} partitions)",
-            "single": f"old single-process corpus_signals on {args.single_pages:,} pages",
+            "single": "old single-process corpus_signals on "
+            f"{min(args.single_pages, args.pages):,} pages",
             "parity": "batched driver vs corpus_signals on the real pages",
         }[mode]
         report(measure(mode, shards, work, args), label)
