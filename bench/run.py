@@ -258,8 +258,11 @@ def main() -> None:
     )
     ap.add_argument("--work", type=Path, default=None)
     ap.add_argument(
+        "--corpus-pages", type=int, default=1_000_000, help="synthetic pages for corpus-scale"
+    )
+    ap.add_argument(
         "--only",
-        choices=["audit", "incremental", "signals", "peer", "hostile"],
+        choices=["audit", "incremental", "signals", "peer", "hostile", "corpus-scale"],
         default=None,
         help="run one section (peer needs the audit section's figures, so it runs both)",
     )
@@ -275,6 +278,9 @@ def main() -> None:
         bench_peer(res["shards"], res["pages"], res["wall"])
     if want("hostile"):  # issue 15: every hostile input case through the CLI
         subprocess.run([sys.executable, str(Path(__file__).with_name("hostile.py"))], check=True)
+    if want("corpus-scale"):  # issue 16: corpus signals batch by batch, local driver and Ray
+        scale = [sys.executable, str(HERE / "corpus_scale.py"), "--work", str(work / "corpus")]
+        subprocess.run([*scale, "--pages", str(args.corpus_pages)], check=True)
 
 
 if __name__ == "__main__":

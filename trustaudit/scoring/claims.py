@@ -17,7 +17,18 @@ import polars as pl
 
 from trustaudit.policy import Policy
 
-__all__ = ["CLAIM_KINDS", "claim_signals", "entity_groups", "extract_claims", "parse_number"]
+__all__ = [
+    "CLAIM_KINDS",
+    "claim_scores",
+    "claim_signals",
+    "claim_values",
+    "entity_groups",
+    "extract_claims",
+    "group_columns",
+    "group_from",
+    "needs_title",
+    "parse_number",
+]
 
 # A number in either convention: 1,234.56 / 1.234,56 / 1 234,56 / 19,99 / 49.
 _NUM = r"\d{1,3}(?:[.,\u00a0\u202f]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d+)?"
@@ -130,6 +141,43 @@ def _title_key(title: pl.Expr) -> pl.Expr:
     )
 
 
+def group_columns(pages: pl.DataFrame) -> pl.DataFrame:
+    """doc_id, _tk (normalised title), _entity: the grouping evidence of each page (a map)."""
+    cols = pages.columns
+    return pages.select(
+        "doc_id",
+        _title_key(pl.col("title") if "title" in cols else pl.lit(None, pl.String)).alias("_tk"),
+        (pl.col("entity").cast(pl.String).str.strip_chars().str.to_lowercase() if "entity" in cols else pl.lit(None, pl.String)).alias("_entity"),
+    )  # fmt: skip
+
+
+def needs_title(policy: Policy) -> pl.Expr:
+    """Pages grouped by title: no entity, no near-dup cluster, a long enough title (over
+    group_columns + syndication_cluster_id)."""
+    return (
+        pl.col("_entity").is_null()
+        & pl.col("syndication_cluster_id").is_null()
+        & (pl.col("_tk").str.len_chars() >= policy.claims.title_min_chars)
+    )
+
+
+def group_from(keys: pl.DataFrame, title_groups: pl.DataFrame | None) -> pl.DataFrame:
+    """doc_id -> claim_group from group_columns + syndication_cluster_id and (doc_id, _tgroup)."""
+    if title_groups is not None:
+        keys = keys.join(title_groups.select("doc_id", "_tgroup"), on="doc_id", how="left")
+    else:
+        keys = keys.with_columns(_tgroup=pl.lit(None, pl.String))
+    return keys.select(
+        "doc_id",
+        claim_group=pl.when(pl.col("_entity").str.len_chars() > 0)
+        .then(pl.lit("e:") + pl.col("_entity"))
+        .when(pl.col("syndication_cluster_id").is_not_null())
+        .then(pl.lit("s:") + pl.col("syndication_cluster_id"))
+        .when(pl.col("_tgroup").is_not_null())
+        .then(pl.lit("t:") + pl.col("_tgroup")),
+    )
+
+
 def entity_groups(
     pages: pl.DataFrame,
     policy: Policy,
@@ -145,21 +193,13 @@ def entity_groups(
     from trustaudit.scoring.syndication import embedding_clusters
 
     c = policy.claims
-    cols = pages.columns
-    out = pages.select(
-        "doc_id",
-        _title_key(pl.col("title") if "title" in cols else pl.lit(None, pl.String)).alias("_tk"),
-        (pl.col("entity").cast(pl.String).str.strip_chars().str.to_lowercase() if "entity" in cols else pl.lit(None, pl.String)).alias("_entity"),
-    )  # fmt: skip
+    out = group_columns(pages)
     if clusters is not None and "syndication_cluster_id" in clusters.columns:
         out = out.join(clusters.select("doc_id", "syndication_cluster_id"), on="doc_id", how="left")
     else:
         out = out.with_columns(syndication_cluster_id=pl.lit(None, pl.String))
-    need_title = out.filter(
-        pl.col("_entity").is_null()
-        & pl.col("syndication_cluster_id").is_null()
-        & (pl.col("_tk").str.len_chars() >= c.title_min_chars)
-    )
+    # doc_id order: a bucket's representative is its smallest doc_id, as in corpus_stages
+    need_title = out.filter(needs_title(policy)).sort("doc_id", maintain_order=True)
     if need_title.height and encode is not None:
         titles = need_title.get_column("_tk").to_list()
         labels = embedding_clusters(
@@ -170,15 +210,14 @@ def entity_groups(
         )
     else:
         tkey = need_title.select("doc_id", _tgroup=pl.col("_tk"))
-    out = out.join(tkey.select("doc_id", "_tgroup"), on="doc_id", how="left")
-    return out.select(
-        "doc_id",
-        claim_group=pl.when(pl.col("_entity").str.len_chars() > 0)
-        .then(pl.lit("e:") + pl.col("_entity"))
-        .when(pl.col("syndication_cluster_id").is_not_null())
-        .then(pl.lit("s:") + pl.col("syndication_cluster_id"))
-        .when(pl.col("_tgroup").is_not_null())
-        .then(pl.lit("t:") + pl.col("_tgroup")),
+    return out.join(group_from(out, tkey), on="doc_id", how="left").select("doc_id", "claim_group")
+
+
+def claim_values(pages: pl.DataFrame) -> pl.DataFrame:
+    """doc_id, kind, unit, value: each page's value per claim kind (a map: a page's own repeated
+    mentions count once, as their median)."""
+    return (
+        extract_claims(pages).group_by("doc_id", "kind", "unit").agg(value=pl.col("value").median())
     )
 
 
@@ -196,23 +235,37 @@ def claim_signals(
 
     `groups` (doc_id, claim_group) overrides the grouping; otherwise `entity_groups` builds it.
     """
-    c = policy.claims
     if groups is None:
         groups = entity_groups(pages, policy, clusters=clusters, encode=encode)
+    todo = pages.join(
+        _in_groups(_group_sizes(groups), policy).select("doc_id"), on="doc_id", how="semi"
+    )
+    return claim_scores(pages.select("doc_id"), groups, claim_values(todo), policy)
+
+
+def _group_sizes(groups: pl.DataFrame) -> pl.DataFrame:
     g = groups.select("doc_id", "claim_group").with_columns(
         claim_group_pages=pl.len().over("claim_group").cast(pl.Int32)
     )
-    g = g.with_columns(
+    return g.with_columns(
         claim_group_pages=pl.when(pl.col("claim_group").is_not_null()).then("claim_group_pages")
     )
-    in_groups = g.filter(pl.col("claim_group_pages") >= c.min_group_pages)
-    todo = pages.join(in_groups.select("doc_id"), on="doc_id", how="semi")
-    per_page = (
-        extract_claims(todo)
-        .group_by("doc_id", "kind", "unit")
-        .agg(value=pl.col("value").median())  # a page's own repeated mentions count once
-        .join(in_groups.select("doc_id", "claim_group"), on="doc_id")
-    )
+
+
+def _in_groups(g: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    return g.filter(pl.col("claim_group_pages") >= policy.claims.min_group_pages)
+
+
+def claim_scores(
+    doc_ids: pl.DataFrame, groups: pl.DataFrame, values: pl.DataFrame, policy: Policy
+) -> pl.DataFrame:
+    """The claim columns of claim_signals for `doc_ids`, from the groups (doc_id, claim_group) and
+    the claim values (claim_values; pages outside a big enough group are ignored). Group-bys by
+    claim_group, by (claim_group, kind, unit) and by doc_id: no page text needed."""
+    c = policy.claims
+    g = _group_sizes(groups)
+    in_groups = _in_groups(g, policy)
+    per_page = values.join(in_groups.select("doc_id", "claim_group"), on="doc_id")
     floors = pl.DataFrame(
         {
             "kind": list(CLAIM_KINDS),
@@ -271,7 +324,7 @@ def claim_signals(
         reasons_claims=pl.col("reasons_claims").fill_null(pl.lit([], dtype=pl.List(pl.String))),
     )
     return (
-        pages.select("doc_id")
+        doc_ids.select("doc_id")
         .join(out, on="doc_id", how="left")
         .select(
             "doc_id",

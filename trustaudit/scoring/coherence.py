@@ -17,12 +17,16 @@ from trustaudit.scoring.topicmix import lexical_groups
 
 __all__ = [
     "REFERENCE_EDGES",
+    "center_vectors",
     "coherence_signals",
     "cross_from_variance",
     "edges_for",
     "intra_coherence",
     "intra_norm_expr",
     "intra_norm_reference",
+    "language_means",
+    "language_sums",
+    "merge_language_sums",
     "paragraph_table",
     "split_coherence",
 ]
@@ -152,6 +156,85 @@ def language_key(pages: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+# Fixed-point scale of the per-language vector sums: integer sums are associative, so the mean
+# is the same bit for bit whatever the batches and their merge order (2^-32 ≈ 2e-10 resolution,
+# far below float32's; |x| <= 1 over 2^31 rows still fits in int64).
+_SUM_SCALE = float(2**32)
+
+
+def language_sums(paras: pl.DataFrame, vecs: np.ndarray) -> pl.DataFrame:
+    """The map side of language centring: per lang_key of these paragraphs (rows of `vecs`):
+    n (paragraphs), pages (distinct doc_id), sum (fixed-point int64 vector sum, as a list).
+
+    Mergeable by `merge_language_sums` when each page's paragraphs are in one batch."""
+    langs = paras.get_column("lang_key").fill_null("und")
+    fixed = np.rint(vecs.astype(np.float64) * _SUM_SCALE).astype(np.int64)
+    rows = []
+    for lang in sorted(set(langs.to_list())):
+        mask = (langs == lang).to_numpy()
+        rows.append(
+            {
+                "lang_key": lang,
+                "n": int(mask.sum()),
+                "pages": paras.filter(pl.Series(mask)).get_column("doc_id").n_unique(),
+                "sum": fixed[mask].sum(axis=0).tolist(),
+            }
+        )
+    return pl.DataFrame(
+        rows,
+        schema={"lang_key": pl.String, "n": pl.Int64, "pages": pl.Int64, "sum": pl.List(pl.Int64)},
+    )
+
+
+def merge_language_sums(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    """The associative merge of `language_sums` tables (sums of counts and of vectors)."""
+    frame = (
+        pl.concat(parts)
+        if parts
+        else language_sums(
+            pl.DataFrame(schema={"doc_id": pl.String, "lang_key": pl.String}), np.zeros((0, 1))
+        )
+    )
+    out = []
+    for lang, part in sorted(frame.group_by("lang_key"), key=lambda kv: str(kv[0][0])):
+        out.append(
+            {
+                "lang_key": lang[0],
+                "n": int(part.get_column("n").sum()),
+                "pages": int(part.get_column("pages").sum()),
+                "sum": np.asarray(part.get_column("sum").to_list(), np.int64).sum(axis=0).tolist(),
+            }
+        )
+    return pl.DataFrame(out, schema=frame.schema)
+
+
+def language_means(sums: pl.DataFrame, policy: Policy) -> dict[str, np.ndarray]:
+    """Mean paragraph vector of each language that has enough paragraphs and pages to centre."""
+    c = policy.coherence
+    keep = sums.filter(
+        (pl.col("n") >= c.center_min_paragraphs) & (pl.col("pages") >= c.center_min_pages)
+    )
+    return {
+        row["lang_key"]: np.asarray(row["sum"], np.float64) / _SUM_SCALE / row["n"]
+        for row in keep.iter_rows(named=True)
+    }
+
+
+def center_vectors(
+    paras: pl.DataFrame, vecs: np.ndarray, means: dict[str, np.ndarray]
+) -> np.ndarray:
+    """The map side: subtract the paragraph's language mean and re-normalise (other rows kept)."""
+    if not means:
+        return vecs
+    vecs = vecs.copy()
+    langs = paras.get_column("lang_key").fill_null("und").to_numpy()
+    for lang, mean in means.items():
+        rows = np.flatnonzero(langs == lang)
+        centred = vecs[rows] - mean
+        vecs[rows] = centred / np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-12)
+    return vecs
+
+
 def _center_by_language(
     paras: pl.DataFrame, vecs: np.ndarray, policy: Policy
 ) -> tuple[np.ndarray, set[str]]:
@@ -160,26 +243,11 @@ def _center_by_language(
     Static embeddings share a large common direction per language (an English-vocabulary model
     maps German text to similar sub-word soup), which lifts every cosine: German pages scored
     0.79 median against 0.54 for English ones, and stitched pages overlapped real ones. The mean
-    is a per-language sum / count (an associative reduce). Returns the vectors and the languages
-    that were centred.
+    is a per-language sum / count: `language_sums` per batch, `merge_language_sums`, then
+    `center_vectors` (docs/corpus-at-scale.md). Returns the vectors and the centred languages.
     """
-    c = policy.coherence
-    stats = (
-        paras.group_by("lang_key")
-        .agg(n=pl.len(), pages=pl.col("doc_id").n_unique())
-        .filter((pl.col("n") >= c.center_min_paragraphs) & (pl.col("pages") >= c.center_min_pages))
-    )
-    done: set[str] = set()
-    if stats.height == 0:
-        return vecs, done
-    vecs = vecs.copy()
-    langs = paras.get_column("lang_key").to_numpy()
-    for lang in stats.get_column("lang_key").to_list():
-        rows = np.flatnonzero(langs == lang)
-        centred = vecs[rows] - vecs[rows].mean(axis=0)
-        vecs[rows] = centred / np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-12)
-        done.add(lang)
-    return vecs, done
+    means = language_means(language_sums(paras, vecs), policy)
+    return center_vectors(paras, vecs, means), set(means)
 
 
 def paragraph_table(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:

@@ -4,6 +4,10 @@ Order matters: syndication clusters feed the entity groups of the claims stage, 
 `cross_consistency` feeds the coherence sub-score. Each stage is a group-by on its key (LSH band,
 near-dup cluster, entity group, page), so an engine could shuffle by it; the embedding call is the
 only per-page model work and is batched across pages.
+
+This function holds the whole corpus in one process. `trustaudit.corpus_stages` computes the same
+syndication and claim columns as map -> group-by -> map steps over batches (`run_local`, and on Ray
+`run.ray_corpus`), with memory bounded by a batch (docs/corpus-at-scale.md).
 """
 
 from __future__ import annotations

@@ -25,6 +25,9 @@ __all__ = [
     "embedding_clusters",
     "farm_signals",
     "minhash_signatures",
+    "syndication_base",
+    "syndication_clusters",
+    "syndication_columns",
     "syndication_signals",
     "wire_credit",
 ]
@@ -165,14 +168,9 @@ def wire_credit(text: pl.Expr) -> pl.Expr:
     return pl.coalesce(found.struct.field("a"), found.struct.field("b"))
 
 
-def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
-    """One row per doc_id: syndication_cluster_id (smallest doc_id of the near-duplicate cluster,
-    null when alone), syndication_cluster_size, syndication_other_domains, syndication_is_earliest,
-    syndication_earliest_domain, adjust_syndication (<= 0), reasons_syndication.
-
-    Needs doc_id, text, registered_domain; uses published and fetched_at when present.
-    """
-    s = policy.syndication
+def syndication_base(pages: pl.DataFrame) -> pl.DataFrame:
+    """doc_id, registered_domain, published, fetched_at, syndication_wire: what the per-cluster
+    reduction and the per-page columns read of each page (a map: no text leaves it)."""
     cols = pages.columns
     base = pages.select(
         "doc_id",
@@ -180,17 +178,33 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         pl.col("published").cast(pl.Date) if "published" in cols else pl.lit(None, pl.Date).alias("published"),
         pl.col("fetched_at").cast(pl.Datetime("us", "UTC")) if "fetched_at" in cols else pl.lit(None, pl.Datetime("us", "UTC")).alias("fetched_at"),
     )  # fmt: skip
-    texts = (
-        pages.get_column("text")
-        if "text" in cols
-        else pl.Series([None] * pages.height, dtype=pl.String)
-    )
-    base = base.with_columns(
+    return base.with_columns(
         syndication_wire=pl.Series(
             "w", pages.select(wire_credit(pl.col("text").fill_null(""))).to_series()
         )
         if "text" in cols
         else pl.lit(None, pl.String)
+    )
+
+
+def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    """One row per doc_id: syndication_cluster_id (smallest doc_id of the near-duplicate cluster,
+    null when alone), syndication_cluster_size, syndication_other_domains, syndication_is_earliest,
+    syndication_earliest_domain, adjust_syndication (<= 0), reasons_syndication.
+
+    Needs doc_id, text, registered_domain; uses published and fetched_at when present. The whole
+    corpus in one process; `trustaudit.corpus_stages` computes the same columns batch by batch.
+    """
+    s = policy.syndication
+    # Rows in doc_id order: a bucket's representative is then its smallest doc_id, the rule the
+    # batched reduction (corpus_stages) uses, so both give the same edges whatever the input order.
+    pages = pages.sort("doc_id", maintain_order=True)
+    cols = pages.columns
+    base = syndication_base(pages)
+    texts = (
+        pages.get_column("text")
+        if "text" in cols
+        else pl.Series([None] * pages.height, dtype=pl.String)
     )
     sig_parts, count_parts = [], []
     shingle_parts: list[tuple[np.ndarray, np.ndarray]] | None = (
@@ -233,10 +247,21 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
             labels[eligible] = merge_components(
                 labels[eligible], pairs["a"].to_numpy(), pairs["b"].to_numpy()
             )
-    # Reduce by cluster: size, distinct domains, earliest copy.
     df = base.with_columns(_label=pl.Series(labels)).with_columns(
         _label=pl.when(pl.col("_label") >= 0).then(pl.col("_label"))
     )
+    return syndication_columns(df, syndication_clusters(df, policy), policy)
+
+
+def syndication_clusters(members: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    """The reduction keyed by cluster: one row per `_label` with two or more members.
+
+    `members`: syndication_base columns + `_label` (null: in no cluster). Columns _label,
+    syndication_cluster_id (smallest doc_id), syndication_cluster_size, _domains (distinct
+    registered domains), _known, _earliest_doc, syndication_earliest_domain,
+    syndication_all_undated. Every rule below depends only on the members, not on their order.
+    """
+    s = policy.syndication
     # Earliest copy: each page's date is its published date, else its fetch time (first seen);
     # the smallest wins (ties: fetch time, doc_id). Undetermined (no copy penalty, no source) when
     # a member has no date at all, or when the winner is known only by a published date and an
@@ -251,7 +276,7 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
             return pl.lit(True)
         return fetched < claimed + pl.duration(days=s.presume_dated_days)
 
-    in_cluster = df.filter(pl.col("_label").is_not_null()).with_columns(
+    in_cluster = members.filter(pl.col("_label").is_not_null()).with_columns(
         _key=pl.coalesce(pl.col("published").cast(ts), pl.col("fetched_at"))
     )
     order = ["_label", "_key", "fetched_at", "doc_id"]
@@ -283,6 +308,13 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
             ),
         )
     )
+    return clusters
+
+
+def syndication_columns(df: pl.DataFrame, clusters: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    """The per-page syndication columns (a map over pages): `df` is syndication_base + `_label`,
+    `clusters` the output of `syndication_clusters` (only the clusters of these pages needed)."""
+    s = policy.syndication
     out = df.join(clusters, on="_label", how="left")
     other = (pl.col("_domains") - 1).fill_null(0).cast(pl.Int32)
     known = pl.col("_known").fill_null(True)
