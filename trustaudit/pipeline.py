@@ -56,7 +56,7 @@ from trustaudit.run.ingest import (  # re-exported: crawl, tests and benches imp
 )
 from trustaudit.run.local import LocalExecutor
 from trustaudit.scoring.score import score
-from trustaudit.stages import read_domain_evidence, signal_tables
+from trustaudit.stages import PageMap, read_domain_evidence, signal_tables
 
 __all__ = [
     "AuditOptions",
@@ -83,6 +83,7 @@ def compute_signals(
     memo: StageMemo | None = None,
     merged: Merged | None = None,
     background: BackgroundWrites | None = None,
+    page_map: PageMap | None = None,
 ) -> dict[str, Any]:
     """Reduce stage: every signal family over the pages/links tables -> signals.parquet, domains.parquet.
 
@@ -108,6 +109,7 @@ def compute_signals(
         # no memoised family reads the run date: an unchanged corpus and policy give the same output
         memo=memo.get_or_compute if memo is not None else None,
         digest=(lambda frame: frame_digest(frame, salt=salt)) if memo is not None else None,
+        page_map=page_map,
     )
     signals, links, domains, computed = (
         tables.signals,
@@ -341,6 +343,7 @@ def audit(
             manifest["stages"]["crawl"] = _crawl(url_lists, run, policy, options.fresh, progress)
             run.write_manifest(manifest)
             sources = [*sources, CrawlSource(run.root)]
+        executor = stack.enter_context(make_executor(options))
         cache = ExtractCache(options.cache) if options.cache else None
         since = PreviousRun(options.since) if options.since else None
         try:
@@ -349,7 +352,7 @@ def audit(
                 sources,
                 run,
                 policy,
-                executor=stack.enter_context(make_executor(options)),
+                executor=executor,
                 workers=options.workers,
                 progress=progress,
                 cache=cache,
@@ -403,7 +406,14 @@ def audit(
             )
         memo = StageMemo(options.cache) if options.cache else None
         manifest["stages"]["signals"] = compute_signals(
-            run, policy, now=now, progress=progress, memo=memo, merged=merged, background=background
+            run,
+            policy,
+            now=now,
+            progress=progress,
+            memo=memo,
+            merged=merged,
+            background=background,
+            page_map=executor.page_map(policy),
         )
         if policy.judge.configured:
             background.wait()  # the judge reads page text from pages.parquet

@@ -9,6 +9,7 @@ import pyarrow as pa
 
 from trustaudit.io.extract import ExtractResult
 from trustaudit.policy import Policy
+from trustaudit.stages import PageMap
 
 
 class Executor(Protocol):
@@ -19,6 +20,10 @@ class Executor(Protocol):
     """
 
     killed: int
+
+    def page_map(self, policy: Policy) -> PageMap | None:
+        """How to run `stages.page_signals` on this engine; None: in the driver's process."""
+        ...
 
     def run(
         self, tasks: Iterator[tuple[Any, pa.Table]], policy: Policy

@@ -10,6 +10,7 @@ import pyarrow as pa
 from trustaudit.io.extract import ExtractResult, extract_records
 from trustaudit.io.extract_pool import KillablePool
 from trustaudit.policy import Policy
+from trustaudit.stages import PageMap
 
 
 class LocalExecutor:
@@ -19,6 +20,10 @@ class LocalExecutor:
     def __init__(self, workers: int = 1) -> None:
         self.workers = workers
         self.killed = 0
+
+    def page_map(self, policy: Policy) -> PageMap | None:
+        """None: Polars already uses every core for the per-page families of one frame."""
+        return None
 
     def run(
         self, tasks: Iterator[tuple[Any, pa.Table]], policy: Policy

@@ -17,11 +17,13 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
+import polars as pl
 import pyarrow as pa
 
 from trustaudit.io.extract import ExtractResult, extract_records
 from trustaudit.io.records import ErrorRow, errors_table
 from trustaudit.policy import Policy
+from trustaudit.stages import PageMap, page_signals
 
 # a local instance on a shared machine: a small object store (records travel a window at a time)
 LOCAL_OBJECT_STORE_BYTES = 256 * 1024 * 1024
@@ -65,6 +67,22 @@ def extract_packed(batch: pa.Table, policy: Policy) -> pa.Table:
     return pa.table(out, schema=_PACKED)
 
 
+def signals_packed(batch: pa.Table, policy: Policy) -> pa.Table:
+    """The `map_batches` function of the signal stage's map part: rows of (key, pages IPC, links
+    IPC) -> rows of (key, `stages.page_signals` frame IPC)."""
+    keys, frames = [], []
+    for key, pages, links in zip(
+        batch.column("key").to_pylist(),
+        batch.column("pages").to_pylist(),
+        batch.column("links").to_pylist(),
+        strict=True,
+    ):
+        frame = page_signals(pl.DataFrame(from_ipc(pages)), pl.DataFrame(from_ipc(links)), policy)
+        keys.append(key)
+        frames.append(to_ipc(frame.to_arrow()))
+    return pa.table({"key": pa.array(keys, pa.int64()), "frame": pa.array(frames, pa.binary())})
+
+
 def unpack(row: dict[str, Any]) -> ExtractResult:
     """One packed row back into the ExtractResult the run layer commits."""
     errors = [ErrorRow(**r) for r in from_ipc(row["errors"]).to_pylist()]
@@ -88,14 +106,18 @@ class RayExecutor:
         """Connect to the cluster at `address`, or start a local instance of `num_cpus` CPUs
         (stopped on exit); a cluster given by address is only disconnected from."""
         import ray
+        import ray.data
 
+        # Ray Data configures its loggers on import: quiet them after it, not before
+        for name in ("ray", "ray.data"):
+            logging.getLogger(name).setLevel(logging.ERROR)
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
         started = not ray.is_initialized()
         if started:
             common: dict[str, Any] = {
                 "log_to_driver": False,
-                "logging_level": logging.WARNING,
+                "logging_level": logging.ERROR,
                 "include_dashboard": False,
             }
             if address:
@@ -111,13 +133,62 @@ class RayExecutor:
         ctx = ray.data.DataContext.get_current()
         ctx.enable_progress_bars = False
         ctx.print_on_execution_start = False
-        logging.getLogger("ray.data").setLevel(logging.WARNING)
         cpus = int(ray.cluster_resources().get("CPU", 1))
         try:
             yield cls(window=4 * cpus)
         finally:
             if started:
                 ray.shutdown()
+
+    def page_map(self, policy: Policy) -> PageMap:
+        """`stages.page_signals` over chunks of pages (each with its own links) on the workers."""
+
+        def mapped(pages: pl.DataFrame, links: pl.DataFrame) -> pl.DataFrame:
+            return self._page_signals(pages, links, policy)
+
+        return mapped
+
+    def _page_signals(
+        self, pages: pl.DataFrame, links: pl.DataFrame, policy: Policy
+    ) -> pl.DataFrame:
+        import ray
+
+        n = max(1, min(self.window, pages.height))
+        size = -(-pages.height // n) if pages.height else 1
+        chunk_of = pages.select("doc_id").with_row_index("_i")
+        chunk_of = chunk_of.select("doc_id", _chunk=(pl.col("_i") // size).cast(pl.Int64))
+        by_chunk = links.join(chunk_of, on="doc_id", how="inner", maintain_order="left")
+        link_parts = by_chunk.partition_by("_chunk", as_dict=True, include_key=False)
+        n_chunks = -(-pages.height // size) if pages.height else 1
+        rows = pa.table(
+            {
+                "key": pa.array(range(n_chunks), pa.int64()),
+                "pages": pa.array(
+                    [to_ipc(pages.slice(i * size, size).to_arrow()) for i in range(n_chunks)],
+                    pa.binary(),
+                ),
+                "links": pa.array(
+                    [
+                        to_ipc(link_parts.get((i,), links.clear()).to_arrow())
+                        for i in range(n_chunks)
+                    ],
+                    pa.binary(),
+                ),
+            }
+        )
+        ds = ray.data.from_arrow(rows).repartition(n_chunks)
+        done = ds.map_batches(
+            signals_packed,
+            fn_kwargs={"policy": policy},
+            batch_size=1,
+            batch_format="pyarrow",
+            zero_copy_batch=True,
+        )
+        frames: dict[int, pl.DataFrame] = {}
+        for out in done.iter_batches(batch_size=None, batch_format="pyarrow"):
+            for row in out.to_pylist():
+                frames[row["key"]] = pl.DataFrame(from_ipc(row["frame"]))
+        return pl.concat([frames[i] for i in range(n_chunks)], how="vertical")
 
     def run(
         self, tasks: Iterator[tuple[Any, pa.Table]], policy: Policy
