@@ -395,6 +395,7 @@ def audit(
             ),
         }
         manifest["sources"] = stats.sources
+        manifest["engine"] = executor.describe()
         run.write_manifest(manifest)
         if counts["pages"] == 0:
             background.wait()

@@ -21,6 +21,10 @@ class Executor(Protocol):
 
     killed: int
 
+    def describe(self) -> dict[str, Any]:
+        """What ran the stages, for the manifest: engine name, and nodes/CPUs where it knows."""
+        ...
+
     def page_map(self, policy: Policy) -> PageMap | None:
         """How to run `stages.page_signals` on this engine; None: in the driver's process."""
         ...

@@ -21,6 +21,9 @@ class LocalExecutor:
         self.workers = workers
         self.killed = 0
 
+    def describe(self) -> dict[str, Any]:
+        return {"name": "local", "workers": self.workers}
+
     def page_map(self, policy: Policy) -> PageMap | None:
         """None: Polars already uses every core for the per-page families of one frame."""
         return None

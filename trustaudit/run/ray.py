@@ -96,8 +96,9 @@ class RayExecutor:
     object store at once, and results stream back (any order) to be committed as they finish.
     """
 
-    def __init__(self, *, window: int) -> None:
+    def __init__(self, *, window: int, nodes: int = 1, cpus: int = 1) -> None:
         self.window = max(1, window)
+        self.nodes, self.cpus = nodes, cpus
         self.killed = 0  # Ray retries a crashed task; no per-record kill as in the local pool
 
     @classmethod
@@ -134,11 +135,15 @@ class RayExecutor:
         ctx.enable_progress_bars = False
         ctx.print_on_execution_start = False
         cpus = int(ray.cluster_resources().get("CPU", 1))
+        nodes = sum(1 for n in ray.nodes() if n.get("Alive"))
         try:
-            yield cls(window=4 * cpus)
+            yield cls(window=4 * cpus, nodes=nodes, cpus=cpus)
         finally:
             if started:
                 ray.shutdown()
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": "ray", "nodes": self.nodes, "cpus": self.cpus}
 
     def page_map(self, policy: Policy) -> PageMap:
         """`stages.page_signals` over chunks of pages (each with its own links) on the workers."""
