@@ -11,11 +11,12 @@ this Python's dependencies) installed; only the driver touches the run directory
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 from collections.abc import Iterator
 from itertools import islice
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 import pyarrow as pa
@@ -183,15 +184,14 @@ class RayExecutor:
         )
         ds = ray.data.from_arrow(rows).repartition(n_chunks)
         done = ds.map_batches(
-            signals_packed,
-            fn_kwargs={"policy": policy},
+            functools.partial(signals_packed, policy=policy),
             batch_size=1,
             batch_format="pyarrow",
             zero_copy_batch=True,
         )
         frames: dict[int, pl.DataFrame] = {}
         for out in done.iter_batches(batch_size=None, batch_format="pyarrow"):
-            for row in out.to_pylist():
+            for row in cast(pa.Table, out).to_pylist():
                 frames[row["key"]] = pl.DataFrame(from_ipc(row["frame"]))
         return pl.concat([frames[i] for i in range(n_chunks)], how="vertical")
 
@@ -213,12 +213,11 @@ class RayExecutor:
             del window
             ds = ray.data.from_arrow(rows).repartition(rows.num_rows)
             done = ds.map_batches(
-                extract_packed,
-                fn_kwargs={"policy": policy},
+                functools.partial(extract_packed, policy=policy),
                 batch_size=1,
                 batch_format="pyarrow",
                 zero_copy_batch=True,
             )
             for out in done.iter_batches(batch_size=None, batch_format="pyarrow"):
-                for row in out.to_pylist():
+                for row in cast(pa.Table, out).to_pylist():
                     yield keys[row["key"]], unpack(row)
