@@ -1,7 +1,7 @@
 """Wall time of `audit` per engine and per checkout, alternating runs (issue 16's figures).
 
     python bench/engines.py --corpus real --repeat 3             # local vs --engine ray, 797 real pages
-    python bench/engines.py --corpus demo --before ../main       # this checkout vs another, local engine
+    python bench/engines.py --corpus demo --before OTHER_CHECKOUT  # this checkout vs another, local engine
 
 Each run is a fresh `python -m trustaudit audit ... --fresh` subprocess (start-up included, as a user
 sees it); runs alternate so a neighbour's load falls on both sides. Prints the median of each side and
