@@ -1,10 +1,12 @@
-"""The signal stage as one pure function: pages + links + policy -> signals, flagged links, domains.
+"""The pure stage functions: frames and a policy in, frames out, no run directory, cache or pool.
 
-`pipeline.compute_signals` (a run directory, the memo, the progress bar) and the Python API's
-`compute_signals` (frames in a notebook) both call `signal_tables`, so a family added here runs
-in both and the two can never disagree on which families run or how they are joined. Nothing here
-reads or writes a run directory; the list files the policy names are read by `read_domain_evidence`
-before the stage runs, and a cache is passed in as a `Memo` callable.
+`extract_batch` (records -> pages, links, errors), `page_signals` (the per-page families, safe to run
+on any chunking of the pages) and `signal_tables` (every family, joined on doc_id). Both engines
+(`run.local`, `run.ray`), `run.signals.compute_signals` (a run directory, the memo, the progress bar)
+and the Python API's `compute_signals` (frames in a notebook) call these, so a family added here runs
+in all of them and they can never disagree on which families run or how they are joined. The list
+files the policy names are read by `read_domain_evidence` before the stage runs, and a cache is
+passed in as a `Memo` callable.
 """
 
 from __future__ import annotations
