@@ -82,6 +82,26 @@ def test_ray_address_needs_engine_ray(runner, app, tmp_path: Path) -> None:  # t
     assert res.exit_code == 2
 
 
+def test_unreachable_ray_address_is_a_usage_error(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("ray")
+    (tmp_path / "a.html").write_text(article_html("A", url="https://a.example/"))
+    port = _free_port()  # nobody listens there
+    res = runner.invoke(
+        app,
+        [
+            "audit",
+            str(tmp_path),
+            "--out",
+            str(tmp_path / "r"),
+            "--engine",
+            "ray",
+            "--ray-address",
+            f"127.0.0.1:{port}",
+        ],
+    )
+    assert res.exit_code == 2 and f"cannot reach the Ray cluster at 127.0.0.1:{port}" in res.output
+
+
 def test_ray_engine_gives_the_local_scores_on_the_demo_corpus(tmp_path: Path) -> None:
     pytest.importorskip("ray")
     local, ray_run = tmp_path / "local", tmp_path / "ray"

@@ -14,6 +14,7 @@ import contextlib
 import functools
 import logging
 import os
+import socket
 from collections.abc import Iterator
 from itertools import islice
 from typing import Any, cast
@@ -21,6 +22,7 @@ from typing import Any, cast
 import polars as pl
 import pyarrow as pa
 
+from trustaudit.errors import UsageError
 from trustaudit.io.extract import ExtractResult, extract_records
 from trustaudit.io.records import ErrorRow, errors_table
 from trustaudit.policy import Policy
@@ -90,6 +92,21 @@ def unpack(row: dict[str, Any]) -> ExtractResult:
     return ExtractResult(from_ipc(row["pages"]), from_ipc(row["links"]), errors, list(row["kept"]))
 
 
+def _reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Refuse a `host:port` nobody listens on at once: ray.init retries such an address for many
+    minutes before it gives up. `auto`, `ray://` and other forms are left to Ray."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        raise UsageError(
+            f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}",
+            hint="--ray-address is the head's host:port (`ray start --head --port PORT`)",
+        ) from None
+
+
 class RayExecutor:
     """Schedules extraction batches on Ray Data, a window of batches per dataset execution.
 
@@ -123,7 +140,15 @@ class RayExecutor:
                 "include_dashboard": False,
             }
             if address:
-                ray.init(address=address, **common)
+                _reachable(address)
+                try:
+                    ray.init(address=address, **common)
+                except (ConnectionError, RuntimeError, ValueError) as exc:
+                    raise UsageError(
+                        f"cannot join the Ray cluster at {address}: {exc}"[:400],
+                        hint="--ray-address is the head's host:port (or ray://host:10001); with"
+                        " token authentication, set RAY_AUTH_TOKEN to the cluster's token",
+                    ) from None
             else:  # "local": never join a cluster some other process started on this machine
                 cpus = max(1, min(num_cpus, os.cpu_count() or 1))
                 ray.init(
