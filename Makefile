@@ -12,7 +12,7 @@ export TOKENIZERS_PARALLELISM := false
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev,ray]'
 	$(PY) -m trustaudit.embed prepare --no-accurate  # distil the static model once, offline (~30 s)
 	touch $(STAMP)
 

@@ -22,12 +22,6 @@ from trustaudit.cli.reference import (
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
-# Pages other helpers are writing; index.md links them before they land.
-PENDING = {
-    "injection-intent.md",
-    "engines.md",
-    "corpus-at-scale.md",
-}
 COMMANDS = (
     "audit",
     "crawl",
@@ -131,8 +125,6 @@ def test_relative_links_resolve(page: Path) -> None:
             continue
         target, _, anchor = link.partition("#")
         path = (page.parent / target).resolve() if target else page
-        if path.parent == DOCS and path.name in PENDING and not path.exists():
-            continue
         assert path.exists(), f"{page.name}: broken link {link}"
         if anchor:
             slugs = {
@@ -145,7 +137,6 @@ def test_index_links_every_docs_page() -> None:
     linked = {link.partition("#")[0] for link in _links(DOCS / "index.md")}
     pages = {p.name for p in DOCS.glob("*.md")} - {"index.md"}
     assert pages <= linked, pages - linked
-    assert linked >= PENDING, PENDING - linked
 
 
 def test_ci_recipe_installs_from_the_repository() -> None:

@@ -1,10 +1,12 @@
-"""The signal stage as one pure function: pages + links + policy -> signals, flagged links, domains.
+"""The pure stage functions: frames and a policy in, frames out, no run directory, cache or pool.
 
-`pipeline.compute_signals` (a run directory, the memo, the progress bar) and the Python API's
-`compute_signals` (frames in a notebook) both call `signal_tables`, so a family added here runs
-in both and the two can never disagree on which families run or how they are joined. Nothing here
-reads or writes a run directory; the list files the policy names are read by `read_domain_evidence`
-before the stage runs, and a cache is passed in as a `Memo` callable.
+`extract_batch` (records -> pages, links, errors), `page_signals` (the per-page families, safe to run
+on any chunking of the pages) and `signal_tables` (every family, joined on doc_id). Both engines
+(`run.local`, `run.ray`), `run.signals.compute_signals` (a run directory, the memo, the progress bar)
+and the Python API's `compute_signals` (frames in a notebook) call these, so a family added here runs
+in all of them and they can never disagree on which families run or how they are joined. The list
+files the policy names are read by `read_domain_evidence` before the stage runs, and a cache is
+passed in as a `Memo` callable.
 """
 
 from __future__ import annotations
@@ -16,9 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pyarrow as pa
 
 from trustaudit.embed.base import Embedder
+from trustaudit.io.extract import extract_records
 from trustaudit.io.lists import read_domain_info, read_domain_lists
+from trustaudit.io.records import errors_table
 from trustaudit.policy import Policy
 from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
 from trustaudit.scoring.anchors import anchor_presence
@@ -32,6 +37,8 @@ from trustaudit.scoring.textual import textual_signals
 
 # memo(family, key, compute) -> frame: a cache of one family's output keyed by a digest of its inputs
 Memo = Callable[[str, str, Callable[[], pl.DataFrame]], pl.DataFrame]
+# page_map(pages, flagged links) -> page_signals' frame, computed wherever an engine chooses
+PageMap = Callable[[pl.DataFrame, pl.DataFrame], pl.DataFrame]
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,34 @@ class SignalTables:
     families: dict[str, str]
 
 
+def page_signals(pages: pl.DataFrame, links: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    """The per-page families (affiliate, textual, quality, injection): one row per page, computed
+    from that page and its own (flagged) links only.
+
+    Why a function of its own: it is the signal stage's map part. Any chunking of the pages (with
+    each page's links) gives the same rows, so an engine may run it per chunk on its workers; a
+    family that compares pages with each other belongs in `signal_tables`' corpus part instead.
+    """
+    frame = (
+        affiliate_signals(pages, links, policy)
+        .join(textual_signals(pages, policy), on="doc_id", how="left")
+        .join(quality_signals(pages, links, policy), on="doc_id", how="left")
+    )
+    if policy.injection.enabled:
+        frame = frame.join(injection_signals(pages, policy), on="doc_id", how="left")
+    return frame
+
+
+def extract_batch(records: pa.Table, policy: Policy) -> tuple[pa.Table, pa.Table, pa.Table]:
+    """The extraction stage over one record batch: (pages, links, errors), all Arrow tables.
+
+    A record that does not become a page is a row of the errors table (`trustaudit.schema`), never an
+    exception, so every input record is accounted for: records == pages + errors.
+    """
+    result = extract_records(records, policy)
+    return result.pages, result.links, errors_table(result.errors)
+
+
 def _no_memo(_family: str, _key: str, compute: Callable[[], pl.DataFrame]) -> pl.DataFrame:
     return compute()
 
@@ -84,12 +119,14 @@ def signal_tables(
     embedder: Callable[[], Embedder],
     memo: Memo | None = None,
     digest: Callable[[pl.DataFrame], str] | None = None,
+    page_map: PageMap | None = None,
 ) -> SignalTables:
     """Every signal family over a batch of pages, joined on doc_id.
 
     `embedder` is called only when the corpus family really runs (a memo hit never loads the
     model). With `memo` and `digest`, the link flags, the page families and the corpus families are
-    looked up by a digest of their inputs; domain signals depend on `now` and always run.
+    looked up by a digest of their inputs; domain signals depend on `now` and always run. An engine
+    passes `page_map` to run `page_signals` over chunks of pages on its workers (`run/ray.py`).
     """
     get = memo or _no_memo
     anchors = anchor_presence(links, pages, policy, extra_anchors=sorted(evidence.extra_anchors))
@@ -112,14 +149,9 @@ def signal_tables(
     links = links.drop("is_affiliate", "is_sponsored", strict=False).hstack(flags)
 
     def page_families() -> pl.DataFrame:
-        frame = (
-            affiliate_signals(pages, links, policy)
-            .join(textual_signals(pages, policy), on="doc_id", how="left")
-            .join(quality_signals(pages, links, policy), on="doc_id", how="left")
-        )
-        if policy.injection.enabled:
-            frame = frame.join(injection_signals(pages, policy), on="doc_id", how="left")
-        return frame.join(behaviour_signals(pages, policy), on="doc_id", how="left")
+        per_page = page_map(pages, links) if page_map else page_signals(pages, links, policy)
+        # behaviour compares a page with the other reviews of its entity: a corpus family
+        return per_page.join(behaviour_signals(pages, policy), on="doc_id", how="left")
 
     # notes from reading each page (DECODED_UTF16, HTML_TRUNCATED, CANONICAL_MISMATCH…) join its reasons
     ingest_notes = (

@@ -225,7 +225,7 @@ def _corpus(folder: Path, n: int) -> Path:
 def test_interrupted_run_resumes_without_duplicates(
     runner, app, tmp_path: Path, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
-    import trustaudit.pipeline as pipeline
+    import trustaudit.run.local as pipeline  # where the local executor calls extraction
 
     corpus = _corpus(tmp_path / "c", 10)
     policy = tmp_path / "p.toml"
@@ -317,7 +317,7 @@ def test_process_pool_gives_the_same_result(runner, app, tmp_path: Path) -> None
 def test_cache_reuses_unchanged_pages_and_reextracts_changed_ones(
     runner, app, tmp_path: Path, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
-    import trustaudit.pipeline as pipeline
+    import trustaudit.run.local as pipeline  # where the local executor calls extraction
 
     corpus = _corpus(tmp_path / "c", 6)
     j = write_jsonl(
@@ -367,7 +367,7 @@ def test_cache_restores_unchanged_sources_without_reading_them(
 ) -> None:  # type: ignore[no-untyped-def]
     """Nightly common case: unchanged inputs are not even read; a changed shard is, page by page."""
     import trustaudit.io.readers as readers
-    import trustaudit.pipeline as pipeline
+    import trustaudit.run.local as pipeline  # where the local executor calls extraction
 
     shard_a = write_warc(
         tmp_path / "a.warc.gz",

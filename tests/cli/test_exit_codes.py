@@ -76,12 +76,12 @@ def test_tampered_tables_in_diff_gate_report(
 def test_full_disk_is_exit_2_with_the_path(
     runner, app, html_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
-    import trustaudit.pipeline as pipeline
+    import trustaudit.run.ingest as ingest  # the first write of a run: committing a part
 
     def full(path: object, *a: object, **k: object) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
 
-    monkeypatch.setattr(pipeline, "write_parquet", full)
+    monkeypatch.setattr(ingest, "write_parquet", full)
     res = _audit(runner, app, str(html_folder), "--out", str(tmp_path / "r"))
     _exit_2(res, "No space left on device", str(tmp_path / "r"))
 

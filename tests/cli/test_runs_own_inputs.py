@@ -115,7 +115,7 @@ def test_a_run_moved_elsewhere_reports_from_any_cwd(
 def test_failed_rescore_leaves_the_run_as_it_was(
     runner, app, audited: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
-    import trustaudit.pipeline as pipeline
+    import trustaudit.run.audit as pipeline  # where rescore calls the score stage
 
     tables = {n: (audited / n).read_bytes() for n in ("signals.parquet", "scores.parquet")}
 

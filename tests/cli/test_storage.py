@@ -48,9 +48,12 @@ def test_audit_s3_inputs_and_out_equal_local_run(runner, app, s3: S3, tmp_path: 
     assert "runs/demo/reports/summary.json" in keys
     assert not [k for k in keys if "/.lock" in k or "/.tmp-" in k]
     assert json.loads(s3.get("runs/demo/reports/summary.json"))["run_dir"] == out
-    assert json.loads(s3.get("runs/demo/manifest.json"))["input_paths"] == [
-        s3.uri("pages"),
-        s3.uri("extra.jsonl"),
+    manifest = json.loads(s3.get("runs/demo/manifest.json"))
+    assert manifest["input_paths"] == [s3.uri("pages"), s3.uri("extra.jsonl")]
+    # remote inputs are fingerprinted by listing/size/mtime, so a changed object is noticed
+    assert [(i["kind"], bool(i["sha256"])) for i in manifest["inputs"]] == [
+        ("folder", True),
+        ("file", True),
     ]
     assert_frame_equal(
         _scores(s3.get("runs/demo/scores.parquet")), _scores(local / "scores.parquet")

@@ -178,8 +178,8 @@ def test_no_labels_at_all(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("page,label\nx,trusted\n", "need a `label` column"),
-        ("url,label\nhttps://a.example/,good\n", "trusted or untrusted"),
+        ("page,label\nx,trusted\n", "needs a `label` column"),
+        ("url,label\nhttps://a.example/,maybe\n", "unknown label"),
     ],
 )
 def test_bad_labels_file(tmp_path: Path, content: str, message: str) -> None:

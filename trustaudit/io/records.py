@@ -10,6 +10,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pyarrow as pa
 
+from trustaudit.schema import ERROR_SCHEMA  # re-exported for old callers
+
 RECORD_FIELDS: tuple[pa.Field, ...] = (
     pa.field("source", pa.string()),
     pa.field("offset", pa.int64()),
@@ -23,17 +25,6 @@ RECORD_FIELDS: tuple[pa.Field, ...] = (
 )
 RECORD_SCHEMA = pa.schema(list(RECORD_FIELDS))
 RECORD_COLUMNS = tuple(f.name for f in RECORD_FIELDS)
-
-ERROR_SCHEMA = pa.schema(
-    [
-        pa.field("source", pa.string()),
-        pa.field("offset", pa.int64()),
-        pa.field("url", pa.string()),
-        pa.field("stage", pa.string()),
-        pa.field("code", pa.string()),
-        pa.field("message", pa.string()),
-    ]
-)
 
 
 @dataclass(frozen=True)

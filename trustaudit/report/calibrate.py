@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from trustaudit.errors import UsageError
+from trustaudit.gate.labels import read_label_rows
 from trustaudit.io.atomic import write_csv, write_json, write_text
 from trustaudit.io.lists import parse_list_line, read_domain_lists
 from trustaudit.io.records import doc_id_for
@@ -50,39 +50,9 @@ class LabeledPages:
 
 # ------------------------------------------------------------------ labels
 def read_labels(path: str | Path) -> pl.DataFrame:
-    """Labels CSV -> `kind` (url|domain), `key`, `untrusted` (bool); bad files are usage errors."""
-    p = Path(path)
-    try:
-        df = pl.read_csv(p, infer_schema=False, truncate_ragged_lines=True)
-    except FileNotFoundError:
-        raise UsageError(f"labels file not found: {p}") from None
-    except (pl.exceptions.ComputeError, pl.exceptions.NoDataError, OSError) as exc:
-        raise UsageError(f"cannot read labels file {p}: {exc}") from None
-    df = df.rename({c: c.strip().lower() for c in df.columns})
-    if "label" not in df.columns or not ({"url", "domain"} & set(df.columns)):
-        raise UsageError(
-            f"{p}: labels need a `label` column and a `url` or `domain` column "
-            f"(has: {', '.join(df.columns)})",
-            hint="e.g. url,label / https://example.org/a,trusted",
-        )
-    url = pl.col("url").str.strip_chars() if "url" in df.columns else pl.lit(None, pl.String)
-    dom = pl.col("domain").str.strip_chars() if "domain" in df.columns else pl.lit(None, pl.String)
-    df = df.select(
-        _url=pl.when(url != "").then(url),
-        _domain=pl.when(dom != "").then(dom),
-        _label=pl.col("label").str.strip_chars().str.to_lowercase(),
-    ).filter(pl.col("_label").is_not_null() & (pl.col("_label") != ""))
-    bad = df.filter(~pl.col("_label").is_in(["trusted", "untrusted"]))["_label"].unique().sort()
-    if bad.len():
-        raise UsageError(
-            f"{p}: label must be trusted or untrusted, got {', '.join(bad.head(5).to_list())}"
-        )
-    df = df.filter(pl.col("_url").is_not_null() | pl.col("_domain").is_not_null())
-    return df.select(
-        kind=pl.when(pl.col("_url").is_not_null()).then(pl.lit("url")).otherwise(pl.lit("domain")),
-        key=pl.coalesce("_url", "_domain"),
-        untrusted=pl.col("_label") == "untrusted",
-    )
+    """Labels CSV -> `kind` (doc_id|url|domain), `key`, `untrusted` (bool): the gate's reader
+    (`gate.labels.read_label_rows`), so both accept and refuse the same files."""
+    return read_label_rows(path)
 
 
 def match_labels(labels: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame, int, int, list]:
@@ -90,8 +60,15 @@ def match_labels(labels: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFram
     exact host. A URL label wins over a domain label for the same page; among equal kinds the first
     row wins. Returns (doc_id/_untrusted frame, unmatched label rows, conflicting pages, examples).
     """
-    urls = labels.filter(pl.col("kind") == "url").with_columns(
-        doc_id=pl.col("key").map_elements(lambda u: doc_id_for(u, "", None), return_dtype=pl.String)
+    urls = pl.concat(
+        [
+            labels.filter(pl.col("kind") == "url").with_columns(
+                doc_id=pl.col("key").map_elements(
+                    lambda u: doc_id_for(u, "", None), return_dtype=pl.String
+                )
+            ),
+            labels.filter(pl.col("kind") == "doc_id").with_columns(doc_id=pl.col("key")),
+        ]
     )
     doms = labels.filter(pl.col("kind") == "domain").with_columns(
         key=pl.col("key").map_elements(lambda d: parse_list_line(d) or d, return_dtype=pl.String)
@@ -120,7 +97,9 @@ def match_labels(labels: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFram
         .select("doc_id", _untrusted=pl.col("untrusted"))
     )
     matched_keys = set(allm["key"].to_list())
-    unmatched = labels.filter(~pl.col("key").is_in(list(matched_keys)) & (pl.col("kind") == "url"))
+    unmatched = labels.filter(
+        ~pl.col("key").is_in(list(matched_keys)) & (pl.col("kind") != "domain")
+    )
     unmatched_dom = doms.filter(~pl.col("key").is_in(list(matched_keys)))
     examples = [*unmatched["key"].head(3).to_list(), *unmatched_dom["key"].head(2).to_list()]
     return chosen, unmatched.height + unmatched_dom.height, conflicts, examples

@@ -8,26 +8,15 @@ signals, reason codes and the hard quarantine rule. Pure Polars, no I/O.
 from __future__ import annotations
 
 import polars as pl
+import pyarrow as pa
 
 from trustaudit.policy import Policy
+from trustaudit.schema import FINDING_TYPE
 
 __all__ = ["FINDING_DTYPE", "MAX_REASONS", "injection_signals"]
 
-FINDING_DTYPE = pl.Struct(
-    {
-        "location": pl.String,
-        "technique": pl.String,
-        "snippet": pl.String,
-        "offset": pl.Int64,
-        "rule": pl.String,
-        "score": pl.Float64,
-        "obfuscation": pl.String,
-        "decoded": pl.String,
-        "quoted": pl.String,
-        "intent": pl.String,
-        "lang": pl.String,
-    }
-)
+# the finding struct as Polars sees it, from the one declaration in trustaudit.schema
+FINDING_DTYPE = pl.Series(pa.array([], type=FINDING_TYPE)).dtype
 MAX_REASONS = 3  # reasons per page: the best-scoring findings; counts carry the rest
 _SNIPPET_IN_REASON = 80
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from datetime import date
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -27,6 +28,13 @@ from trustaudit.pipeline import AuditOptions, audit
 from trustaudit.policy import Policy, load_policy
 from trustaudit.report.escape import terminal
 from trustaudit.report.reason_text import label_for
+
+
+class Engine(StrEnum):
+    """Where `audit` runs its stages (docs/engines.md)."""
+
+    local = "local"
+    ray = "ray"
 
 
 def build_overrides(
@@ -202,6 +210,22 @@ def audit_cmd(
             help="Online: look up domain registration dates via RDAP (cached), then score again.",
         ),
     ] = False,
+    engine: Annotated[
+        Engine,
+        typer.Option(
+            "--engine",
+            help="Where extraction runs: local (this machine's processes) or ray (Ray Data;"
+            " needs the [ray] extra). The run directory is the same for both.",
+        ),
+    ] = Engine.local,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="With --engine ray: the cluster to join (host:port or ray://...); default starts"
+            " a local Ray instance.",
+        ),
+    ] = None,
 ) -> None:
     """Score every page of a corpus and write the run directory and reports.
 
@@ -214,6 +238,8 @@ def audit_cmd(
     pol = load_policy(policy, overrides=build_overrides(allowlist, blocklist, domain_info, anchors))
     if labels is not None:
         check_regular_file(labels, "labels file")
+    if ray_address and engine is not Engine.ray:
+        raise UsageError("--ray-address needs --engine ray", hint="add --engine ray")
     n_workers = workers if workers > 0 else (os.cpu_count() or 1)
     inputs = [normalize(i) for i in inputs]  # file:// URIs become paths; s3:// gs:// stay URIs
     staged = StagedRun.pull(out, cache=cache)  # a URI --out: work in a local staging folder
@@ -230,6 +256,8 @@ def audit_cmd(
         url_map=url_map,
         url_map_file_column=url_map_file_column,
         url_map_url_column=url_map_url_column,
+        engine=engine.value,
+        ray_address=ray_address,
     )
     require_judge(pol, judge_url)
     console = err_console()

@@ -1,0 +1,220 @@
+"""`audit --engine local|ray`: the same run directory and the same scores, on one machine or a
+Ray cluster of two nodes; a killed Ray run resumes without duplicates."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+import polars as pl
+import pytest
+from helpers import article_html
+from polars.testing import assert_frame_equal
+
+REPO = Path(__file__).resolve().parents[2]
+NOW = ["--now", "2026-11-01"]
+DEMO = [
+    "fixtures/corpus/pages",
+    "fixtures/corpus/extra.jsonl",
+    "--allowlist",
+    "fixtures/corpus/allowlist.txt",
+    "--blocklist",
+    "fixtures/corpus/blocklist.txt",
+    "--domain-info",
+    "fixtures/corpus/domain_info.csv",
+    "--labels",
+    "fixtures/corpus/labels.csv",
+    *NOW,
+]
+CONTRACT = ["url", "trust_score", "band", "reasons"]
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    # the checkout under test, on every Ray worker this command or `ray start` launches
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
+    env.update(RAY_USAGE_STATS_ENABLED="0", **extra)
+    return env
+
+
+def _audit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "trustaudit", "audit", *args, "--quiet"]
+    return subprocess.run(
+        cmd, cwd=REPO, env=env or _env(), capture_output=True, text=True, timeout=600
+    )
+
+
+def _scores(run: Path) -> pl.DataFrame:
+    return pl.read_parquet(run / "scores.parquet").select(CONTRACT)
+
+
+def _manifest(run: Path) -> dict:  # type: ignore[type-arg]
+    return json.loads((run / "manifest.json").read_text())
+
+
+def _balanced(run: Path) -> dict:  # type: ignore[type-arg]
+    ingest = _manifest(run)["stages"]["ingest"]
+    acc = ingest["accounting"]
+    assert acc["balanced"] and acc["inputs"] == acc["pages"] + acc["errors"]
+    assert pl.read_parquet(run / "pages.parquet")["doc_id"].is_unique().all()
+    return ingest
+
+
+def test_ray_address_needs_engine_ray(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    res = runner.invoke(
+        app, ["audit", str(tmp_path), "--out", str(tmp_path / "r"), "--ray-address", "h:6379"]
+    )
+    assert res.exit_code == 2 and "--engine ray" in res.output
+    res = runner.invoke(
+        app, ["audit", str(tmp_path), "--out", str(tmp_path / "r"), "--engine", "spark"]
+    )
+    assert res.exit_code == 2
+
+
+def test_unreachable_ray_address_is_a_usage_error(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("ray")
+    (tmp_path / "a.html").write_text(article_html("A", url="https://a.example/"))
+    port = _free_port()  # nobody listens there
+    res = runner.invoke(
+        app,
+        [
+            "audit",
+            str(tmp_path),
+            "--out",
+            str(tmp_path / "r"),
+            "--engine",
+            "ray",
+            "--ray-address",
+            f"127.0.0.1:{port}",
+        ],
+    )
+    assert res.exit_code == 2 and f"cannot reach the Ray cluster at 127.0.0.1:{port}" in res.output
+
+
+def test_ray_engine_gives_the_local_scores_on_the_demo_corpus(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    local, ray_run = tmp_path / "local", tmp_path / "ray"
+    res = _audit(*DEMO, "--out", str(local), "--workers", "1")
+    assert res.returncode == 0, res.stderr
+    res = _audit(*DEMO, "--out", str(ray_run), "--engine", "ray", "--workers", "2")
+    assert res.returncode == 0, res.stderr
+    assert_frame_equal(_scores(ray_run), _scores(local))
+    assert _manifest(ray_run)["engine"]["name"] == "ray"
+    assert _manifest(local)["engine"]["name"] == "local"
+    assert _balanced(ray_run)["errors"] == _balanced(local)["errors"] > 0
+
+
+# ------------------------------------------------------------------ a cluster of two nodes
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _ray_start(args: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """`ray start --block` in a session of its own: the test stops exactly the processes it started
+    (`ray stop` would stop every Ray instance on the machine, other users' included)."""
+    ray_bin = str(Path(sys.executable).with_name("ray"))
+    cmd = [ray_bin, "start", *args, "--num-cpus", "1", "--object-store-memory", str(80 << 20)]
+    cmd += ["--disable-usage-stats", "--block"]
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen(
+            cmd, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    deadline = time.monotonic() + 120
+    while b"Ray runtime started" not in log.read_bytes():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise AssertionError(f"ray start failed: {log.read_text()[-2000:]}")
+        time.sleep(0.5)
+    return proc
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    with suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+@contextmanager
+def _two_node_cluster(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    """A Ray head and a second node, separate processes of one CPU each; yields (address, env)."""
+    env = _env(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(32))
+    # Ray's socket paths must fit in 107 bytes: pytest's tmp_path is too deep for them
+    temp = Path(tempfile.mkdtemp(prefix="tr", dir="/tmp"))
+    address = f"127.0.0.1:{_free_port()}"
+    started: list[subprocess.Popen[bytes]] = []
+    try:
+        head_args = ["--head", "--port", address.split(":")[1], "--include-dashboard", "false"]
+        started.append(
+            _ray_start([*head_args, "--temp-dir", str(temp)], tmp_path / "head.log", env)
+        )
+        started.append(_ray_start(["--address", address], tmp_path / "node.log", env))
+        yield address, env
+    finally:
+        for proc in reversed(started):
+            _stop(proc)
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _corpus(folder: Path, n: int) -> Path:
+    folder.mkdir()
+    for i in range(n):
+        (folder / f"p{i:03d}.html").write_text(
+            article_html(f"Page {i}", url=f"https://site{i % 5}.example/p{i}")
+        )
+    (folder / f"p{n:03d}.html").write_bytes(b"")  # one record that becomes an error row
+    return folder
+
+
+@pytest.mark.slow
+def test_two_node_cluster_run_killed_and_resumed(tmp_path: Path) -> None:
+    """Items 4 and 5 of issue 16: a run on a two-node cluster is killed mid-way (the driver, SIGKILL),
+    re-run, and finishes with every record accounted once and the local engine's scores."""
+    pytest.importorskip("ray")
+    corpus = _corpus(tmp_path / "c", 60)
+    policy = tmp_path / "p.toml"
+    policy.write_text("[extract]\nbatch_size = 2\n")
+    common = [str(corpus), "--policy", str(policy), *NOW]
+    local = tmp_path / "local"
+    assert _audit(*common, "--out", str(local), "--workers", "1").returncode == 0
+    out = tmp_path / "ray"
+    with _two_node_cluster(tmp_path) as (address, env):
+        args = [*common, "--out", str(out), "--engine", "ray", "--ray-address", address]
+        cmd = [sys.executable, "-m", "trustaudit", "audit", *args, "--quiet"]
+        proc = subprocess.Popen(
+            cmd,
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and not list((out / "parts").glob("*.done")):
+            if proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        _stop(proc)
+        done_before = len(list((out / "parts").glob("*.done")))
+        assert 1 <= done_before < 31, "the kill must land mid-way"
+        assert not (out / "scores.parquet").exists()
+        res = _audit(*args, env=env)
+        assert res.returncode == 0, res.stderr
+        manifest = _manifest(out)
+    assert manifest["engine"] == {"name": "ray", "nodes": 2, "cpus": 2}
+    ingest = _balanced(out)
+    assert ingest["batches_resumed"] >= done_before
+    assert ingest["accounting"] == _balanced(local)["accounting"]
+    assert ingest["pages"] == 60 and ingest["errors"] == 1
+    assert_frame_equal(_scores(out), _scores(local))

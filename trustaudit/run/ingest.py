@@ -1,0 +1,446 @@
+"""The ingest (map) stage over a run directory: read sources in batches, plan the cache, hand the
+records an executor extracts, commit one part per batch, then merge and dedupe the parts.
+
+The executor only schedules (`run.local.LocalExecutor`, `run.ray.RayExecutor`): every one runs the
+same pure `stages.extract_batch` on the same batches, so both engines commit identical parts and a
+killed run resumes from its committed parts whichever engine wrote them.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+
+from trustaudit.io.atomic import BackgroundWrites, write_parquet, write_text
+from trustaudit.io.cache import ExtractCache, record_keys, source_key
+from trustaudit.io.extract import ExtractResult, attach_extras
+from trustaudit.io.fs import fingerprint_uri, is_uri
+from trustaudit.io.readers import Source, special_file, walk_files
+from trustaudit.io.records import ErrorRow, RecordBatch, display_text, errors_table, records_table
+from trustaudit.io.rundir import RunDir
+from trustaudit.io.since import PreviousRun
+from trustaudit.policy import Policy
+from trustaudit.progress import NullProgress, Progress
+from trustaudit.run.executor import Executor
+from trustaudit.schema import ERROR_SCHEMA, LINK_SCHEMA, PAGE_SCHEMA
+from trustaudit.scoring.domain import with_registered_domain
+
+
+# ------------------------------------------------------------------ fingerprints
+def fingerprint_input(path: str) -> dict[str, Any]:
+    """Identity of one input for the manifest and for resume: sha256 of files, listing hash of folders;
+    for an object-store URI (s3://, gs://) its key, size and mtime (the bytes are not read twice)."""
+    if is_uri(path):
+        return fingerprint_uri(path)
+    p = Path(path)
+    h = hashlib.sha256()
+    if p.is_dir():
+        n = 0
+        files, unreadable = walk_files(p)
+        for f in files:
+            try:
+                st = f.stat()
+            except OSError:
+                continue
+            # surrogateescape: a file name with non-UTF-8 bytes is hashed as its bytes
+            line = f"{f.relative_to(p).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n"
+            h.update(line.encode("utf-8", "surrogateescape"))
+            n += 1
+        h.update(f"unreadable:{len(unreadable)}".encode())
+        return {"path": display_text(str(p)), "kind": "folder", "files": n, "sha256": h.hexdigest()}
+    what = special_file(p)
+    if what is not None:  # never opened: a FIFO would block, a device never end
+        return {"path": display_text(str(p)), "kind": "special", "bytes": 0, "sha256": None}
+    size = 0
+    try:
+        with open(p, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+                size += len(chunk)
+    except OSError:
+        return {"path": display_text(str(p)), "kind": "missing", "bytes": 0, "sha256": None}
+    return {"path": display_text(str(p)), "kind": "file", "bytes": size, "sha256": h.hexdigest()}
+
+
+# ------------------------------------------------------------------ ingest (map stage)
+class _SyncWrites:
+    """The BackgroundWrites interface, writing at once (stages run alone, e.g. `score RUN`)."""
+
+    write_parquet = staticmethod(write_parquet)
+
+
+_SYNC = _SyncWrites()
+
+
+@dataclass
+class IngestStats:
+    records: int = 0
+    read_errors: int = 0
+    batches: int = 0
+    batches_skipped: int = 0
+    seconds: float = 0.0
+    cache_hits: int = 0
+    cache_misses: int = 0
+    workers_killed: int = 0
+    sources: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _part_base(run: RunDir, source_idx: int, batch_idx: int) -> Path:
+    return run.parts / f"s{source_idx:04d}-b{batch_idx:07d}"
+
+
+def _cached_base(run: RunDir, source_idx: int) -> Path:
+    """A whole source restored from the cache: one part ('c' sorts after its 'b' batch parts)."""
+    return run.parts / f"s{source_idx:04d}-cached"
+
+
+def _commit_part(
+    base: Path, result: ExtractResult, read_errors: list[ErrorRow], n_records: int
+) -> None:
+    """Write one batch's three tables, then its marker: the marker is the commit point.
+
+    Registered domains are added here (once per distinct host of the batch) so that parts, and the
+    cache bundles made of them, carry them: a re-run does not call tldextract again.
+    """
+    pages = with_registered_domain(pl.from_arrow(result.pages))  # type: ignore[arg-type]
+    links = with_registered_domain(pl.from_arrow(result.links))  # type: ignore[arg-type]
+    write_parquet(base.with_suffix(".pages.parquet"), pages)
+    write_parquet(base.with_suffix(".links.parquet"), links)
+    write_parquet(base.with_suffix(".errors.parquet"), errors_table(read_errors + result.errors))
+    write_text(base.with_suffix(".done"), f"{n_records} {len(read_errors)}\n")
+
+
+@dataclass
+class _Planned:
+    """A batch on its way through the pool, with what the cache already answered."""
+
+    base: Path
+    batch: Any
+    keys: list[str | None]
+    hits: dict[int, tuple[pa.Table, pa.Table]]
+    miss_idx: list[int]
+
+
+def _plan(base: Path, batch: Any, cache: ExtractCache | None, policy: Policy) -> _Planned:
+    n = batch.records.num_rows
+    if cache is None or n == 0:
+        return _Planned(base, batch, [None] * n, {}, list(range(n)))
+    keys = record_keys(batch.records, policy)
+    hits = cache.get_many(keys)
+    return _Planned(base, batch, keys, hits, [i for i in range(n) if i not in hits])
+
+
+def _combine(
+    plan: _Planned, miss: ExtractResult | None, cache: ExtractCache | None
+) -> ExtractResult:
+    """Cached pages (with this record's identity patched in) + freshly extracted ones, in input order."""
+    if not plan.hits:
+        result = (
+            miss
+            if miss is not None
+            else ExtractResult(PAGE_SCHEMA.empty_table(), LINK_SCHEMA.empty_table())
+        )
+        if cache is not None and miss is not None:
+            _store(plan, miss, cache)
+        return result
+    records = plan.batch.records
+    rows = records.select(["source", "offset", "fetched_at", "status", "content_type"]).to_pylist()
+    page_parts: list[pa.Table] = []
+    link_parts: list[pa.Table] = []
+    order: list[int] = []
+    for idx, (page, links) in sorted(plan.hits.items()):
+        rec = rows[idx]
+        for name in ("source", "offset", "fetched_at", "status", "content_type"):
+            col = page.schema.get_field_index(name)
+            page = page.set_column(
+                col, name, pa.array([rec[name]], type=PAGE_SCHEMA.field(name).type)
+            )
+        key = f"{rec['source']}#{rec['offset']}"
+        links = links.set_column(
+            links.schema.get_field_index("_record"),
+            "_record",
+            pa.array([key] * links.num_rows, pa.string()),
+        )
+        page_parts.append(page)
+        link_parts.append(links)
+        order.append(idx)
+    hit_pages = attach_extras(pa.concat_tables(page_parts), records, order)
+    errors: list[ErrorRow] = []
+    kept = list(order)
+    if miss is not None:
+        if cache is not None:
+            _store(plan, miss, cache)
+        kept += [plan.miss_idx[i] for i in miss.kept]
+        hit_pages = pa.concat_tables([hit_pages, miss.pages], promote_options="permissive")
+        link_parts.append(miss.links)
+        errors = miss.errors
+    perm = sorted(range(len(kept)), key=lambda i: kept[i])
+    pages = hit_pages.take(pa.array(perm, type=pa.int64()))
+    return ExtractResult(pages, pa.concat_tables(link_parts), errors, [kept[i] for i in perm])
+
+
+def _store(plan: _Planned, miss: ExtractResult, cache: ExtractCache) -> None:
+    if not miss.kept:
+        return
+    import pyarrow.compute as pc
+
+    entries = []
+    for row, sub_idx in enumerate(miss.kept):
+        key = plan.keys[plan.miss_idx[sub_idx]]
+        if key is None:
+            continue
+        page = miss.pages.slice(row, 1)
+        rec_key = f"{page.column('source')[0].as_py()}#{page.column('offset')[0].as_py()}"
+        own = miss.links.filter(pc.equal(miss.links.column("_record"), rec_key))
+        entries.append((key, page, own))
+    cache.put_many(entries)
+
+
+def _guarded_batches(src: Source, batch_size: int) -> Iterator[RecordBatch]:
+    """src.batches(), where an exception from the reader ends this source with one error row.
+
+    Why: a reader bug or an input no reader foresaw (ArrowTypeError, RecursionError…) must cost one
+    source, not the run; the exception class is in the message so the row can be traced.
+    """
+    it = iter(src.batches(batch_size))
+    while True:
+        try:
+            batch = next(it)
+        except StopIteration:
+            return
+        except Exception as exc:
+            msg = display_text(f"{type(exc).__name__}: {exc}")[:300]
+            row = ErrorRow(src.name, None, None, "read", "SOURCE_FAILED", f"reading stopped: {msg}")
+            yield RecordBatch(records_table([]), [row])
+            return
+        yield batch
+
+
+def ingest(
+    sources: list[Source],
+    run: RunDir,
+    policy: Policy,
+    *,
+    workers: int = 1,
+    progress: Progress | None = None,
+    cache: ExtractCache | None = None,
+    known_digests: dict[str, str] | None = None,
+    since: PreviousRun | None = None,
+    executor: Executor | None = None,
+) -> IngestStats:
+    """Map stage: read every source in batches, extract them with `executor` (default: the local
+    one with `workers` processes), commit one part per batch.
+
+    Committed parts (those with a `.done` marker) are skipped, so a re-run resumes; with a cache,
+    records whose content was extracted before (any earlier run) are not extracted again.
+    """
+    progress = progress or NullProgress()
+    stats = IngestStats()
+    t0 = time.perf_counter()
+    run.parts.mkdir(parents=True, exist_ok=True)
+    progress.start("extract")
+    bs = policy.extract.batch_size
+
+    def finish(plan: _Planned, miss: ExtractResult | None) -> None:
+        result = _combine(plan, miss, cache)
+        _commit_part(plan.base, result, plan.batch.errors, plan.batch.records.num_rows)
+        stats.batches += 1
+        progress.advance(
+            "extract",
+            plan.batch.records.num_rows + len(plan.batch.errors),
+            errors=len(result.errors) + len(plan.batch.errors),
+        )
+
+    to_bundle: list[tuple[int, str, int, int]] = []  # (source, key, records, read errors)
+
+    def restored(si: int, src: Source) -> bool:
+        """A source whose output is already in the run, the cache or the --since run is not read."""
+        marker = _cached_base(run, si).with_suffix(".done")
+        key = source_key(src, policy, known_digests)
+        stats.sources.append({"index": si, "name": src.name, "key": key})
+        if marker.exists():
+            n_rec, n_err = (int(x) for x in marker.read_text().split())
+            stats.batches_skipped += 1
+        else:
+            if key is None:
+                return False
+            # half done before: finish it batch by batch (never twice), then keep it whole
+            started = any(run.parts.glob(f"s{si:04d}-b*.done"))
+            got = None
+            if not started and cache is not None:
+                got = cache.restore_source(key, _cached_base(run, si))
+            if got is None and not started and since is not None:
+                got = since.restore(key, _cached_base(run, si))
+            if got is None:
+                if cache is not None:
+                    to_bundle.append((si, key, 0, 0))
+                return False
+            n_rec, n_err = got
+            write_text(marker, f"{n_rec} {n_err}\n")
+            stats.batches += 1
+        stats.records += n_rec
+        stats.read_errors += n_err
+        progress.advance("extract", n_rec + n_err)
+        return True
+
+    def planned() -> Iterator[_Planned]:
+        for si, src in enumerate(sources):
+            if restored(si, src):
+                continue
+            for bi, batch in enumerate(_guarded_batches(src, bs)):
+                base = _part_base(run, si, bi)
+                stats.records += batch.records.num_rows
+                stats.read_errors += len(batch.errors)
+                if to_bundle and to_bundle[-1][0] == si:
+                    _, key, n_rec, n_err = to_bundle[-1]
+                    to_bundle[-1] = (
+                        si,
+                        key,
+                        n_rec + batch.records.num_rows,
+                        n_err + len(batch.errors),
+                    )
+                if base.with_suffix(".done").exists():
+                    stats.batches_skipped += 1
+                    progress.advance("extract", batch.records.num_rows + len(batch.errors))
+                    continue
+                yield _plan(base, batch, cache, policy)
+
+    def todo(plan: _Planned) -> pa.Table | None:
+        if not plan.miss_idx:
+            return None
+        if len(plan.miss_idx) == plan.batch.records.num_rows:
+            return plan.batch.records
+        return plan.batch.records.take(pa.array(plan.miss_idx, type=pa.int64()))
+
+    if executor is None:
+        from trustaudit.run.local import LocalExecutor
+
+        executor = LocalExecutor(workers)
+
+    def tasks() -> Iterator[tuple[_Planned, pa.Table]]:
+        for plan in planned():
+            sub = todo(plan)
+            if sub is None:  # every record answered by the cache
+                finish(plan, None)
+                continue
+            yield plan, sub
+
+    for plan, result in executor.run(tasks(), policy):
+        finish(plan, result)
+    stats.workers_killed = executor.killed
+    if cache is not None:
+        for si, key, n_rec, n_err in to_bundle:
+            bases = [m.with_suffix("") for m in sorted(run.parts.glob(f"s{si:04d}-b*.done"))]
+            cache.store_source(key, bases, n_rec, n_err)
+    stats.seconds = time.perf_counter() - t0
+    if cache is not None:
+        stats.cache_hits, stats.cache_misses = cache.hits, cache.misses
+    progress.done("extract")
+    return stats
+
+
+@dataclass
+class Merged:
+    """What the merge wrote, and the tables themselves for a stage that follows in-process."""
+
+    counts: dict[str, int]
+    pages: pl.DataFrame
+    links: pl.DataFrame
+
+
+def merge_parts(run: RunDir) -> dict[str, int]:
+    """Concatenate committed parts into pages/links/errors; duplicate URLs keep the first record."""
+    return merge_tables(run).counts
+
+
+def merge_tables(
+    run: RunDir, *, defer_links: bool = False, background: BackgroundWrites | None = None
+) -> Merged:
+    """merge_parts, keeping the tables; with `defer_links` links.parquet is left to the signal stage
+    (which rewrites it with affiliate flags anyway) and removed meanwhile, so no stale copy remains."""
+    markers = sorted(run.parts.glob("*.done"))
+    bases = [m.with_suffix("") for m in markers]
+
+    def read_all(kind: str, schema: pa.Schema) -> pl.DataFrame:
+        # Parquet decoding releases the GIL: two threads keep both cores busy (order is kept)
+        with cf.ThreadPoolExecutor(max_workers=2) as pool:
+            frames = list(
+                pool.map(pl.read_parquet, [b.with_suffix(f".{kind}.parquet") for b in bases])
+            )
+        frames = [f for f in frames if f.width]
+        if not frames:
+            return pl.from_arrow(schema.empty_table())  # type: ignore[return-value]
+        return pl.concat(frames, how="diagonal_relaxed")
+
+    pages = read_all("pages", PAGE_SCHEMA)
+    links = read_all("links", LINK_SCHEMA)
+    errors = read_all("errors", ERROR_SCHEMA)
+    pages = pages.with_row_index("_row")
+    first = pages.select(pl.col("_row").first().over("doc_id").alias("_first"))["_first"]
+    dup_mask = pages["_row"] != first
+    dups = pages.filter(dup_mask)
+    if dups.height:
+        firsts = pages.select("doc_id", "source", "offset").unique("doc_id", keep="first")
+        dup_errors = (
+            dups.select("doc_id", "source", "offset", "url")
+            .join(firsts.rename({"source": "first_source", "offset": "first_offset"}), on="doc_id")
+            .select(
+                "source",
+                "offset",
+                "url",
+                stage=pl.lit("dedupe"),
+                code=pl.lit("DUPLICATE_URL"),
+                message=pl.concat_str(
+                    [
+                        pl.lit("same URL as the record at "),
+                        pl.col("first_source"),
+                        pl.lit("#"),
+                        pl.col("first_offset").cast(pl.String),
+                    ]
+                ),
+            )
+        )
+        errors = pl.concat([errors, dup_errors], how="diagonal_relaxed")
+        dup_keys = dups.select(
+            _record=pl.concat_str([pl.col("source"), pl.lit("#"), pl.col("offset").cast(pl.String)])
+        )
+        links = links.join(dup_keys, on="_record", how="anti")
+    pages = pages.filter(~dup_mask).drop("_row")
+    links = links.drop("_record")
+    pages = _ensure_registered_domain(pages)
+    links = _ensure_registered_domain(links)
+    if background is not None:
+        run.pages.unlink(missing_ok=True)  # never a stale copy while the new one is written
+    (background or _SYNC).write_parquet(run.pages, pages)
+    if defer_links:
+        run.links.unlink(missing_ok=True)
+    else:
+        write_parquet(run.links, links)
+    write_parquet(run.errors, errors)
+    counts = {
+        "pages": pages.height,
+        "links": links.height,
+        "errors": errors.height,
+        "duplicates": dups.height,
+    }
+    return Merged(counts, pages, links)
+
+
+def _ensure_registered_domain(df: pl.DataFrame) -> pl.DataFrame:
+    """Parts carry registered domains; parts from older runs may not: fill those in."""
+    if "registered_domain" in df.columns and (
+        df.select(
+            (pl.col("registered_domain").is_null() & pl.col("host").is_not_null()).any()
+        ).item()
+        is not True
+    ):
+        return df
+    return with_registered_domain(df)

@@ -1,0 +1,248 @@
+"""The Ray executor: the same extraction stage as `map_batches` over Arrow on a Ray cluster.
+
+The driver reads the sources (the readers stream record batches), plans the cache and commits parts,
+exactly as with the local executor; Ray Data runs `extract_records` on the batches across the
+cluster's workers. One dataset row is one part-to-be (its records as an Arrow IPC stream), so however
+Ray re-blocks the rows, each result comes back whole and is committed as one part: resume and
+accounting are the run directory's, whichever engine wrote it. Every node needs trustaudit (and
+this Python's dependencies) installed; only the driver touches the run directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import socket
+from collections.abc import Iterator
+from itertools import islice
+from typing import Any, cast
+
+import polars as pl
+import pyarrow as pa
+
+from trustaudit.errors import UsageError
+from trustaudit.io.extract import ExtractResult, extract_records
+from trustaudit.io.records import ErrorRow, errors_table
+from trustaudit.policy import Policy
+from trustaudit.stages import PageMap, page_signals
+
+# a local instance on a shared machine: a small object store (records travel a window at a time)
+LOCAL_OBJECT_STORE_BYTES = 256 * 1024 * 1024
+_PACKED = pa.schema(
+    [
+        pa.field("key", pa.int64()),
+        pa.field("pages", pa.binary()),
+        pa.field("links", pa.binary()),
+        pa.field("errors", pa.binary()),
+        pa.field("kept", pa.list_(pa.int64())),
+    ]
+)
+
+
+def to_ipc(table: pa.Table) -> bytes:
+    """One table as an Arrow IPC stream: a part's tables travel whole inside one dataset row."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def from_ipc(blob: bytes) -> pa.Table:
+    """The table `to_ipc` wrote."""
+    return pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
+
+
+def extract_packed(batch: pa.Table, policy: Policy) -> pa.Table:
+    """The `map_batches` function: rows of (key, records IPC) -> rows of (key, pages, links,
+    errors IPC, kept). Errors travel as rows of the errors table, never as Python objects."""
+    out: dict[str, list[Any]] = {name: [] for name in _PACKED.names}
+    for key, blob in zip(
+        batch.column("key").to_pylist(), batch.column("records").to_pylist(), strict=True
+    ):
+        result = extract_records(from_ipc(blob), policy)
+        out["key"].append(key)
+        out["pages"].append(to_ipc(result.pages))
+        out["links"].append(to_ipc(result.links))
+        out["errors"].append(to_ipc(errors_table(result.errors)))
+        out["kept"].append(result.kept)
+    return pa.table(out, schema=_PACKED)
+
+
+def signals_packed(batch: pa.Table, policy: Policy) -> pa.Table:
+    """The `map_batches` function of the signal stage's map part: rows of (key, pages IPC, links
+    IPC) -> rows of (key, `stages.page_signals` frame IPC)."""
+    keys, frames = [], []
+    for key, pages, links in zip(
+        batch.column("key").to_pylist(),
+        batch.column("pages").to_pylist(),
+        batch.column("links").to_pylist(),
+        strict=True,
+    ):
+        frame = page_signals(pl.DataFrame(from_ipc(pages)), pl.DataFrame(from_ipc(links)), policy)
+        keys.append(key)
+        frames.append(to_ipc(frame.to_arrow()))
+    return pa.table({"key": pa.array(keys, pa.int64()), "frame": pa.array(frames, pa.binary())})
+
+
+def unpack(row: dict[str, Any]) -> ExtractResult:
+    """One packed row back into the ExtractResult the run layer commits."""
+    errors = [ErrorRow(**r) for r in from_ipc(row["errors"]).to_pylist()]
+    return ExtractResult(from_ipc(row["pages"]), from_ipc(row["links"]), errors, list(row["kept"]))
+
+
+def _reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Refuse a `host:port` nobody listens on at once: ray.init retries such an address for many
+    minutes before it gives up. `auto`, `ray://` and other forms are left to Ray."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        raise UsageError(
+            f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}",
+            hint="--ray-address is the head's host:port (`ray start --head --port PORT`)",
+        ) from None
+
+
+class RayExecutor:
+    """Schedules extraction batches on Ray Data, a window of batches per dataset execution.
+
+    Why windows: the readers are a Python generator on the driver; a window bounds what sits in the
+    object store at once, and results stream back (any order) to be committed as they finish.
+    """
+
+    def __init__(self, *, window: int, nodes: int = 1, cpus: int = 1) -> None:
+        self.window = max(1, window)
+        self.nodes, self.cpus = nodes, cpus
+        self.killed = 0  # Ray retries a crashed task; no per-record kill as in the local pool
+
+    @classmethod
+    @contextlib.contextmanager
+    def connect(cls, address: str | None, *, num_cpus: int = 2) -> Iterator[RayExecutor]:
+        """Connect to the cluster at `address`, or start a local instance of `num_cpus` CPUs
+        (stopped on exit); a cluster given by address is only disconnected from."""
+        import ray
+        import ray.data
+
+        # Ray Data configures its loggers on import: quiet them after it, not before
+        for name in ("ray", "ray.data"):
+            logging.getLogger(name).setLevel(logging.ERROR)
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+        started = not ray.is_initialized()
+        if started:
+            common: dict[str, Any] = {
+                "log_to_driver": False,
+                "logging_level": logging.ERROR,
+                "include_dashboard": False,
+            }
+            if address:
+                _reachable(address)
+                try:
+                    ray.init(address=address, **common)
+                except (ConnectionError, RuntimeError, ValueError) as exc:
+                    raise UsageError(
+                        f"cannot join the Ray cluster at {address}: {exc}"[:400],
+                        hint="--ray-address is the head's host:port (or ray://host:10001); with"
+                        " token authentication, set RAY_AUTH_TOKEN to the cluster's token",
+                    ) from None
+            else:  # "local": never join a cluster some other process started on this machine
+                cpus = max(1, min(num_cpus, os.cpu_count() or 1))
+                ray.init(
+                    address="local",
+                    num_cpus=cpus,
+                    object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+                    **common,
+                )
+        ctx = ray.data.DataContext.get_current()
+        ctx.enable_progress_bars = False
+        ctx.print_on_execution_start = False
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        nodes = sum(1 for n in ray.nodes() if n.get("Alive"))
+        try:
+            yield cls(window=4 * cpus, nodes=nodes, cpus=cpus)
+        finally:
+            if started:
+                ray.shutdown()
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": "ray", "nodes": self.nodes, "cpus": self.cpus}
+
+    def page_map(self, policy: Policy) -> PageMap:
+        """`stages.page_signals` over chunks of pages (each with its own links) on the workers."""
+
+        def mapped(pages: pl.DataFrame, links: pl.DataFrame) -> pl.DataFrame:
+            return self._page_signals(pages, links, policy)
+
+        return mapped
+
+    def _page_signals(
+        self, pages: pl.DataFrame, links: pl.DataFrame, policy: Policy
+    ) -> pl.DataFrame:
+        import ray
+
+        n = max(1, min(self.window, pages.height))
+        size = -(-pages.height // n) if pages.height else 1
+        chunk_of = pages.select("doc_id").with_row_index("_i")
+        chunk_of = chunk_of.select("doc_id", _chunk=(pl.col("_i") // size).cast(pl.Int64))
+        by_chunk = links.join(chunk_of, on="doc_id", how="inner", maintain_order="left")
+        link_parts = by_chunk.partition_by("_chunk", as_dict=True, include_key=False)
+        n_chunks = -(-pages.height // size) if pages.height else 1
+        rows = pa.table(
+            {
+                "key": pa.array(range(n_chunks), pa.int64()),
+                "pages": pa.array(
+                    [to_ipc(pages.slice(i * size, size).to_arrow()) for i in range(n_chunks)],
+                    pa.binary(),
+                ),
+                "links": pa.array(
+                    [
+                        to_ipc(link_parts.get((i,), links.clear()).to_arrow())
+                        for i in range(n_chunks)
+                    ],
+                    pa.binary(),
+                ),
+            }
+        )
+        ds = ray.data.from_arrow(rows).repartition(n_chunks)
+        done = ds.map_batches(
+            functools.partial(signals_packed, policy=policy),
+            batch_size=1,
+            batch_format="pyarrow",
+            zero_copy_batch=True,
+        )
+        frames: dict[int, pl.DataFrame] = {}
+        for out in done.iter_batches(batch_size=None, batch_format="pyarrow"):
+            for row in cast(pa.Table, out).to_pylist():
+                frames[row["key"]] = pl.DataFrame(from_ipc(row["frame"]))
+        return pl.concat([frames[i] for i in range(n_chunks)], how="vertical")
+
+    def run(
+        self, tasks: Iterator[tuple[Any, pa.Table]], policy: Policy
+    ) -> Iterator[tuple[Any, ExtractResult]]:
+        """(key, records) in -> (key, ExtractResult) out, as batches finish (not in input order)."""
+        import ray
+
+        source = iter(tasks)
+        while window := list(islice(source, self.window)):
+            keys = [key for key, _ in window]
+            rows = pa.table(
+                {
+                    "key": pa.array(range(len(window)), pa.int64()),
+                    "records": pa.array([to_ipc(records) for _, records in window], pa.binary()),
+                }
+            )
+            del window
+            ds = ray.data.from_arrow(rows).repartition(rows.num_rows)
+            done = ds.map_batches(
+                functools.partial(extract_packed, policy=policy),
+                batch_size=1,
+                batch_format="pyarrow",
+                zero_copy_batch=True,
+            )
+            for out in done.iter_batches(batch_size=None, batch_format="pyarrow"):
+                for row in cast(pa.Table, out).to_pylist():
+                    yield keys[row["key"]], unpack(row)
