@@ -61,6 +61,7 @@ from bench.injection_eval import (  # noqa: E402
     read_gz,
 )
 from trustaudit.injection import COVERT, scan_html, scan_html_asks  # noqa: E402
+from trustaudit.injection.intent import LANGUAGES  # noqa: E402
 from trustaudit.injection.semantic import classifier, combine  # noqa: E402
 from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
 
@@ -71,30 +72,7 @@ _EXPOSED_MARGIN = _clf.threshold_exposed - _clf.threshold if _clf is not None el
 
 DEFAULT_CORPORA = ROOT.parent / "shared" / "corpora"
 DATA = ROOT / "bench" / "data" / "injection"
-LANGS = tuple(
-    [
-        "en",
-        "pt",
-        "es",
-        "fr",
-        "de",
-        "it",
-        "nl",
-        "pl",
-        "tr",
-        "ru",
-        "uk",
-        "ar",
-        "fa",
-        "he",
-        "hi",
-        "zh",
-        "ja",
-        "ko",
-        "id",
-        "vi",
-    ]
-)  # issue 13
+LANGS = LANGUAGES  # issue 13
 INTENTS = ("override", "extraction", "exfiltration", "persona", "tool", "steer_ai")
 # Hiding techniques that carry any script as it is (the encoded ones — base64, tag characters, zero-width
 # — are obfuscations, measured by the normalisation work); a <template> is UI, not a hiding place.

@@ -41,6 +41,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from trustaudit.policy import Policy
+from trustaudit.scoring.claims import CLAIM_COLUMNS as CLAIMS_ONLY
 from trustaudit.scoring.claims import (
     claim_scores,
     claim_values,
@@ -49,8 +50,10 @@ from trustaudit.scoring.claims import (
     needs_title,
 )
 from trustaudit.scoring.syndication import (
+    SYNDICATION_COLUMNS,
     band_keys,
     minhash_signatures,
+    simhash_band_keys,
     syndication_base,
     syndication_clusters,
     syndication_columns,
@@ -76,28 +79,7 @@ __all__ = [
 
 # The columns the batched form produces: corpus_signals' syndication and claims columns, and
 # cross_consistency (coherence, which would consume it, is not batched yet).
-SYNDICATION_COLUMNS = (
-    "syndication_cluster_id",
-    "syndication_cluster_size",
-    "syndication_other_domains",
-    "syndication_is_earliest",
-    "syndication_earliest_domain",
-    "syndication_late_copy",
-    "syndication_all_undated",
-    "syndication_wire",
-    "adjust_syndication",
-    "reasons_syndication",
-)
-CLAIM_COLUMNS = (
-    "claim_group",
-    "claim_group_pages",
-    "claims_compared",
-    "claim_outliers",
-    "claim_max_robust_z",
-    "claim_normalized_variance",
-    "cross_consistency",
-    "reasons_claims",
-)
+CLAIM_COLUMNS = (*CLAIMS_ONLY, "cross_consistency")
 _EDGES: dict[str, Any] = {"a": pl.String, "b": pl.String}
 _KEYS: dict[str, Any] = {"doc_id": pl.String, "key": pl.UInt64}
 
@@ -308,18 +290,7 @@ def simhash_keys(
     doc_ids: pl.Series, vecs: np.ndarray, *, bits: int = 12, bands: int = 20, seed: int = 1
 ) -> pl.DataFrame:
     """doc_id, key: the random-hyperplane band keys of syndication.embedding_clusters."""
-    rng = np.random.default_rng(seed)
-    planes = rng.standard_normal((vecs.shape[1], bits * bands)).astype(np.float32)
-    signs = (vecs @ planes) > 0
-    weights = (np.uint64(1) << np.arange(bits, dtype=np.uint64)).astype(np.uint64)
-    keys = np.stack(
-        [
-            (signs[:, b * bits : (b + 1) * bits].astype(np.uint64) * weights).sum(axis=1)
-            + np.uint64(b) * (np.uint64(1) << np.uint64(bits))
-            for b in range(bands)
-        ],
-        axis=1,
-    )
+    keys = simhash_band_keys(vecs, bits=bits, bands=bands, seed=seed)
     idx = np.repeat(np.arange(len(doc_ids)), bands)
     return pl.DataFrame({"doc_id": doc_ids.gather(idx), "key": keys.ravel()}, schema=_KEYS)
 

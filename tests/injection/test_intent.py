@@ -14,7 +14,13 @@ from typer.testing import CliRunner
 from trustaudit.cli.main import app
 from trustaudit.injection import scan_html, scan_text
 from trustaudit.injection.detect import detect_text
-from trustaudit.injection.intent import find_intents, guess_language, has_strong_slot, lexicon
+from trustaudit.injection.intent import (
+    LANGUAGES,
+    find_intents,
+    guess_language,
+    has_strong_slot,
+    lexicon,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 HARD = ROOT / "bench" / "data" / "injection" / "hard_negatives"
@@ -195,30 +201,7 @@ def test_language_from_script() -> None:
 
 def test_lexicon_covers_twenty_languages() -> None:
     langs = {lang for slot in lexicon()["slots"].values() for lang in slot} - {"any"}
-    assert langs >= set(
-        [
-            "en",
-            "pt",
-            "es",
-            "fr",
-            "de",
-            "it",
-            "nl",
-            "pl",
-            "tr",
-            "ru",
-            "uk",
-            "ar",
-            "fa",
-            "he",
-            "hi",
-            "zh",
-            "ja",
-            "ko",
-            "id",
-            "vi",
-        ]
-    )
+    assert langs >= set(LANGUAGES) and len(LANGUAGES) == 20
     assert has_strong_slot("Ignorez les consignes") and not has_strong_slot("tu es là")
 
 

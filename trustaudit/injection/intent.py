@@ -33,6 +33,7 @@ from ahocorasick_rs import AhoCorasick, Implementation
 
 __all__ = [
     "INTENTS",
+    "LANGUAGES",
     "IntentFeature",
     "find_intents",
     "guess_language",
@@ -41,6 +42,9 @@ __all__ = [
 ]
 
 INTENTS = ("override", "extraction", "exfiltration", "persona", "tool", "steer_ai")
+# the languages the lexicon covers (issue 13), checked by its tests and measured by the benches
+LANGUAGES = ("en", "pt", "es", "fr", "de", "it", "nl", "pl", "tr", "ru", "uk", "ar", "fa", "he", "hi",
+             "zh", "ja", "ko", "id", "vi")  # fmt: skip
 _SUB, _WORD, _STEM = 0, 1, 2
 _GAP = 160  # slot hits further apart than this are never one sentence
 _WINDOW = 260  # boosts and damping read this far around a group

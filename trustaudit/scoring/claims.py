@@ -18,6 +18,7 @@ import polars as pl
 from trustaudit.policy import Policy
 
 __all__ = [
+    "CLAIM_COLUMNS",
     "CLAIM_KINDS",
     "claim_scores",
     "claim_signals",
@@ -29,6 +30,17 @@ __all__ = [
     "needs_title",
     "parse_number",
 ]
+
+# the columns claim_signals gives each page (corpus_signals and the batched form)
+CLAIM_COLUMNS = (
+    "claim_group",
+    "claim_group_pages",
+    "claims_compared",
+    "claim_outliers",
+    "claim_max_robust_z",
+    "claim_normalized_variance",
+    "reasons_claims",
+)
 
 # A number in either convention: 1,234.56 / 1.234,56 / 1 234,56 / 19,99 / 49.
 _NUM = r"\d{1,3}(?:[.,\u00a0\u202f]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d+)?"

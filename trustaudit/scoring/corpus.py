@@ -16,33 +16,16 @@ import polars as pl
 
 from trustaudit.embed.base import Embedder
 from trustaudit.policy import Policy
-from trustaudit.scoring.claims import claim_signals
+from trustaudit.scoring.claims import CLAIM_COLUMNS, claim_signals
 from trustaudit.scoring.coherence import COHERENCE_COLUMNS, coherence_signals
-from trustaudit.scoring.syndication import syndication_signals
+from trustaudit.scoring.syndication import SYNDICATION_COLUMNS, syndication_signals
 
 __all__ = ["CORPUS_COLUMNS", "corpus_signals"]
 
 CORPUS_COLUMNS: tuple[str, ...] = (
     *COHERENCE_COLUMNS,
-    # syndication
-    "syndication_cluster_id",
-    "syndication_cluster_size",
-    "syndication_other_domains",
-    "syndication_is_earliest",
-    "syndication_earliest_domain",
-    "syndication_late_copy",
-    "syndication_all_undated",
-    "syndication_wire",
-    "adjust_syndication",
-    "reasons_syndication",
-    # claims
-    "claim_group",
-    "claim_group_pages",
-    "claims_compared",
-    "claim_outliers",
-    "claim_max_robust_z",
-    "claim_normalized_variance",
-    "reasons_claims",
+    *SYNDICATION_COLUMNS,
+    *CLAIM_COLUMNS,
 )
 
 

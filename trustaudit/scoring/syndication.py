@@ -19,18 +19,34 @@ from trustaudit.policy import Policy
 from trustaudit.scoring.containment import containment_pairs, merge_components
 
 __all__ = [
+    "SYNDICATION_COLUMNS",
     "WIRE_CREDIT",
     "band_keys",
     "cluster_rows",
     "embedding_clusters",
     "farm_signals",
     "minhash_signatures",
+    "simhash_band_keys",
     "syndication_base",
     "syndication_clusters",
     "syndication_columns",
     "syndication_signals",
     "wire_credit",
 ]
+
+# the columns syndication_signals gives each page (corpus_signals and the batched form)
+SYNDICATION_COLUMNS = (
+    "syndication_cluster_id",
+    "syndication_cluster_size",
+    "syndication_other_domains",
+    "syndication_is_earliest",
+    "syndication_earliest_domain",
+    "syndication_late_copy",
+    "syndication_all_undated",
+    "syndication_wire",
+    "adjust_syndication",
+    "reasons_syndication",
+)
 
 # Licensed wire copy names its agency in a dateline "(Reuters) —", a credit "© AFP" or a source line
 # "Fonte: Agência Brasil". Checked in the first and last 400 characters only: an article that
@@ -498,6 +514,24 @@ def farm_signals(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     )
 
 
+def simhash_band_keys(vecs: np.ndarray, *, bits: int, bands: int, seed: int) -> np.ndarray:
+    """rows x bands uint64 keys of random-hyperplane LSH (SimHash): `bits` sign bits per band, the
+    band number in the high bits so keys of different bands never collide. The one definition for
+    embedding_clusters and the batched title keys (corpus_stages.simhash_keys)."""
+    rng = np.random.default_rng(seed)
+    planes = rng.standard_normal((vecs.shape[1], bits * bands)).astype(np.float32)
+    signs = (vecs @ planes) > 0
+    weights = (np.uint64(1) << np.arange(bits, dtype=np.uint64)).astype(np.uint64)
+    return np.stack(
+        [
+            (signs[:, b * bits : (b + 1) * bits].astype(np.uint64) * weights).sum(axis=1)
+            + np.uint64(b) * (np.uint64(1) << np.uint64(bits))
+            for b in range(bands)
+        ],
+        axis=1,
+    )
+
+
 def embedding_clusters(
     vecs: np.ndarray, *, min_cosine: float, bits: int = 12, bands: int = 20, seed: int = 1
 ) -> np.ndarray:
@@ -511,18 +545,7 @@ def embedding_clusters(
     n = len(vecs)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    rng = np.random.default_rng(seed)
-    planes = rng.standard_normal((vecs.shape[1], bits * bands)).astype(np.float32)
-    signs = (vecs @ planes) > 0
-    weights = (np.uint64(1) << np.arange(bits, dtype=np.uint64)).astype(np.uint64)
-    keys = np.stack(
-        [
-            (signs[:, b * bits : (b + 1) * bits].astype(np.uint64) * weights).sum(axis=1)
-            + np.uint64(b) * (np.uint64(1) << np.uint64(bits))
-            for b in range(bands)
-        ],
-        axis=1,
-    )
+    keys = simhash_band_keys(vecs, bits=bits, bands=bands, seed=seed)
     return _bucket_components(
         keys, lambda a, b: np.einsum("ij,ij->i", vecs[a], vecs[b]) >= min_cosine
     )
