@@ -28,7 +28,8 @@ from trustaudit.policy import Policy
 from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
 from trustaudit.scoring.anchors import anchor_presence
 from trustaudit.scoring.behaviour import behaviour_signals, behaviour_status
-from trustaudit.scoring.corpus import corpus_signals
+from trustaudit.scoring.coherence import coherence_signals
+from trustaudit.scoring.corpus import CORPUS_COLUMNS, corpus_signals
 from trustaudit.scoring.domain import domain_signals
 from trustaudit.scoring.injection import injection_signals
 from trustaudit.scoring.quality import quality_signals
@@ -39,6 +40,11 @@ from trustaudit.scoring.textual import textual_signals
 Memo = Callable[[str, str, Callable[[], pl.DataFrame]], pl.DataFrame]
 # page_map(pages, flagged links) -> page_signals' frame, computed wherever an engine chooses
 PageMap = Callable[[pl.DataFrame, pl.DataFrame], pl.DataFrame]
+# encode(texts) -> one vector per text (an Embedder's encode): title clustering of the claims step
+Encode = Callable[[list[str]], Any]
+# corpus_map(pages, encode) -> doc_id + the syndication and claim columns the policy enables
+# (`corpus_stages.SYNDICATION_COLUMNS`, `CLAIM_COLUMNS`), computed in batches where an engine chooses
+CorpusMap = Callable[[pl.DataFrame, Encode | None], pl.DataFrame]
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,46 @@ def extract_batch(records: pa.Table, policy: Policy) -> tuple[pa.Table, pa.Table
     return result.pages, result.links, errors_table(result.errors)
 
 
+def corpus_family(
+    pages: pl.DataFrame,
+    policy: Policy,
+    embedder: Embedder | None,
+    *,
+    corpus_map: CorpusMap | None = None,
+) -> pl.DataFrame:
+    """The corpus family: `scoring.corpus.corpus_signals`' frame, with syndication and claims
+    computed by `corpus_map` when an engine gives one (map -> group-by -> map, `run/ray_corpus.py`).
+
+    Why here: coherence is not batched and stays in this process, fed the batched
+    cross_consistency; the join mirrors `corpus_signals` so both paths give the same columns.
+    """
+    if corpus_map is None or not (policy.syndication.enabled or policy.claims.enabled):
+        return corpus_signals(pages, None, policy, embedder)
+    encode = embedder.encode if embedder is not None else None
+    batched = corpus_map(pages, encode)
+    out = pages.select("doc_id").join(batched, on="doc_id", how="left")
+    if policy.coherence.enabled and embedder is not None:
+        cross = batched.select("doc_id", "cross_consistency") if policy.claims.enabled else None
+        coh = coherence_signals(pages, policy, embedder, cross=cross)
+        out = out.drop("cross_consistency", strict=False).join(coh, on="doc_id", how="left")
+    return out.select([c for c in CORPUS_COLUMNS if c in out.columns])
+
+
+def corpus_status(policy: Policy, *, corpus_map: CorpusMap | None) -> str:
+    """The manifest's word for the corpus family: which steps ran batched on the engine."""
+    steps = [
+        name
+        for name, on in (
+            ("syndication", policy.syndication.enabled),
+            ("claims", policy.claims.enabled),
+        )
+        if on
+    ]
+    if corpus_map is None or not steps:
+        return "computed"
+    return f"distributed ({', '.join(steps)})"
+
+
 def _no_memo(_family: str, _key: str, compute: Callable[[], pl.DataFrame]) -> pl.DataFrame:
     return compute()
 
@@ -120,13 +166,15 @@ def signal_tables(
     memo: Memo | None = None,
     digest: Callable[[pl.DataFrame], str] | None = None,
     page_map: PageMap | None = None,
+    corpus_map: CorpusMap | None = None,
 ) -> SignalTables:
     """Every signal family over a batch of pages, joined on doc_id.
 
     `embedder` is called only when the corpus family really runs (a memo hit never loads the
     model). With `memo` and `digest`, the link flags, the page families and the corpus families are
     looked up by a digest of their inputs; domain signals depend on `now` and always run. An engine
-    passes `page_map` to run `page_signals` over chunks of pages on its workers (`run/ray.py`).
+    passes `page_map` to run `page_signals` over chunks of pages on its workers, and `corpus_map`
+    to run syndication and claims as batched steps there (`run/ray.py`, `corpus_family`).
     """
     get = memo or _no_memo
     anchors = anchor_presence(links, pages, policy, extra_anchors=sorted(evidence.extra_anchors))
@@ -163,7 +211,11 @@ def signal_tables(
         pages.select("doc_id", "url", "registered_domain", "word_count", *ingest_notes),
         page_domain,
         get("page", pages_key + links_key, page_families),
-        get("corpus", pages_key, lambda: corpus_signals(pages, links, policy, embedder())),
+        get(
+            "corpus",
+            pages_key,
+            lambda: corpus_family(pages, policy, embedder(), corpus_map=corpus_map),
+        ),
     ]
     signals = parts[0]
     for frame in parts[1:]:
@@ -177,7 +229,7 @@ def signal_tables(
         "injection": "computed"
         if policy.injection.enabled
         else "not computed (injection.enabled = false)",
-        "corpus": "computed",
+        "corpus": corpus_status(policy, corpus_map=corpus_map),
         "behaviour": behaviour_status(pages.columns, policy),
     }
     return SignalTables(signals=signals, links=links, domains=domains, families=families)

@@ -112,6 +112,17 @@ def test_ray_engine_gives_the_local_scores_on_the_demo_corpus(tmp_path: Path) ->
     assert_frame_equal(_scores(ray_run), _scores(local))
     assert _manifest(ray_run)["engine"]["name"] == "ray"
     assert _manifest(local)["engine"]["name"] == "local"
+    # syndication and claims ran as Ray steps, coherence on the driver; local kept corpus_signals
+    families = {
+        r: _manifest(r)["stages"]["signals"]["families"]["corpus"] for r in (ray_run, local)
+    }
+    assert families == {ray_run: "distributed (syndication, claims)", local: "computed"}
+    assert not (ray_run / ".work" / "corpus").exists()  # the spill folder is cleaned up
+    # the demo has a syndicated cluster and claim groups: the parity is not of empty columns
+    signals = pl.read_parquet(ray_run / "signals.parquet")
+    assert signals.get_column("syndication_cluster_id").drop_nulls().n_unique() >= 1
+    assert signals.get_column("claim_group").drop_nulls().n_unique() >= 2
+    assert_frame_equal(signals, pl.read_parquet(local / "signals.parquet"))
     assert _balanced(ray_run)["errors"] == _balanced(local)["errors"] > 0
 
 

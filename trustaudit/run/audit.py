@@ -281,6 +281,7 @@ def audit(
             merged=merged,
             background=background,
             page_map=executor.page_map(policy),
+            corpus_map=executor.corpus_map(policy, run.root / ".work" / "corpus"),
         )
         if policy.judge.configured:
             background.wait()  # the judge reads page text from pages.parquet

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Protocol
 
 import pyarrow as pa
 
 from trustaudit.io.extract import ExtractResult
 from trustaudit.policy import Policy
-from trustaudit.stages import PageMap
+from trustaudit.stages import CorpusMap, PageMap
 
 
 class Executor(Protocol):
@@ -27,6 +28,11 @@ class Executor(Protocol):
 
     def page_map(self, policy: Policy) -> PageMap | None:
         """How to run `stages.page_signals` on this engine; None: in the driver's process."""
+        ...
+
+    def corpus_map(self, policy: Policy, work: Path) -> CorpusMap | None:
+        """How to run the batched corpus steps (syndication, claims) on this engine, spilling to
+        `work` (a folder inside the run); None: `scoring.corpus.corpus_signals` in the driver."""
         ...
 
     def run(

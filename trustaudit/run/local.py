@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -10,7 +11,7 @@ import pyarrow as pa
 from trustaudit.io.extract import ExtractResult, extract_records
 from trustaudit.io.extract_pool import KillablePool
 from trustaudit.policy import Policy
-from trustaudit.stages import PageMap
+from trustaudit.stages import CorpusMap, PageMap
 
 
 class LocalExecutor:
@@ -26,6 +27,10 @@ class LocalExecutor:
 
     def page_map(self, policy: Policy) -> PageMap | None:
         """None: Polars already uses every core for the per-page families of one frame."""
+        return None
+
+    def corpus_map(self, policy: Policy, work: Path) -> CorpusMap | None:
+        """None: one process holds the corpus anyway; `corpus_signals` needs no spill."""
         return None
 
     def run(

@@ -14,9 +14,11 @@ import contextlib
 import functools
 import logging
 import os
+import shutil
 import socket
 from collections.abc import Iterator
 from itertools import islice
+from pathlib import Path
 from typing import Any, cast
 
 import polars as pl
@@ -26,7 +28,7 @@ from trustaudit.errors import UsageError
 from trustaudit.io.extract import ExtractResult, extract_records
 from trustaudit.io.records import ErrorRow, errors_table
 from trustaudit.policy import Policy
-from trustaudit.stages import PageMap, page_signals
+from trustaudit.stages import CorpusMap, Encode, PageMap, page_signals
 
 # a local instance on a shared machine: a small object store (records travel a window at a time)
 LOCAL_OBJECT_STORE_BYTES = 256 * 1024 * 1024
@@ -39,6 +41,10 @@ _PACKED = pa.schema(
         pa.field("kept", pa.list_(pa.int64())),
     ]
 )
+# what the batched corpus steps read of a page (`corpus_stages`); never links or paragraphs
+_CORPUS_PAGE_COLUMNS = (
+    "doc_id", "text", "registered_domain", "published", "fetched_at", "title", "entity",
+)  # fmt: skip
 
 
 def to_ipc(table: pa.Table) -> bytes:
@@ -127,6 +133,8 @@ class RayExecutor:
         import ray
         import ray.data
 
+        from trustaudit.run.ray_corpus import settle_fsspec_import
+
         # Ray Data configures its loggers on import: quiet them after it, not before
         for name in ("ray", "ray.data"):
             logging.getLogger(name).setLevel(logging.ERROR)
@@ -138,6 +146,8 @@ class RayExecutor:
                 "log_to_driver": False,
                 "logging_level": logging.ERROR,
                 "include_dashboard": False,
+                # Ray lists Parquet files in workers too (the corpus steps' spill folders)
+                "runtime_env": {"worker_process_setup_hook": settle_fsspec_import},
             }
             if address:
                 _reachable(address)
@@ -178,6 +188,39 @@ class RayExecutor:
             return self._page_signals(pages, links, policy)
 
         return mapped
+
+    def corpus_map(self, policy: Policy, work: Path) -> CorpusMap:
+        """Syndication and claims as map -> group-by -> map on the workers
+        (`run.ray_corpus.corpus_signals_ray`), their keys spilled under `work`."""
+
+        def mapped(pages: pl.DataFrame, encode: Encode | None) -> pl.DataFrame:
+            return self._corpus_columns(pages, policy, encode, work)
+
+        return mapped
+
+    def _corpus_columns(
+        self, pages: pl.DataFrame, policy: Policy, encode: Encode | None, work: Path
+    ) -> pl.DataFrame:
+        import ray.data
+
+        from trustaudit.run.ray_corpus import corpus_signals_ray
+
+        columns = [c for c in _CORPUS_PAGE_COLUMNS if c in pages.columns]
+        n = max(1, min(self.window, pages.height))
+        ds = ray.data.from_arrow(pages.select(columns).to_arrow()).repartition(n)
+        out = work / "out"
+        try:
+            corpus_signals_ray(
+                ds,
+                policy,
+                out=out,
+                partitions=max(2, 2 * self.cpus),
+                spill=work / "spill",
+                encode=encode,
+            )
+            return pl.read_parquet(sorted(out.glob("*.parquet")))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
 
     def _page_signals(
         self, pages: pl.DataFrame, links: pl.DataFrame, policy: Policy

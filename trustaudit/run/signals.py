@@ -27,7 +27,7 @@ from trustaudit.run.ingest import (
     Merged,
 )
 from trustaudit.scoring.score import score
-from trustaudit.stages import PageMap, read_domain_evidence, signal_tables
+from trustaudit.stages import CorpusMap, PageMap, read_domain_evidence, signal_tables
 
 
 # ------------------------------------------------------------------ signals (reduce stages)
@@ -41,6 +41,7 @@ def compute_signals(
     merged: Merged | None = None,
     background: BackgroundWrites | None = None,
     page_map: PageMap | None = None,
+    corpus_map: CorpusMap | None = None,
 ) -> dict[str, Any]:
     """Reduce stage: every signal family over the pages/links tables -> signals.parquet, domains.parquet.
 
@@ -67,6 +68,7 @@ def compute_signals(
         memo=memo.get_or_compute if memo is not None else None,
         digest=(lambda frame: frame_digest(frame, salt=salt)) if memo is not None else None,
         page_map=page_map,
+        corpus_map=corpus_map,
     )
     signals, links, domains, computed = (
         tables.signals,
