@@ -868,7 +868,12 @@ def detect_kind(path: Path) -> str:
         return "folder"
     if special_file(path) is not None:
         return "special"
-    name = path.name.lower()
+    return _kind_by_name(path.name) or _sniff(path)
+
+
+def _kind_by_name(name: str) -> str | None:
+    """The input kind a file name's suffix says (None: sniff the first bytes)."""
+    name = name.lower()
     for kind, suffixes in (
         ("warc", WARC_SUFFIXES),
         ("jsonl", JSONL_SUFFIXES),
@@ -878,7 +883,7 @@ def detect_kind(path: Path) -> str:
     ):
         if name.endswith(suffixes):
             return kind
-    return _sniff(path)
+    return None
 
 
 def _sniff(path: fs.Location) -> str:
@@ -1025,17 +1030,7 @@ def _detect_remote_kind(uri: str) -> str:
         raise UsageError(f"input not found: {uri}", hint="check the key (docs/storage.md)")
     if what == "dir":
         return "folder"
-    name = uri.rsplit("/", 1)[-1].lower()
-    for kind, suffixes in (
-        ("warc", WARC_SUFFIXES),
-        ("jsonl", JSONL_SUFFIXES),
-        ("parquet", PARQUET_SUFFIXES),
-        ("folder", HTML_SUFFIXES),
-        ("urls", URL_LIST_SUFFIXES),
-    ):
-        if name.endswith(suffixes):
-            return kind
-    return _sniff(uri)
+    return _kind_by_name(uri.rsplit("/", 1)[-1]) or _sniff(uri)
 
 
 def _open_remote_source(
