@@ -18,7 +18,7 @@ from trustaudit.scoring.corpus import corpus_signals
 from trustaudit.stages import CorpusMap, Encode, corpus_family, corpus_status
 
 REPO = Path(__file__).resolve().parents[1]
-P = Policy()
+P = Policy().with_overrides({"engine": {"distributed_corpus_min_pages": 0}})
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +81,25 @@ def test_corpus_status_names_the_distributed_steps() -> None:
     def fake(pages: pl.DataFrame, encode: Encode | None) -> pl.DataFrame:
         return pages
 
-    assert corpus_status(P, corpus_map=None) == "computed"
-    assert corpus_status(P, corpus_map=fake) == "distributed (syndication, claims)"
+    assert corpus_status(P, corpus_map=None, pages=50) == "computed"
+    assert corpus_status(P, corpus_map=fake, pages=50) == "distributed (syndication, claims)"
     no_synd = P.with_overrides({"syndication": {"enabled": False}})
-    assert corpus_status(no_synd, corpus_map=fake) == "distributed (claims)"
+    assert corpus_status(no_synd, corpus_map=fake, pages=50) == "distributed (claims)"
+
+
+def test_a_small_corpus_keeps_the_corpus_family_on_the_driver(demo_pages: pl.DataFrame) -> None:
+    """Below engine.distributed_corpus_min_pages the engine's batched steps are not used."""
+    policy = Policy().with_overrides(
+        {"engine": {"distributed_corpus_min_pages": demo_pages.height + 1}}
+    )
+    calls: list[int] = []
+    out = corpus_family(
+        demo_pages, policy, HashingEmbedder(64), corpus_map=_batched(Path("unused"), policy, calls)
+    )
+    assert calls == []
+    assert_frame_equal(out, corpus_signals(demo_pages, None, policy, HashingEmbedder(64)))
+    fake = _batched(Path("unused"), policy, calls)
+    assert corpus_status(policy, corpus_map=fake, pages=demo_pages.height) == "computed"
+    assert corpus_status(policy, corpus_map=fake, pages=demo_pages.height + 1).startswith(
+        "distributed"
+    )

@@ -124,7 +124,7 @@ def corpus_family(
     Why here: coherence is not batched and stays in this process, fed the batched
     cross_consistency; the join mirrors `corpus_signals` so both paths give the same columns.
     """
-    if corpus_map is None or not (policy.syndication.enabled or policy.claims.enabled):
+    if corpus_map is None or not distributed(policy, corpus_map=corpus_map, pages=pages.height):
         return corpus_signals(pages, None, policy, embedder)
     encode = embedder.encode if embedder is not None else None
     batched = corpus_map(pages, encode)
@@ -136,7 +136,18 @@ def corpus_family(
     return out.select([c for c in CORPUS_COLUMNS if c in out.columns])
 
 
-def corpus_status(policy: Policy, *, corpus_map: CorpusMap | None) -> str:
+def distributed(policy: Policy, *, corpus_map: CorpusMap | None, pages: int) -> bool:
+    """Whether syndication and claims run as the engine's batched steps: the engine offers them,
+    one of them is on, and the corpus is large enough (`engine.distributed_corpus_min_pages`: below
+    it the extra datasets and tasks cost more than they save; the columns are the same)."""
+    return (
+        corpus_map is not None
+        and (policy.syndication.enabled or policy.claims.enabled)
+        and pages >= policy.engine.distributed_corpus_min_pages
+    )
+
+
+def corpus_status(policy: Policy, *, corpus_map: CorpusMap | None, pages: int) -> str:
     """The manifest's word for the corpus family: which steps ran batched on the engine."""
     steps = [
         name
@@ -146,7 +157,7 @@ def corpus_status(policy: Policy, *, corpus_map: CorpusMap | None) -> str:
         )
         if on
     ]
-    if corpus_map is None or not steps:
+    if not distributed(policy, corpus_map=corpus_map, pages=pages):
         return "computed"
     return f"distributed ({', '.join(steps)})"
 
@@ -229,7 +240,7 @@ def signal_tables(
         "injection": "computed"
         if policy.injection.enabled
         else "not computed (injection.enabled = false)",
-        "corpus": corpus_status(policy, corpus_map=corpus_map),
+        "corpus": corpus_status(policy, corpus_map=corpus_map, pages=pages.height),
         "behaviour": behaviour_status(pages.columns, policy),
     }
     return SignalTables(signals=signals, links=links, domains=domains, families=families)

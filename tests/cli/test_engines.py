@@ -107,7 +107,9 @@ def test_ray_engine_gives_the_local_scores_on_the_demo_corpus(tmp_path: Path) ->
     local, ray_run = tmp_path / "local", tmp_path / "ray"
     res = _audit(*DEMO, "--out", str(local), "--workers", "1")
     assert res.returncode == 0, res.stderr
-    res = _audit(*DEMO, "--out", str(ray_run), "--engine", "ray", "--workers", "2")
+    # the demo is far below engine.distributed_corpus_min_pages: lower it so the Ray steps run
+    env = _env(TRUSTAUDIT_ENGINE__DISTRIBUTED_CORPUS_MIN_PAGES="0")
+    res = _audit(*DEMO, "--out", str(ray_run), "--engine", "ray", "--workers", "2", env=env)
     assert res.returncode == 0, res.stderr
     assert_frame_equal(_scores(ray_run), _scores(local))
     assert _manifest(ray_run)["engine"]["name"] == "ray"
@@ -195,7 +197,7 @@ def test_two_node_cluster_run_killed_and_resumed(tmp_path: Path) -> None:
     pytest.importorskip("ray")
     corpus = _corpus(tmp_path / "c", 60)
     policy = tmp_path / "p.toml"
-    policy.write_text("[extract]\nbatch_size = 2\n")
+    policy.write_text("[extract]\nbatch_size = 2\n\n[engine]\ndistributed_corpus_min_pages = 0\n")
     common = [str(corpus), "--policy", str(policy), *NOW]
     local = tmp_path / "local"
     assert _audit(*common, "--out", str(local), "--workers", "1").returncode == 0

@@ -28,6 +28,7 @@ from trustaudit.policy.corpus import (
     SyndicationPolicy,
 )
 from trustaudit.policy.crawl import CrawlPolicy
+from trustaudit.policy.engine import EnginePolicy
 from trustaudit.policy.eval import EvalPolicy
 from trustaudit.policy.fusion import FusionPolicy
 from trustaudit.policy.gate import GatePolicy
@@ -75,6 +76,7 @@ class Policy:
     gate: GatePolicy = section(GatePolicy)
     citations: CitationsPolicy = section(CitationsPolicy)
     fusion: FusionPolicy = section(FusionPolicy)
+    engine: EnginePolicy = section(EnginePolicy)
     behaviour: BehaviourPolicy = section(BehaviourPolicy)
     judge: JudgePolicy = section(JudgePolicy)
     eval: EvalPolicy = section(EvalPolicy)

@@ -1,0 +1,18 @@
+"""Policy section for the execution engines: the `[engine]` table of trustaudit.toml."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from trustaudit.policy._field import opt
+
+
+@dataclass(frozen=True)
+class EnginePolicy:
+    """How an engine schedules the stages; never what they compute (scores are the same either way)."""
+
+    distributed_corpus_min_pages: int = opt(
+        20_000,
+        "with --engine ray, syndication and claims run as Ray map/group-by steps only from this many"
+        " pages on; below it they run on the driver (same columns), where a small corpus is faster",
+    )
