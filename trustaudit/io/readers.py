@@ -13,7 +13,7 @@ import json
 import os
 import stat as stat_mod
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -150,6 +150,67 @@ class _PathSource:
 
 
 # ---------------------------------------------------------------- folder of HTML files
+@dataclass(frozen=True)
+class _PageFile:
+    """One saved page of a folder (local or under an object-store prefix), not read yet."""
+
+    rel: str  # its path inside the folder, shown in errors and kept as source_file
+    url: str  # the operator's URL, else the file's own file:/s3: URI
+    origin: str  # url_map | sidecar | file
+    read: Callable[[], tuple[bytes, float]]  # -> (bytes, mtime in seconds)
+
+
+def _check_size(size: int, cap: int) -> None:
+    if size > cap:
+        raise ValueError(f"file is {size} bytes, over the {cap}-byte cap")
+
+
+def _page_batches(
+    name: str,
+    pages: Iterable[_PageFile],
+    max_bytes: int,
+    batch_size: int,
+    first_errors: list[ErrorRow],
+) -> Iterator[RecordBatch]:
+    """Saved pages -> record batches: each page a row, or an error row (READ_FAILED, TOO_LARGE,
+    GZIP_CORRUPT, EMPTY_FILE) that never stops the folder. The one loop for local folders and
+    object-store prefixes."""
+    rows: list[dict[str, Any]] = []
+    errors: list[ErrorRow] = list(first_errors)
+    for index, page in enumerate(pages):
+        try:
+            data, mtime = page.read()
+            if data[:2] == b"\x1f\x8b":
+                data = _gunzip_capped(data, max_bytes)
+        except (OSError, ValueError, EOFError, zlib.error) as exc:
+            code = "GZIP_CORRUPT" if isinstance(exc, EOFError | zlib.error) else "READ_FAILED"
+            if isinstance(exc, ValueError):
+                code = "TOO_LARGE"
+            msg = display_text(f"{page.rel}: {exc}")
+            errors.append(ErrorRow(name, index, page.url, "read", code, msg))
+        else:
+            if not data.strip():
+                msg = f"{page.rel}: file is empty"
+                errors.append(ErrorRow(name, index, page.url, "read", "EMPTY_FILE", msg))
+            else:
+                rows.append(
+                    {
+                        "source": name,
+                        "offset": index,
+                        "url": page.url,
+                        "fetched_at": datetime.fromtimestamp(mtime, UTC),
+                        "body": data,
+                        "url_origin": page.origin,
+                        "source_file": page.rel,
+                    }
+                )
+        if len(rows) + len(errors) >= batch_size:
+            yield _chunks(rows, errors, ["url_origin", "source_file"])
+            rows, errors = [], []
+    if rows or errors:
+        yield _chunks(rows, errors, ["url_origin", "source_file"])
+
+
 @dataclass
 class FolderSource(_PathSource):
     """A folder (searched recursively) or a single HTML file.
@@ -185,68 +246,40 @@ class FolderSource(_PathSource):
         return None, "file"
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
-        rows: list[dict[str, Any]] = []
-        errors: list[ErrorRow] = list(self.unreadable)
-        for index, file in enumerate(self.files):
-            rel = display_text(file.relative_to(self.base).as_posix())
-            sidecar_url, origin = self._given_url(file, file.relative_to(self.base).as_posix())
-            url = sidecar_url or file.resolve().as_uri()
-            try:
-                stat = file.stat()
-                if stat.st_size > self.max_bytes:
-                    raise ValueError(
-                        f"file is {stat.st_size} bytes, over the {self.max_bytes}-byte cap"
-                    )
-                data = file.read_bytes()
-                if data[:2] == b"\x1f\x8b":
-                    data = _gunzip_capped(data, self.max_bytes)
-            except (OSError, ValueError, EOFError, zlib.error) as exc:
-                code = "GZIP_CORRUPT" if isinstance(exc, EOFError | zlib.error) else "READ_FAILED"
-                if isinstance(exc, ValueError):
-                    code = "TOO_LARGE"
-                msg = display_text(f"{rel}: {exc}")
-                errors.append(ErrorRow(self.name, index, url, "read", code, msg))
-            else:
-                if not data.strip():
-                    errors.append(
-                        ErrorRow(
-                            self.name, index, url, "read", "EMPTY_FILE", f"{rel}: file is empty"
-                        )
-                    )
-                else:
-                    rows.append(
-                        {
-                            "source": self.name,
-                            "offset": index,
-                            "url": url,
-                            "fetched_at": datetime.fromtimestamp(stat.st_mtime, UTC),
-                            "body": data,
-                            "url_origin": origin,
-                            "source_file": rel,
-                        }
-                    )
-            if len(rows) + len(errors) >= batch_size:
-                yield _chunks(rows, errors, ["url_origin", "source_file"])
-                rows, errors = [], []
-        if rows or errors:
-            yield _chunks(rows, errors, ["url_origin", "source_file"])
+        def pages() -> Iterator[_PageFile]:
+            for file in self.files:
+                rel = file.relative_to(self.base).as_posix()
+                given, origin = self._given_url(file, rel)
+
+                def read(file: Path = file) -> tuple[bytes, float]:
+                    stat = file.stat()
+                    _check_size(stat.st_size, self.max_bytes)
+                    return file.read_bytes(), stat.st_mtime
+
+                yield _PageFile(display_text(rel), given or file.resolve().as_uri(), origin, read)
+
+        return _page_batches(self.name, pages(), self.max_bytes, batch_size, self.unreadable)
+
+
+def _sidecar_rows(text: str) -> dict[str, str]:
+    """file -> URL from a urls.csv sidecar's text (columns file|path and url)."""
+    out: dict[str, str] = {}
+    for row in csv.DictReader(io.StringIO(text, newline="")):
+        name = (row.get("file") or row.get("path") or "").strip()
+        url = (row.get("url") or "").strip()
+        if name and url:
+            out[name] = url
+    return out
 
 
 def _read_sidecar(folder: Path) -> dict[str, str]:
     path = folder / "urls.csv"
     if not path.is_file():
         return {}
-    out: dict[str, str] = {}
     try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            for row in csv.DictReader(fh):
-                name = (row.get("file") or row.get("path") or "").strip()
-                url = (row.get("url") or "").strip()
-                if name and url:
-                    out[name] = url
+        return _sidecar_rows(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise UsageError(f"cannot read URL sidecar {path}: {exc}") from None
-    return out
 
 
 # ---------------------------------------------------------------- JSONL
@@ -1100,11 +1133,7 @@ class RemoteFolderSource:
             sidecar = fs.join(self.path, "urls.csv")
             try:
                 text = fs.read_bytes(sidecar, max_bytes=self.max_bytes).decode("utf-8")
-                for row in csv.DictReader(io.StringIO(text, newline="")):
-                    name = (row.get("file") or row.get("path") or "").strip()
-                    url = (row.get("url") or "").strip()
-                    if name and url:
-                        self.sidecar[name] = url
+                self.sidecar = _sidecar_rows(text)
             except (OSError, ValueError, csv.Error) as exc:
                 raise UsageError(f"cannot read URL sidecar {sidecar}: {exc}") from None
 
@@ -1117,48 +1146,18 @@ class RemoteFolderSource:
         return None, "file"
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
-        rows: list[dict[str, Any]] = []
-        errors: list[ErrorRow] = []
-        for index, entry in enumerate(self.files):
-            rel = display_text(entry.rel)
-            given, origin = self._given_url(entry)
-            url = given or entry.location
-            try:
-                if entry.size > self.max_bytes:
-                    raise ValueError(
-                        f"file is {entry.size} bytes, over the {self.max_bytes}-byte cap"
-                    )
-                data = fs.read_bytes(entry.location, max_bytes=self.max_bytes)
-                if data[:2] == b"\x1f\x8b":
-                    data = _gunzip_capped(data, self.max_bytes)
-            except (OSError, ValueError, EOFError, zlib.error) as exc:
-                code = "GZIP_CORRUPT" if isinstance(exc, EOFError | zlib.error) else "READ_FAILED"
-                if isinstance(exc, ValueError):
-                    code = "TOO_LARGE"
-                errors.append(
-                    ErrorRow(self.name, index, url, "read", code, display_text(f"{rel}: {exc}"))
-                )
-            else:
-                if not data.strip():
-                    msg = f"{rel}: file is empty"
-                    errors.append(ErrorRow(self.name, index, url, "read", "EMPTY_FILE", msg))
-                else:
-                    rows.append(
-                        {
-                            "source": self.name,
-                            "offset": index,
-                            "url": url,
-                            "fetched_at": datetime.fromtimestamp(entry.mtime_ns / 1e9, UTC),
-                            "body": data,
-                            "url_origin": origin,
-                            "source_file": rel,
-                        }
-                    )
-            if len(rows) + len(errors) >= batch_size:
-                yield _chunks(rows, errors, ["url_origin", "source_file"])
-                rows, errors = [], []
-        if rows or errors:
-            yield _chunks(rows, errors, ["url_origin", "source_file"])
+        def pages() -> Iterator[_PageFile]:
+            for entry in self.files:
+                given, origin = self._given_url(entry)
+
+                def read(entry: fs.Entry = entry) -> tuple[bytes, float]:
+                    _check_size(entry.size, self.max_bytes)
+                    data = fs.read_bytes(entry.location, max_bytes=self.max_bytes)
+                    return data, entry.mtime_ns / 1e9
+
+                yield _PageFile(display_text(entry.rel), given or entry.location, origin, read)
+
+        return _page_batches(self.name, pages(), self.max_bytes, batch_size, [])
 
 
 __all__ = [
