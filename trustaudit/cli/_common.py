@@ -14,7 +14,7 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -267,3 +267,13 @@ def _internal(exc: BaseException) -> BaseException:
         "set TRUSTAUDIT_DEBUG=1 for a traceback and report it",
     )
     return typer.Exit(int(ExitCode.INTERNAL))
+
+
+# `--judge-url`, shared by `audit` and `score` (the tail judge, docs/judge.md)
+JudgeUrls = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--judge-url",
+        help="Also send this page to the LLM judge (repeatable; needs judge.endpoint, judge.model).",
+    ),
+]

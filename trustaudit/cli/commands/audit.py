@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from trustaudit.cli._common import (
+    JudgeUrls,
     check_accounting,
     err_console,
     guarded,
@@ -173,13 +174,7 @@ def audit_cmd(
             help="Reuse a finished run's extraction of every input whose bytes did not change.",
         ),
     ] = None,
-    judge_url: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--judge-url",
-            help="Also send this page to the LLM judge (repeatable; needs judge.endpoint, judge.model).",
-        ),
-    ] = None,
+    judge_url: JudgeUrls = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print summary.json to stdout instead of tables.")
     ] = False,

@@ -8,7 +8,7 @@ from typing import Annotated
 import polars as pl
 import typer
 
-from trustaudit.cli._common import check_accounting, err_console, guarded, out_console
+from trustaudit.cli._common import JudgeUrls, check_accounting, err_console, guarded, out_console
 from trustaudit.cli.commands.audit import (
     build_overrides,
     parse_now,
@@ -66,13 +66,7 @@ def score_cmd(
     now: Annotated[
         str | None, typer.Option("--now", help="ISO date (default: the run's own date).")
     ] = None,
-    judge_url: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--judge-url",
-            help="Also send this page to the LLM judge (repeatable; needs judge.endpoint, judge.model).",
-        ),
-    ] = None,
+    judge_url: JudgeUrls = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print summary.json to stdout.")] = False,
 ) -> None:
     """Recompute signals, scores and reports of RUN without re-reading or re-extracting its inputs.
