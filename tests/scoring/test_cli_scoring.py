@@ -137,6 +137,22 @@ def _stitched(seed: str) -> str:
     return page_html(PAGES_URLS[seed], paragraphs=paras, title="Mixed news")
 
 
+def _stitched_strays(seed: str) -> str:
+    import random
+
+    from scoring.corpus_fixtures import TOPICS
+
+    # three paragraphs of one article among four from donors that share no words: no second group
+    rng = random.Random(8)
+    strays = [
+        " ".join("".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(7)) for _ in range(10))
+        for _ in range(4)
+    ]
+    paras = TOPICS["volcano"][:3] + strays
+    rng.shuffle(paras)
+    return page_html(PAGES_URLS[seed], paragraphs=paras, title="Island news")
+
+
 def _digest(seed: str) -> str:
     from scoring.corpus_fixtures import TOPICS
 
@@ -218,6 +234,7 @@ PAGES_URLS = {
     "wire1": "https://valley-herald.org/reuters-story",
     "wire2": "https://coast-times.org/reuters-story",
     "wire_spun": "https://story-spinner.net/reuters-story",
+    "stitched_strays": "https://island-news-now.net/story",
     "pair1": "https://fresh-viral-news.net/p",
     "pair2": "https://hot-story-daily.info/q",
 }
@@ -242,6 +259,7 @@ PAGES: dict[str, tuple[str, object]] = {
     "old_dated": (PAGES_URLS["old_dated"], lambda n: _article(n, published="2019-03-01")),
     "undated": (PAGES_URLS["undated"], lambda n: _article(n, published="")),
     "stitched": (PAGES_URLS["stitched"], _stitched),
+    "stitched_strays": (PAGES_URLS["stitched_strays"], _stitched_strays),
     "disclosed_links": (PAGES_URLS["disclosed_links"], _disclosed_in_links),
     "language_mix": (PAGES_URLS["language_mix"], _language_mix),
     # dated years before the crawl, and an undated copy of it: the dated page is the source
@@ -463,6 +481,13 @@ def test_stitched_page_in_rotation_is_a_topic_mix(run: Run) -> None:
     assert "COHERENCE_TOPIC_MIX" in row["reasons"], row["reasons"]
     assert row["adjust_coherence"] < 0
     assert "COHERENCE_TOPIC_MIX" not in run.row(run.scores, "clean")["reasons"]
+
+
+def test_a_page_split_into_one_group_and_strays_is_a_topic_mix(run: Run) -> None:
+    row = run.row(run.scores, "stitched_strays")
+    assert "COHERENCE_TOPIC_MIX" in row["reasons"], row["reasons"]
+    assert row["adjust_coherence"] <= -0.30 + 1e-9
+    assert run.row(run.signals, "stitched_strays")["coherence_topic_groups"] == 1
 
 
 def test_a_digest_under_a_numbered_list_title_pays_half_the_topic_mix(run: Run) -> None:
