@@ -5,7 +5,10 @@
 Randomised adversaries, a tuning seed and held-out reporting seeds (issue #14):
 
     nice .venv/bin/python bench/calibration_eval.py runs/caleval --randomized \
-        --n-clean 150 --n-altered 180 --seed 1001 --report-seeds 2002 3003 --content-only
+        --n-clean 150 --n-altered 180 --seed 1001 --report-seeds 2002 3003 4004 5005 6006 7007 \
+        --content-only
+
+(docs/signals.md "Figures" says which seeds were used for tuning and which were held out.)
 
 prints, per seed, ROC-AUC of trust_score overall and per kind (clean vs that kind), the recall of
 untrusted pages at the policy threshold and the share of clean pages quarantined; tune on --seed,

@@ -74,6 +74,7 @@ __all__ = [
     "syndication_map",
     "title_groups",
     "verify_edges",
+    "with_verbatim",
     "write_partitions",
 ]
 
@@ -220,21 +221,56 @@ def shingle_pairs(shingles: pl.LazyFrame, *, max_df: int) -> pl.LazyFrame:
     )
 
 
-def containment_edges(pairs: pl.DataFrame, meta: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+def containment_edges(
+    pairs: pl.DataFrame, meta: pl.DataFrame, policy: Policy, *, min_containment: float | None = None
+) -> pl.DataFrame:
     """Pairs on different domains whose estimated containment (shared / the smaller page's
-    sampled shingles) passes the policy, as in containment.containment_pairs."""
+    sampled shingles) passes the policy (or `min_containment`), as in
+    containment.containment_pairs."""
     s = policy.syndication
+    bar = s.min_containment if min_containment is None else min_containment
     m = meta.select("doc_id", "registered_domain", "n_sampled")
     return (
         pairs.filter(pl.col("shared") >= s.containment_min_shared)
         .join(m.rename({"doc_id": "a", "registered_domain": "_d", "n_sampled": "n_a"}), on="a")
         .join(m.rename({"doc_id": "b", "registered_domain": "_d_b", "n_sampled": "n_b"}), on="b")
         .filter(
-            (pl.col("shared") / pl.min_horizontal("n_a", "n_b") >= s.min_containment)
+            (pl.col("shared") / pl.min_horizontal("n_a", "n_b") >= bar)
             & ~pl.col("_d").eq_missing(pl.col("_d_b"))
         )
         .select("a", "b")
     )
+
+
+def with_verbatim(
+    labels: pl.DataFrame,
+    cand: pl.DataFrame,
+    sigs: pl.DataFrame,
+    pairs: pl.DataFrame | None,
+    members: pl.DataFrame,
+    policy: Policy,
+) -> pl.DataFrame:
+    """labels + `_verbatim`: the page has a near-verbatim copy on another registered domain (the
+    candidate edges at `wire_min_jaccard`, or the containment pairs at `wire_min_containment`),
+    as syndication.verbatim_rows; a wire credit without one is no licence. `members`: doc_id,
+    registered_domain, n_sampled of the clustered pages."""
+    s = policy.syndication
+    dom = members.select("doc_id", "registered_domain")
+    strict = verify_edges(cand, sigs, jaccard_at_least(s.wire_min_jaccard), np.uint32)
+    strict = (
+        strict.join(dom.rename({"doc_id": "a", "registered_domain": "_d"}), on="a")
+        .join(dom.rename({"doc_id": "b", "registered_domain": "_d_b"}), on="b")
+        .filter(~pl.col("_d").fill_null("?").eq(pl.col("_d_b").fill_null("?")))
+        .select("a", "b")
+    )
+    parts = [strict]
+    if pairs is not None and pairs.height:
+        parts.append(
+            containment_edges(pairs, members, policy, min_containment=s.wire_min_containment)
+        )
+    both = pl.concat(parts)
+    ids = pl.concat([both.get_column("a"), both.get_column("b")]).unique().implode()
+    return labels.with_columns(_verbatim=pl.col("doc_id").is_in(ids))
 
 
 def connected_components(edges: pl.DataFrame, *, max_rounds: int = 200) -> pl.DataFrame:
@@ -431,11 +467,14 @@ def run_local(
             or [pl.DataFrame(schema=_EDGES)]
         ).unique()
         ids = pl.concat([cand.get_column("a"), cand.get_column("b")]).unique().implode()
-        sigs = pl.scan_parquet(spill / "sigs" / "*.parquet").filter(pl.col("doc_id").is_in(ids))
-        edges = verify_edges(cand, sigs.collect(), jaccard_at_least(s.min_jaccard), np.uint32)
+        sig_rows = (
+            pl.scan_parquet(spill / "sigs" / "*.parquet").filter(pl.col("doc_id").is_in(ids))
+        ).collect()
+        edges = verify_edges(cand, sig_rows, jaccard_at_least(s.min_jaccard), np.uint32)
         out.seconds["lsh_groupby"] = time.perf_counter() - t0
         # 3. group-by shingle hash -> containment pairs
         t0 = time.perf_counter()
+        pairs = None
         if s.min_containment > 0:
             pair_parts = [
                 shingle_pairs(_scan(p, _KEYS), max_df=s.containment_max_df).collect()
@@ -464,6 +503,7 @@ def run_local(
             pl.scan_parquet(spill / "meta" / "*.parquet").join(labels.lazy(), on="doc_id").collect()
         )
         clusters = syndication_clusters(members, policy)
+        labels = with_verbatim(labels, cand, sig_rows, pairs, members, policy)
         out.seconds["cluster_reduce"] = time.perf_counter() - t0
 
     claims: pl.DataFrame | None = None

@@ -120,6 +120,14 @@ def _copy(seed: str, *, shared: str, prefix: str = "", published: str = "") -> s
     return page_html(PAGES_URLS[seed], paragraphs=paras, title=shared, published=published)
 
 
+def _spun_copy(seed: str, *, shared: str, prefix: str = "") -> str:
+    """A spinner's copy: every seventh word dropped, the credit line kept."""
+    paras = [" ".join(prose(f"{shared}-{i}", 4)) for i in range(5)]
+    spun = [" ".join(w for j, w in enumerate(p.split()) if j % 7 != 3) for p in paras]
+    spun[0] = prefix + spun[0]
+    return page_html(PAGES_URLS[seed], paragraphs=spun, title=shared, published="")
+
+
 def _stitched(seed: str) -> str:
     from scoring.corpus_fixtures import TOPICS
 
@@ -127,6 +135,22 @@ def _stitched(seed: str) -> str:
     t = [TOPICS[n] for n in ("coffee", "volcano", "football")]
     paras = [t[j][i] for i in range(2) for j in range(3)]
     return page_html(PAGES_URLS[seed], paragraphs=paras, title="Mixed news")
+
+
+def _stitched_strays(seed: str) -> str:
+    import random
+
+    from scoring.corpus_fixtures import TOPICS
+
+    # three paragraphs of one article among four from donors that share no words: no second group
+    rng = random.Random(8)
+    strays = [
+        " ".join("".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(7)) for _ in range(10))
+        for _ in range(4)
+    ]
+    paras = TOPICS["volcano"][:3] + strays
+    rng.shuffle(paras)
+    return page_html(PAGES_URLS[seed], paragraphs=paras, title="Island news")
 
 
 def _digest(seed: str) -> str:
@@ -209,6 +233,10 @@ PAGES_URLS = {
     "labelled": "https://podcast-notes.net/episode-82",
     "wire1": "https://valley-herald.org/reuters-story",
     "wire2": "https://coast-times.org/reuters-story",
+    "wire_spun": "https://story-spinner.net/reuters-story",
+    "stitched_strays": "https://island-news-now.net/story",
+    "pair1": "https://fresh-viral-news.net/p",
+    "pair2": "https://hot-story-daily.info/q",
 }
 PAGES: dict[str, tuple[str, object]] = {
     "clean": (PAGES_URLS["clean"], lambda n: _article(n)),
@@ -231,6 +259,7 @@ PAGES: dict[str, tuple[str, object]] = {
     "old_dated": (PAGES_URLS["old_dated"], lambda n: _article(n, published="2019-03-01")),
     "undated": (PAGES_URLS["undated"], lambda n: _article(n, published="")),
     "stitched": (PAGES_URLS["stitched"], _stitched),
+    "stitched_strays": (PAGES_URLS["stitched_strays"], _stitched_strays),
     "disclosed_links": (PAGES_URLS["disclosed_links"], _disclosed_in_links),
     "language_mix": (PAGES_URLS["language_mix"], _language_mix),
     # dated years before the crawl, and an undated copy of it: the dated page is the source
@@ -250,6 +279,13 @@ PAGES: dict[str, tuple[str, object]] = {
         )
         for i in (1, 2)
     },
+    # a spun copy of the wire story that kept the credit line: a copy, not licensed wire copy
+    "wire_spun": (
+        PAGES_URLS["wire_spun"],
+        lambda n: _spun_copy(n, shared="wire", prefix="LONDON (Reuters) - "),
+    ),
+    # a two-copy farm: two bare undated copies (one navigation link each), no original in sight
+    **{f"pair{i}": (PAGES_URLS[f"pair{i}"], lambda n: _copy(n, shared="pair")) for i in (1, 2)},
 }
 
 
@@ -423,11 +459,35 @@ def test_wire_copies_are_tagged_for_dedup_not_distrust(run: Run) -> None:
         assert run.row(run.signals, name)["syndication_wire"] == "Reuters"
 
 
+def test_a_spun_copy_with_a_wire_credit_is_not_wire_copy(run: Run) -> None:
+    row = run.row(run.scores, "wire_spun")
+    assert "SYNDICATED_WIRE" not in row["reasons"], row["reasons"]
+    assert run.row(run.signals, "wire_spun")["syndication_wire"] is None
+    assert row["adjust_syndication"] + row["adjust_syndication_farm"] <= -0.30
+    assert any("not licensed wire copy" in d for d in row["reason_details"]), row["reason_details"]
+
+
+def test_a_two_copy_farm_penalises_both_copies(run: Run) -> None:
+    for name in ("pair1", "pair2"):
+        row = run.row(run.scores, name)
+        assert "SYNDICATION_FARM" in row["reasons"], (name, row["reasons"])
+        total = row["adjust_syndication"] + row["adjust_syndication_farm"]
+        assert total <= -0.45 + 1e-9, (name, total)
+        assert row["trust_score"] < 0.40, (name, row["trust_score"])
+
+
 def test_stitched_page_in_rotation_is_a_topic_mix(run: Run) -> None:
     row = run.row(run.scores, "stitched")
     assert "COHERENCE_TOPIC_MIX" in row["reasons"], row["reasons"]
     assert row["adjust_coherence"] < 0
     assert "COHERENCE_TOPIC_MIX" not in run.row(run.scores, "clean")["reasons"]
+
+
+def test_a_page_split_into_one_group_and_strays_is_a_topic_mix(run: Run) -> None:
+    row = run.row(run.scores, "stitched_strays")
+    assert "COHERENCE_TOPIC_MIX" in row["reasons"], row["reasons"]
+    assert row["adjust_coherence"] <= -0.30 + 1e-9
+    assert run.row(run.signals, "stitched_strays")["coherence_topic_groups"] == 1
 
 
 def test_a_digest_under_a_numbered_list_title_pays_half_the_topic_mix(run: Run) -> None:

@@ -244,3 +244,31 @@ def test_ray_parity_on_the_demo_corpus(
     new = pl.read_parquet(tmp_path / "out" / "*.parquet").sort("doc_id")
     _assert_parity(corpus_signals(pages, None, P, None), new)
     assert new.filter(pl.col("claim_outliers") > 0).height == 3
+
+
+def test_wire_tag_parity_across_batches(tmp_path: Path) -> None:
+    """A verbatim reprint, a trimmed reprint (containment) and a spun copy of one credited wire
+    story, in batches of two: the batched reduction tags the same pages SYNDICATED_WIRE."""
+    rng = random.Random(4)
+    story = "LONDON (Reuters) - " + random_text(rng, 260)
+    texts = {
+        "w0": ("paper-a.example", story),
+        "w1": ("paper-b.example", story),  # verbatim
+        "w2": ("paper-c.example", " ".join(story.split()[:200])),  # trimmed reprint
+        "w3": ("spinner.example", swap_words(story, 0.10, rng)),  # spun, credit kept
+        "x0": ("blog.example", random_text(rng, 200)),
+    }
+    pages = pl.DataFrame(
+        [
+            {"doc_id": d, "registered_domain": dom, "text": t, "title": None, "entity": None,
+             "paragraphs": [t]}
+            for d, (dom, t) in texts.items()
+        ]
+    )  # fmt: skip
+    old = corpus_signals(pages, None, P, None)
+    new = _batched(pages, tmp_path, batch_rows=2)
+    _assert_parity(old, new)
+    wire = dict(new.select("doc_id", "syndication_wire").iter_rows())
+    assert wire == {"w0": "Reuters", "w1": "Reuters", "w2": "Reuters", "w3": None, "x0": None}
+    spun = new.filter(pl.col("doc_id") == "w3").row(0, named=True)
+    assert spun["adjust_syndication"] < 0

@@ -222,7 +222,13 @@ def test_an_article_about_an_agency_is_not_wire_copy() -> None:
 
 
 def _cluster(
-    domains: list[str], *, published: list[date | None], prefix: str = "", seed: int = 9
+    domains: list[str],
+    *,
+    published: list[date | None],
+    prefix: str = "",
+    seed: int = 9,
+    swap: float = 0.03,
+    links: list[int] | None = None,
 ) -> pl.DataFrame:
     rng = random.Random(seed)
     text = random_text(rng, 180)
@@ -231,9 +237,10 @@ def _cluster(
         {
             "doc_id": [f"p{i}" for i in range(len(domains))],
             "registered_domain": domains,
-            "text": [prefix + swap_words(text, 0.03, rng) for _ in domains],
+            "text": [prefix + swap_words(text, swap, rng) for _ in domains],
             "published": published,
             "fetched_at": fetched,
+            "links_total": links or [0] * len(domains),
         },
         schema_overrides={"published": pl.Date},
     )
@@ -284,6 +291,7 @@ def test_wire_copies_are_tagged_not_penalised() -> None:
         ["paper-a.example", "paper-b.example", "paper-c.example"],
         published=[None] * 3,
         prefix="LONDON (Reuters) - ",
+        swap=0.0,  # licensed wire copy is reprinted as sent
     )
     synd = syndication_signals(df, P)
     assert (synd["syndication_wire"] == "Reuters").all()
@@ -317,3 +325,73 @@ def test_a_page_dated_years_before_an_undated_copy_is_presumed_the_source() -> N
     assert syndication_signals(df, off)["syndication_is_earliest"].to_list() == [None, None]
     recent = df.with_columns(published=pl.Series([date(2026, 3, 1), None], dtype=pl.Date))
     assert syndication_signals(recent, P)["syndication_late_copy"].to_list() == [False, False]
+
+
+def test_a_spun_copy_with_a_wire_credit_is_not_wire_copy() -> None:
+    from trustaudit.scoring.syndication import farm_signals
+
+    rng = random.Random(12)
+    text = "LONDON (AP) - " + random_text(rng, 250)
+    df = pl.DataFrame(
+        {
+            "doc_id": ["orig", "spun"],
+            "registered_domain": ["paper.example", "spinner.example"],
+            "text": [text, swap_words(text, 0.10, random.Random(1))],
+            "published": [date(2024, 1, 1), date(2024, 5, 1)],
+        },
+        schema_overrides={"published": pl.Date},
+    )
+    out = {r["doc_id"]: r for r in syndication_signals(df, P).iter_rows(named=True)}
+    spun = out["spun"]
+    assert spun["syndication_cluster_id"] == out["orig"]["syndication_cluster_id"] is not None
+    assert spun["syndication_wire"] is None and out["orig"]["syndication_wire"] is None
+    assert spun["adjust_syndication"] < -0.3 and spun["syndication_late_copy"] is True
+    assert "credit line AP but no near-verbatim copy" in spun["reasons_syndication"][0]
+    # the same pair reprinted verbatim is licensed wire copy again
+    verbatim = df.with_columns(text=pl.lit(text))
+    got = syndication_signals(verbatim, P)
+    assert (got["syndication_wire"] == "AP").all() and (got["adjust_syndication"] == 0.0).all()
+    # a lone credited page (no copy to compare) keeps its tag
+    lone = syndication_signals(df.head(1), P).row(0, named=True)
+    assert lone["syndication_wire"] == "AP"
+    # a stricter bar turns the verbatim pair into copies too
+    strict = P.with_overrides(
+        {"syndication": {"wire_min_jaccard": 1.0, "wire_min_containment": 1.0}}
+    )
+    near = verbatim.with_columns(text=pl.Series([text, swap_words(text, 0.02, random.Random(2))]))
+    assert (syndication_signals(near, P)["syndication_wire"] == "AP").all()
+    assert syndication_signals(near, strict)["syndication_wire"].null_count() == 2
+    assert farm_signals(got.with_columns(links_total=pl.lit(0)), P)["syndication_farm"].sum() == 0
+
+
+def test_two_bare_undated_copies_are_a_farm() -> None:
+    from trustaudit.scoring.syndication import farm_signals
+
+    pair = _cluster(["farm-a.example", "farm-b.example"], published=[None, None], swap=0.08)
+    synd = syndication_signals(pair, P).join(pair.select("doc_id", "links_total"), on="doc_id")
+    # the fetch order named p0 the source: no penalty on it before the farm rule
+    assert synd.filter(pl.col("doc_id") == "p0")["adjust_syndication"].item() == 0.0
+    out = farm_signals(synd, P).sort("doc_id")
+    assert out["syndication_farm"].all()
+    total = (out["adjust_syndication"] + out["adjust_syndication_farm"]).to_list()
+    assert all(t <= -P.syndication.farm_penalty + 1e-9 for t in total), total
+    assert "none a site page" in out["reasons_syndication_farm"][0][0]
+    # pairs off: the old behaviour (farm needs farm_min_domains)
+    off = P.with_overrides({"syndication": {"farm_pairs": False}})
+    assert not farm_signals(synd, off)["syndication_farm"].any()
+    # one copy is a site page (links), the other bare: it is the presumed source, whatever the
+    # fetch order; the bare copy is the presumed copy
+    site = synd.with_columns(links_total=pl.Series([0, 40], dtype=pl.Int64))
+    named = site.join(pair.select("doc_id", "registered_domain"), on="doc_id")
+    out = farm_signals(named, P).sort("doc_id")
+    assert not out["syndication_farm"].any()
+    total = (out["adjust_syndication"] + out["adjust_syndication_farm"]).round(6).to_list()
+    assert total == [-0.35, -0.05]  # copy: 0.05 + 0.30; source: 0.05
+    assert out["reasons_syndication_farm"][0][0].startswith(
+        "SYNDICATION_PRESUMED_COPY: the dates do not order the copies; farm-b.example has 3+ links"
+    )
+    # both site pages: nothing separates them, the fetch order stands, no farm
+    both = synd.with_columns(links_total=pl.lit(40))
+    out = farm_signals(both, P).sort("doc_id")
+    assert not out["syndication_farm"].any()
+    assert (out["adjust_syndication_farm"] == 0.0).all()

@@ -134,8 +134,36 @@ def test_a_low_share_split_needs_fewer_grouped_paragraphs() -> None:
     assert 0.5 <= mix["coherence_topic_grouped"] < P.coherence.topic_grouped_min
     assert mix["coherence_topic_share"] <= P.coherence.topic_low_share
     assert any(r.startswith("COHERENCE_TOPIC_MIX") for r in mix["reasons_coherence"])
-    strict = Policy().with_overrides({"coherence": {"topic_low_grouped_min": 0.7}})
+    strict = Policy().with_overrides(
+        {"coherence": {"topic_low_grouped_min": 0.7, "topic_free_share": 0.0}}
+    )
     mix = {r["doc_id"]: r for r in coherence_signals(pages, strict, emb).to_dicts()}["mix"]
+    assert not any(r.startswith("COHERENCE_TOPIC_MIX") for r in mix["reasons_coherence"])
+
+
+def test_a_largest_group_under_the_free_share_needs_no_second_group() -> None:
+    """Three linked paragraphs of one article and four of others that link to nothing (donors
+    whose paragraphs share no words among themselves): one group of 3/7 = 0.43 and strays, no
+    second group. At or below topic_free_share the page is a topic mix all the same."""
+    rng = random.Random(8)
+    strays = [
+        " ".join("".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(7)) for _ in range(10))
+        for _ in range(4)
+    ]
+    body = TOPICS["coffee"][:3] + strays
+    rng.shuffle(body)
+    pages = pl.DataFrame(
+        [{"doc_id": n, "paragraphs": TOPICS[n]} for n in NAMES]
+        + [{"doc_id": "mix", "paragraphs": body}]
+    )
+    emb = HashingEmbedder(dim=256)
+    mix = {r["doc_id"]: r for r in coherence_signals(pages, P, emb).to_dicts()}["mix"]
+    assert mix["coherence_topic_groups"] == 1
+    assert mix["coherence_topic_share"] == pytest.approx(3 / 7)
+    assert any(r.startswith("COHERENCE_TOPIC_MIX") for r in mix["reasons_coherence"])
+    assert mix["adjust_coherence"] <= -P.coherence.topic_penalty + 1e-9
+    off = Policy().with_overrides({"coherence": {"topic_free_share": 0.0}})
+    mix = {r["doc_id"]: r for r in coherence_signals(pages, off, emb).to_dicts()}["mix"]
     assert not any(r.startswith("COHERENCE_TOPIC_MIX") for r in mix["reasons_coherence"])
 
 

@@ -40,6 +40,7 @@ from trustaudit.corpus_stages import (
     syndication_map,
     title_groups,
     verify_edges,
+    with_verbatim,
     write_partitions,
 )
 from trustaudit.policy import Policy
@@ -318,6 +319,10 @@ def corpus_signals_ray(
         _META_SCHEMA,
     ).join(labels, on="doc_id")
     clusters = syndication_clusters(members, policy) if policy.syndication.enabled else None
+    # a wire credit needs a near-verbatim copy (corpus_stages.with_verbatim)
+    labels = with_verbatim(
+        labels, cand, sigs, pairs if s.min_containment > 0 else None, members, policy
+    )
     run.seconds["cluster_reduce"] = time.perf_counter() - t0
 
     claims = None

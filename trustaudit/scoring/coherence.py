@@ -581,16 +581,18 @@ def _topic_adjustment(out: pl.DataFrame, policy: Policy, unsupported: pl.Expr) -
     # Topic mix: a ramp from topic_share_start down to topic_share_full of the largest group.
     share = pl.col("topic_largest_share")
     # k sources leave k linked groups holding most paragraphs (policy: topic_grouped_min)
+    grouped = (pl.col("topic_groups").fill_null(0) >= 2) & (
+        pl.col("topic_grouped_share").fill_null(0.0)
+        >= pl.when(share <= c.topic_low_share)
+        .then(pl.lit(c.topic_low_grouped_min))
+        .otherwise(pl.lit(c.topic_grouped_min))
+    )
+    # a largest group under topic_free_share is a split page whether the rest link or not: donors
+    # whose paragraphs share little vocabulary among themselves leave strays, not a second group
     mixable = (
         (pl.col("topic_paragraphs").fill_null(0) >= c.topic_min_paragraphs)
         & ~unsupported.fill_null(False)
-        & (pl.col("topic_groups").fill_null(0) >= 2)
-        & (
-            pl.col("topic_grouped_share").fill_null(0.0)
-            >= pl.when(share <= c.topic_low_share)
-            .then(pl.lit(c.topic_low_grouped_min))
-            .otherwise(pl.lit(c.topic_grouped_min))
-        )
+        & (grouped | (share <= c.topic_free_share))
         & (pl.col("coherence_structure_share").fill_null(0.0) < c.topic_list_share)
     )
     mix_span = max(c.topic_share_start - c.topic_share_full, 1e-9)

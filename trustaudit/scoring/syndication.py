@@ -22,6 +22,7 @@ __all__ = [
     "SYNDICATION_COLUMNS",
     "WIRE_CREDIT",
     "band_keys",
+    "bucket_pairs",
     "cluster_rows",
     "embedding_clusters",
     "farm_signals",
@@ -31,6 +32,7 @@ __all__ = [
     "syndication_clusters",
     "syndication_columns",
     "syndication_signals",
+    "verbatim_rows",
     "wire_credit",
 ]
 
@@ -147,15 +149,9 @@ def cluster_rows(sigs: np.ndarray, keys: np.ndarray, *, min_jaccard: float) -> n
     return _bucket_components(keys, lambda a, b: (sigs[a] == sigs[b]).mean(axis=1) >= min_jaccard)
 
 
-def _bucket_components(
-    keys: np.ndarray, verify: Callable[[np.ndarray, np.ndarray], np.ndarray]
-) -> np.ndarray:
-    """Connected components over LSH buckets: each row is linked to the smallest row of every bucket
-    it shares, an edge survives when `verify(rows_a, rows_b)` holds, and components are labelled.
-    Linear in rows × bands, never all pairs."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
+def bucket_pairs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate row pairs (a, rep) of LSH buckets: each row linked to the smallest row of every
+    bucket it shares (deduplicated). Linear in rows x bands, never all pairs."""
     n, bands = keys.shape
     bucket = pl.DataFrame(
         {"row": np.repeat(np.arange(n, dtype=np.int64), bands), "key": keys.ravel()}
@@ -166,8 +162,20 @@ def _bucket_components(
         .select("row", "rep")
         .unique()
     )
-    a = edges.get_column("row").to_numpy()
-    b = edges.get_column("rep").to_numpy()
+    return edges.get_column("row").to_numpy(), edges.get_column("rep").to_numpy()
+
+
+def _bucket_components(
+    keys: np.ndarray, verify: Callable[[np.ndarray, np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """Connected components over LSH buckets: each row is linked to the smallest row of every bucket
+    it shares, an edge survives when `verify(rows_a, rows_b)` holds, and components are labelled.
+    Linear in rows × bands, never all pairs."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = keys.shape[0]
+    a, b = bucket_pairs(keys)
     keep = np.zeros(len(a), dtype=bool)
     step = 200_000  # bounds the verification block ([edges, width] at a time)
     for s in range(0, len(a), step):
@@ -175,6 +183,38 @@ def _bucket_components(
     graph = coo_matrix((np.ones(int(keep.sum()), np.int8), (a[keep], b[keep])), shape=(n, n))
     _, labels = connected_components(graph, directed=False)
     return labels.astype(np.int64)
+
+
+def verbatim_rows(
+    sigs: np.ndarray,
+    keys: np.ndarray,
+    domains: pl.Series,
+    *,
+    min_jaccard: float,
+    containment: pl.DataFrame | None = None,
+    min_containment: float = 1.0,
+) -> np.ndarray:
+    """Rows with a near-verbatim copy on another registered domain: a bucket pair whose
+    estimated Jaccard reaches `min_jaccard`, or a containment pair (a, b, containment: rows of
+    the same arrays) at `min_containment` or more. Licensed wire copy is reprinted as it was
+    sent; a spun copy (10% of words changed: Jaccard 0.3-0.7, containment 0.5-0.85) is not."""
+    out = np.zeros(len(sigs), dtype=bool)
+    if len(sigs) == 0:
+        return out
+    dom = domains.cast(pl.String).fill_null("?").to_numpy()
+    a, b = bucket_pairs(keys)
+    ok = ((sigs[a] == sigs[b]).mean(axis=1) >= min_jaccard) & (dom[a] != dom[b])
+    if containment is not None and containment.height:
+        c = containment.filter(pl.col("containment") >= min_containment)
+        ca, cb = c.get_column("a").to_numpy(), c.get_column("b").to_numpy()
+        a, b, ok = (
+            np.concatenate([a, ca]),
+            np.concatenate([b, cb]),
+            np.concatenate([ok, dom[ca] != dom[cb]]),
+        )
+    out[a[ok]] = True
+    out[b[ok]] = True
+    return out
 
 
 def wire_credit(text: pl.Expr) -> pl.Expr:
@@ -242,9 +282,12 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     counts = np.concatenate(count_parts) if count_parts else np.zeros(0, np.int64)
     eligible = np.flatnonzero(counts >= s.min_words)
     labels = np.full(pages.height, -1, dtype=np.int64)
+    verbatim = np.zeros(pages.height, dtype=bool)
     if len(eligible):
         sigs = np.concatenate(sig_parts)[eligible]
-        labels[eligible] = cluster_rows(sigs, band_keys(sigs, s.bands), min_jaccard=s.min_jaccard)
+        keys = band_keys(sigs, s.bands)
+        labels[eligible] = cluster_rows(sigs, keys, min_jaccard=s.min_jaccard)
+        pairs = None
         if shingle_parts is not None:  # copies inside a longer page: low Jaccard, high containment
             rows = np.concatenate([r for r, _ in shingle_parts])
             hashes = np.concatenate([h for _, h in shingle_parts])
@@ -263,7 +306,15 @@ def syndication_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
             labels[eligible] = merge_components(
                 labels[eligible], pairs["a"].to_numpy(), pairs["b"].to_numpy()
             )
-    df = base.with_columns(_label=pl.Series(labels)).with_columns(
+        verbatim[eligible] = verbatim_rows(
+            sigs,
+            keys,
+            base.get_column("registered_domain").gather(eligible),
+            min_jaccard=s.wire_min_jaccard,
+            containment=pairs,
+            min_containment=s.wire_min_containment,
+        )
+    df = base.with_columns(_label=pl.Series(labels), _verbatim=pl.Series(verbatim)).with_columns(
         _label=pl.when(pl.col("_label") >= 0).then(pl.col("_label"))
     )
     return syndication_columns(df, syndication_clusters(df, policy), policy)
@@ -337,7 +388,11 @@ def syndication_columns(df: pl.DataFrame, clusters: pl.DataFrame, policy: Policy
     from_source = known & pl.col("registered_domain").eq_missing(
         pl.col("syndication_earliest_domain")
     )
-    wire = pl.col("syndication_wire").is_not_null()
+    credit = pl.col("syndication_wire")
+    # A credit line is not a licence: a copy on other domains keeps the wire tag only when it is
+    # near-verbatim to one of them (`_verbatim`); a spun copy that kept "(AP)" is a copy.
+    verbatim = pl.col("_verbatim").fill_null(False) if "_verbatim" in df.columns else pl.lit(True)
+    wire = credit.is_not_null() & ((other == 0) | verbatim)
     penalised = (other > 0) & ~from_source & ~wire  # licensed wire copy: dedup, not distrust
     is_earliest = (
         pl.when(pl.col("_label").is_null() | pl.col("syndication_cluster_id").is_null())
@@ -349,12 +404,20 @@ def syndication_columns(df: pl.DataFrame, clusters: pl.DataFrame, policy: Policy
     penalty = s.penalty_per_domain * other.cast(pl.Float64) + pl.when(late_copy).then(
         pl.lit(s.copy_penalty)
     ).otherwise(0.0)
+    unlicensed = (
+        pl.when(credit.is_not_null() & ~wire)
+        .then(
+            pl.format("; credit line {} but no near-verbatim copy: not licensed wire copy", credit)
+        )
+        .otherwise(pl.lit(""))
+    )
     out = out.with_columns(
         syndication_cluster_size=pl.col("syndication_cluster_size").fill_null(1),
         syndication_other_domains=other,
         syndication_is_earliest=is_earliest,
         syndication_late_copy=late_copy.fill_null(False),
         syndication_all_undated=pl.col("syndication_all_undated").fill_null(False),
+        syndication_wire=pl.when(wire).then(credit),
         adjust_syndication=pl.when(penalised)
         .then(-pl.min_horizontal(pl.lit(s.penalty_cap), penalty))
         .otherwise(0.0),
@@ -363,17 +426,20 @@ def syndication_columns(df: pl.DataFrame, clusters: pl.DataFrame, policy: Policy
             .then(
                 pl.format(
                     "SYNDICATED_ACROSS_N_DOMAINS: later copy of text shared with {} other "
-                    "domains (earliest: {})",
+                    "domains (earliest: {}){}",
                     other,
                     pl.col("syndication_earliest_domain").fill_null("?"),
+                    unlicensed,
                 )
             )
             .when(penalised)
             .then(
                 pl.format(
-                    "SYNDICATED_ACROSS_N_DOMAINS: text shared with {} other domains (earliest: {})",
+                    "SYNDICATED_ACROSS_N_DOMAINS: text shared with {} other domains (earliest: "
+                    "{}){}",
                     other,
                     pl.col("syndication_earliest_domain").fill_null("undetermined"),
+                    unlicensed,
                 )
             )
             .when(wire)
@@ -418,10 +484,14 @@ def farm_signals(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
 
     - SYNDICATION_FARM: every copy undated, on `farm_min_domains`+ domains, none with evidence:
       the fetch order names a "source" no better than the others, so every member gets at least
-      `farm_penalty`.
+      `farm_penalty`. Two copies (fewer domains than `farm_min_domains`, `farm_pairs`) are a farm
+      only when neither is a site page either (`farm_pair_min_links` links: an honest original
+      sits in its site's navigation; a scraped pair of bare copies does not).
     - SYNDICATION_PRESUMED_COPY: the order is undetermined (or known only by fetch order) and
       some members have evidence: those are presumed the source (a fetch-order copy penalty on
-      them is lifted), the members without evidence get the late-copy penalty.
+      them is lifted), the members without evidence get the late-copy penalty. For two copies
+      without domain evidence, being a site page when the other copy is not is that evidence;
+      when both are, the fetch order stands (a coin flip is no ground to penalise both).
 
     Licensed wire copy is exempt. Returns signals + `syndication_farm`,
     `adjust_syndication_farm` (the change to adjust_syndication) and `reasons_syndication_farm`.
@@ -459,11 +529,18 @@ def farm_signals(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     shared = cluster.is_not_null() & (other > 0) & ~wire
     any_evidence = evidence.any().over(cluster)
     undated = pl.col("syndication_all_undated").fill_null(False)
+    # Two copies (below farm_min_domains): page evidence - a page that belongs to a site (links,
+    # navigation) - orders them when only one copy has it; two bare copies are a farm.
+    links = pl.col("links_total") if "links_total" in signals.columns else pl.lit(None)
+    small = other + 1 < s.farm_min_domains
+    page_ev = (links.fill_null(0) >= s.farm_pair_min_links) & pl.lit(s.farm_pairs)
+    any_page = page_ev.any().over(cluster)
+    separates = small & ~any_evidence & any_page & ~page_ev.all().over(cluster)
     farm = (
         shared
         & undated
-        & (other + 1 >= max(2, s.farm_min_domains))
         & ~any_evidence
+        & (~small | (pl.lit(s.farm_pairs) & ~any_page))
         & pl.lit(s.farm_penalty > 0)
     )
     unordered = (
@@ -471,8 +548,8 @@ def farm_signals(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         if "syndication_is_earliest" in signals.columns
         else undated
     )
-    presumed = shared & unordered & any_evidence & ~evidence
-    source = shared & unordered & any_evidence & evidence
+    presumed = shared & unordered & ((any_evidence & ~evidence) | (separates & ~page_ev))
+    source = shared & unordered & ((any_evidence & evidence) | (separates & page_ev))
     per_domain = s.penalty_per_domain * other.cast(pl.Float64)
     copy_total = pl.min_horizontal(pl.lit(s.penalty_cap), per_domain + s.copy_penalty)
     change = (
@@ -484,12 +561,18 @@ def farm_signals(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         .then((-pl.min_horizontal(pl.lit(s.penalty_cap), per_domain) - adjust).clip(0.0, None))
         .otherwise(0.0)
     )
+    holds = pl.when(any_evidence).then(evidence).otherwise(separates & page_ev)
     holder = (
-        pl.when(evidence)
+        pl.when(holds)
         .then(pl.col("registered_domain") if "registered_domain" in signals.columns else None)
         .drop_nulls()
         .first()
         .over(cluster)
+    )
+    what = (
+        pl.when(any_evidence)
+        .then(pl.lit("trust evidence"))
+        .otherwise(pl.format("{}+ links (a site page)", pl.lit(s.farm_pair_min_links)))
     )
     return signals.with_columns(
         syndication_farm=farm.fill_null(False),
@@ -498,16 +581,18 @@ def farm_signals(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
             pl.when(farm).then(
                 pl.format(
                     "SYNDICATION_FARM: text shared with {} other domain(s), every copy undated "
-                    "and none allowlisted, anchored, rated or on an old domain; no copy can be "
+                    "and none allowlisted, anchored, rated or on an old domain{}; no copy can be "
                     "named the source",
                     other,
+                    pl.when(small).then(pl.lit(" and none a site page")).otherwise(pl.lit("")),
                 )
             ),
             pl.when(presumed.fill_null(False)).then(
                 pl.format(
-                    "SYNDICATION_PRESUMED_COPY: the dates do not order the copies; {} has trust "
-                    "evidence and is presumed the source, this copy has none",
+                    "SYNDICATION_PRESUMED_COPY: the dates do not order the copies; {} has {} "
+                    "and is presumed the source, this copy has none",
                     holder.fill_null("another member"),
+                    what,
                 )
             ),
         ).list.drop_nulls(),
