@@ -5,7 +5,8 @@ reader deciding whether to trust that decision wants to see *what triggered it*:
 the hidden snippet, the paragraphs on either side of a topic shift, the paragraph that states the
 outlying price. This module picks those from the run's tables for the pages a report shows.
 
-Everything returned is raw page text cut to one line; the renderer puts it into the DOM as text.
+Everything returned is raw page text cut to one line on a word boundary, without a partial tag at
+either end (`escape.cut_text`); the renderer puts it into the DOM as text.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from trustaudit.io.rundir import RunDir
-from trustaudit.report.escape import one_line, safe_href
+from trustaudit.report.escape import cut_text, one_line, safe_href
 from trustaudit.report.reason_text import split_reason
 
 MAX_ITEMS = 3  # evidence items per reason: enough to judge, small enough for 15,000 rows
@@ -54,7 +55,7 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
 
 def _item(kind: str, text: Any, *, where: str = "", href: str | None = None) -> dict[str, Any]:
-    return {"k": kind, "t": one_line(str(text), TEXT_CHARS), "w": one_line(where, 80), "h": href}
+    return {"k": kind, "t": cut_text(text, TEXT_CHARS), "w": one_line(where, 80), "h": href}
 
 
 def _read(run: RunDir, name: str, wanted: tuple[str, ...], ids: pl.Series) -> pl.DataFrame:
@@ -146,7 +147,7 @@ def _findings(findings: list[dict[str, Any]] | None, detail: str) -> list[dict[s
         tech = str(f.get("technique") or "")
         kind = "visible" if tech == "visible" else "hidden"
         where = f"{tech} @ {one_line(f.get('location'), 60)} · score {f.get('score') or 0:.2f}"
-        out.append({**_item(kind, "", where=where), "t": one_line(f.get("snippet"), 220)})
+        out.append({**_item(kind, "", where=where), "t": cut_text(f.get("snippet"), 220)})
     if findings and len(findings) > MAX_ITEMS:
         out.append(_item("fact", f"… {len(findings) - MAX_ITEMS} more finding(s)"))
     return out
