@@ -91,6 +91,16 @@ def _affiliate_links(run: RunDir, ids: pl.Series) -> dict[str, list[dict[str, An
     return out
 
 
+def _topical(paragraphs: list[str], signals: dict[str, Any]) -> list[int]:
+    """Positions in `paragraphs` of the prose paragraphs the topic statistics saw (split,
+    interleave: the title, navigation, bylines and list items are left out by the scorer), in
+    order; every paragraph for runs made before the scorer recorded `coherence_topic_paragraphs`."""
+    seen = signals.get("coherence_topic_paragraphs")
+    if seen is None:
+        return list(range(len(paragraphs)))
+    return [int(i) for i in seen if 0 <= int(i) < len(paragraphs)]
+
+
 def _paragraphs_for(
     code: str, detail: str, paragraphs: list[str], signals: dict[str, Any]
 ) -> list[dict[str, Any]]:
@@ -98,14 +108,17 @@ def _paragraphs_for(
     if not paragraphs:
         return []
     picked: list[tuple[int, str]] = []
-    if code == "COHERENCE_TOPIC_SHIFT":
+    if code in ("COHERENCE_TOPIC_SHIFT", "COHERENCE_INTERLEAVED"):
+        prose = _topical(paragraphs, signals)
         at = signals.get("coherence_split_at")
-        if at:  # the last paragraph before the split and the first after it
-            picked = [(int(at) - 1, "before the split"), (int(at), "after the split")]
-        else:  # alternating halves: neighbours belong to different halves
-            picked = [(0, "even paragraphs"), (1, "odd paragraphs")]
-    elif code == "COHERENCE_INTERLEAVED":
-        picked = [(0, "paragraph 1"), (1, "paragraph 2"), (2, "paragraph 3")]
+        if code == "COHERENCE_TOPIC_SHIFT" and at and 0 < int(at) < len(prose):
+            # the last prose paragraph before the split and the first after it
+            picked = [(prose[int(at) - 1], "before the split"), (prose[int(at)], "after the split")]
+        elif code == "COHERENCE_TOPIC_SHIFT":  # alternating halves: neighbours differ
+            picked = list(zip(prose[:2], ("even paragraphs", "odd paragraphs"), strict=False))
+        else:  # A B A: neighbours unrelated, every second paragraph belongs together
+            labels = ("topic A", "topic B", "topic A again")
+            picked = list(zip(prose[:3], labels, strict=False))
     elif code.startswith("COHERENCE_"):
         picked = [(0, "paragraph 1"), (1, "paragraph 2")]
     elif code.startswith("SYNDICAT"):
@@ -180,7 +193,10 @@ def page_evidence(run: RunDir, rows: pl.DataFrame) -> dict[str, list[dict[str, A
             named=True
         )
     }
-    wanted = tuple({n for names in _SIGNAL_FACTS.values() for n in names} | {"coherence_split_at"})
+    wanted = tuple(
+        {n for names in _SIGNAL_FACTS.values() for n in names}
+        | {"coherence_split_at", "coherence_topic_paragraphs"}
+    )
     signals = {r["doc_id"]: r for r in _read(run, "signals", wanted, ids).iter_rows(named=True)}
     links = _affiliate_links(run, ids)
     out: dict[str, list[dict[str, Any]]] = {}
