@@ -227,13 +227,13 @@ def walk_files(root: Path) -> tuple[list[Path], list[ErrorRow]]:
                 continue
             if (st.st_dev, st.st_ino) in seen:  # only a link can lead to a folder walked before
                 rel = display_text(p.relative_to(root).as_posix())
-                what = (
+                reason = (
                     f"a symbolic link to {_symlink_target(p)}, a folder already read "
                     "(a loop or a second path to it); not followed"
                     if p.is_symlink()
                     else "a folder already read through a symbolic link; not read twice"
                 )
-                row("SYMLINK_LOOP", f"{rel} is {what}")
+                row("SYMLINK_LOOP", f"{rel} is {reason}")
                 continue
             seen.add((st.st_dev, st.st_ino))
             keep.append(d)
