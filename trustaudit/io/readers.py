@@ -7,6 +7,7 @@ streams (never loads a whole corpus) and turns every bad record into an ErrorRow
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import errno
 import gzip
@@ -85,16 +86,17 @@ def _gunzip_capped(data: bytes, cap: int) -> bytes:
     return out
 
 
-def _open_maybe_gz(path: fs.Location) -> BinaryIO:
-    """A local file or object-store key, transparently decompressed when its first bytes are
-    gzip, bzip2, xz or zstd (sniffed, not by name)."""
+def _open_input(path: fs.Location) -> tuple[BinaryIO, BinaryIO]:
+    """(stream, file) for a local file or object-store key: the stream is transparently
+    decompressed when the first bytes are gzip, bzip2, xz or zstd (sniffed, not by name); the
+    file under it tells how many bytes of the input were consumed. Close both."""
     fh = fs.open_input(path)  # buffered: peek() works on a stream that cannot seek
     codec = codec_of(fh.peek(6)[:6])  # type: ignore[attr-defined]
     if codec == "gzip":
-        return gzip.GzipFile(fileobj=fh)  # type: ignore[return-value]
+        return gzip.GzipFile(fileobj=fh), fh  # type: ignore[return-value]
     if codec is not None:
-        return open_decompressed(fh, codec)
-    return fh
+        return open_decompressed(fh, codec), fh
+    return fh, fh
 
 
 def _decompressed_page(data: bytes, cap: int) -> bytes:
@@ -260,10 +262,35 @@ class _PathSource:
     """A source named by its path (the `source` column of its records and errors)."""
 
     path: Path  # a str for an object-store URI (fs.Location); Path would fold its `//`
+    # progress: bytes of the file consumed so far (compressed bytes for a compressed input)
+    _bytes_read: int = field(default=0, init=False, repr=False, compare=False)
+    _reader: Any = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def name(self) -> str:
         return display_text(str(self.path))
+
+    def _size(self) -> int | None:
+        """The input's size on disk (a local file; None for an object-store key: not metered)."""
+        try:
+            return None if fs.is_uri(self.path) else os.stat(self.path).st_size
+        except OSError:
+            return None
+
+    def read_position(self) -> tuple[int, int] | None:
+        """(bytes consumed, bytes in all) of this input, for a progress percentage when its record
+        count is unknown without reading it (WARC, compressed JSONL). Compressed inputs count
+        compressed bytes: the position of the file under the decompressor."""
+        total = self._size()
+        if total is None:
+            return None
+        reader = self._reader
+        if reader is not None and getattr(reader, "closed", False):
+            self._bytes_read = total  # read to the end (or to the damage that stopped it)
+        elif reader is not None:
+            with contextlib.suppress(OSError, ValueError, AttributeError):  # no tell(): unmetered
+                self._bytes_read = max(self._bytes_read, reader.tell())
+        return min(self._bytes_read, total), total
 
 
 # ---------------------------------------------------------------- folder of HTML files
@@ -355,6 +382,17 @@ class FolderSource(_PathSource):
             self.files = [p for p in found if p.name.lower().endswith(HTML_SUFFIXES)]
         self.sidecar = _read_sidecar(base)
         self.base = base
+        self._total: int | None = None
+
+    def _size(self) -> int | None:
+        """Bytes of the folder's HTML files (stat once, when a progress bar first asks)."""
+        if self._total is None:
+            total = 0
+            for f in self.files:
+                with contextlib.suppress(OSError):
+                    total += f.stat().st_size
+            self._total = total
+        return self._total
 
     def _given_url(self, file: Path, rel: str) -> tuple[str | None, str]:
         """The operator's URL for a file: --url-map first, then the urls.csv sidecar."""
@@ -372,6 +410,7 @@ class FolderSource(_PathSource):
 
                 def read(file: Path = file) -> tuple[bytes, float]:
                     stat = file.stat()
+                    self._bytes_read += stat.st_size
                     _check_size(stat.st_size, self.max_bytes)
                     return file.read_bytes(), stat.st_mtime
 
@@ -419,11 +458,11 @@ class JsonlSource(_PathSource):
         extra: dict[str, None] = {}
         line_no = 0
         try:
-            fh = _open_maybe_gz(self.path)
+            fh, self._reader = _open_input(self.path)
         except OSError as exc:
             yield _error_batch(self.name, None, None, "read", "READ_FAILED", display_text(str(exc)))
             return
-        with fh:
+        with self._reader, fh:
             try:
                 for raw, size in _bounded_lines(fh, self.limits):
                     line_no += 1
@@ -725,7 +764,7 @@ class WarcSource(_PathSource):
         offset: int | None = 0
         prev: tuple[int | None, str | None] = (None, None)
         try:
-            fh = fs.open_input(self.path)
+            fh = self._reader = fs.open_input(self.path)
         except OSError as exc:
             yield _error_batch(self.name, None, None, "read", "READ_FAILED", str(exc))
             return
@@ -1016,6 +1055,7 @@ class ParquetSource(_PathSource):
                     )
                     out.append(row)
                 start += len(rows)
+                self._bytes_read = (self._size() or 0) * start // max(pf.metadata.num_rows, 1)
                 yield RecordBatch(safe_records_table(out, extra, errors), errors)
         except (OSError, pa.ArrowException) as exc:
             yield _error_batch(
@@ -1093,7 +1133,8 @@ def _kind_by_name(name: str) -> str | None:
 
 def _sniff(path: fs.Location) -> str:
     try:
-        with _open_maybe_gz(path) as fh:
+        fh, raw = _open_input(path)
+        with raw, fh:
             head = fh.read(2048)
     except (OSError, EOFError, zlib.error):
         head = b""
