@@ -273,9 +273,12 @@ class _PathSource:
     def _size(self) -> int | None:
         """The input's size on disk (a local file; None for an object-store key: not metered)."""
         try:
-            return None if fs.is_uri(self.path) else os.stat(self.path).st_size
+            st = None if fs.is_uri(self.path) else os.stat(self.path)
         except OSError:
             return None
+        if st is None:
+            return None
+        return 0 if stat_mod.S_ISDIR(st.st_mode) else st.st_size  # a folder's own entry: no bytes
 
     def read_position(self) -> tuple[int, int] | None:
         """(bytes consumed, bytes in all) of this input, for a progress percentage when its record
