@@ -154,8 +154,9 @@ def decision_lines(summary: dict[str, Any]) -> list[str]:
     cal = summary.get("calibration") or {}
     if cal.get("recommended_threshold") is not None:
         target = f"{cal.get('target')} >= {float(cal.get('target_value') or 0):.2f}"
+        on = "weak labels (allow/blocklists)" if cal.get("label_source") == "weak" else "labels"
         head = (
-            f"calibration ({cal.get('label_source')} labels): recommended threshold "
+            f"calibration on {on}: recommended threshold "
             f"{float(cal['recommended_threshold']):.2f} for {target} ({cal.get('target_from')})"
         )
         if cal.get("applied"):
