@@ -46,3 +46,10 @@ def test_every_input_is_a_page_or_an_error_row(runner, app, tmp_path: Path) -> N
         assert "\n" not in msg and len(msg) < 200 and "not" in msg
     acc = json.loads((out / "manifest.json").read_text())["stages"]["ingest"]["accounting"]
     assert acc == {"inputs": 10, "pages": 7, "errors": 3, "balanced": True}
+
+
+def test_a_symbolic_link_loop_as_the_input_is_exit_2(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    os.symlink("loop", tmp_path / "loop")
+    res = runner.invoke(app, ["audit", str(tmp_path / "loop"), "--out", str(tmp_path / "run")])
+    assert res.exit_code == 2
+    assert "symbolic link loop" in " ".join(res.output.split())
