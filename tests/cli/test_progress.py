@@ -62,3 +62,68 @@ def test_expected_records(tmp_path: Path) -> None:
     assert expected_records([str(tmp_path / "g.jsonl.gz")]) is None  # compressed: unknown
     (tmp_path / "a" / "more.warc.gz").write_bytes(b"")
     assert expected_records([str(tmp_path / "a")]) is None
+
+
+def test_bytes_give_a_percentage_when_records_are_unknown() -> None:
+    rp = RichProgress(Console(file=io.StringIO(), width=200))  # records unknown
+    rp.start("extract")
+    assert "%" not in _render(rp)
+    rp.advance("extract", 7, errors=2)
+    rp.position("extract", 250, 1000)
+    text = _render(rp)
+    assert "25%" in text and "7 items" in text  # bytes for the bar, records for the count
+    rp.advance("extract", 3)
+    rp.position("extract", 1000, 1000)
+    assert "100%" in _render(rp) and "10 items" in _render(rp)
+    rp.done("extract")
+    rp.start("signals")
+    assert "8 pages" in _render(rp)  # pages = records - errors, not bytes
+    known = RichProgress(Console(file=io.StringIO(), width=200), records=10)
+    known.start("extract")
+    known.advance("extract", 4)
+    known.position("extract", 900, 1000)  # a record total is the better measure: kept
+    assert "40%" in _render(known)
+
+
+def test_audit_of_a_gzipped_jsonl_reports_bytes_read(
+    runner, app, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import gzip
+    import json
+    import random
+
+    from helpers import article_html
+
+    rng = random.Random(5)
+    lines = [
+        json.dumps(
+            {"url": f"https://p{i}.example.com/", "html": article_html(f"P{i} {rng.random()}")}
+        )
+        for i in range(120)
+    ]
+    src = tmp_path / "dump.jsonl.gz"
+    src.write_bytes(gzip.compress("\n".join(lines).encode()))
+    seen: list[tuple[int, int, str]] = []
+    original = RichProgress.position
+
+    def record(self: RichProgress, stage: str, done: int, total: int) -> None:
+        original(self, stage, done, total)
+        seen.append((done, total, _render(self)))
+
+    monkeypatch.setattr(RichProgress, "position", record)
+    from trustaudit.io.meter import ReadMeter
+
+    monkeypatch.setattr(ReadMeter.__init__, "__kwdefaults__", {"clock": lambda: 0.0, "every_s": -1})
+    policy = tmp_path / "p.toml"
+    policy.write_text("[extract]\nbatch_size = 16\n", encoding="utf-8")
+    res = runner.invoke(
+        app,
+        ["audit", str(src), "--out", str(tmp_path / "run"), "-w", "1", "--policy", str(policy)],
+    )
+    assert res.exit_code == 0, res.output
+    size = src.stat().st_size
+    assert seen and all(total == size for _, total, _ in seen)
+    done = [d for d, _, _ in seen]
+    assert done == sorted(done) and any(0 < d < size for d in done), done
+    assert done[-1] > size * 0.9
+    assert any(re.search(r"\b[1-9]\d?%", text) for _, _, text in seen)  # a percentage below 100

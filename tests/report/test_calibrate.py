@@ -203,3 +203,26 @@ def test_signal_aucs_direction() -> None:
     assert "const" not in out and "doc_id" not in out
     assert out["bad_thing"]["direction"] == "higher = untrusted" and out["bad_thing"]["n"] == 3
     assert out["good"]["auc"] == 0.0 and out["good"]["separation"] == 1.0
+
+
+def test_rerendering_uses_the_policy_target_not_the_last_calibrate_call(tmp_path: Path) -> None:
+    """write_reports without targets (report, score, the API) takes report.target_recall from
+    the policy; an earlier calibrate call's target must not leak into it (issue #17 closing note)."""
+    from tests.cli.test_derived_policy import _run_with_labels
+    from trustaudit.io.rundir import RunDir
+    from trustaudit.report.extra import write_extra_reports
+
+    run = RunDir.at(_run_with_labels(tmp_path))
+    first = write_extra_reports(run, Policy(), run.read_manifest(), target_recall=0.5)
+    assert first["recommended"]["target_value"] == 0.5
+    again = write_extra_reports(run, Policy(), run.read_manifest())  # labels: the run's own
+    assert (again["recommended"]["target"], again["recommended"]["target_value"]) == ("recall", 0.9)
+    assert first["target_from"] == "given (--target-recall)"
+    assert again["target_from"] == "policy report.target_recall"
+    from trustaudit.report.summary import build_summary, decision_lines
+
+    summary = build_summary(run, Policy(), run.read_manifest())
+    assert summary["policy_used"]["from"] == "recorded"
+    lines = decision_lines(summary)
+    assert lines[0] == "bands: quarantine < 0.4, trusted >= 0.7 (the policy recorded in the run)"
+    assert "not applied" in lines[1] and "(policy report.target_recall)" in lines[1]

@@ -1,5 +1,6 @@
 """Rich progress for the pipeline's Progress protocol: one line per stage on stderr, with real counts,
-and a percentage and ETA wherever the total is known."""
+and a percentage and ETA wherever the total is known: records when the inputs say how many they hold,
+else bytes of the inputs read (WARC, compressed JSONL: `position`, fed by io/meter.py)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ _COUNT_LINES_MAX = 1 << 30  # plain JSONL up to 1 GiB is counted (a newline scan
 def _records_in(f: Path) -> int | None:
     """Records one input file holds when that is cheap to know: an HTML file is one, a Parquet
     file says so in its footer, a plain JSONL file is one per non-empty line (counted up to
-    `_COUNT_LINES_MAX` bytes). Compressed JSONL and WARC archives: None (unknown)."""
+    `_COUNT_LINES_MAX` bytes). Compressed JSONL and WARC archives: None (unknown; the bar then
+    shows bytes read, see `RichProgress.position`)."""
     from trustaudit.io.readers import HTML_SUFFIXES, JSONL_SUFFIXES, PARQUET_SUFFIXES
 
     name = f.name.lower()
@@ -60,7 +62,13 @@ def expected_records(inputs: list[str]) -> int | None:
     """How many records the inputs hold, when the files say so without parsing them: one per HTML
     file, a Parquet file's row count, a plain JSONL file's lines. Archives, compressed JSONL and URL
     lists hold an unknown number (None: progress then shows counts and rates, no percentage)."""
-    from trustaudit.io.readers import HTML_SUFFIXES, JSONL_SUFFIXES, PARQUET_SUFFIXES, WARC_SUFFIXES
+    from trustaudit.io.readers import (
+        HTML_SUFFIXES,
+        JSONL_SUFFIXES,
+        PARQUET_SUFFIXES,
+        WARC_SUFFIXES,
+        walk_files,
+    )
 
     containers = WARC_SUFFIXES + JSONL_SUFFIXES + PARQUET_SUFFIXES
     total = 0
@@ -74,18 +82,17 @@ def expected_records(inputs: list[str]) -> int | None:
             continue
         if not p.is_dir():
             return None
-        try:
-            for f in p.rglob("*"):
-                name = f.name.lower()
-                if name.endswith(containers):
-                    n = _records_in(f)
-                    if n is None:
-                        return None
-                    total += n
-                elif name.endswith(HTML_SUFFIXES) and f.is_file():
-                    total += 1
-        except OSError:
-            return None
+        files, unreadable = walk_files(p)  # the files the readers will read, links followed
+        total += len(unreadable)  # each an error row
+        for f in files:
+            name = f.name.lower()
+            if name.endswith(containers):
+                n = _records_in(f)
+                if n is None:
+                    return None
+                total += n
+            elif name.endswith(HTML_SUFFIXES):
+                total += 1
     return total
 
 
@@ -127,6 +134,8 @@ class RichProgress:
         self._tasks: dict[str, Any] = {}
         self._t0: dict[str, float] = {}
         self._errors: dict[str, int] = {}
+        self._count: dict[str, int] = {}  # records (the bar may measure bytes instead)
+        self._by_bytes: set[str] = set()
 
     def __enter__(self) -> RichProgress:
         self._bar.__enter__()
@@ -138,6 +147,7 @@ class RichProgress:
     def start(self, stage: str, total: int | None = None) -> None:
         self._t0[stage] = time.perf_counter()
         self._errors[stage] = 0
+        self._count[stage] = 0
         total = total if total is not None else self._totals.get(stage)
         count = "0 items"
         if stage in PAGE_STAGES and self._pages is not None:
@@ -150,18 +160,33 @@ class RichProgress:
             self.start(stage)
             task = self._tasks[stage]
         self._errors[stage] += errors
+        self._count[stage] += n
+        done = self._count[stage]
         t = self._bar.tasks[task]
-        done = t.completed + n
-        if t.total is not None and done > t.total:  # the estimate was low: no percentage past 100
-            t.total = None  # (rich's update() cannot unset a total)
+        by_bytes = stage in self._by_bytes
+        if not by_bytes and t.total is not None and done > t.total:
+            t.total = None  # the estimate was low: no percentage past 100 (update() cannot unset)
         elapsed = max(time.perf_counter() - self._t0[stage], 1e-6)
         self._bar.update(
             task,
-            advance=n,
+            advance=0 if by_bytes else n,
             rate=f"{done / elapsed:,.1f}",
             errors=self._errors[stage],
             count=f"{done:,.0f} items",
         )
+
+    def position(self, stage: str, done: int, total: int) -> None:
+        """Bytes of the inputs read so far: the percentage and ETA of a stage whose record count
+        was not known up front (WARC, compressed JSONL); ignored when it was."""
+        task = self._tasks.get(stage)
+        if task is None or total <= 0:
+            return
+        t = self._bar.tasks[task]
+        if stage not in self._by_bytes:
+            if t.total is not None:  # a record total is known: it is the better measure
+                return
+            self._by_bytes.add(stage)
+        self._bar.update(task, total=total, completed=min(done, total))
 
     def done(self, stage: str, info: str = "") -> None:
         task = self._tasks.get(stage)
@@ -169,7 +194,7 @@ class RichProgress:
             return
         t = self._bar.tasks[task]
         if stage == "extract":
-            self._pages = int(t.completed) - self._errors.get(stage, 0)
+            self._pages = self._count.get(stage, 0) - self._errors.get(stage, 0)
         fields: dict[str, Any] = {}
         if info:
             fields["count"] = info

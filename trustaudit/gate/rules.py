@@ -19,6 +19,7 @@ from trustaudit.gate.model import GateResult, RuleResult, Status
 from trustaudit.io.rundir import RunDir, recorded_hash
 from trustaudit.policy import Policy
 from trustaudit.policy.gate import GatePolicy
+from trustaudit.report.escape import cut_text_expr
 
 SCORE_COLUMNS = ("doc_id", "url", "registered_domain", "trust_score", "band", "hard_quarantine")
 
@@ -51,7 +52,7 @@ def _finding_text() -> pl.Expr:
             pl.lit(" in "),
             first.struct.field("location").fill_null("?"),
             pl.lit(": "),
-            first.struct.field("snippet").fill_null("").str.slice(0, 80),
+            cut_text_expr(first.struct.field("snippet").fill_null(""), 80),
         ]
     )
 

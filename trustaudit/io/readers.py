@@ -1,12 +1,15 @@
-"""Input readers: folder of HTML, JSONL(.gz), WARC/ARC, Parquet -> streams of RecordBatch.
+"""Input readers: folder of HTML, JSONL, WARC/ARC, Parquet -> streams of RecordBatch.
 
+HTML, JSONL and WARC/ARC files may be compressed with gzip, bzip2, xz or zstd (io/compression.py).
 Each reader is deterministic for the same input (so resume can skip committed batches by index),
 streams (never loads a whole corpus) and turns every bad record into an ErrorRow instead of raising.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import errno
 import gzip
 import io
 import json
@@ -24,6 +27,15 @@ import pyarrow.parquet as pq
 
 from trustaudit.errors import UsageError
 from trustaudit.io import fs
+from trustaudit.io.compression import (
+    COMPRESSED_SUFFIXES,
+    READABLE,
+    CorruptStream,
+    codec_of,
+    decompress_capped,
+    open_decompressed,
+    unsupported_codec,
+)
 from trustaudit.io.records import (
     ErrorRow,
     RecordBatch,
@@ -36,9 +48,15 @@ from trustaudit.policy.inputs import InputsPolicy
 
 _DEFAULT_LIMITS = InputsPolicy()
 
-HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".xhtml.gz")
-JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz", ".json.gz")
-WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
+
+def _compressed(*bases: str, plain: bool = True) -> tuple[str, ...]:
+    """Each suffix plain (unless not `plain`) and with every readable compression suffix."""
+    return tuple(b + c for b in bases for c in ("",) * plain + COMPRESSED_SUFFIXES)
+
+
+HTML_SUFFIXES = _compressed(".html", ".htm", ".xhtml")
+JSONL_SUFFIXES = _compressed(".jsonl", ".ndjson") + _compressed(".json", plain=False)
+WARC_SUFFIXES = _compressed(".warc", ".arc")
 PARQUET_SUFFIXES = (".parquet",)
 URL_LIST_SUFFIXES = (".txt", ".csv", ".urls")
 INPUT_SUFFIXES = HTML_SUFFIXES + JSONL_SUFFIXES + WARC_SUFFIXES + PARQUET_SUFFIXES
@@ -68,12 +86,30 @@ def _gunzip_capped(data: bytes, cap: int) -> bytes:
     return out
 
 
-def _open_maybe_gz(path: fs.Location) -> BinaryIO:
-    """A local file or object-store key, transparently gunzipped (sniffed, not by name)."""
+def _open_input(path: fs.Location) -> tuple[BinaryIO, BinaryIO]:
+    """(stream, file) for a local file or object-store key: the stream is transparently
+    decompressed when the first bytes are gzip, bzip2, xz or zstd (sniffed, not by name); the
+    file under it tells how many bytes of the input were consumed. Close both."""
     fh = fs.open_input(path)  # buffered: peek() works on a stream that cannot seek
-    if fh.peek(2)[:2] == b"\x1f\x8b":  # type: ignore[attr-defined]
-        return gzip.GzipFile(fileobj=fh)  # type: ignore[return-value]
-    return fh
+    codec = codec_of(fh.peek(6)[:6])  # type: ignore[attr-defined]
+    if codec == "gzip":
+        return gzip.GzipFile(fileobj=fh), fh  # type: ignore[return-value]
+    if codec is not None:
+        return open_decompressed(fh, codec), fh
+    return fh, fh
+
+
+def _decompressed_page(data: bytes, cap: int) -> bytes:
+    """A saved page's bytes, decompressed (capped at `cap`) when they are gzip, bzip2, xz or zstd."""
+    codec = codec_of(data[:6])
+    if codec == "gzip":
+        return _gunzip_capped(data, cap)
+    return data if codec is None else decompress_capped(data, codec, cap)
+
+
+def _corrupt_code(codec: str | None) -> str:
+    """Error code of a damaged compressed input: GZIP_* as before for gzip, one code for others."""
+    return "GZIP_CORRUPT" if codec in (None, "gzip") else "COMPRESSED_CORRUPT"
 
 
 def _error_batch(
@@ -105,35 +141,118 @@ def special_file(path: Path) -> str | None:
     return None
 
 
+def _symlink_target(p: Path) -> str:
+    try:
+        return display_text(os.readlink(p))
+    except OSError:
+        return "?"
+
+
+def _bad_symlink(p: Path) -> tuple[str, str] | None:
+    """(code, reason) for a symbolic link that leads to no file: a loop (ELOOP) or a missing
+    target; None for anything else."""
+    if not p.is_symlink():
+        return None
+    try:
+        p.stat()
+    except OSError as exc:
+        target = _symlink_target(p)
+        if exc.errno == errno.ELOOP:
+            return "SYMLINK_LOOP", f"symbolic link loop ({target} leads back to itself); not read"
+        return "BROKEN_SYMLINK", f"symbolic link to {target}, which does not exist; not read"
+    return None
+
+
+_INPUT_STEMS = (
+    ".html",
+    ".htm",
+    ".xhtml",
+    ".jsonl",
+    ".ndjson",
+    ".json",
+    ".warc",
+    ".arc",
+    ".parquet",
+)
+_ARCHIVES = (".zip", ".7z", ".rar", ".tar", ".tgz")
+
+
+def unsupported_input(name: str) -> str | None:
+    """What a file is when its name says it is an input compressed or archived in a format the
+    readers do not read (`x.jsonl.lz4`, `pages.zip`), else None: it becomes one
+    UNSUPPORTED_COMPRESSION error row instead of being passed over."""
+    lower = name.lower()
+    what = unsupported_codec(lower)
+    if what is None:
+        return None
+    if lower.endswith(_ARCHIVES) or lower.rsplit(".", 1)[0].endswith(_INPUT_STEMS):
+        return what
+    return None
+
+
+def unsupported_message(rel: str, what: str) -> str:
+    return f"{rel}: {what}, not read (trustaudit reads {READABLE}); decompress or extract it first"
+
+
 def walk_files(root: Path) -> tuple[list[Path], list[ErrorRow]]:
-    """Regular files under `root`, sorted; an unreadable subfolder is an error row, not a silence."""
+    """Regular files under `root`, sorted, following symbolic links to folders once each. Every
+    entry that looks like an input and cannot be read is an error row, never a silence: an
+    unreadable subfolder (READ_FAILED), a symbolic link loop or a second link to a folder already
+    read (SYMLINK_LOOP), a link to nothing (BROKEN_SYMLINK), a FIFO or device
+    (NOT_A_REGULAR_FILE), an input compressed in a format not read (UNSUPPORTED_COMPRESSION)."""
     files: list[Path] = []
     errors: list[ErrorRow] = []
     name = display_text(str(root))
 
+    def row(code: str, message: str) -> None:
+        errors.append(ErrorRow(name, None, None, "read", code, message))
+
     def failed(exc: OSError) -> None:
         where = display_text(str(exc.filename or root))
-        errors.append(
-            ErrorRow(
-                name,
-                None,
-                None,
-                "read",
-                "READ_FAILED",
-                f"cannot list folder {where}: {exc.strerror}",
-            )
-        )
+        row("READ_FAILED", f"cannot list folder {where}: {exc.strerror}")
 
-    for dirpath, dirnames, filenames in os.walk(root, onerror=failed):
-        dirnames.sort()
-        for f in filenames:
+    seen: set[tuple[int, int]] = set()  # (device, inode) of every folder walked
+    try:
+        st = root.stat()
+        seen.add((st.st_dev, st.st_ino))
+    except OSError:
+        pass
+    for dirpath, dirnames, filenames in os.walk(root, onerror=failed, followlinks=True):
+        keep = []
+        # real folders first: a link to a sibling folder is the second path to it, not the first
+        for d in sorted(dirnames, key=lambda d: (os.path.islink(os.path.join(dirpath, d)), d)):
+            p = Path(dirpath) / d
+            try:
+                st = p.stat()
+            except OSError as exc:
+                failed(exc)
+                continue
+            if (st.st_dev, st.st_ino) in seen:  # only a link can lead to a folder walked before
+                rel = display_text(p.relative_to(root).as_posix())
+                reason = (
+                    f"a symbolic link to {_symlink_target(p)}, a folder already read "
+                    "(a loop or a second path to it); not followed"
+                    if p.is_symlink()
+                    else "a folder already read through a symbolic link; not read twice"
+                )
+                row("SYMLINK_LOOP", f"{rel} is {reason}")
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            keep.append(d)
+        dirnames[:] = sorted(keep)
+        for f in sorted(filenames):
             p = Path(dirpath) / f
+            rel = display_text(p.relative_to(root).as_posix())  # the source column names root
             if p.is_file():
-                files.append(p)
-            elif (what := special_file(p)) is not None and p.name.lower().endswith(INPUT_SUFFIXES):
-                rel = display_text(str(p))
-                msg = f"{rel} is a {what}, not a regular file; not read"
-                errors.append(ErrorRow(name, None, None, "read", "NOT_A_REGULAR_FILE", msg))
+                if (what := unsupported_input(f)) is not None:
+                    row("UNSUPPORTED_COMPRESSION", unsupported_message(rel, what))
+                else:
+                    files.append(p)
+            elif (bad := _bad_symlink(p)) is not None:
+                if bad[0] == "SYMLINK_LOOP" or f.lower().endswith(INPUT_SUFFIXES):
+                    row(bad[0], f"{rel} is a {bad[1]}")
+            elif (what := special_file(p)) is not None and f.lower().endswith(INPUT_SUFFIXES):
+                row("NOT_A_REGULAR_FILE", f"{rel} is a {what}, not a regular file; not read")
     files.sort()
     return files, errors
 
@@ -143,10 +262,38 @@ class _PathSource:
     """A source named by its path (the `source` column of its records and errors)."""
 
     path: Path  # a str for an object-store URI (fs.Location); Path would fold its `//`
+    # progress: bytes of the file consumed so far (compressed bytes for a compressed input)
+    _bytes_read: int = field(default=0, init=False, repr=False, compare=False)
+    _reader: Any = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def name(self) -> str:
         return display_text(str(self.path))
+
+    def _size(self) -> int | None:
+        """The input's size on disk (a local file; None for an object-store key: not metered)."""
+        try:
+            st = None if fs.is_uri(self.path) else os.stat(self.path)
+        except OSError:
+            return None
+        if st is None:
+            return None
+        return 0 if stat_mod.S_ISDIR(st.st_mode) else st.st_size  # a folder's own entry: no bytes
+
+    def read_position(self) -> tuple[int, int] | None:
+        """(bytes consumed, bytes in all) of this input, for a progress percentage when its record
+        count is unknown without reading it (WARC, compressed JSONL). Compressed inputs count
+        compressed bytes: the position of the file under the decompressor."""
+        total = self._size()
+        if total is None:
+            return None
+        reader = self._reader
+        if reader is not None and getattr(reader, "closed", False):
+            self._bytes_read = total  # read to the end (or to the damage that stopped it)
+        elif reader is not None:
+            with contextlib.suppress(OSError, ValueError, AttributeError):  # no tell(): unmetered
+                self._bytes_read = max(self._bytes_read, reader.tell())
+        return min(self._bytes_read, total), total
 
 
 # ---------------------------------------------------------------- folder of HTML files
@@ -178,12 +325,14 @@ def _page_batches(
     rows: list[dict[str, Any]] = []
     errors: list[ErrorRow] = list(first_errors)
     for index, page in enumerate(pages):
+        data = b""
         try:
             data, mtime = page.read()
-            if data[:2] == b"\x1f\x8b":
-                data = _gunzip_capped(data, max_bytes)
+            data = _decompressed_page(data, max_bytes)  # on failure `data` keeps the raw bytes
         except (OSError, ValueError, EOFError, zlib.error) as exc:
-            code = "GZIP_CORRUPT" if isinstance(exc, EOFError | zlib.error) else "READ_FAILED"
+            code = "READ_FAILED"
+            if isinstance(exc, EOFError | zlib.error):
+                code = _corrupt_code(codec_of(data[:6]))
             if isinstance(exc, ValueError):
                 code = "TOO_LARGE"
             msg = display_text(f"{page.rel}: {exc}")
@@ -236,6 +385,17 @@ class FolderSource(_PathSource):
             self.files = [p for p in found if p.name.lower().endswith(HTML_SUFFIXES)]
         self.sidecar = _read_sidecar(base)
         self.base = base
+        self._total: int | None = None
+
+    def _size(self) -> int | None:
+        """Bytes of the folder's HTML files (stat once, when a progress bar first asks)."""
+        if self._total is None:
+            total = 0
+            for f in self.files:
+                with contextlib.suppress(OSError):
+                    total += f.stat().st_size
+            self._total = total
+        return self._total
 
     def _given_url(self, file: Path, rel: str) -> tuple[str | None, str]:
         """The operator's URL for a file: --url-map first, then the urls.csv sidecar."""
@@ -253,6 +413,7 @@ class FolderSource(_PathSource):
 
                 def read(file: Path = file) -> tuple[bytes, float]:
                     stat = file.stat()
+                    self._bytes_read += stat.st_size
                     _check_size(stat.st_size, self.max_bytes)
                     return file.read_bytes(), stat.st_mtime
 
@@ -300,11 +461,11 @@ class JsonlSource(_PathSource):
         extra: dict[str, None] = {}
         line_no = 0
         try:
-            fh = _open_maybe_gz(self.path)
+            fh, self._reader = _open_input(self.path)
         except OSError as exc:
             yield _error_batch(self.name, None, None, "read", "READ_FAILED", display_text(str(exc)))
             return
-        with fh:
+        with self._reader, fh:
             try:
                 for raw, size in _bounded_lines(fh, self.limits):
                     line_no += 1
@@ -338,7 +499,9 @@ class JsonlSource(_PathSource):
                         line_no + 1,
                         None,
                         "read",
-                        "GZIP_TRUNCATED",
+                        "GZIP_TRUNCATED"
+                        if getattr(fh, "codec", "gzip") == "gzip"
+                        else "COMPRESSED_CORRUPT",
                         f"input is truncated or corrupt after line {line_no}: {exc}",
                     )
                 )
@@ -468,6 +631,36 @@ class _TooMuch(Exception):
     """An input decompressed past inputs.max_decompressed_bytes."""
 
 
+def _stream_code(exc: BaseException) -> str:
+    """The error code of a decompression failure ('' for other exceptions)."""
+    if isinstance(exc, _TooMuch):
+        return "DECOMPRESSED_TOO_LARGE"
+    return "COMPRESSED_CORRUPT" if isinstance(exc, CorruptStream) else ""
+
+
+class _Capped:
+    """A decompressed stream that raises _TooMuch past inputs.max_decompressed_bytes (WARC files
+    compressed whole: warcio reads them in blocks, no line cap applies)."""
+
+    def __init__(self, fh: BinaryIO, limits: InputsPolicy) -> None:
+        self._fh, self._cap, self._total = fh, limits.max_decompressed_bytes, 0
+
+    def _count(self, data: bytes) -> bytes:
+        self._total += len(data)
+        if self._total > self._cap:
+            raise _TooMuch(f"more than {self._cap} bytes after decompression; the rest is cut")
+        return data
+
+    def read(self, size: int = -1) -> bytes:
+        return self._count(self._fh.read(size))
+
+    def readline(self, size: int = -1) -> bytes:
+        return self._count(self._fh.readline(size))
+
+    def close(self) -> None:
+        self._fh.close()
+
+
 def _bounded_lines(fh: BinaryIO, limits: InputsPolicy) -> Iterator[tuple[bytes | None, int]]:
     """(line, size) of a binary stream, never holding more than max_line_bytes of one line.
 
@@ -553,6 +746,15 @@ class WarcSource(_PathSource):
 
     max_bytes: int = 50_000_000
     kind: str = "warc"
+    limits: InputsPolicy = field(default_factory=InputsPolicy)
+
+    def _stream(self, fh: BinaryIO) -> BinaryIO:
+        """The WARC bytes of `fh`: warcio reads gzip (record by record) itself; a whole file in
+        bzip2, xz or zstd is decompressed here, under inputs.max_decompressed_bytes."""
+        codec = codec_of(fh.peek(6)[:6])  # type: ignore[attr-defined]
+        if codec is None or codec == "gzip":
+            return fh
+        return _Capped(open_decompressed(fh, codec), self.limits)  # type: ignore[return-value]
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         from warcio.archiveiterator import ArchiveIterator
@@ -565,12 +767,12 @@ class WarcSource(_PathSource):
         offset: int | None = 0
         prev: tuple[int | None, str | None] = (None, None)
         try:
-            fh = fs.open_input(self.path)
+            fh = self._reader = fs.open_input(self.path)
         except OSError as exc:
             yield _error_batch(self.name, None, None, "read", "READ_FAILED", str(exc))
             return
         with fh:
-            it = ArchiveIterator(fh, arc2warc=True)
+            it = ArchiveIterator(self._stream(fh), arc2warc=True)
             it.INC_RECORD = (
                 ""  # warcio prints to stderr on damage; we count it via err_count instead
             )
@@ -589,7 +791,9 @@ class WarcSource(_PathSource):
                     Exception,
                 ) as exc:
                     # warcio raises a variety of types on damage; anything here means the rest is unreadable
-                    code = "WARC_TRUNCATED" if isinstance(exc, EOFError) else "WARC_CORRUPT"
+                    code = _stream_code(exc) or (
+                        "WARC_TRUNCATED" if isinstance(exc, EOFError) else "WARC_CORRUPT"
+                    )
                     msg = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
                     errors.append(
                         ErrorRow(
@@ -631,6 +835,11 @@ class WarcSource(_PathSource):
                     # read the payload before asking for the offset: warcio's get_record_offset()
                     # skips the unread payload of the current record
                     row = self._row(record, url, 0)
+                except (_TooMuch, CorruptStream) as exc:  # the decompressed stream ends here
+                    # (no get_record_offset(): it would read on into the failing stream)
+                    msg = f"record after byte {offset}: {exc}"
+                    errors.append(ErrorRow(self.name, None, url, "read", _stream_code(exc), msg))
+                    break
                 except EOFError as exc:
                     errors.append(
                         ErrorRow(
@@ -849,6 +1058,7 @@ class ParquetSource(_PathSource):
                     )
                     out.append(row)
                 start += len(rows)
+                self._bytes_read = (self._size() or 0) * start // max(pf.metadata.num_rows, 1)
                 yield RecordBatch(safe_records_table(out, extra, errors), errors)
         except (OSError, pa.ArrowException) as exc:
             yield _error_batch(
@@ -896,6 +1106,11 @@ def detect_kind(path: Path) -> str:
     if fs.is_uri(path):
         return _detect_remote_kind(str(path))
     if not path.exists():
+        bad = _bad_symlink(path)
+        if bad is not None:
+            raise UsageError(
+                f"input {path} is a {bad[1]}", hint="point at the file or folder itself"
+            )
         raise UsageError(f"input not found: {path}")
     if path.is_dir():
         return "folder"
@@ -921,7 +1136,8 @@ def _kind_by_name(name: str) -> str | None:
 
 def _sniff(path: fs.Location) -> str:
     try:
-        with _open_maybe_gz(path) as fh:
+        fh, raw = _open_input(path)
+        with raw, fh:
             head = fh.read(2048)
     except (OSError, EOFError, zlib.error):
         head = b""
@@ -954,7 +1170,16 @@ class UnreadableSource(_PathSource):
         msg = (
             "file is empty" if size == 0 else "not a folder, HTML, JSONL, WARC/ARC or Parquet input"
         )
+        if size and (what := unsupported_codec(str(self.path), self._head())) is not None:
+            code, msg = "UNSUPPORTED_COMPRESSION", unsupported_message("input", what)
         yield _error_batch(self.name, None, None, "read", code, msg)
+
+    def _head(self) -> bytes:
+        try:
+            with fs.open_input(self.path) as fh:
+                return fh.read(8)
+        except OSError:
+            return b""
 
 
 @dataclass
@@ -996,7 +1221,7 @@ def open_source(
     if kind == "jsonl":
         return JsonlSource(p, max_bytes=max_bytes, limits=limits)
     if kind == "warc":
-        return WarcSource(p, max_bytes=max_bytes)
+        return WarcSource(p, max_bytes=max_bytes, limits=limits)
     if kind == "parquet":
         return ParquetSource(p, limits=limits, max_bytes=max_bytes)
     if kind == "urls":
@@ -1077,7 +1302,7 @@ def _open_remote_source(
     if kind == "jsonl":
         return JsonlSource(path, max_bytes=max_bytes, limits=limits)
     if kind == "warc":
-        return WarcSource(path, max_bytes=max_bytes)
+        return WarcSource(path, max_bytes=max_bytes, limits=limits)
     if kind == "parquet":
         return ParquetSource(path, limits=limits, max_bytes=max_bytes)
     if kind == "urls":
@@ -1095,7 +1320,7 @@ def _open_remote_sources(
         return [_open_remote_source(uri, **kw)]
     out: list[Source] = []
     folder = RemoteFolderSource(uri, max_bytes=max_bytes, url_map=url_map)  # type: ignore[arg-type]
-    if folder.files:
+    if folder.files or folder.unreadable:
         out.append(folder)
     for entry in folder.entries:
         if entry.rel.lower().endswith(WARC_SUFFIXES + JSONL_SUFFIXES + PARQUET_SUFFIXES):
@@ -1120,6 +1345,7 @@ class RemoteFolderSource:
     entries: list[fs.Entry] = field(init=False)
     files: list[fs.Entry] = field(init=False)
     sidecar: dict[str, str] = field(init=False)
+    unreadable: list[ErrorRow] = field(init=False)
 
     @property
     def name(self) -> str:
@@ -1128,6 +1354,18 @@ class RemoteFolderSource:
     def __post_init__(self) -> None:
         self.entries = fs.list_files(self.path)
         self.files = [e for e in self.entries if e.rel.lower().endswith(HTML_SUFFIXES)]
+        self.unreadable = [
+            ErrorRow(
+                self.name,
+                None,
+                None,
+                "read",
+                "UNSUPPORTED_COMPRESSION",
+                unsupported_message(display_text(e.rel), what),
+            )
+            for e in self.entries
+            if (what := unsupported_input(e.rel)) is not None
+        ]
         self.sidecar = {}
         if any(e.rel == "urls.csv" for e in self.entries):
             sidecar = fs.join(self.path, "urls.csv")
@@ -1157,7 +1395,7 @@ class RemoteFolderSource:
 
                 yield _PageFile(display_text(entry.rel), given or entry.location, origin, read)
 
-        return _page_batches(self.name, pages(), self.max_bytes, batch_size, [])
+        return _page_batches(self.name, pages(), self.max_bytes, batch_size, self.unreadable)
 
 
 __all__ = [

@@ -157,6 +157,8 @@ UNSCANNED_CODES = frozenset(
         "UNKNOWN_FORMAT",
         "GZIP_CORRUPT",
         "GZIP_TRUNCATED",
+        "COMPRESSED_CORRUPT",
+        "UNSUPPORTED_COMPRESSION",
         "PARQUET_CORRUPT",
         "PARQUET_BAD_TYPES",
         "WARC_CORRUPT",

@@ -363,6 +363,9 @@ def calibrate_run(
     if target_recall is None and target_precision is None:
         target_precision = rp.target_precision or None
         target_recall = None if target_precision else rp.target_recall
+        target_from = "policy report.target_" + ("precision" if target_precision else "recall")
+    else:
+        target_from = "given (--target-" + ("precision" if target_precision else "recall") + ")"
     lp = labeled_pages(run, policy, labels)
     if lp is None:
         empty: dict[str, Any] = {
@@ -420,6 +423,7 @@ def calibrate_run(
         "current_threshold": current_t,
         "current": _row(curve, current_t),
         "recommended": rec,
+        "target_from": target_from,
         "best_f1": best_f1,
         "snippet": snippet,
         "signal_auc": per_signal.head(40).to_dicts(),

@@ -9,7 +9,11 @@ from __future__ import annotations
 import functools
 import html
 import re
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    import polars as pl
 
 # Terminal escape sequences (ECMA-48): CSI (ESC [ or the C1 byte 0x9b) with its parameters, OSC
 # (ESC ] or 0x9d: hyperlinks OSC 8, clipboard writes OSC 52, titles) up to BEL/ST, DCS/SOS/PM/APC
@@ -62,6 +66,58 @@ def one_line(text: str | None, limit: int = 300) -> str:
 def _one_line(text: str, limit: int) -> str:
     text = " ".join(strip_invisible(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# A tag cut short at the end of a snippet: `<`, `</`, `<!`, `<?` or `<name attr="…` with no `>`.
+# `a < b` is text (HTML opens a tag only when `<` is followed by a letter, `/`, `!` or `?`).
+_PARTIAL_TAG_END = re.compile(r"<[/!?]?(?:[A-Za-z][^<>]{0,300})?$")
+# The tail of a tag cut short at the start: `p>`, `/div>`, `class="x">`, `href=x target=_blank>`:
+# a tag name or attributes (with `=`) up to the first `>`, so "Go to settings -> Privacy" stays.
+_ATTR = r"""[A-Za-z_:][\w:.-]*\s*=\s*(?:"[^"<>]*"|'[^'<>]*'|[^\s"'<>]+)"""
+_PARTIAL_TAG_START = re.compile(
+    rf"^(?:/?[A-Za-z][\w:-]{{0,40}}(?=\s|/?>)|{_ATTR})(?:\s+{_ATTR})*\s*/?>"
+)
+
+
+def cut_text(text: object, limit: int = 300) -> str:
+    """A page snippet for display: one line, invisible characters removed, cut on a word boundary
+    (not mid-word) with `…`, and no partial tag at either end.
+
+    Snippets are cut out of page source or decoded text upstream (a 200-character injection
+    window, a decoded tag-character run that runs into `</p>`), so a stored snippet can start or
+    end inside a tag; a dangling `</` reads as a rendering bug and hides where the text ends.
+    Complete tags stay as text (`<b>buy now</b>` is evidence): callers still escape the result for
+    their format (DOM text, `md`, `terminal`).
+    """
+    if text is None:
+        return ""
+    s = " ".join(strip_invisible(str(text)).split())
+    s = _PARTIAL_TAG_START.sub("", _PARTIAL_TAG_END.sub("", s)).strip()
+    if len(s) <= limit:
+        return s
+    cut = s[: max(limit - 1, 0)]
+    space = cut.rfind(" ")
+    if space >= (limit * 2) // 3:  # a word boundary near the end; else a long token is cut
+        cut = cut[:space]
+    cut = _PARTIAL_TAG_END.sub("", cut).rstrip()
+    return cut + "…"
+
+
+def cut_text_expr(expr: pl.Expr, limit: int) -> pl.Expr:
+    """`cut_text` as a Polars expression, for snippets cut inside a query (the gate's offender
+    lines): whitespace folded, no partial tag at the end, cut on a word boundary with `…`."""
+    import polars as pl
+
+    end = _PARTIAL_TAG_END.pattern
+    s = expr.str.replace_all(r"\s+", " ").str.replace(end, "").str.strip_chars()
+    keep = (limit * 2) // 3
+    cut = (
+        s.str.slice(0, max(limit - 1, 0))
+        .str.replace(rf"^(.{{{keep},}}) \S*$", "$1")  # back to the last word boundary
+        .str.replace(end, "")
+        .str.strip_chars_end()
+    )
+    return pl.when(s.str.len_chars() <= limit).then(s).otherwise(pl.concat_str([cut, pl.lit("…")]))
 
 
 def md(text: str | None, limit: int = 300) -> str:

@@ -5,7 +5,8 @@ reader deciding whether to trust that decision wants to see *what triggered it*:
 the hidden snippet, the paragraphs on either side of a topic shift, the paragraph that states the
 outlying price. This module picks those from the run's tables for the pages a report shows.
 
-Everything returned is raw page text cut to one line; the renderer puts it into the DOM as text.
+Everything returned is raw page text cut to one line on a word boundary, without a partial tag at
+either end (`escape.cut_text`); the renderer puts it into the DOM as text.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from trustaudit.io.rundir import RunDir
-from trustaudit.report.escape import one_line, safe_href
+from trustaudit.report.escape import cut_text, one_line, safe_href
 from trustaudit.report.reason_text import split_reason
 
 MAX_ITEMS = 3  # evidence items per reason: enough to judge, small enough for 15,000 rows
@@ -54,7 +55,7 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
 
 def _item(kind: str, text: Any, *, where: str = "", href: str | None = None) -> dict[str, Any]:
-    return {"k": kind, "t": one_line(str(text), TEXT_CHARS), "w": one_line(where, 80), "h": href}
+    return {"k": kind, "t": cut_text(text, TEXT_CHARS), "w": one_line(where, 80), "h": href}
 
 
 def _read(run: RunDir, name: str, wanted: tuple[str, ...], ids: pl.Series) -> pl.DataFrame:
@@ -90,6 +91,16 @@ def _affiliate_links(run: RunDir, ids: pl.Series) -> dict[str, list[dict[str, An
     return out
 
 
+def _topical(paragraphs: list[str], signals: dict[str, Any]) -> list[int]:
+    """Positions in `paragraphs` of the prose paragraphs the topic statistics saw (split,
+    interleave: the title, navigation, bylines and list items are left out by the scorer), in
+    order; every paragraph for runs made before the scorer recorded `coherence_topic_paragraphs`."""
+    seen = signals.get("coherence_topic_paragraphs")
+    if seen is None:
+        return list(range(len(paragraphs)))
+    return [int(i) for i in seen if 0 <= int(i) < len(paragraphs)]
+
+
 def _paragraphs_for(
     code: str, detail: str, paragraphs: list[str], signals: dict[str, Any]
 ) -> list[dict[str, Any]]:
@@ -97,14 +108,17 @@ def _paragraphs_for(
     if not paragraphs:
         return []
     picked: list[tuple[int, str]] = []
-    if code == "COHERENCE_TOPIC_SHIFT":
+    if code in ("COHERENCE_TOPIC_SHIFT", "COHERENCE_INTERLEAVED"):
+        prose = _topical(paragraphs, signals)
         at = signals.get("coherence_split_at")
-        if at:  # the last paragraph before the split and the first after it
-            picked = [(int(at) - 1, "before the split"), (int(at), "after the split")]
-        else:  # alternating halves: neighbours belong to different halves
-            picked = [(0, "even paragraphs"), (1, "odd paragraphs")]
-    elif code == "COHERENCE_INTERLEAVED":
-        picked = [(0, "paragraph 1"), (1, "paragraph 2"), (2, "paragraph 3")]
+        if code == "COHERENCE_TOPIC_SHIFT" and at and 0 < int(at) < len(prose):
+            # the last prose paragraph before the split and the first after it
+            picked = [(prose[int(at) - 1], "before the split"), (prose[int(at)], "after the split")]
+        elif code == "COHERENCE_TOPIC_SHIFT":  # alternating halves: neighbours differ
+            picked = list(zip(prose[:2], ("even paragraphs", "odd paragraphs"), strict=False))
+        else:  # A B A: neighbours unrelated, every second paragraph belongs together
+            labels = ("topic A", "topic B", "topic A again")
+            picked = list(zip(prose[:3], labels, strict=False))
     elif code.startswith("COHERENCE_"):
         picked = [(0, "paragraph 1"), (1, "paragraph 2")]
     elif code.startswith("SYNDICAT"):
@@ -146,7 +160,7 @@ def _findings(findings: list[dict[str, Any]] | None, detail: str) -> list[dict[s
         tech = str(f.get("technique") or "")
         kind = "visible" if tech == "visible" else "hidden"
         where = f"{tech} @ {one_line(f.get('location'), 60)} · score {f.get('score') or 0:.2f}"
-        out.append({**_item(kind, "", where=where), "t": one_line(f.get("snippet"), 220)})
+        out.append({**_item(kind, "", where=where), "t": cut_text(f.get("snippet"), 220)})
     if findings and len(findings) > MAX_ITEMS:
         out.append(_item("fact", f"… {len(findings) - MAX_ITEMS} more finding(s)"))
     return out
@@ -179,7 +193,10 @@ def page_evidence(run: RunDir, rows: pl.DataFrame) -> dict[str, list[dict[str, A
             named=True
         )
     }
-    wanted = tuple({n for names in _SIGNAL_FACTS.values() for n in names} | {"coherence_split_at"})
+    wanted = tuple(
+        {n for names in _SIGNAL_FACTS.values() for n in names}
+        | {"coherence_split_at", "coherence_topic_paragraphs"}
+    )
     signals = {r["doc_id"]: r for r in _read(run, "signals", wanted, ids).iter_rows(named=True)}
     links = _affiliate_links(run, ids)
     out: dict[str, list[dict[str, Any]]] = {}

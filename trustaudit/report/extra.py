@@ -6,7 +6,6 @@ suggestions can append their evidence columns to domains.csv and the HTML can sh
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +22,6 @@ def policy_of_run(run: RunDir, policy_path: str | Path | None = None) -> Policy:
     return policy
 
 
-def _previous_targets(run: RunDir) -> dict[str, float]:
-    """The target a previous `calibrate` used, so re-rendering keeps the user's choice."""
-    try:
-        prev = json.loads(run.report("calibration.json").read_text(encoding="utf-8"))
-        rec = prev.get("recommended") or {}
-        kind, value = rec.get("target"), float(rec["target_value"])
-    except (OSError, ValueError, TypeError, AttributeError, KeyError):
-        return {}
-    if kind == "precision":
-        return {"target_precision": value}
-    return {"target_recall": value} if kind == "recall" else {}
-
-
 def write_extra_reports(
     run: RunDir,
     policy: Policy,
@@ -49,7 +35,8 @@ def write_extra_reports(
     """allowlist/blocklist.suggested.txt (+ evidence columns in domains.csv), calibration
     (threshold_curve.csv/.png, pr_curve.png, calibration.json/.md, recommended_policy.toml) and
     report.html. Without `labels`, the labels the run owns (`audit --labels`) are used, else the
-    allow/blocklists serve as weak labels. `eval_dir` is a `trustaudit eval` folder for the
+    allow/blocklists serve as weak labels; without targets, the policy's report.target_recall /
+    target_precision. `eval_dir` is a `trustaudit eval` folder for the
     report's planted-source section (default: RUN/eval when it holds one). Returns
     calibration.json's content."""
     from trustaudit.report.calibrate import calibrate_run, remembered_labels
@@ -58,21 +45,16 @@ def write_extra_reports(
 
     run.reports.mkdir(parents=True, exist_ok=True)
     evidence = write_suggestions(run, policy, manifest)
-    targets: dict[str, float] = {}
-    if target_recall is not None:
-        targets["target_recall"] = target_recall
-    elif target_precision is not None:
-        targets["target_precision"] = target_precision
     if labels is None:
         labels = remembered_labels(run)
-        if labels is not None and not targets:
-            targets = _previous_targets(run)
+    # the targets given (by `calibrate`), else the policy's: never an earlier call's (a derived
+    # report must not depend on command history; calibration.json says which it used)
     calibration = calibrate_run(
         run,
         policy,
         labels=labels,
-        target_recall=targets.get("target_recall"),
-        target_precision=targets.get("target_precision"),
+        target_recall=target_recall,
+        target_precision=None if target_recall is not None else target_precision,
     )
     write_html_report(run, policy, manifest, evidence=evidence, labels=labels, eval_dir=eval_dir)
     return calibration

@@ -48,6 +48,7 @@ def build_summary(run: RunDir, policy: Policy, manifest: dict[str, Any]) -> dict
         mean = scores["trust_score"].mean()
         summary["mean_trust"] = round(float(mean), 3) if isinstance(mean, int | float) else 0.0
         summary["threshold"] = policy.bands.quarantine_below
+        summary["policy_used"] = policy_used(run, policy, manifest)
         reasons = scores.select(pl.col("reasons").explode()).drop_nulls()
         summary["top_reasons"] = dict(
             reasons.group_by("reasons")
@@ -85,6 +86,7 @@ def build_summary(run: RunDir, policy: Policy, manifest: dict[str, Any]) -> dict
         except (json.JSONDecodeError, OSError):
             cal = {}
         rec = cal.get("recommended") or {}
+        in_use = round(float(policy.bands.quarantine_below), 2)
         summary["calibration"] = {
             "label_source": cal.get("label_source"),
             "roc_auc": cal.get("roc_auc"),
@@ -92,6 +94,14 @@ def build_summary(run: RunDir, policy: Policy, manifest: dict[str, Any]) -> dict
             "recommended_threshold": rec.get("threshold"),
             "recommended_precision": rec.get("precision"),
             "recommended_recall": rec.get("recall"),
+            "target": rec.get("target"),
+            "target_value": rec.get("target_value"),
+            "target_from": cal.get("target_from"),
+            # the threshold the bands of this run use, and whether it is the recommended one
+            # (calibrate only recommends: a threshold is applied by a policy that sets it)
+            "threshold_in_use": in_use,
+            "applied": rec.get("threshold") is not None
+            and round(float(rec["threshold"]), 2) == in_use,
         }
     for kind in ("allowlist", "blocklist"):
         f = run.report(f"{kind}.suggested.txt")
@@ -106,6 +116,57 @@ def build_summary(run: RunDir, policy: Policy, manifest: dict[str, Any]) -> dict
             pps[name] = round(summary["pages"] / st["seconds"], 1) if st["seconds"] > 0 else None
     summary["pages_per_second"] = pps
     return summary
+
+
+def policy_used(run: RunDir, policy: Policy, manifest: dict[str, Any]) -> dict[str, Any]:
+    """The bands this report used and where its policy came from: `recorded` when it is the
+    policy the run's manifest records (audit, or the last `score`), `given` when a command got
+    another one (`report --policy`) without re-scoring: the bands then differ from the scores'."""
+    from trustaudit.io.rundir import recorded_hash
+
+    try:
+        same = recorded_hash(run, policy) == manifest.get("policy_hash")
+    except Exception:  # a policy that cannot be hashed here is not the recorded one
+        same = False
+    return {
+        "from": "recorded" if same else "given",
+        "policy_hash": manifest.get("policy_hash") if same else None,
+        "quarantine_below": policy.bands.quarantine_below,
+        "trusted_from": policy.bands.trusted_from,
+    }
+
+
+def decision_lines(summary: dict[str, Any]) -> list[str]:
+    """What a derived command (`report`, `score`) decided with, in words: the bands and their
+    policy, and the calibration's recommendation with its target and whether it is in use."""
+    lines = []
+    used = summary.get("policy_used") or {}
+    if used:
+        where = (
+            "the policy recorded in the run"
+            if used.get("from") == "recorded"
+            else "the policy given to this command, not the one recorded in the run"
+        )
+        lines.append(
+            f"bands: quarantine < {used['quarantine_below']:g}, trusted >= "
+            f"{used['trusted_from']:g} ({where})"
+        )
+    cal = summary.get("calibration") or {}
+    if cal.get("recommended_threshold") is not None:
+        target = f"{cal.get('target')} >= {float(cal.get('target_value') or 0):.2f}"
+        on = "weak labels (allow/blocklists)" if cal.get("label_source") == "weak" else "labels"
+        head = (
+            f"calibration on {on}: recommended threshold "
+            f"{float(cal['recommended_threshold']):.2f} for {target} ({cal.get('target_from')})"
+        )
+        if cal.get("applied"):
+            lines.append(f"{head}: calibrated threshold in use")
+        else:
+            lines.append(
+                f"{head}: not applied, the threshold in use is {cal['threshold_in_use']:.2f} "
+                "(adopt it with a policy that sets it: reports/recommended_policy.toml)"
+            )
+    return lines
 
 
 def _quarantine_table(run: RunDir) -> pl.DataFrame:

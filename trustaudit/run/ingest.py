@@ -23,6 +23,7 @@ from trustaudit.io.atomic import BackgroundWrites, write_parquet, write_text
 from trustaudit.io.cache import ExtractCache, record_keys, source_key
 from trustaudit.io.extract import ExtractResult, attach_extras
 from trustaudit.io.fs import fingerprint_uri, is_uri
+from trustaudit.io.meter import with_read_position
 from trustaudit.io.readers import Source, special_file, walk_files
 from trustaudit.io.records import ErrorRow, RecordBatch, display_text, errors_table, records_table
 from trustaudit.io.rundir import RunDir
@@ -242,7 +243,7 @@ def ingest(
     Committed parts (those with a `.done` marker) are skipped, so a re-run resumes; with a cache,
     records whose content was extracted before (any earlier run) are not extracted again.
     """
-    progress = progress or NullProgress()
+    progress = with_read_position(progress or NullProgress(), sources)  # bytes: WARC, .jsonl.gz
     stats = IngestStats()
     t0 = time.perf_counter()
     run.parts.mkdir(parents=True, exist_ok=True)

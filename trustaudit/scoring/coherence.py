@@ -50,6 +50,7 @@ COHERENCE_COLUMNS: tuple[str, ...] = (
     "coherence_split_at",
     "coherence_topic_shift",
     "coherence_interleave",
+    "coherence_topic_paragraphs",
     "coherence_topic_groups",
     "coherence_topic_share",
     "coherence_topic_grouped",
@@ -251,7 +252,9 @@ def _center_by_language(
 
 
 def paragraph_table(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
-    """Usable paragraphs, one row each: doc_id, text (first `max_paragraphs` long enough ones).
+    """Usable paragraphs, one row each: doc_id, text (first `max_paragraphs` long enough ones) and
+    para_index, the paragraph's position in the page's `paragraphs` (so a report can show the
+    paragraphs a topic statistic saw).
 
     Without a `paragraphs` column the text's lines are the paragraphs.
     """
@@ -264,7 +267,10 @@ def paragraph_table(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     return (
         pages.select("doc_id", paras.alias("text"))
         .explode("text")
-        .with_columns(pl.col("text").str.strip_chars())
+        .with_columns(
+            pl.col("text").str.strip_chars(),
+            para_index=pl.int_range(pl.len(), dtype=pl.Int32).over("doc_id"),
+        )
         .filter(pl.col("text").str.len_chars() >= c.min_paragraph_chars)
         .filter(pl.int_range(pl.len()).over("doc_id") < c.max_paragraphs)
     )
@@ -516,7 +522,11 @@ def _vector_statistics(
         counts = seg.get_column("len").to_numpy()
         starts = (np.cumsum(counts) - counts).astype(np.int64)
         keep = paras.get_column("_topical").to_numpy()
-        t_seg = paras.filter(pl.col("_topical")).group_by("doc_id", maintain_order=True).len()
+        t_seg = (
+            paras.filter(pl.col("_topical"))
+            .group_by("doc_id", maintain_order=True)
+            .agg(pl.len(), coherence_topic_paragraphs=pl.col("para_index"))
+        )
         t_counts = t_seg.get_column("len").to_numpy()
         t_starts = (np.cumsum(t_counts) - t_counts).astype(np.int64)
         t_vecs = vecs[keep]
@@ -532,6 +542,7 @@ def _vector_statistics(
             pl.Series("coherence_split", split_low).fill_nan(None),
             pl.Series("coherence_split_at", split_at, dtype=pl.Int32),
             pl.Series("coherence_interleave", interleave).fill_nan(None),
+            "coherence_topic_paragraphs",  # which paragraphs split/interleave saw (report evidence)
         )
         per_doc = seg.select(
             "doc_id",
@@ -548,6 +559,7 @@ def _vector_statistics(
                 "coherence_split": pl.Float64,
                 "coherence_split_at": pl.Int32,
                 "coherence_interleave": pl.Float64,
+                "coherence_topic_paragraphs": pl.List(pl.Int32),
             }
         )
     return per_doc, centred_langs

@@ -87,10 +87,7 @@ def calibrate_cmd(
     run = RunDir.at(run_dir)
     run.require("manifest.json", "scores.parquet")
     pol = run_policy(run, policy)
-    if target_recall is None and target_precision is None:  # the policy's, not an earlier call's
-        target_precision = pol.report.target_precision or None
-        target_recall = None if target_precision else pol.report.target_recall
-    with run.locked():
+    with run.locked():  # no target given: the policy's (calibrate_run), not an earlier call's
         result = write_extra_reports(
             run,
             pol,

@@ -12,7 +12,9 @@ from trustaudit.cli._common import guarded, out_console
 from trustaudit.io.atomic import json_text
 from trustaudit.io.remote_run import staged_run
 from trustaudit.io.rundir import RunDir
-from trustaudit.report.escape import terminal
+from trustaudit.report.escape import cut_text, terminal
+
+SNIPPET_CHARS = 300
 
 
 def _v(x: Any) -> str:
@@ -117,7 +119,15 @@ def print_explanation(data: dict[str, Any]) -> None:
         for col in cols:
             f.add_column(col)
         for x in findings[:10]:
-            f.add_row(*(_v(x.get(k)) for k in cols))
+            # page text cut on a word, no dangling `</` (escape.cut_text), then made inert
+            f.add_row(
+                *(
+                    terminal(cut_text(x.get(k), SNIPPET_CHARS))
+                    if k in ("snippet", "decoded") and x.get(k)
+                    else _v(x.get(k))
+                    for k in cols
+                )
+            )
         console.print(f)
     s = Table(title="raw signals", header_style="bold")
     s.add_column("signal")

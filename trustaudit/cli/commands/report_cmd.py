@@ -53,7 +53,7 @@ def report_cmd(
     Example: trustaudit report runs/demo && xdg-open runs/demo/reports/report.html
     """
     from trustaudit.io.rundir import recorded_labels, run_policy
-    from trustaudit.report.summary import write_reports
+    from trustaudit.report.summary import decision_lines, write_reports
 
     if labels is not None and not labels.is_file():
         raise UsageError(f"labels file not found: {labels}")
@@ -80,6 +80,8 @@ def report_cmd(
     else:
         where = f"{run_dir}/reports" if staged.remote else run.reports
         typer.echo(f"reports written to {where} (open report.html in a browser)")
+        for line in decision_lines(summary):  # which bands and calibration (no history reused)
+            typer.echo(line)
     check_accounting(summary)
 
 

@@ -98,7 +98,12 @@ def score_cmd(
     if as_json:
         typer.echo(json_text(summary))
     else:
-        print_summary(summary, out_console())
+        from trustaudit.report.summary import decision_lines
+
+        console = out_console()
+        print_summary(summary, console)
+        for line in decision_lines(summary):  # which bands and calibration (no history reused)
+            console.print(line, markup=False, highlight=False)
     check_accounting(summary)
 
 

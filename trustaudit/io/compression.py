@@ -1,0 +1,160 @@
+"""Compressed inputs: gzip, bzip2, xz and zstd, read as streams under the readers' limits.
+
+Corpora arrive compressed in whatever the producer chose (`.jsonl.zst` from datasets, `.warc.gz`
+from crawlers, `.jsonl.bz2` / `.xz` from archives). Each codec here is recognised by its magic
+bytes (a name can lie), decompressed while reading, so the `[inputs]` caps
+(`max_decompressed_bytes`, `max_line_bytes`, the per-page byte cap) bound memory exactly as for
+gzip. bzip2 and xz are the standard library's; zstd is pyarrow's codec (already a dependency).
+Formats that are not read (lz4, brotli, archives such as zip or 7z) are named so that the reader
+can say so in one error row (`UNSUPPORTED_COMPRESSION`) instead of skipping the file.
+"""
+
+from __future__ import annotations
+
+import bz2
+import io
+import lzma
+from typing import Any, BinaryIO
+
+# Readable codecs by magic bytes (gzip first: the common case).
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+)
+# The suffix each readable codec's files carry: `x.jsonl.zst` is read as `x.jsonl`.
+COMPRESSED_SUFFIXES: tuple[str, ...] = (".gz", ".bz2", ".xz", ".zst")
+# Formats recognised but not read: by magic bytes, then by suffix.
+_UNSUPPORTED_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x04\x22\x4d\x18", "lz4"),
+    (b"PK\x03\x04", "zip archive"),
+    (b"7z\xbc\xaf\x27\x1c", "7z archive"),
+    (b"Rar!\x1a\x07", "rar archive"),
+    (b"\x1f\x9d", "Unix compress (.Z)"),
+    (b"LZIP", "lzip"),
+)
+UNSUPPORTED_SUFFIXES: dict[str, str] = {
+    ".lz4": "lz4",
+    ".br": "brotli",
+    ".zip": "zip archive",
+    ".7z": "7z archive",
+    ".rar": "rar archive",
+    ".z": "Unix compress (.Z)",
+    ".lz": "lzip",
+    ".lzma": "lzma",
+    ".sz": "snappy",
+    ".snappy": "snappy",
+    ".tar": "tar archive",
+    ".tgz": "tar archive (gzip)",
+}
+READABLE = "gzip, bzip2, xz and zstd"
+
+
+class CorruptStream(EOFError):
+    """A compressed stream that is truncated or damaged (the records before it are kept)."""
+
+
+def codec_of(head: bytes) -> str | None:
+    """The readable codec whose magic bytes start `head` (gzip, bzip2, xz, zstd), else None."""
+    return next((name for magic, name in _MAGIC if head.startswith(magic)), None)
+
+
+def unsupported_codec(name: str, head: bytes = b"") -> str | None:
+    """What a file is when it is compressed or archived in a format the readers do not read:
+    by its first bytes, then by its last suffix (brotli has no magic); None otherwise."""
+    hit = next((what for magic, what in _UNSUPPORTED_MAGIC if head.startswith(magic)), None)
+    if hit is not None:
+        return hit
+    lower = name.lower()
+    return next((what for suf, what in UNSUPPORTED_SUFFIXES.items() if lower.endswith(suf)), None)
+
+
+class _ArrowStream(io.RawIOBase):
+    """A pyarrow decompressing stream as a Python raw stream (readinto), with its errors as
+    CorruptStream, so BufferedReader gives it readline and peek like the stdlib codecs."""
+
+    def __init__(self, stream: Any, codec: str) -> None:
+        self._stream = stream
+        self._codec = codec
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        import pyarrow as pa
+
+        try:
+            data = self._stream.read(len(b))
+        except (pa.ArrowInvalid, pa.ArrowIOError) as exc:
+            raise CorruptStream(f"{self._codec} stream is truncated or corrupt: {exc}") from None
+        n = len(data)
+        b[:n] = data
+        return n
+
+    def close(self) -> None:
+        try:
+            self._stream.close()
+        finally:
+            super().close()
+
+
+class _Guarded(io.BufferedReader):
+    """A decompressing reader whose codec errors (lzma.LZMAError, OSError from bz2, a short
+    stream) all surface as CorruptStream, so readers map one exception to one error row."""
+
+    def __init__(self, raw: Any, codec: str) -> None:
+        super().__init__(raw, buffer_size=1 << 20)
+        self.codec = codec
+
+    def _guard(self, fn: Any, *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except CorruptStream:
+            raise
+        except (EOFError, OSError, lzma.LZMAError, ValueError) as exc:
+            if self.closed:
+                raise
+            raise CorruptStream(f"{self.codec} stream is truncated or corrupt: {exc}") from None
+
+    def read(self, size: int | None = -1) -> bytes:
+        return self._guard(super().read, size)  # type: ignore[no-any-return]
+
+    def readline(self, size: int | None = -1) -> bytes:
+        return self._guard(super().readline, size)  # type: ignore[no-any-return]
+
+    def peek(self, size: int = 0) -> bytes:
+        return self._guard(super().peek, size)  # type: ignore[no-any-return]
+
+
+def open_decompressed(fh: BinaryIO, codec: str) -> BinaryIO:
+    """A buffered reader (read, readline, peek) of `fh` decompressed with `codec` (`codec_of`):
+    bzip2 and xz streams may be concatenated (as `pbzip2` and `xz -T` write them); zstd frames
+    too. Truncated or damaged input raises CorruptStream while reading."""
+    raw: Any
+    if codec == "gzip":
+        import gzip
+
+        raw = gzip.GzipFile(fileobj=fh)
+    elif codec == "bzip2":
+        raw = bz2.BZ2File(fh)
+    elif codec == "xz":
+        raw = lzma.LZMAFile(fh)  # noqa: SIM115 (returned: the caller closes it)
+    elif codec == "zstd":
+        import pyarrow as pa
+
+        raw = _ArrowStream(pa.CompressedInputStream(pa.PythonFile(fh, mode="r"), "zstd"), codec)
+    else:
+        raise ValueError(f"not a readable codec: {codec}")
+    return _Guarded(raw, codec)  # type: ignore[return-value]
+
+
+def decompress_capped(data: bytes, codec: str, cap: int) -> bytes:
+    """One compressed file held in memory (a saved page), decompressed to at most `cap` bytes:
+    ValueError past the cap (read as a stream, so a bomb never expands whole), CorruptStream when
+    truncated or damaged."""
+    with open_decompressed(io.BytesIO(data), codec) as fh:
+        out = fh.read(cap + 1)
+    if len(out) > cap:
+        raise ValueError(f"decompressed size exceeds {cap} bytes")
+    return out
