@@ -396,9 +396,7 @@ def _hidden_asks(
                 if tech in COVERT:
                     if not speaks_to_reader(head):
                         continue
-                elif tech not in _QUIET or not (
-                    speaks_to_reader(head) and has_strong_slot(head)
-                ):
+                elif tech not in _QUIET or not (speaks_to_reader(head) and has_strong_slot(head)):
                     continue
             h = Hit(0, len(head), _excerpt(head, 0, len(head)), "", e.prior, "", "")
             passage = head
