@@ -17,8 +17,9 @@ Data, all read where it lies:
   and the hard negatives of bench/data/injection/hard_negatives.
 
 Thresholds: per kind of place (``covert``: hidden on purpose; ``exposed``: attributes, meta
-descriptions, comments…; ``visible``), the lowest probability (≥ 0.5) that flags at most
-``--fp-budget``/3 of the training pages through passages of that kind. False positives are counted on
+descriptions, comments…; ``visible``), the lowest probability (≥ 0.5) that flags at most its share of
+``--fp-budget`` (0.5 %: the lexical scanner uses the other half of the 1 % limit) of the training
+pages through the passages of that kind the scan's gates ask about — with 400 training pages, none. False positives are counted on
 the other half of the pages, which nothing was fitted on.
 
 Usage: .venv/bin/python bench/train_intent.py [--cache /tmp/emb/e] [--write]
@@ -50,7 +51,9 @@ from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
 
 OUT = ROOT / "trustaudit" / "injection" / "data" / "intent_clf.json"
 GROUPS = ("covert", "exposed", "visible")
-C_GRID = (1.0, 4.0, 16.0, 64.0)
+C_GRID = (4.0, 16.0, 64.0)
+# Shares of the model's false-positive budget by kind of place: hidden on purpose is where it adds most.
+SHARES = {"covert": 0.5, "exposed": 0.25, "visible": 0.25}
 _MAX = 400  # InjectionPolicy.semantic_max_chars
 _ON = InjectionPolicy(semantic="on", semantic_max_passages=10_000)
 _AUTO = InjectionPolicy(semantic="auto")
@@ -263,7 +266,7 @@ def _fit(x: np.ndarray, y: np.ndarray, c: float, seed: int) -> tuple[np.ndarray,
 
 
 def choose_c(
-    xp: np.ndarray, fam: np.ndarray, xn: np.ndarray, seed: int, folds: int = 4
+    xp: np.ndarray, fam: np.ndarray, xn: np.ndarray, seed: int, folds: int = 3
 ) -> tuple[float, dict[float, float]]:
     """The regularisation that recalls best on families it was not trained on, among the families
     given (the caller has already left its held-out family out): the families are dealt into
@@ -299,11 +302,12 @@ def thresholds(
     budget: float,
 ) -> dict[str, float]:
     """Per kind of place, the lowest probability ≥ 0.5 at which the passages of that kind the scan
-    asks about (`asked`) flag at most `budget`/3 of the `n_pages` pages; exposed ≥ covert and
+    asks about (`asked`) flag at most its share (SHARES) of `budget` × `n_pages` pages (rounded
+    down: with the default budget, none of the training pages); exposed ≥ covert and
     visible ≥ exposed."""
     out: dict[str, float] = {}
-    allowed = int(budget / 3 * n_pages)
     for g in GROUPS:
+        allowed = int(SHARES[g] * budget * n_pages)
         sel = (group == g) & (page >= 0) & asked
         best: dict[int, float] = {}
         for pg, pr in zip(page[sel].tolist(), p[sel].tolist(), strict=True):
@@ -323,7 +327,7 @@ def fit_fold(
     xn: np.ndarray,
     data: TrainingData,
     seed: int,
-    budget: float = 0.01,
+    budget: float = 0.005,
 ) -> Head:
     """A head trained on the positives `xp[keep]` (the caller leaves a family out) against every
     training negative, its C chosen among the kept families only, its thresholds on the training
@@ -362,7 +366,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--fp-budget", type=float, default=0.01, help="page-level FP allowed")
+    ap.add_argument(
+        "--fp-budget",
+        type=float,
+        default=0.005,
+        help="page-level FP allowed to the model (the lexical scanner uses ~0.5 %% of the 1 %%)",
+    )
     ap.add_argument("--cache", type=Path, help="embedding cache stem (e.g. /tmp/emb/e)")
     ap.add_argument("--augment", type=int, default=1, help="variants per payload")
     ap.add_argument("--write", action="store_true", help=f"write the final model to {OUT}")
