@@ -369,9 +369,11 @@ def _hidden_asks(
 ) -> None:
     """The hidden passages the semantic layer reads: prose of a hiding location that no finding
     covers and that the lexical gates flag weakly, or (``auto``) whose shape selects it — prose hidden
-    on purpose (COVERT, aria-hidden) that speaks to its reader or runs 8+ words; prose in comments,
-    noscript, hidden classes that speaks to its reader with an intent word. ``on`` asks about every
-    hidden prose passage. A block that opens with prose and goes on with code or runs long is read
+    on purpose (COVERT) that speaks to its reader (a second-person word, an AI addressee, an intent
+    word, in any of the lexicon's languages); prose in aria-hidden or noscript that speaks to its
+    reader with an intent word. Comments, attributes and meta descriptions hold developer notes and
+    captions on most pages: only weak lexical hits there. ``on`` asks about every hidden prose
+    passage. A block that opens with prose and goes on with code or runs long is read
     by its opening sentences. Script literals and form UI are never asked."""
     from trustaudit.injection.intent import has_strong_slot, speaks_to_reader
     from trustaudit.injection.semantic import prose_head, prose_shape
