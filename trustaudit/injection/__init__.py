@@ -350,6 +350,12 @@ def _detect_segments(
     return out
 
 
+# Hidden from readers (aria-hidden, noscript) where pages hold few sentences: a passage there that
+# speaks to its reader with an intent word is read too (attributes and meta descriptions hold prose
+# on most pages and are read only on a weak lexical hit).
+_QUIET = frozenset({"aria_hidden", "noscript"})
+
+
 def _hidden_asks(
     asks: list[_Ask],
     segs: Sequence[Segment],
@@ -362,10 +368,15 @@ def _hidden_asks(
     source: str,
 ) -> None:
     """The hidden passages the semantic layer reads: prose of a hiding location that no finding
-    covers, which either the lexical gates flag weakly or (``auto``) holds a strong intent word;
-    ``on`` asks about every hidden prose passage. Script literals and form UI are never asked."""
-    from trustaudit.injection.intent import has_strong_slot
-    from trustaudit.injection.semantic import prose_shape
+    covers and that the lexical gates flag weakly, or (``auto``) whose shape selects it — prose hidden
+    on purpose (COVERT) that speaks to its reader (a second-person word, an AI addressee, an intent
+    word, in any of the lexicon's languages); prose in aria-hidden or noscript that speaks to its
+    reader with an intent word. Comments, attributes and meta descriptions hold developer notes and
+    captions on most pages: only weak lexical hits there. ``on`` asks about every hidden prose
+    passage. A block that opens with prose and goes on with code or runs long is read
+    by its opening sentences. Script literals and form UI are never asked."""
+    from trustaudit.injection.intent import has_strong_slot, speaks_to_reader
+    from trustaudit.injection.semantic import prose_head, prose_shape
 
     every = policy.semantic == "on"
     for k, e in enumerate(entries):
@@ -377,16 +388,24 @@ def _hidden_asks(
         text = texts[e.seg]
         h = weak.get(k)
         if h is None:
-            if not (20 <= len(text) <= policy.semantic_max_chars) or not prose_shape(text):
+            if len(text) < 20:
                 continue
-            # auto: a passage no lexical feature touched is read only where it is hidden on purpose
-            # (COVERT) and holds a strong intent word.
-            if not every and (seg.technique not in COVERT or not has_strong_slot(text)):
+            head = prose_head(text, policy.semantic_max_chars, min_words=5)
+            if not head:
                 continue
-            h = Hit(0, len(text), _excerpt(text, 0, len(text)), "", e.prior, "", "")
-        passage = _passage(text, h.start, h.end, policy.semantic_max_chars)
-        if not prose_shape(passage):
-            continue
+            tech = seg.technique
+            if not every:
+                if tech in COVERT:
+                    if not speaks_to_reader(head):
+                        continue
+                elif tech not in _QUIET or not (speaks_to_reader(head) and has_strong_slot(head)):
+                    continue
+            h = Hit(0, len(head), _excerpt(head, 0, len(head)), "", e.prior, "", "")
+            passage = head
+        else:
+            passage = _passage(text, h.start, h.end, policy.semantic_max_chars)
+            if not prose_shape(passage, min_words=5):
+                continue
         asks.append(
             _Ask(
                 passage,

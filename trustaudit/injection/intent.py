@@ -39,6 +39,7 @@ __all__ = [
     "guess_language",
     "has_strong_slot",
     "lexicon",
+    "speaks_to_reader",
 ]
 
 INTENTS = ("override", "extraction", "exfiltration", "persona", "tool", "steer_ai")
@@ -455,3 +456,16 @@ def has_strong_slot(text: str) -> bool:
     m = _matcher()
     hits = _slot_hits(text.lower())
     return any(m.slots[h[2]] in _STRONG for h in hits)
+
+
+_READER = frozenset({"you", "ai", "ai_weak", "addr"})
+
+
+def speaks_to_reader(text: str) -> bool:
+    """Whether a short passage (a hidden block, an attribute) holds a strong slot word or speaks to
+    its reader (second person, an AI addressee, "note for"): a gate for the semantic layer, which
+    needs no exact intent words but costs too much to read every hidden sentence of a page."""
+    m = _matcher()
+    low = text.lower()
+    hits = _slot_hits(low) + _lazy_hits(low, 0, len(low), m)
+    return any(m.slots[h[2]] in _STRONG or m.slots[h[2]] in _READER for h in hits)

