@@ -92,7 +92,7 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"'”’)\]]*\s+|\n\s*\n|\s*\n(?=\s*[A-Z0-9•\-*])")
 _MARGIN = 120  # characters read around a hit to judge its shape
 _CODE_PROSE_SHARE = 0.5  # a window is code when less than this share of it is prose runs
-_ARTICLE_CHARS = 400  # hidden page copy: this long, with at least _ARTICLE_SENTENCES sentences
+_ARTICLE_CHARS = 300  # hidden page copy: this long, with at least _ARTICLE_SENTENCES sentences
 _ARTICLE_SENTENCES = 4
 _REPEAT_MIN = 40  # a sentence this long found verbatim in plain sight repeats visible text
 _UI_MAX = 400  # UI messages are short
