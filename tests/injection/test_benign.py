@@ -20,6 +20,7 @@ from trustaudit.injection.benign import (
     page_copy,
     sentences,
     ui_copy,
+    visible_key,
 )
 from trustaudit.policy.injection import InjectionPolicy
 
@@ -213,7 +214,11 @@ def test_hidden_product_list_is_page_copy() -> None:
 
 def test_hidden_copy_of_visible_text_is_page_copy() -> None:
     assert _hidden(REPEATED) == []
-    assert page_copy(PLANNER, PLANNER, " ".join(PLANNER.split())) == "repeated"
+    # spacing and punctuation of the visible copy differ (markup breaks, parentheses on own lines)
+    shown = PLANNER.replace("(", "(\n").replace(")", "\n)")
+    assert page_copy(PLANNER, PLANNER, visible_key(shown)) == "repeated"
+    # a hidden copy with one sentence more is not a copy
+    assert page_copy(PLANNER, PLANNER + " " + NOTE, visible_key(shown)) == ""
     assert page_copy(PLANNER, PLANNER, "") == ""  # not in plain sight and short: not page copy
 
 

@@ -263,7 +263,11 @@ def _detect_segments(
     low = min(policy.min_score, policy.semantic_gate) if asks is not None else policy.min_score
     joined = sep.join(e.text for e in entries)
     hits = detect_text(
-        joined, min_score=low, extra=extra, boundaries=starts, priors=[e.prior for e in entries]
+        joined,
+        min_score=low,
+        extra=extra,
+        boundaries=starts,
+        priors=[e.prior for e in entries],
     )
     hits = _screen(joined, hits, starts, entries, segs, policy, visible, extra)
     plain: dict[int, list[tuple[int, int, float]]] = {}  # segment -> spans of findings as found
@@ -360,6 +364,8 @@ def _screen(
     extra: Sequence[re.Pattern[str]],
 ) -> list[Hit]:
     """The hits without those only code, page copy or UI copy explain (`injection.benign`)."""
+    if all(h.score < policy.min_score for h in hits):
+        return hits  # most pages: nothing to screen
     techs = ["visible" if e.seg < 0 else segs[e.seg].technique for e in entries]
     return screen_hits(
         joined, hits, starts, techs, [e.prior for e in entries], policy.min_score,

@@ -29,6 +29,7 @@ from typing import Any
 from trustaudit.injection.detect import Hit, detect_text, find_features
 
 __all__ = [
+    "PAGE_COPY_TECHNIQUES",
     "code_runs",
     "code_shaped",
     "drop_benign_findings",
@@ -36,6 +37,7 @@ __all__ = [
     "screen_hits",
     "sentences",
     "ui_copy",
+    "visible_key",
 ]
 
 # Text the run splitter keeps whole: URLs (a query template is part of an exfiltration), markdown
@@ -94,8 +96,37 @@ _MARGIN = 120  # characters read around a hit to judge its shape
 _CODE_PROSE_SHARE = 0.5  # a window is code when less than this share of it is prose runs
 _ARTICLE_CHARS = 300  # hidden page copy: this long, with at least _ARTICLE_SENTENCES sentences
 _ARTICLE_SENTENCES = 4
-_REPEAT_MIN = 40  # a sentence this long found verbatim in plain sight repeats visible text
+_REPEAT_MIN = 30  # letters and digits of a sentence found in plain sight that repeat visible text
+_REPEAT_SHORT = 12  # shorter pieces ("Yes.", "1.") are not compared
+_NON_ALNUM = re.compile(r"[\W_]+")
 _UI_MAX = 400  # UI messages are short
+# Where a site puts its own copy out of sight for layout (tabs, slides, "read more", print copies,
+# form messages, meta descriptions, commented-out blocks). Invisible Unicode carriers (tag characters,
+# zero-width bits, variation selectors, bidi) and encoded runs are never page copy: nobody lays out a
+# page with them, and a zero-width payload's words are in the visible text by construction.
+PAGE_COPY_TECHNIQUES = frozenset(
+    {
+        "display_none",
+        "visibility_hidden",
+        "opacity_zero",
+        "font_size_zero",
+        "zero_size",
+        "offscreen",
+        "same_color",
+        "hidden_attr",
+        "css_hidden_class",
+        "aria_hidden",
+        "noscript",
+        "template",
+        "comment",
+        "meta_content",
+        "attr_alt",
+        "attr_title",
+        "attr_aria_label",
+        "attr_data",
+        "attr_other",
+    }
+)
 # Features that make a passage address an AI or its instructions: hidden prose holding any of them is
 # never "page copy" (a payload embedded in a long hidden article keeps its prior).
 _ADDRESSING = frozenset(
@@ -245,12 +276,14 @@ def ui_copy(text: str) -> bool:
 def page_copy(
     segment: str, hit_text: str, visible_norm: str, *, addresses_ai: bool | None = None
 ) -> str:
-    """Why a hidden passage is ordinary page copy ("" when it is not): ``repeated`` (its sentence is
-    in plain sight too), ``ui`` (a form or subscription message), ``article`` (a long block of
+    """Why a hidden passage is ordinary page copy ("" when it is not): ``repeated`` (the sentences
+    of the hit, `hit_text`, are all in plain sight too: `visible_norm` is the visible text keyed by
+    `visible_key`), ``ui`` (a form or subscription message), ``article`` (a long block of
     sentences addressed to no AI: a tab, carousel or product list hidden for layout)."""
-    for s in sentences(hit_text):
-        norm = " ".join(s.split())
-        if len(norm) >= _REPEAT_MIN and visible_norm and norm in visible_norm:
+    if visible_norm:
+        keys = [_key(s) for s in sentences(hit_text)]
+        keys = [k for k in keys if len(k) >= _REPEAT_SHORT]
+        if keys and max(map(len, keys)) >= _REPEAT_MIN and all(k in visible_norm for k in keys):
             return "repeated"
     if ui_copy(segment):
         return "ui"
@@ -262,6 +295,22 @@ def page_copy(
             if not addresses_ai:
                 return "article"
     return ""
+
+
+def visible_key(text: str) -> str:
+    """`text` lower-cased with everything but letters and digits removed: copies of one sentence
+    compare equal whatever their spacing, markup breaks or punctuation."""
+    return _NON_ALNUM.sub("", text.lower())
+
+
+_key = visible_key
+
+
+def _sentences_around(text: str, start: int, end: int, lo: int, hi: int) -> str:
+    """text[start:end] widened to the sentences it touches, within [lo, hi)."""
+    a = max(text.rfind(c, lo, start) for c in ".!?\n")
+    z = [i for i in (text.find(c, end, hi) for c in ".!?\n") if i != -1]
+    return text[a + 1 if a != -1 else lo : min(z) + 1 if z else hi]
 
 
 def _best(pieces: Sequence[str], prior: float, extra: Sequence[re.Pattern[str]]) -> float:
@@ -317,12 +366,16 @@ def screen_hits(
             if _best(code_runs(window), priors[k], extra) >= min_score:
                 out.append(h)
             continue
+        if techniques[k] not in PAGE_COPY_TECHNIQUES:
+            out.append(h)
+            continue
         if visible_norm is None:
-            visible_norm = " ".join(visible.split())
+            visible_norm = visible_key(visible)
         segment = text[lo:hi]
+        h_text = _sentences_around(text, h.start, h.end, lo, hi)
         if k not in addressing:
             addressing[k] = _addresses_ai(segment) if len(segment) >= _ARTICLE_CHARS else True
-        if not page_copy(segment, window, visible_norm, addresses_ai=addressing[k]):
+        if not page_copy(segment, h_text, visible_norm, addresses_ai=addressing[k]):
             out.append(h)
             continue
         if _best(sentences(window), 0.0, extra) >= min_score:
@@ -355,9 +408,9 @@ def drop_benign_findings(
         if ui_copy(text) or _ui_element(source, int(f["offset"])):
             continue
         if visible_norm is None:
-            visible_norm = " ".join(visible.split())
-        norm = " ".join(text.split())
-        if len(norm) >= _REPEAT_MIN and norm[:_SNIPPET_PROBE] in visible_norm:
+            visible_norm = visible_key(visible)
+        key = visible_key(text)[:_SNIPPET_PROBE]
+        if len(key) >= _REPEAT_MIN and key in visible_norm:
             continue
         out.append(f)
     return out
