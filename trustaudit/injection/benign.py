@@ -395,13 +395,14 @@ def _ui_element(source: str, offset: int) -> bool:
 def drop_benign_findings(
     findings: list[dict[str, Any]], source: str, visible: str = ""
 ) -> list[dict[str, Any]]:
-    """`findings` without the hidden ones that only the semantic layer supports on UI copy (a form's
-    message by its text or its element's class) or on text repeated in plain sight: the model reads
-    a visitor-facing sentence ("check your inbox to confirm") as an instruction, the page does not."""
+    """`findings` without those that only the semantic layer supports, in a place sites hide copy
+    for layout (`PAGE_COPY_TECHNIQUES`), on UI copy (a form's message by its text or its element's
+    class) or on text repeated in plain sight: the model reads a visitor-facing sentence ("check
+    your inbox to confirm") as an instruction, the page does not."""
     out = []
     visible_norm: str | None = None
     for f in findings:
-        if f["technique"] == "visible" or "semantic" not in f["rule"].split("+"):
+        if f["technique"] not in PAGE_COPY_TECHNIQUES or "semantic" not in f["rule"].split("+"):
             out.append(f)
             continue
         text = f.get("decoded") or f["snippet"]
