@@ -367,9 +367,11 @@ def _screen(
     if all(h.score < policy.min_score for h in hits):
         return hits  # most pages: nothing to screen
     techs = ["visible" if e.seg < 0 else segs[e.seg].technique for e in entries]
+    places = ["" if e.variant or e.seg < 0 else f"{techs[i]} {segs[e.seg].location}"
+              for i, e in enumerate(entries)]  # fmt: skip
     return screen_hits(
         joined, hits, starts, techs, [e.prior for e in entries], policy.min_score,
-        visible=visible, extra=extra,
+        visible=visible, places=places, extra=extra,
     )  # fmt: skip
 
 

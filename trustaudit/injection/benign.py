@@ -27,11 +27,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from trustaudit.injection.detect import Hit, detect_text, find_features
+from trustaudit.injection.intent import find_intents
 
 __all__ = [
     "PAGE_COPY_TECHNIQUES",
     "code_runs",
     "code_shaped",
+    "copy_block",
     "drop_benign_findings",
     "page_copy",
     "screen_hits",
@@ -94,8 +96,8 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"'”’)\]]*\s+|\n\s*\n|\s*\n(?=\s*[A-Z0-9•\-*])")
 _MARGIN = 120  # characters read around a hit to judge its shape
 _CODE_PROSE_SHARE = 0.5  # a window is code when less than this share of it is prose runs
-_ARTICLE_CHARS = 300  # hidden page copy: this long, with at least _ARTICLE_SENTENCES sentences
-_ARTICLE_SENTENCES = 4
+_BLOCK_CHARS = 150  # a hidden block of page copy: this long, two sentences or more
+_SERIES = 3  # blocks of copy hidden the same way (technique and element) that make a series
 _REPEAT_MIN = 30  # letters and digits of a sentence found in plain sight that repeat visible text
 _REPEAT_SHORT = 12  # shorter pieces ("Yes.", "1.") are not compared
 _NON_ALNUM = re.compile(r"[\W_]+")
@@ -127,8 +129,9 @@ PAGE_COPY_TECHNIQUES = frozenset(
         "attr_other",
     }
 )
-# Features that make a passage address an AI or its instructions: hidden prose holding any of them is
-# never "page copy" (a payload embedded in a long hidden article keeps its prior).
+# Features that make a passage address an AI, its instructions or its output ("your answer"): a
+# hidden block holding any of them is never "page copy" (a payload embedded in hidden prose keeps
+# its prior).
 _ADDRESSING = frozenset(
     {
         "override",
@@ -140,8 +143,10 @@ _ADDRESSING = frozenset(
         "secrecy",
         "exfil_markdown",
         "extra_pattern",
+        "output_ref",
     }
 )
+_STRONG_INTENT = 0.5  # a slot combination this strong addresses a reader on its own
 
 # A site's own message to its visitor about the visitor's action: confirm a subscription, check the
 # inbox, fill a field, an order or message received. Matched in the hidden passage itself (short).
@@ -261,7 +266,10 @@ def sentences(text: str) -> list[str]:
 
 
 def _addresses_ai(text: str) -> bool:
-    return any(f[2] in _ADDRESSING for f in find_features(text))
+    """Whether `text` holds a phrase addressing an AI or its output, or a complete strong intent."""
+    if any(f[2] in _ADDRESSING for f in find_features(text)):
+        return True
+    return any(f.score >= _STRONG_INTENT for f in find_intents(text.lower(), text))
 
 
 def ui_copy(text: str) -> bool:
@@ -274,12 +282,18 @@ def ui_copy(text: str) -> bool:
 
 
 def page_copy(
-    segment: str, hit_text: str, visible_norm: str, *, addresses_ai: bool | None = None
+    segment: str,
+    hit_text: str,
+    visible_norm: str,
+    *,
+    series: bool = False,
+    addresses_ai: bool = False,
 ) -> str:
     """Why a hidden passage is ordinary page copy ("" when it is not): ``repeated`` (the sentences
     of the hit, `hit_text`, are all in plain sight too: `visible_norm` is the visible text keyed by
-    `visible_key`), ``ui`` (a form or subscription message), ``article`` (a long block of
-    sentences addressed to no AI: a tab, carousel or product list hidden for layout)."""
+    `visible_key`), ``ui`` (a form or subscription message), ``series`` (`series`: the block is one
+    of several the page hides the same way — slides, tabs, pages of a list — and, per
+    `addresses_ai`, no phrase in it addresses an AI or its output)."""
     if visible_norm:
         keys = [_key(s) for s in sentences(hit_text)]
         keys = [k for k in keys if len(k) >= _REPEAT_SHORT]
@@ -287,14 +301,17 @@ def page_copy(
             return "repeated"
     if ui_copy(segment):
         return "ui"
-    if len(segment) >= _ARTICLE_CHARS:
-        long = [s for s in sentences(segment) if len(_WORD.findall(s)) >= 5]
-        if len(long) >= _ARTICLE_SENTENCES:
-            if addresses_ai is None:
-                addresses_ai = _addresses_ai(segment)
-            if not addresses_ai:
-                return "article"
+    if series and copy_block(segment) and not addresses_ai:
+        return "series"
     return ""
+
+
+def copy_block(text: str) -> bool:
+    """Whether a hidden block reads like a piece of page copy: at least `_BLOCK_CHARS` characters
+    and two sentences of five words or more."""
+    if len(text) < _BLOCK_CHARS:
+        return False
+    return sum(len(_WORD.findall(s)) >= 5 for s in sentences(text)) >= 2
 
 
 def visible_key(text: str) -> str:
@@ -342,15 +359,19 @@ def screen_hits(
     min_score: float,
     *,
     visible: str = "",
+    places: Sequence[str] = (),
     extra: Sequence[re.Pattern[str]] = (),
 ) -> list[Hit]:
     """`hits` of the detector over `text` (segments joined with two-character separators, starting
     at `starts`, found with `techniques` and `priors`) without those reaching `min_score` only
     because of a benign shape: code read by its prose runs, page or UI copy read sentence by sentence
-    without the hiding prior. Hits below `min_score` and hits in plain sight pass unchanged."""
+    without the hiding prior. `places` names where each segment was hidden (technique and element;
+    "" for decoded variants): blocks of copy hidden in the same place make a series. Hits below
+    `min_score` and hits in plain sight pass unchanged."""
     out: list[Hit] = []
     visible_norm: str | None = None
-    addressing: dict[int, bool] = {}
+    series: dict[str, int] | None = None
+    ends = [b - 2 for b in starts[1:]] + [len(text)]
     for h in hits:
         if h.score < min_score:
             out.append(h)
@@ -359,8 +380,7 @@ def screen_hits(
         if k < 0 or techniques[k] in ("visible", "form_ui"):
             out.append(h)
             continue
-        lo = starts[k]
-        hi = starts[k + 1] - 2 if k + 1 < len(starts) else len(text)
+        lo, hi = starts[k], ends[k]
         window = text[max(lo, h.start - _MARGIN) : min(hi, h.end + _MARGIN)]
         if code_shaped(window):
             if _best(code_runs(window), priors[k], extra) >= min_score:
@@ -371,16 +391,33 @@ def screen_hits(
             continue
         if visible_norm is None:
             visible_norm = visible_key(visible)
+        if series is None:
+            series = _series(text, starts, ends, places)
         segment = text[lo:hi]
-        h_text = _sentences_around(text, h.start, h.end, lo, hi)
-        if k not in addressing:
-            addressing[k] = _addresses_ai(segment) if len(segment) >= _ARTICLE_CHARS else True
-        if not page_copy(segment, h_text, visible_norm, addresses_ai=addressing[k]):
-            out.append(h)
-            continue
-        if _best(sentences(window), 0.0, extra) >= min_score:
+        in_series = bool(places) and series.get(places[k], 0) >= _SERIES
+        kind = page_copy(
+            segment,
+            _sentences_around(text, h.start, h.end, lo, hi),
+            visible_norm,
+            series=in_series,
+            addresses_ai=in_series and _addresses_ai(segment),
+        )
+        if not kind or _best(sentences(window), 0.0, extra) >= min_score:
             out.append(h)
     return out
+
+
+def _series(
+    text: str, starts: Sequence[int], ends: Sequence[int], places: Sequence[str]
+) -> dict[str, int]:
+    """Per place, how many distinct blocks of copy (`copy_block`) the page hides there."""
+    seen: dict[str, set[str]] = {}
+    for place, a, b in zip(places, starts, ends, strict=False):
+        if place and b - a >= _BLOCK_CHARS:
+            block = text[a:b]
+            if copy_block(block):
+                seen.setdefault(place, set()).add(block)
+    return {p: len(v) for p, v in seen.items()}
 
 
 def _ui_element(source: str, offset: int) -> bool:
