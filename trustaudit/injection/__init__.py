@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from trustaudit.injection.benign import drop_benign_findings, screen_hits
 from trustaudit.injection.context import SecurityPage, form_ui_instruction, quoted_context
 from trustaudit.injection.detect import Hit, detect_text
 from trustaudit.injection.html_scan import PRIORS, Segment, collect_segments
@@ -260,13 +261,15 @@ def _detect_segments(
         starts.append(pos)
         pos += len(e.text) + len(sep)
     low = min(policy.min_score, policy.semantic_gate) if asks is not None else policy.min_score
+    joined = sep.join(e.text for e in entries)
     hits = detect_text(
-        sep.join(e.text for e in entries),
+        joined,
         min_score=low,
         extra=extra,
         boundaries=starts,
         priors=[e.prior for e in entries],
     )
+    hits = _screen(joined, hits, starts, entries, segs, policy, visible, extra)
     plain: dict[int, list[tuple[int, int, float]]] = {}  # segment -> spans of findings as found
     later: list[tuple[Hit, int, int]] = []
     weak: dict[int, Hit] = {}  # plain segment -> its best hit below min_score
@@ -354,6 +357,28 @@ def _detect_segments(
 # speaks to its reader with an intent word is read too (attributes and meta descriptions hold prose
 # on most pages and are read only on a weak lexical hit).
 _QUIET = frozenset({"aria_hidden", "noscript"})
+
+
+def _screen(
+    joined: str,
+    hits: list[Hit],
+    starts: Sequence[int],
+    entries: Sequence[_Entry],
+    segs: Sequence[Segment],
+    policy: InjectionPolicy,
+    visible: str,
+    extra: Sequence[re.Pattern[str]],
+) -> list[Hit]:
+    """The hits without those only code, page copy or UI copy explain (`injection.benign`)."""
+    if all(h.score < policy.min_score for h in hits):
+        return hits  # most pages: nothing to screen
+    techs = ["visible" if e.seg < 0 else segs[e.seg].technique for e in entries]
+    places = ["" if e.variant or e.seg < 0 else f"{techs[i]} {segs[e.seg].location}"
+              for i, e in enumerate(entries)]  # fmt: skip
+    return screen_hits(
+        joined, hits, starts, techs, [e.prior for e in entries], policy.min_score,
+        visible=visible, places=places, extra=extra,
+    )  # fmt: skip
 
 
 def _hidden_asks(
@@ -655,6 +680,7 @@ def _scan_html(
             size += len(t) + 1
             if size >= policy.max_hidden_chars:
                 break
+        findings = drop_benign_findings(findings, html, visible)
         return ScanResult(
             _finalize(findings, policy), "\n".join(hidden_parts)[: policy.max_hidden_chars]
         )

@@ -638,11 +638,11 @@ def detect_text(
         if not cluster:
             return
         best: dict[str, float] = {}
-        lang = ""
+        lang, lang_w = "", 0.0  # the language of the strongest intent (the one _intent_of names)
         for s, e, name, w in cluster:
             best[name] = max(best.get(name, 0.0), w)
-            if name.startswith("intent_") and w >= best[name]:
-                lang = langs.get((s, e), lang)
+            if name.startswith("intent_") and w > lang_w:
+                lang, lang_w = langs.get((s, e), lang), w
         meta = best.pop("meta", None) is not None
         content = _combine(best, meta=meta)
         i = max(0, last_seg - 1)

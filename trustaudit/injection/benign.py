@@ -1,0 +1,457 @@
+"""What is not an instruction: code, page copy and UI text that the lexical gates read as one.
+
+Why: the detector combines weak pieces of evidence (slot words that co-occur, a location's prior) and
+a few ordinary shapes of web pages line such pieces up by accident, all the more on pages that hide
+much of their text for layout reasons:
+
+- **code** — a JSON blob in a script, an HTML/JS snippet in a comment: URLs, keys and markup put
+  ``render``, ``embed``, ``https://`` and ``you`` side by side with no sentence between them;
+- **page copy** — a tab, carousel or "read more" block that hides article paragraphs or a product
+  list, or repeats text in plain sight: it talks to a human reader ("a planner can help you…", "turn
+  your AI into a robot"), and its hiding is layout, not concealment;
+- **UI copy** — a form's success or validation message ("check your inbox to confirm your
+  subscription"): a site talking to its visitor about their own action.
+
+None of these is evidence *against* an instruction: a payload put in such a place still counts when
+it carries its own evidence. So the tests here never delete a finding outright; they re-read the
+passage the way its shape calls for — code by its prose runs only, page and UI copy sentence by
+sentence without the hiding prior — and a hit survives when that reading still reaches
+``min_score``. Visible text is never screened here (the visible scan already reads it with no prior).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from typing import Any
+
+from trustaudit.injection.detect import Hit, detect_text, find_features
+from trustaudit.injection.intent import find_intents
+
+__all__ = [
+    "PAGE_COPY_TECHNIQUES",
+    "code_runs",
+    "code_shaped",
+    "copy_block",
+    "drop_benign_findings",
+    "page_copy",
+    "screen_hits",
+    "sentences",
+    "ui_copy",
+    "visible_key",
+]
+
+# Text the run splitter keeps whole: URLs (a query template is part of an exfiltration), markdown
+# images and links, chat-template and role markers ("<|im_start|>", "[system]", "<<SYS>>").
+_PROTECTED = re.compile(
+    r"https?://[^\s\"'<>]+"
+    r"|!?\[[^\]\n]{0,80}\]\([^)\s]{0,400}\)"
+    r"|<\|[\w ]{1,30}\|>|<<\s*/?\w{2,10}\s*>>|\[/?\w{2,12}\]|</?(?:system|assistant|user)>",
+    re.IGNORECASE,
+)
+# Markup of block elements splits prose (a <p> ends a sentence); inline markup (<a>, <b>, <span>)
+# does not, so "Please <b>ignore</b> all previous instructions" stays one run.
+_TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)\b[^<>]*>|<!--|-->|<!\[CDATA\[|\]\]>")
+_INLINE = frozenset(
+    [
+        "a",
+        "abbr",
+        "b",
+        "bdi",
+        "bdo",
+        "cite",
+        "code",
+        "data",
+        "dfn",
+        "em",
+        "font",
+        "i",
+        "kbd",
+        "mark",
+        "q",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "sup",
+        "time",
+        "u",
+        "var",
+        "wbr",
+    ]
+)
+_ATTR_VALUE = re.compile(r"=\s*\"([^\"]{12,})\"|=\s*'([^']{12,})'")
+# Code syntax: braces, brackets, semicolons, pipes, backslashes, assignments between identifiers
+# ("u= after the link" in a sentence is none); quotes that touch JSON/JS punctuation ("key":"value",
+# ["a","b"], f("x")): a quote inside a sentence is not one.
+_DELIM = re.compile(
+    r"[{}\[\];|\\]+|(?<=[\w)\]])\s?={1,3}\s?(?=[\w\"'{\[(!])|&&"
+    r"|(?<=[:,(){}\[\]=;])\"|\"(?=\s*[:,(){}\[\]=;])"
+)
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"'”’)\]]*\s+|\n\s*\n|\s*\n(?=\s*[A-Z0-9•\-*])")
+_MARGIN = 120  # characters read around a hit to judge its shape
+_CODE_PROSE_SHARE = 0.5  # a window is code when less than this share of it is prose runs
+_BLOCK_CHARS = 150  # a hidden block of page copy: this long, two sentences or more
+_SERIES = 3  # blocks of copy hidden the same way (technique and element) that make a series
+_REPEAT_MIN = 30  # letters and digits of a sentence found in plain sight that repeat visible text
+_REPEAT_SHORT = 12  # shorter pieces ("Yes.", "1.") are not compared
+_NON_ALNUM = re.compile(r"[\W_]+")
+_UI_MAX = 400  # UI messages are short
+# Where a site puts its own copy out of sight for layout (tabs, slides, "read more", print copies,
+# form messages, meta descriptions, commented-out blocks). Invisible Unicode carriers (tag characters,
+# zero-width bits, variation selectors, bidi) and encoded runs are never page copy: nobody lays out a
+# page with them, and a zero-width payload's words are in the visible text by construction.
+PAGE_COPY_TECHNIQUES = frozenset(
+    {
+        "display_none",
+        "visibility_hidden",
+        "opacity_zero",
+        "font_size_zero",
+        "zero_size",
+        "offscreen",
+        "same_color",
+        "hidden_attr",
+        "css_hidden_class",
+        "aria_hidden",
+        "noscript",
+        "template",
+        "comment",
+        "meta_content",
+        "attr_alt",
+        "attr_title",
+        "attr_aria_label",
+        "attr_data",
+        "attr_other",
+    }
+)
+# Features that make a passage address an AI, its instructions or its output ("your answer"): a
+# hidden block holding any of them is never "page copy" (a payload embedded in hidden prose keeps
+# its prior).
+_ADDRESSING = frozenset(
+    {
+        "override",
+        "chat_template",
+        "role_line",
+        "address_ai",
+        "address_note",
+        "persona",
+        "secrecy",
+        "exfil_markdown",
+        "extra_pattern",
+        "output_ref",
+    }
+)
+_STRONG_INTENT = 0.5  # a slot combination this strong addresses a reader on its own
+
+# A site's own message to its visitor about the visitor's action: confirm a subscription, check the
+# inbox, fill a field, an order or message received. Matched in the hidden passage itself (short).
+_UI_TEXT = re.compile(
+    # en
+    r"\b(?:check|confirm|verify)\s+your\s+(?:inbox|e-?mail|subscription|account|spam)"
+    r"|\b(?:inbox|spam|junk)\s+folder\b|\bconfirm\s+your\s+subscription\b"
+    r"|\bthank(?:s|\s+you)\s+for\s+(?:subscribing|signing\s+up|registering|your\s+(?:message|order|"
+    r"feedback|purchase|submission|interest|subscription|comment))"
+    r"|\b(?:this|the)\s+field\s+is\s+required\b|\bplease\s+enter\s+a\s+valid\b"
+    r"|\byou(?:'ve|\s+have)\s+(?:successfully\s+)?(?:subscribed|signed\s+up|been\s+subscribed|registered)"
+    r"|\byour\s+(?:message|order|subscription|comment)\s+(?:has\s+been|was)\s+(?:sent|received|"
+    r"submitted|placed|confirmed|updated)"
+    # de
+    r"|\bposteingang\b|\bspam-?ordner\b|\babonnement\s+zu\s+bestätigen\b|\bpflichtfeld\b"
+    r"|\b(?:bestätigungs-?(?:e-?mail|link)|anmeldung\s+zu\s+bestätigen)\b"
+    r"|\bvielen\s+dank\s+für\s+(?:ihre|deine)\s+(?:anmeldung|nachricht|bestellung)"
+    r"|\bgültige\s+e-?mail-?adresse\b"
+    # es / pt / it
+    r"|\bbandeja\s+de\s+entrada\b|\bcarpeta\s+de\s+spam\b|\bcampo\s+(?:es\s+)?obligatorio\b"
+    r"|\bconfirmar\s+(?:tu|su)\s+suscripción\b|\bgracias\s+por\s+(?:suscribirte|tu\s+mensaje|registrarte)"
+    r"|\bcaixa\s+de\s+entrada\b|\bpasta\s+de\s+spam\b|\bcampo\s+obrigatório\b"
+    r"|\bconfirmar\s+(?:sua|a\s+sua)\s+(?:inscrição|assinatura)\b|\bobrigad[oa]\s+por\s+(?:se\s+inscrever|sua)"
+    r"|\bposta\s+in\s+arrivo\b|\bcartella\s+spam\b|\bcampo\s+obbligatorio\b|\bgrazie\s+per\s+(?:esserti\s+"
+    r"iscritto|la\s+tua\s+iscrizione|il\s+tuo\s+messaggio)"
+    # fr / nl
+    r"|\bboîte\s+de\s+réception\b|\bdossier\s+(?:spam|courrier\s+indésirable)\b|\bchamp\s+obligatoire\b"
+    r"|\bconfirmer\s+(?:votre|ton)\s+(?:inscription|abonnement)\b|\bmerci\s+pour\s+votre\s+"
+    r"(?:inscription|message|commande)"
+    r"|\bspammap\b|\bverplicht\s+veld\b|\bbevestig\s+je\s+(?:inschrijving|aanmelding)\b"
+    r"|\bbedankt\s+voor\s+je\s+(?:inschrijving|aanmelding|bericht)",
+    re.IGNORECASE,
+)
+_ADDRESSEE = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|https?://|www\.", re.IGNORECASE)
+# Class or id names of a form's message element (success, validation error, notice).
+_UI_CLASS = re.compile(
+    r"""\b(?:class|id)\s*=\s*["'][^"']*(?:success|error|invalid|validat|notice|alert|"""
+    r"""feedback|confirm|thank|message|msg|toast|newsletter|subscri|signup)""",
+    re.IGNORECASE,
+)
+
+
+def _prose_run(run: str) -> bool:
+    """A run reads as prose: three words of letters (or six letters of a script written without
+    spaces), letters most of what is not a URL or a marker."""
+    bare = _PROTECTED.sub(" ", run)
+    words = _WORD.findall(bare)
+    if len(words) < 3 and len(_UNSPACED.findall(bare)) < 6:
+        return False
+    return sum(map(len, words)) >= 0.6 * len("".join(bare.split()))
+
+
+def code_runs(text: str) -> list[str]:
+    """The runs of `text` that a sentence could live in: text between code syntax (braces,
+    brackets, ``;``, ``=``, JSON quotes) and block markup, with URLs, markdown links and chat markers
+    kept whole, inline markup dropped, and quoted attribute values as runs of their own."""
+    keep: list[tuple[int, int]] = [m.span() for m in _PROTECTED.finditer(text)]
+    runs: list[str] = []
+    extra: list[str] = []
+    buf: list[str] = []
+    pos = 0
+
+    def cut() -> None:
+        s = " ".join("".join(buf).split())
+        if s:
+            runs.append(s)
+        buf.clear()
+
+    def plain(a: int, b: int) -> None:
+        """Append text[a:b] (no protected token inside), splitting at delimiters and markup."""
+        j = a
+        for t in _TAG.finditer(text, a, b):
+            _split(text[j : t.start()])
+            if t.group(2) and t.group(2).lower() in _INLINE:
+                buf.append(" ")
+            else:
+                cut()
+            if t.group(2):
+                for v in _ATTR_VALUE.finditer(t.group()):
+                    extra.append(v.group(1) or v.group(2))
+            j = t.end()
+        _split(text[j:b])
+
+    def _split(s: str) -> None:
+        k = 0
+        for d in _DELIM.finditer(s):
+            buf.append(s[k : d.start()])
+            cut()
+            k = d.end()
+        buf.append(s[k:])
+
+    for a, b in keep:
+        if a < pos:
+            continue
+        plain(pos, a)
+        buf.append(text[a:b])
+        pos = b
+    plain(pos, len(text))
+    cut()
+    return runs + [" ".join(v.split()) for v in extra]
+
+
+def code_shaped(text: str) -> bool:
+    """Whether a passage is code rather than prose: less than half of its non-space characters lie
+    in prose runs (`code_runs`), as in JSON, HTML or minified JavaScript."""
+    total = len("".join(text.split()))
+    if total == 0 or (not _DELIM.search(text) and not _TAG.search(text)):
+        return False
+    prose = sum(len("".join(r.split())) for r in code_runs(text) if _prose_run(r))
+    return prose < _CODE_PROSE_SHARE * total
+
+
+def sentences(text: str) -> list[str]:
+    """`text` cut into sentences (full stops, question and exclamation marks, blank lines, lines
+    that open with a capital or a list marker); empty pieces dropped."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def _addresses_ai(text: str) -> bool:
+    """Whether `text` holds a phrase addressing an AI or its output, or a complete strong intent."""
+    if any(f[2] in _ADDRESSING for f in find_features(text)):
+        return True
+    return any(f.score >= _STRONG_INTENT for f in find_intents(text.lower(), text))
+
+
+def ui_copy(text: str) -> bool:
+    """Whether a short passage is a site's message to its visitor about their own action (a
+    subscription to confirm, an inbox to check, a required field, a message received) that names
+    no address to send to and addresses no AI."""
+    if len(text) > _UI_MAX or _ADDRESSEE.search(text) or not _UI_TEXT.search(text):
+        return False  # a message that names an address or a link to send to is no confirmation
+    return not _addresses_ai(text)
+
+
+def page_copy(
+    segment: str,
+    hit_text: str,
+    visible_norm: str,
+    *,
+    series: bool = False,
+    addresses_ai: bool = False,
+) -> str:
+    """Why a hidden passage is ordinary page copy ("" when it is not): ``repeated`` (the sentences
+    of the hit, `hit_text`, are all in plain sight too: `visible_norm` is the visible text keyed by
+    `visible_key`), ``ui`` (a form or subscription message), ``series`` (`series`: the block is one
+    of several the page hides the same way — slides, tabs, pages of a list — and, per
+    `addresses_ai`, no phrase in it addresses an AI or its output)."""
+    if visible_norm:
+        keys = [_key(s) for s in sentences(hit_text)]
+        keys = [k for k in keys if len(k) >= _REPEAT_SHORT]
+        if keys and max(map(len, keys)) >= _REPEAT_MIN and all(k in visible_norm for k in keys):
+            return "repeated"
+    if ui_copy(segment):
+        return "ui"
+    if series and copy_block(segment) and not addresses_ai:
+        return "series"
+    return ""
+
+
+def copy_block(text: str) -> bool:
+    """Whether a hidden block reads like a piece of page copy: at least `_BLOCK_CHARS` characters
+    and two sentences of five words or more."""
+    if len(text) < _BLOCK_CHARS:
+        return False
+    return sum(len(_WORD.findall(s)) >= 5 for s in sentences(text)) >= 2
+
+
+def visible_key(text: str) -> str:
+    """`text` lower-cased with everything but letters and digits removed: copies of one sentence
+    compare equal whatever their spacing, markup breaks or punctuation."""
+    return _NON_ALNUM.sub("", text.lower())
+
+
+_key = visible_key
+
+
+def _sentences_around(text: str, start: int, end: int, lo: int, hi: int) -> str:
+    """text[start:end] widened to the sentences it touches, within [lo, hi)."""
+    a = max(text.rfind(c, lo, start) for c in ".!?\n")
+    z = [i for i in (text.find(c, end, hi) for c in ".!?\n") if i != -1]
+    return text[a + 1 if a != -1 else lo : min(z) + 1 if z else hi]
+
+
+def _best(pieces: Sequence[str], prior: float, extra: Sequence[re.Pattern[str]]) -> float:
+    """The best detector score over `pieces` read separately, each with `prior`."""
+    pieces = [p for p in pieces if p.strip()]
+    if not pieces:
+        return 0.0
+    starts: list[int] = []
+    pos = 0
+    for p in pieces:
+        starts.append(pos)
+        pos += len(p) + 2
+    hits = detect_text(
+        "\n\n".join(pieces),
+        min_score=0.0,
+        extra=extra,
+        boundaries=starts,
+        priors=[prior] * len(pieces),
+    )
+    return max((h.score for h in hits), default=0.0)
+
+
+def screen_hits(
+    text: str,
+    hits: list[Hit],
+    starts: Sequence[int],
+    techniques: Sequence[str],
+    priors: Sequence[float],
+    min_score: float,
+    *,
+    visible: str = "",
+    places: Sequence[str] = (),
+    extra: Sequence[re.Pattern[str]] = (),
+) -> list[Hit]:
+    """`hits` of the detector over `text` (segments joined with two-character separators, starting
+    at `starts`, found with `techniques` and `priors`) without those reaching `min_score` only
+    because of a benign shape: code read by its prose runs, page or UI copy read sentence by sentence
+    without the hiding prior. `places` names where each segment was hidden (technique and element;
+    "" for decoded variants): blocks of copy hidden in the same place make a series. Hits below
+    `min_score` and hits in plain sight pass unchanged."""
+    out: list[Hit] = []
+    visible_norm: str | None = None
+    series: dict[str, int] | None = None
+    ends = [b - 2 for b in starts[1:]] + [len(text)]
+    for h in hits:
+        if h.score < min_score:
+            out.append(h)
+            continue
+        k = bisect_right(starts, h.start) - 1
+        if k < 0 or techniques[k] in ("visible", "form_ui"):
+            out.append(h)
+            continue
+        lo, hi = starts[k], ends[k]
+        window = text[max(lo, h.start - _MARGIN) : min(hi, h.end + _MARGIN)]
+        if code_shaped(window):
+            if _best(code_runs(window), priors[k], extra) >= min_score:
+                out.append(h)
+            continue
+        if techniques[k] not in PAGE_COPY_TECHNIQUES:
+            out.append(h)
+            continue
+        if visible_norm is None:
+            visible_norm = visible_key(visible)
+        if series is None:
+            series = _series(text, starts, ends, places)
+        segment = text[lo:hi]
+        in_series = bool(places) and series.get(places[k], 0) >= _SERIES
+        kind = page_copy(
+            segment,
+            _sentences_around(text, h.start, h.end, lo, hi),
+            visible_norm,
+            series=in_series,
+            addresses_ai=in_series and _addresses_ai(segment),
+        )
+        if not kind or _best(sentences(window), 0.0, extra) >= min_score:
+            out.append(h)
+    return out
+
+
+def _series(
+    text: str, starts: Sequence[int], ends: Sequence[int], places: Sequence[str]
+) -> dict[str, int]:
+    """Per place, how many distinct blocks of copy (`copy_block`) the page hides there."""
+    seen: dict[str, set[str]] = {}
+    for place, a, b in zip(places, starts, ends, strict=False):
+        if place and b - a >= _BLOCK_CHARS:
+            block = text[a:b]
+            if copy_block(block):
+                seen.setdefault(place, set()).add(block)
+    return {p: len(v) for p, v in seen.items()}
+
+
+def _ui_element(source: str, offset: int) -> bool:
+    """Whether the element whose text starts at `offset` of the page source is a form's message
+    (its opening tag names success, error, notice, confirmation… in a class or id)."""
+    if offset <= 0 or offset > len(source):
+        return False
+    lt = source.rfind("<", max(0, offset - 600), offset)
+    return lt != -1 and _UI_CLASS.search(source, lt, offset) is not None
+
+
+def drop_benign_findings(
+    findings: list[dict[str, Any]], source: str, visible: str = ""
+) -> list[dict[str, Any]]:
+    """`findings` without those that only the semantic layer supports, in a place sites hide copy
+    for layout (`PAGE_COPY_TECHNIQUES`), on UI copy (a form's message by its text or its element's
+    class) or on text repeated in plain sight: the model reads a visitor-facing sentence ("check
+    your inbox to confirm") as an instruction, the page does not."""
+    out = []
+    visible_norm: str | None = None
+    for f in findings:
+        if f["technique"] not in PAGE_COPY_TECHNIQUES or "semantic" not in f["rule"].split("+"):
+            out.append(f)
+            continue
+        text = f.get("decoded") or f["snippet"]
+        if ui_copy(text) or _ui_element(source, int(f["offset"])):
+            continue
+        if visible_norm is None:
+            visible_norm = visible_key(visible)
+        key = visible_key(text)[:_SNIPPET_PROBE]
+        if len(key) >= _REPEAT_MIN and key in visible_norm:
+            continue
+        out.append(f)
+    return out
+
+
+_SNIPPET_PROBE = 120
