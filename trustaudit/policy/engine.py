@@ -16,3 +16,10 @@ class EnginePolicy:
         "with --engine ray, syndication and claims run as Ray map/group-by steps only from this many"
         " pages on; below it they run on the driver (same columns), where a small corpus is faster",
     )
+    coherence_batch_pages: int = opt(
+        1_000,
+        "coherence runs over the pages in batches of this many: its corpus-wide parts (boilerplate"
+        " counts, word document frequencies, language means) are merged aggregates, so the scores do"
+        " not depend on it; memory for paragraphs and their vectors is bounded by one batch",
+        ge=1,
+    )
