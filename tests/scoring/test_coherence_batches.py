@@ -56,6 +56,8 @@ def _corpus(n: int = 36, seed: int = 7) -> pl.DataFrame:
         rows.append(
             {"doc_id": f"d{i:03d}", "paragraphs": paras, "lang": lang, "title": f"Page {i}"}
         )
+    # no usable paragraph: a batch of its own still says its language was centred
+    rows.append({"doc_id": "empty", "paragraphs": ["Too short."], "lang": "en", "title": "E"})
     return pl.DataFrame(rows)
 
 
@@ -73,6 +75,7 @@ def test_any_batching_gives_the_scores_of_one_call(batch_pages: int) -> None:
     batched = coherence_signals(pages, POLICY, EMB, batch_pages=batch_pages)
     assert_frame_equal(batched, whole)  # values, dtypes and row order
     assert whole.filter(pl.col("coherence_model").str.ends_with("+centered")).height > 0
+    assert whole.filter(pl.col("doc_id") == "empty")["coherence_model"].item().endswith("+centered")
 
 
 def test_batches_scored_on_their_own_corpus_would_differ() -> None:

@@ -571,16 +571,21 @@ def _vector_statistics(
     langs: pl.DataFrame,
     policy: Policy,
     embedder: Embedder,
-    means: dict[str, np.ndarray],
-) -> pl.DataFrame:
+    means: dict[str, np.ndarray] | None,
+) -> tuple[pl.DataFrame, set[str]]:
     """Per doc_id from the paragraph embeddings: paragraphs_used, intra_coherence (all usable
     paragraphs) and the split / interleave statistics (prose paragraphs only, `_topical`), with
-    the vectors centred on the corpus's language `means`."""
+    the vectors centred on the corpus's language `means` (None: these paragraphs' own means).
+    Returns the table and the languages whose vectors were centred."""
     c = policy.coherence
+    centred_langs: set[str] = set()
     if paras.height:
         paras, vecs = _paragraph_vectors(paras, langs, policy, embedder)
         if c.center_by_language:
+            if means is None:
+                means = language_means(language_sums(paras, vecs), policy)
             vecs = center_vectors(paras, vecs, means)
+            centred_langs = set(means)
         seg = paras.group_by("doc_id", maintain_order=True).len()
         counts = seg.get_column("len").to_numpy()
         starts = (np.cumsum(counts) - counts).astype(np.int64)
@@ -619,7 +624,7 @@ def _vector_statistics(
                 "coherence_interleave": pl.Float64,
             }
         )
-    return per_doc
+    return per_doc, centred_langs
 
 
 def _topic_adjustment(out: pl.DataFrame, policy: Policy, unsupported: pl.Expr) -> pl.DataFrame:
@@ -821,9 +826,12 @@ def coherence_signals(
     batches of `batch_pages` (default `engine.coherence_batch_pages`): the corpus-wide parts are
     merged over all of them first (`coherence_corpus`), then each batch is scored on its own
     (`coherence_apply`), so paragraphs and vectors are held for one batch at a time and the
-    scores are those of one call over the whole corpus.
+    scores are those of one call over the whole corpus. A corpus of one batch is its own corpus
+    (one pass, no aggregates to merge).
     """
     size = max(1, batch_pages or policy.engine.coherence_batch_pages)
+    if pages.height <= size:
+        return coherence_apply(pages, policy, embedder, None, cross=cross)
 
     def batches() -> Iterable[pl.DataFrame]:
         return (pages.slice(start, size) for start in range(0, max(pages.height, 1), size))
@@ -837,27 +845,39 @@ def coherence_apply(
     pages: pl.DataFrame,
     policy: Policy,
     embedder: Embedder,
-    corpus: CoherenceCorpus,
+    corpus: CoherenceCorpus | None,
     *,
     cross: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
-    """The last map: COHERENCE_COLUMNS for one batch of pages, given the corpus's aggregates."""
+    """The last map: COHERENCE_COLUMNS for one batch of pages, given the corpus's aggregates
+    (None: the batch is the whole corpus, and its own paragraphs give them)."""
     c = policy.coherence
     model = embedder.name
-    paras = _topical(paragraph_table(pages, policy), policy, corpus.boilerplate)
+    paras = paragraph_table(pages, policy)
+    boilerplate = (
+        corpus.boilerplate
+        if corpus is not None
+        else boilerplate_keys(boilerplate_counts(paras, policy), policy)
+    )
+    paras = _topical(paras, policy, boilerplate)
     langs = language_key(pages)
     prose = paras.filter(pl.col("_topical"))
     # order-free statistics on the words of the prose paragraphs (scoring/topicmix.py)
     mix = (
         lexical_groups(
-            prose, min_cosine=c.topic_min_cosine, stem=c.topic_stem_chars, counts=corpus.words
+            prose,
+            min_cosine=c.topic_min_cosine,
+            stem=c.topic_stem_chars,
+            counts=corpus.words if corpus is not None else None,
         )
         .join(paragraph_languages(prose), on="doc_id", how="full", coalesce=True)
         .join(list_shape(pages, policy), on="doc_id", how="full", coalesce=True)
         .join(list_title(pages), on="doc_id", how="full", coalesce=True)
     )
-    per_doc = _vector_statistics(paras, langs, policy, embedder, corpus.means)
-    centred_langs = set(corpus.means)
+    means = corpus.means if corpus is not None else None
+    per_doc, centred_langs = _vector_statistics(paras, langs, policy, embedder, means)
+    if means is not None:  # the corpus's centred languages, even in a batch without paragraphs
+        centred_langs = set(means)
     out = (
         pages.select("doc_id")
         .join(per_doc, on="doc_id", how="left")
