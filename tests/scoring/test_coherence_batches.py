@@ -20,6 +20,7 @@ from trustaudit.scoring.coherence import (
     coherence_corpus,
     coherence_signals,
     merge_boilerplate_counts,
+    page_batches,
     paragraph_table,
 )
 from trustaudit.scoring.topicmix import merge_word_counts, word_counts
@@ -135,3 +136,17 @@ def test_an_empty_corpus_and_pages_without_paragraphs() -> None:
     out = coherence_signals(bare, POLICY, EMB, batch_pages=1)
     assert out["paragraphs_used"].to_list() == [0, 0]
     assert isinstance(coherence_corpus(lambda: [bare], POLICY, EMB), CoherenceCorpus)
+
+
+def test_page_batches_cut_at_pages_or_bytes() -> None:
+    sizes = [5, 5, 5, 30, 5, 5]
+    assert page_batches(sizes, max_pages=2, max_bytes=100) == [(0, 2), (2, 2), (4, 2)]
+    assert page_batches(sizes, max_pages=10, max_bytes=12) == [(0, 2), (2, 1), (3, 1), (4, 2)]
+    assert page_batches([], max_pages=2, max_bytes=10) == []
+
+
+def test_a_text_budget_cuts_the_batches_with_the_same_scores() -> None:
+    pages = _corpus()
+    whole = coherence_signals(pages, POLICY, EMB)
+    tight = POLICY.with_overrides({"engine": {"coherence_batch_bytes": 1500}})
+    assert_frame_equal(coherence_signals(pages, tight, EMB), whole)

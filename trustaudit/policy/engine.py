@@ -23,3 +23,8 @@ class EnginePolicy:
         " not depend on it; memory for paragraphs and their vectors is bounded by one batch",
         ge=1,
     )
+    coherence_batch_bytes: int = opt(
+        16_000_000,
+        "... and at most this many bytes of page text (a larger page is a batch of its own)",
+        ge=1,
+    )

@@ -46,6 +46,7 @@ __all__ = [
     "merge_boilerplate_counts",
     "merge_coherence_counts",
     "merge_language_sums",
+    "page_batches",
     "paragraph_table",
     "split_coherence",
 ]
@@ -810,6 +811,27 @@ def coherence_corpus(
     return CoherenceCorpus(keys, words, means)
 
 
+def _text_bytes(pages: pl.DataFrame) -> list[int]:
+    """Each page's text size in bytes: what its paragraphs and their vectors will hold."""
+    text = pl.col("text") if "text" in pages.columns else pl.col("paragraphs").list.join("\n")
+    return pages.select(text.str.len_bytes().fill_null(0)).to_series().to_list()
+
+
+def page_batches(sizes: list[int], *, max_pages: int, max_bytes: int) -> list[tuple[int, int]]:
+    """(start, length) of consecutive batches of at most `max_pages` pages and `max_bytes` bytes
+    (`sizes`: each page's); a page larger than `max_bytes` is a batch of its own."""
+    bounds: list[tuple[int, int]] = []
+    start, held = 0, 0
+    for i, size in enumerate(sizes):
+        if i > start and (i - start >= max(1, max_pages) or held + size > max_bytes):
+            bounds.append((start, i - start))
+            start, held = i, 0
+        held += size
+    if sizes:
+        bounds.append((start, len(sizes) - start))
+    return bounds
+
+
 def coherence_signals(
     pages: pl.DataFrame,
     policy: Policy,
@@ -823,18 +845,22 @@ def coherence_signals(
 
     `cross` (doc_id, cross_consistency) comes from `claims.claim_signals`; a page without peers or
     claims keeps cross null and the neutral `coherence.cross_neutral`. The pages are taken in
-    batches of `batch_pages` (default `engine.coherence_batch_pages`): the corpus-wide parts are
-    merged over all of them first (`coherence_corpus`), then each batch is scored on its own
-    (`coherence_apply`), so paragraphs and vectors are held for one batch at a time and the
-    scores are those of one call over the whole corpus. A corpus of one batch is its own corpus
-    (one pass, no aggregates to merge).
+    batches of `batch_pages` (default `engine.coherence_batch_pages`) and at most
+    `engine.coherence_batch_bytes` of text: the corpus-wide parts are merged over all of them
+    first (`coherence_corpus`), then each batch is scored on its own (`coherence_apply`), so
+    paragraphs and vectors are held for one batch at a time and the scores are those of one call
+    over the whole corpus. A corpus of one batch is its own corpus (one pass, nothing to merge).
     """
-    size = max(1, batch_pages or policy.engine.coherence_batch_pages)
-    if pages.height <= size:
+    bounds = page_batches(
+        _text_bytes(pages),
+        max_pages=batch_pages or policy.engine.coherence_batch_pages,
+        max_bytes=policy.engine.coherence_batch_bytes,
+    )
+    if len(bounds) <= 1:
         return coherence_apply(pages, policy, embedder, None, cross=cross)
 
     def batches() -> Iterable[pl.DataFrame]:
-        return (pages.slice(start, size) for start in range(0, max(pages.height, 1), size))
+        return (pages.slice(start, length) for start, length in bounds)
 
     corpus = coherence_corpus(batches, policy, embedder)
     parts = [coherence_apply(b, policy, embedder, corpus, cross=cross) for b in batches()]
