@@ -94,10 +94,10 @@ def test_batches_scored_on_their_own_corpus_would_differ() -> None:
 
 def test_the_policy_key_sets_the_batch_size() -> None:
     pages = _corpus()
-    small = POLICY.with_overrides({"engine": {"coherence_batch_pages": 4}})
+    small = POLICY.with_overrides({"engine": {"corpus_batch_pages": 4}})
     assert_frame_equal(coherence_signals(pages, small, EMB), coherence_signals(pages, POLICY, EMB))
-    with pytest.raises(ValueError, match="coherence_batch_pages"):
-        Policy().with_overrides({"engine": {"coherence_batch_pages": 0}})
+    with pytest.raises(ValueError, match="corpus_batch_pages"):
+        Policy().with_overrides({"engine": {"corpus_batch_pages": 0}})
 
 
 def test_boilerplate_counts_add_up_over_batches() -> None:

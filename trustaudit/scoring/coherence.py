@@ -8,7 +8,7 @@ Three parts of it compare a page with the corpus: boilerplate (a short paragraph
 the IDF of the topic-mix words, and the per-language mean vector of the centring. Each is a
 merged aggregate (`CoherenceCorpus`: map over batches of pages, associative merge), and the rest is
 a map per batch (`coherence_apply`), so `coherence_signals` holds one batch's paragraphs and
-vectors at a time (`engine.coherence_batch_pages`) and gives the same scores for any batching.
+vectors at a time (`engine.corpus_batch_pages`) and gives the same scores for any batching.
 """
 
 from __future__ import annotations
@@ -845,7 +845,7 @@ def coherence_signals(
 
     `cross` (doc_id, cross_consistency) comes from `claims.claim_signals`; a page without peers or
     claims keeps cross null and the neutral `coherence.cross_neutral`. The pages are taken in
-    batches of `batch_pages` (default `engine.coherence_batch_pages`) and at most
+    batches of `batch_pages` (default `engine.corpus_batch_pages`) and at most
     `engine.coherence_batch_bytes` of text: the corpus-wide parts are merged over all of them
     first (`coherence_corpus`), then each batch is scored on its own (`coherence_apply`), so
     paragraphs and vectors are held for one batch at a time and the scores are those of one call
@@ -853,7 +853,7 @@ def coherence_signals(
     """
     bounds = page_batches(
         _text_bytes(pages),
-        max_pages=batch_pages or policy.engine.coherence_batch_pages,
+        max_pages=batch_pages or policy.engine.corpus_batch_pages,
         max_bytes=policy.engine.coherence_batch_bytes,
     )
     if len(bounds) <= 1:

@@ -1,5 +1,5 @@
 """Memory that does not grow with the corpus: ingest batches cut by bytes as well as records
-(`inputs.batch_max_bytes`), coherence in batches of pages (`engine.coherence_batch_pages`), and
+(`inputs.batch_max_bytes`), coherence in batches of pages (`engine.corpus_batch_pages`), and
 neither changes a score."""
 
 from __future__ import annotations
@@ -96,13 +96,22 @@ def test_audit_cuts_large_records_into_batches_of_their_own(tmp_path: Path) -> N
     )
 
 
-def test_audit_scores_do_not_depend_on_the_coherence_batches(tmp_path: Path) -> None:
-    """The demo corpus (52 pages) in coherence batches of 5 pages and in one batch: the same
-    scores.parquet and signals.parquet, column for column."""
+def test_audit_scores_do_not_depend_on_the_corpus_batches(tmp_path: Path) -> None:
+    """The demo corpus (52 pages) in corpus batches of 5 pages (coherence; syndication and claims
+    spilled batch by batch) and in one call: the same scores.parquet and signals.parquet."""
     one = tmp_path / "one"
     many = tmp_path / "many"
-    _audit(one, *DEMO)
-    _audit(many, *DEMO, TRUSTAUDIT_ENGINE__COHERENCE_BATCH_PAGES="5")
+    first = _audit(one, *DEMO)
+    batched = _audit(
+        many,
+        *DEMO,
+        TRUSTAUDIT_ENGINE__CORPUS_BATCH_PAGES="5",
+        TRUSTAUDIT_ENGINE__LOCAL_CORPUS_MIN_PAGES="1",
+    )
+    # syndication and claims ran as spilled batches too (run_local), coherence in 11 batches
+    assert first["stages"]["signals"]["families"]["corpus"] == "computed"
+    assert batched["stages"]["signals"]["families"]["corpus"].startswith("distributed")
+    assert not (many / ".work" / "corpus").exists()  # the spill is gone with the run's end
     for table in ("scores", "signals"):
         assert_frame_equal(
             pl.read_parquet(many / f"{table}.parquet"), pl.read_parquet(one / f"{table}.parquet")
