@@ -135,8 +135,8 @@ _STOPWORDS: dict[str, str] = {
 }
 
 
-def language_key(pages: pl.DataFrame) -> pl.DataFrame:
-    """doc_id, lang_key, latin_share.
+def language_key(pages: pl.DataFrame, *, with_latin_share: bool = True) -> pl.DataFrame:
+    """doc_id, lang_key, latin_share (without `with_latin_share`: doc_id, lang_key).
 
     lang_key: the page's `lang` primary subtag, else a function-word guess, else 'und'.
     latin_share: Latin-script letters / all letters in the first 3,000 characters (the MiniLM
@@ -167,6 +167,8 @@ def language_key(pages: pl.DataFrame) -> pl.DataFrame:
         if "lang" in pages.columns
         else pl.lit(None, pl.String)
     )
+    if not with_latin_share:  # the two counts over every letter are most of the cost
+        return pages.select("doc_id", lang_key=pl.coalesce(given, guess))
     return pages.select(
         "doc_id",
         lang_key=pl.coalesce(given, guess),
@@ -772,7 +774,8 @@ def coherence_counts(pages: pl.DataFrame, policy: Policy, embedder: Embedder) ->
     paras = paragraph_table(pages, policy)
     languages = None
     if policy.coherence.center_by_language and paras.height:
-        vparas, vecs = _paragraph_vectors(paras, language_key(pages), policy, embedder)
+        langs = language_key(pages, with_latin_share=False)
+        vparas, vecs = _paragraph_vectors(paras, langs, policy, embedder)
         languages = language_sums(vparas, vecs)
     return CoherenceCounts(boilerplate_counts(paras, policy), languages)
 
