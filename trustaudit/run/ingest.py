@@ -454,7 +454,8 @@ def merge_tables(
             _record=pl.concat_str([pl.col("source"), pl.lit("#"), pl.col("offset").cast(pl.String)])
         )
         links = links.join(dup_keys, on="_record", how="anti")
-    pages = pages.filter(~dup_mask).drop("_row")
+        pages = pages.filter(~dup_mask)  # a copy of every page: only when there is one to drop
+    pages = pages.drop("_row")
     links = links.drop("_record")
     pages = _ensure_registered_domain(pages)
     links = _ensure_registered_domain(links)
