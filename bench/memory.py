@@ -63,11 +63,20 @@ def measure(inputs: list[str], out: Path, *extra: str, checkout: Path = HERE.par
     )
     root = psutil.Process(proc.pid)
     peak = 0
+    phases: dict[str, int] = {}  # the audit process's peak RSS per phase the manifest shows
+    phase, polled = "start", 0.0
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
         if pid:
             break
         peak = max(peak, tree_rss(root))
+        if time.perf_counter() - polled > 0.5:
+            phase, polled = _phase(out, phase), time.perf_counter()
+        try:
+            own = root.memory_info().rss
+        except psutil.Error:
+            own = 0
+        phases[phase] = max(phases.get(phase, 0), own)
         time.sleep(0.05)
     wall = time.perf_counter() - t0
     stderr = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
@@ -81,7 +90,22 @@ def measure(inputs: list[str], out: Path, *extra: str, checkout: Path = HERE.par
         "process_mb": round(usage.ru_maxrss / 1024),
         "tree_mb": round(max(peak, usage.ru_maxrss * 1024) / (1 << 20)),
         "stages_s": {k: v.get("seconds") for k, v in manifest["stages"].items()},
+        "phase_mb": {k: round(v / (1 << 20)) for k, v in phases.items()},
     }
+
+
+def _phase(out: Path, current: str) -> str:
+    """Where the run is, from its manifest: ingest (reading, extracting, merging), signals (and
+    score), report. The manifest is rewritten atomically, so a read sees a whole one."""
+    try:
+        stages = json.loads((out / "manifest.json").read_text()).get("stages", {})
+    except (OSError, ValueError):
+        return current
+    if "score" in stages:
+        return "report"
+    if stages.get("ingest", {}).get("status") == "done":
+        return "signals+score"
+    return "ingest" if stages else current
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -121,6 +145,7 @@ def main(argv: list[str] | None = None) -> None:
                 flush=True,
             )
             print(f"         stage seconds: {row['stages_s']}", flush=True)
+            print(f"         process peak MB by phase: {row['phase_mb']}", flush=True)
 
 
 if __name__ == "__main__":
