@@ -1,5 +1,6 @@
 """`make bench`: figures for the main job, the signal+score stages at scale, incremental re-runs,
-and the datatrove peer on the same WARC shards. Prints figures; asserts nothing about speed.
+the datatrove peer on the same WARC shards, and peak memory as the corpus grows (`memory`).
+Prints figures; asserts nothing about speed.
 
 Usage: python bench/run.py [--skip-peer] [--rows 1000000]
 """
@@ -262,7 +263,7 @@ def main() -> None:
     )
     ap.add_argument(
         "--only",
-        choices=["audit", "incremental", "signals", "peer", "hostile", "corpus-scale"],
+        choices=["audit", "incremental", "signals", "peer", "hostile", "corpus-scale", "memory"],
         default=None,
         help="run one section (peer needs the audit section's figures, so it runs both)",
     )
@@ -281,6 +282,9 @@ def main() -> None:
     if want("corpus-scale"):  # issue 16: corpus signals batch by batch, local driver and Ray
         scale = [sys.executable, str(HERE / "corpus_scale.py"), "--work", str(work / "corpus")]
         subprocess.run([*scale, "--pages", str(args.corpus_pages)], check=True)
+    if want("memory"):  # issue 16: peak RSS of audit over 1x and 10x the real pages
+        memory = [sys.executable, str(HERE / "memory.py"), "--work", str(work / "memory")]
+        subprocess.run([*memory, "--times", "1", "10", "--baseline"], check=True)
 
 
 if __name__ == "__main__":

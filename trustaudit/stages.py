@@ -121,7 +121,7 @@ def corpus_family(
     """The corpus family: `scoring.corpus.corpus_signals`' frame, with syndication and claims
     computed by `corpus_map` when an engine gives one (map -> group-by -> map, `run/ray_corpus.py`).
 
-    Why here: coherence is not batched and stays in this process, fed the batched
+    Why here: coherence runs in this process in its own batches (`coherence_signals`), fed the batched
     cross_consistency; the join mirrors `corpus_signals` so both paths give the same columns.
     """
     if corpus_map is None or not distributed(policy, corpus_map=corpus_map, pages=pages.height):
@@ -140,10 +140,13 @@ def distributed(policy: Policy, *, corpus_map: CorpusMap | None, pages: int) -> 
     """Whether syndication and claims run as the engine's batched steps: the engine offers them,
     one of them is on, and the corpus is large enough (`engine.distributed_corpus_min_pages`: below
     it the extra datasets and tasks cost more than they save; the columns are the same)."""
+    # an engine's steps may say from how many pages they pay off (the local engine's spilled
+    # batches: `engine.local_corpus_min_pages`, `run.local.LocalCorpusMap`)
+    min_pages = getattr(corpus_map, "min_pages", policy.engine.distributed_corpus_min_pages)
     return (
         corpus_map is not None
         and (policy.syndication.enabled or policy.claims.enabled)
-        and pages >= policy.engine.distributed_corpus_min_pages
+        and pages >= min_pages
     )
 
 

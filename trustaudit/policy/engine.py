@@ -16,3 +16,24 @@ class EnginePolicy:
         "with --engine ray, syndication and claims run as Ray map/group-by steps only from this many"
         " pages on; below it they run on the driver (same columns), where a small corpus is faster",
     )
+    local_corpus_min_pages: int = opt(
+        5_000,
+        "with --engine local, syndication and claims run as batched map/group-by steps spilled to"
+        " the run's .work folder (corpus_stages.run_local) from this many pages on; below it in one"
+        " call (same columns), where a small corpus is faster",
+        ge=1,
+    )
+    corpus_batch_pages: int = opt(
+        1_000,
+        "pages per batch of the corpus steps that run in batches: coherence (its corpus-wide parts,"
+        " boilerplate counts, word document frequencies and language means, are merged aggregates),"
+        " and the local engine's batched syndication and claims; the scores do not depend on it,"
+        " memory for one batch's paragraphs, vectors and shingles does",
+        ge=1,
+    )
+    coherence_batch_bytes: int = opt(
+        16_000_000,
+        "... and at most this many bytes of page text per coherence batch (a larger page is a batch"
+        " of its own)",
+        ge=1,
+    )

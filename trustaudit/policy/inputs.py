@@ -41,6 +41,13 @@ class InputsPolicy:
         "a worker still on one document after this many seconds is killed and replaced, the record"
         " becomes EXTRACT_TIMEOUT (0 = 2 x extract.doc_timeout_s); needs --workers 2+ or 0",
     )
+    batch_max_bytes: int = opt(
+        64_000_000,
+        "an ingest batch is cut at extract.batch_size records or at this many bytes of record"
+        " bodies, whichever comes first (a larger record is a batch of its own): what one worker"
+        " holds, and what a batch of large records costs the driver, no longer grows with the count",
+        ge=1,
+    )
     max_binary_share: float = opt(
         0.10,
         "after decoding (NULs stripped, UTF-16/32 detected), a document whose share of control and"
@@ -54,6 +61,7 @@ class InputsPolicy:
             "max_json_depth",
             "max_field_bytes",
             "max_html_depth",
+            "batch_max_bytes",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"inputs.{name} must be >= 1")

@@ -283,6 +283,7 @@ def audit(
             page_map=executor.page_map(policy),
             corpus_map=executor.corpus_map(policy, run.root / ".work" / "corpus"),
         )
+        del merged  # score and reports read the tables back: the pages and links go now
         if policy.judge.configured:
             background.wait()  # the judge reads page text from pages.parquet
         manifest["stages"]["score"] = score_run(

@@ -205,6 +205,45 @@ def _store(plan: _Planned, miss: ExtractResult, cache: ExtractCache) -> None:
     cache.put_many(entries)
 
 
+def record_bytes(records: pa.Table) -> list[int]:
+    """Bytes of each record's body and given text: what extracting it will hold in memory."""
+    import pyarrow.compute as pc
+
+    sizes = [0] * records.num_rows
+    for name in ("body", "given_text"):
+        if name in records.column_names:
+            col = pc.fill_null(pc.binary_length(records.column(name)), 0).to_pylist()
+            sizes = [a + b for a, b in zip(sizes, col, strict=True)]
+    return sizes
+
+
+def split_by_bytes(batch: RecordBatch, max_bytes: int) -> Iterator[RecordBatch]:
+    """Cut one reader batch into consecutive batches of at most `max_bytes` of record bodies (a
+    record larger than that is a batch of its own); the reader's error rows go with the first.
+
+    Why: readers cut batches by record count, so 64 records of 45 MB each went to one worker
+    (and through the driver) together. The cut is deterministic, so part names, and resume, hold.
+    """
+    records = batch.records
+    sizes = record_bytes(records)
+    if sum(sizes) <= max_bytes:
+        yield batch
+        return
+
+    def rows(lo: int, hi: int) -> pa.Table:
+        # a copy, not a slice: a pickled slice (to a worker) carries the whole batch's buffers
+        return records.take(pa.array(range(lo, hi), type=pa.int64()))
+
+    start, held = 0, 0
+    errors = batch.errors
+    for i, size in enumerate(sizes):
+        if i > start and held + size > max_bytes:
+            yield RecordBatch(rows(start, i), errors)
+            start, held, errors = i, 0, []
+        held += size
+    yield RecordBatch(rows(start, len(sizes)), errors)
+
+
 def _guarded_batches(src: Source, batch_size: int) -> Iterator[RecordBatch]:
     """src.batches(), where an exception from the reader ends this source with one error row.
 
@@ -296,7 +335,9 @@ def ingest(
         for si, src in enumerate(sources):
             if restored(si, src):
                 continue
-            for bi, batch in enumerate(_guarded_batches(src, bs)):
+            read = _guarded_batches(src, bs)
+            cut = (b for rb in read for b in split_by_bytes(rb, policy.inputs.batch_max_bytes))
+            for bi, batch in enumerate(cut):
                 base = _part_base(run, si, bi)
                 stats.records += batch.records.num_rows
                 stats.read_errors += len(batch.errors)
@@ -414,7 +455,8 @@ def merge_tables(
             _record=pl.concat_str([pl.col("source"), pl.lit("#"), pl.col("offset").cast(pl.String)])
         )
         links = links.join(dup_keys, on="_record", how="anti")
-    pages = pages.filter(~dup_mask).drop("_row")
+        pages = pages.filter(~dup_mask)  # a copy of every page: only when there is one to drop
+    pages = pages.drop("_row")
     links = links.drop("_record")
     pages = _ensure_registered_domain(pages)
     links = _ensure_registered_domain(links)

@@ -2,16 +2,60 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pyarrow as pa
 
 from trustaudit.io.extract import ExtractResult, extract_records
 from trustaudit.io.extract_pool import KillablePool
 from trustaudit.policy import Policy
-from trustaudit.stages import CorpusMap, PageMap
+from trustaudit.stages import CorpusMap, Encode, PageMap
+
+# what the batched syndication and claim steps read of a page (`corpus_stages._PAGE_COLUMNS`)
+_CORPUS_PAGE_COLUMNS = (
+    "doc_id", "text", "registered_domain", "published", "fetched_at", "title", "entity",
+)  # fmt: skip
+
+
+class LocalCorpusMap:
+    """Syndication and claims as the batched local driver (`corpus_stages.run_local`): the pages'
+    corpus columns go to one Parquet file under `work`, are read back in batches of
+    `engine.corpus_batch_pages`, and their keys are spilled there, so the shingles and signatures
+    of the whole corpus are never in memory at once. Same columns as `corpus_signals`.
+
+    `min_pages` (`engine.local_corpus_min_pages`): below it `stages.distributed` keeps the one-call
+    path, where a small corpus is faster.
+    """
+
+    def __init__(self, policy: Policy, work: Path) -> None:
+        self.policy = policy
+        self.work = work
+        self.min_pages = policy.engine.local_corpus_min_pages
+
+    def __call__(self, pages: pl.DataFrame, encode: Encode | None) -> pl.DataFrame:
+        from trustaudit.corpus_stages import run_local
+
+        shutil.rmtree(self.work, ignore_errors=True)
+        self.work.mkdir(parents=True)
+        try:
+            source = self.work / "pages.parquet"
+            pages.select([c for c in _CORPUS_PAGE_COLUMNS if c in pages.columns]).write_parquet(
+                source
+            )
+            done = run_local(
+                [source],
+                self.policy,
+                work=self.work,
+                batch_rows=self.policy.engine.corpus_batch_pages,
+                encode=encode,
+            )
+            return pl.read_parquet(done.output)
+        finally:
+            shutil.rmtree(self.work, ignore_errors=True)
 
 
 class LocalExecutor:
@@ -30,8 +74,9 @@ class LocalExecutor:
         return None
 
     def corpus_map(self, policy: Policy, work: Path) -> CorpusMap | None:
-        """None: one process holds the corpus anyway; `corpus_signals` needs no spill."""
-        return None
+        """Syndication and claims in spilled batches under `work` for corpora of
+        `engine.local_corpus_min_pages` pages and more (`LocalCorpusMap`)."""
+        return LocalCorpusMap(policy, work)
 
     def run(
         self, tasks: Iterator[tuple[Any, pa.Table]], policy: Policy

@@ -3,9 +3,18 @@
 `intra_coherence` is the mean pairwise cosine of paragraph embeddings (DESIGN §3). Stitched pages
 (paragraphs lifted from unrelated articles) sit low; mass repetition sits very high. The embedding
 call is injected (`embedder.encode`), so the function stays pure and tests use a hashing embedder.
+
+Three parts of it compare a page with the corpus: boilerplate (a short paragraph on many pages),
+the IDF of the topic-mix words, and the per-language mean vector of the centring. Each is a
+merged aggregate (`CoherenceCorpus`: map over batches of pages, associative merge), and the rest is
+a map per batch (`coherence_apply`), so `coherence_signals` holds one batch's paragraphs and
+vectors at a time (`engine.corpus_batch_pages`) and gives the same scores for any batching.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
@@ -13,12 +22,20 @@ import polars as pl
 from trustaudit.embed.base import Embedder
 from trustaudit.policy import Policy
 from trustaudit.scoring.interleave import interleave_gap
-from trustaudit.scoring.topicmix import lexical_groups
+from trustaudit.scoring.topicmix import WordCounts, lexical_groups, merge_word_counts, word_counts
 
 __all__ = [
     "REFERENCE_EDGES",
+    "CoherenceCorpus",
+    "CoherenceCounts",
+    "boilerplate_counts",
+    "boilerplate_keys",
     "center_vectors",
+    "coherence_apply",
+    "coherence_corpus",
+    "coherence_counts",
     "coherence_signals",
+    "coherence_words",
     "cross_from_variance",
     "edges_for",
     "intra_coherence",
@@ -26,7 +43,10 @@ __all__ = [
     "intra_norm_reference",
     "language_means",
     "language_sums",
+    "merge_boilerplate_counts",
+    "merge_coherence_counts",
     "merge_language_sums",
+    "page_batches",
     "paragraph_table",
     "split_coherence",
 ]
@@ -116,8 +136,8 @@ _STOPWORDS: dict[str, str] = {
 }
 
 
-def language_key(pages: pl.DataFrame) -> pl.DataFrame:
-    """doc_id, lang_key, latin_share.
+def language_key(pages: pl.DataFrame, *, with_latin_share: bool = True) -> pl.DataFrame:
+    """doc_id, lang_key, latin_share (without `with_latin_share`: doc_id, lang_key).
 
     lang_key: the page's `lang` primary subtag, else a function-word guess, else 'und'.
     latin_share: Latin-script letters / all letters in the first 3,000 characters (the MiniLM
@@ -148,6 +168,8 @@ def language_key(pages: pl.DataFrame) -> pl.DataFrame:
         if "lang" in pages.columns
         else pl.lit(None, pl.String)
     )
+    if not with_latin_share:  # the two counts over every letter are most of the cost
+        return pages.select("doc_id", lang_key=pl.coalesce(given, guess))
     return pages.select(
         "doc_id",
         lang_key=pl.coalesce(given, guess),
@@ -210,7 +232,14 @@ def merge_language_sums(parts: list[pl.DataFrame]) -> pl.DataFrame:
 
 
 def language_means(sums: pl.DataFrame, policy: Policy) -> dict[str, np.ndarray]:
-    """Mean paragraph vector of each language that has enough paragraphs and pages to centre."""
+    """Mean paragraph vector of each language that has enough paragraphs and pages to centre.
+
+    Static embeddings share a large common direction per language (an English-vocabulary model
+    maps German text to similar sub-word soup), which lifts every cosine: German pages scored
+    0.79 median against 0.54 for English ones, and stitched pages overlapped real ones. The mean
+    is a per-language sum / count: `language_sums` per batch, `merge_language_sums`, then
+    `center_vectors` (docs/corpus-at-scale.md).
+    """
     c = policy.coherence
     keep = sums.filter(
         (pl.col("n") >= c.center_min_paragraphs) & (pl.col("pages") >= c.center_min_pages)
@@ -234,21 +263,6 @@ def center_vectors(
         centred = vecs[rows] - mean
         vecs[rows] = centred / np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-12)
     return vecs
-
-
-def _center_by_language(
-    paras: pl.DataFrame, vecs: np.ndarray, policy: Policy
-) -> tuple[np.ndarray, set[str]]:
-    """Subtract each language's mean paragraph vector, where the corpus has enough of it.
-
-    Static embeddings share a large common direction per language (an English-vocabulary model
-    maps German text to similar sub-word soup), which lifts every cosine: German pages scored
-    0.79 median against 0.54 for English ones, and stitched pages overlapped real ones. The mean
-    is a per-language sum / count: `language_sums` per batch, `merge_language_sums`, then
-    `center_vectors` (docs/corpus-at-scale.md). Returns the vectors and the centred languages.
-    """
-    means = language_means(language_sums(paras, vecs), policy)
-    return center_vectors(paras, vecs, means), set(means)
 
 
 def paragraph_table(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
@@ -287,7 +301,9 @@ _REFERENCE = (
 )
 
 
-def structural(paras: pl.DataFrame, policy: Policy) -> pl.Series:
+def structural(
+    paras: pl.DataFrame, policy: Policy, *, boilerplate: pl.Series | None = None
+) -> pl.Series:
     """For each paragraph row (doc_id, text): True when it is structure rather than topical prose.
 
     Short lines (headings, list entries, table-of-contents lines), list items, bylines and
@@ -295,8 +311,13 @@ def structural(paras: pl.DataFrame, policy: Policy) -> pl.Series:
     first copy counts) and a short paragraph found on `boilerplate_min_pages` pages of the run
     (navigation, newsletter boxes) are left out of the topic statistics (split, interleave, mix).
     Intra coherence keeps them: mass repetition is what its upper edge is for.
+
+    `boilerplate`: the corpus's `boilerplate_keys` when `paras` is one batch of it; else they are
+    counted over `paras`.
     """
     c = policy.coherence
+    if boilerplate is None:
+        boilerplate = boilerplate_keys(boilerplate_counts(paras, policy), policy)
     text = pl.col("text")
     words = text.str.count_matches(r"\S+")
     return paras.select(
@@ -305,8 +326,46 @@ def structural(paras: pl.DataFrame, policy: Policy) -> pl.Series:
         | text.str.contains(_BYLINE)
         | (text.str.contains(_REFERENCE) & (words < 80))
         | (pl.int_range(pl.len()).over("doc_id", text) > 0)
-        | ((pl.col("doc_id").n_unique().over(text) >= c.boilerplate_min_pages) & (words < 40))
+        | (_text_key().is_in(boilerplate) & (words < _BOILERPLATE_MAX_WORDS))
     ).to_series()
+
+
+_BOILERPLATE_MAX_WORDS = (
+    40  # a repeated paragraph this long is content (a syndicated lede), not a box
+)
+
+
+def _text_key() -> pl.Expr:
+    """A paragraph text's 64-bit hash: boilerplate is counted by it, 8 bytes per distinct short
+    paragraph instead of its text (Polars' hash is stable within one Polars version)."""
+    return pl.col("text").hash(seed=0)
+
+
+def boilerplate_counts(paras: pl.DataFrame, policy: Policy) -> pl.DataFrame:
+    """The map side of boilerplate detection over one batch of paragraph rows (doc_id, text):
+    key (text hash), pages (distinct doc_ids with it), for paragraphs short enough to be
+    boilerplate. Batches of distinct pages merge by summing (`merge_boilerplate_counts`)."""
+    del policy  # the word limit is fixed; kept for a uniform signature
+    words = pl.col("text").str.count_matches(r"\S+")
+    return (
+        paras.filter(words < _BOILERPLATE_MAX_WORDS)
+        .group_by(key=_text_key())
+        .agg(pages=pl.col("doc_id").n_unique().cast(pl.Int64))
+    )
+
+
+def merge_boilerplate_counts(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    """The associative merge of `boilerplate_counts` tables."""
+    if not parts:
+        return pl.DataFrame(schema={"key": pl.UInt64, "pages": pl.Int64})
+    return pl.concat(parts).group_by("key").agg(pl.col("pages").sum())
+
+
+def boilerplate_keys(counts: pl.DataFrame, policy: Policy) -> pl.Series:
+    """The keys of the short paragraphs found on `boilerplate_min_pages` pages or more."""
+    return counts.filter(pl.col("pages") >= policy.coherence.boilerplate_min_pages).get_column(
+        "key"
+    )
 
 
 def list_shape(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
@@ -497,27 +556,45 @@ def split_coherence(
     return best, best_cross, where
 
 
-def _vector_statistics(
+def _paragraph_vectors(
     paras: pl.DataFrame, langs: pl.DataFrame, policy: Policy, embedder: Embedder
+) -> tuple[pl.DataFrame, np.ndarray]:
+    """The paragraphs (sorted by doc_id, with lang_key when centring) and their unit vectors,
+    without those the model has no vocabulary for."""
+    paras = paras.sort("doc_id", maintain_order=True)
+    vecs = _encode_unique(paras.get_column("text"), embedder)
+    # All-unknown-token paragraphs (scripts the model has no vocabulary for) embed to zero:
+    # they carry no evidence, so they are dropped rather than counted as unrelated.
+    known = np.einsum("ij,ij->i", vecs, vecs) > 0.25
+    if not known.all():
+        paras, vecs = paras.filter(pl.Series(known)), vecs[known]
+    if policy.coherence.center_by_language:
+        paras = paras.join(
+            langs.select("doc_id", "lang_key"), on="doc_id", how="left", maintain_order="left"
+        )
+    return paras, vecs
+
+
+def _vector_statistics(
+    paras: pl.DataFrame,
+    langs: pl.DataFrame,
+    policy: Policy,
+    embedder: Embedder,
+    means: dict[str, np.ndarray] | None,
 ) -> tuple[pl.DataFrame, set[str]]:
     """Per doc_id from the paragraph embeddings: paragraphs_used, intra_coherence (all usable
-    paragraphs) and the split / interleave statistics (prose paragraphs only, `_topical`).
+    paragraphs) and the split / interleave statistics (prose paragraphs only, `_topical`), with
+    the vectors centred on the corpus's language `means` (None: these paragraphs' own means).
     Returns the table and the languages whose vectors were centred."""
     c = policy.coherence
     centred_langs: set[str] = set()
     if paras.height:
-        paras = paras.sort("doc_id", maintain_order=True)
-        vecs = _encode_unique(paras.get_column("text"), embedder)
-        # All-unknown-token paragraphs (scripts the model has no vocabulary for) embed to zero:
-        # they carry no evidence, so they are dropped rather than counted as unrelated.
-        known = np.einsum("ij,ij->i", vecs, vecs) > 0.25
-        if not known.all():
-            paras, vecs = paras.filter(pl.Series(known)), vecs[known]
+        paras, vecs = _paragraph_vectors(paras, langs, policy, embedder)
         if c.center_by_language:
-            paras = paras.join(
-                langs.select("doc_id", "lang_key"), on="doc_id", how="left", maintain_order="left"
-            )
-            vecs, centred_langs = _center_by_language(paras, vecs, policy)
+            if means is None:
+                means = language_means(language_sums(paras, vecs), policy)
+            vecs = center_vectors(paras, vecs, means)
+            centred_langs = set(means)
         seg = paras.group_by("doc_id", maintain_order=True).len()
         counts = seg.get_column("len").to_numpy()
         starts = (np.cumsum(counts) - counts).astype(np.int64)
@@ -676,39 +753,174 @@ def _topic_adjustment(out: pl.DataFrame, policy: Policy, unsupported: pl.Expr) -
     return out
 
 
+@dataclass(frozen=True)
+class CoherenceCounts:
+    """The mergeable counts of one batch of pages (first map): short paragraphs' page counts
+    (`boilerplate_counts`) and per-language vector sums (`language_sums`, when centring)."""
+
+    boilerplate: pl.DataFrame
+    languages: pl.DataFrame | None
+
+
+@dataclass(frozen=True)
+class CoherenceCorpus:
+    """What coherence needs from the whole corpus, whatever the batch a page is scored in:
+    the boilerplate keys, the word counts of the topic-mix IDF, the language means to centre on."""
+
+    boilerplate: pl.Series
+    words: WordCounts
+    means: dict[str, np.ndarray]
+
+
+def _topical(paras: pl.DataFrame, policy: Policy, boilerplate: pl.Series) -> pl.DataFrame:
+    """paras with `_topical`: topic statistics see prose only (lists, bylines, references,
+    repeats and boilerplate are not topic shifts)."""
+    topical = (
+        ~structural(paras, policy, boilerplate=boilerplate)
+        if policy.coherence.structure_aware and paras.height
+        else pl.Series([True] * paras.height, dtype=pl.Boolean)
+    )
+    return paras.with_columns(_topical=topical)
+
+
+def coherence_counts(pages: pl.DataFrame, policy: Policy, embedder: Embedder) -> CoherenceCounts:
+    """First map over one batch of pages: what boilerplate detection and centring count."""
+    paras = paragraph_table(pages, policy)
+    languages = None
+    if policy.coherence.center_by_language and paras.height:
+        langs = language_key(pages, with_latin_share=False)
+        vparas, vecs = _paragraph_vectors(paras, langs, policy, embedder)
+        languages = language_sums(vparas, vecs)
+    return CoherenceCounts(boilerplate_counts(paras, policy), languages)
+
+
+def merge_coherence_counts(parts: list[CoherenceCounts]) -> CoherenceCounts:
+    """The associative merge of `coherence_counts`."""
+    langs = [p.languages for p in parts if p.languages is not None]
+    return CoherenceCounts(
+        merge_boilerplate_counts([p.boilerplate for p in parts]),
+        merge_language_sums(langs) if langs else None,
+    )
+
+
+def coherence_words(pages: pl.DataFrame, policy: Policy, boilerplate: pl.Series) -> WordCounts:
+    """Second map over one batch of pages (needs the boilerplate keys: boilerplate is not prose):
+    the topic-mix word counts of its prose paragraphs."""
+    paras = _topical(paragraph_table(pages, policy), policy, boilerplate)
+    prose = paras.filter(pl.col("_topical"))
+    return word_counts(prose, stem=policy.coherence.topic_stem_chars)
+
+
+def coherence_corpus(
+    batches: Callable[[], Iterable[pl.DataFrame]], policy: Policy, embedder: Embedder
+) -> CoherenceCorpus:
+    """The corpus-wide parts over every batch of pages (`batches()` is iterated twice: counts,
+    then the words of what is prose once boilerplate is known). An engine may run the two maps
+    anywhere and merge their outputs in any order: the merges are sums of integers."""
+    counts = merge_coherence_counts([coherence_counts(b, policy, embedder) for b in batches()])
+    keys = boilerplate_keys(counts.boilerplate, policy)
+    words = merge_word_counts([coherence_words(b, policy, keys) for b in batches()])
+    means = (
+        language_means(counts.languages, policy)
+        if policy.coherence.center_by_language and counts.languages is not None
+        else {}
+    )
+    return CoherenceCorpus(keys, words, means)
+
+
+def _text_bytes(pages: pl.DataFrame) -> list[int]:
+    """Each page's text size in bytes: what its paragraphs and their vectors will hold."""
+    text = pl.col("text") if "text" in pages.columns else pl.col("paragraphs").list.join("\n")
+    return pages.select(text.str.len_bytes().fill_null(0)).to_series().to_list()
+
+
+def page_batches(sizes: list[int], *, max_pages: int, max_bytes: int) -> list[tuple[int, int]]:
+    """(start, length) of consecutive batches of at most `max_pages` pages and `max_bytes` bytes
+    (`sizes`: each page's); a page larger than `max_bytes` is a batch of its own."""
+    bounds: list[tuple[int, int]] = []
+    start, held = 0, 0
+    for i, size in enumerate(sizes):
+        if i > start and (i - start >= max(1, max_pages) or held + size > max_bytes):
+            bounds.append((start, i - start))
+            start, held = i, 0
+        held += size
+    if sizes:
+        bounds.append((start, len(sizes) - start))
+    return bounds
+
+
 def coherence_signals(
     pages: pl.DataFrame,
     policy: Policy,
     embedder: Embedder,
     *,
     cross: pl.DataFrame | None = None,
+    batch_pages: int | None = None,
 ) -> pl.DataFrame:
     """One row per doc_id: paragraphs_used, intra_coherence, intra_norm, cross_consistency,
-    coherence_score, reasons_coherence.
+    coherence_score, reasons_coherence (COHERENCE_COLUMNS).
 
     `cross` (doc_id, cross_consistency) comes from `claims.claim_signals`; a page without peers or
-    claims keeps cross null and the neutral `coherence.cross_neutral`.
+    claims keeps cross null and the neutral `coherence.cross_neutral`. The pages are taken in
+    batches of `batch_pages` (default `engine.corpus_batch_pages`) and at most
+    `engine.coherence_batch_bytes` of text: the corpus-wide parts are merged over all of them
+    first (`coherence_corpus`), then each batch is scored on its own (`coherence_apply`), so
+    paragraphs and vectors are held for one batch at a time and the scores are those of one call
+    over the whole corpus. A corpus of one batch is its own corpus (one pass, nothing to merge).
     """
+    bounds = page_batches(
+        _text_bytes(pages),
+        max_pages=batch_pages or policy.engine.corpus_batch_pages,
+        max_bytes=policy.engine.coherence_batch_bytes,
+    )
+    if len(bounds) <= 1:
+        return coherence_apply(pages, policy, embedder, None, cross=cross)
+
+    def batches() -> Iterable[pl.DataFrame]:
+        return (pages.slice(start, length) for start, length in bounds)
+
+    corpus = coherence_corpus(batches, policy, embedder)
+    parts = [coherence_apply(b, policy, embedder, corpus, cross=cross) for b in batches()]
+    return parts[0] if len(parts) == 1 else pl.concat(parts, how="vertical_relaxed")
+
+
+def coherence_apply(
+    pages: pl.DataFrame,
+    policy: Policy,
+    embedder: Embedder,
+    corpus: CoherenceCorpus | None,
+    *,
+    cross: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """The last map: COHERENCE_COLUMNS for one batch of pages, given the corpus's aggregates
+    (None: the batch is the whole corpus, and its own paragraphs give them)."""
     c = policy.coherence
     model = embedder.name
     paras = paragraph_table(pages, policy)
-    langs = language_key(pages)
-    # topic statistics see prose only: lists, bylines, references, repeats are not topic shifts
-    topical = (
-        ~structural(paras, policy)
-        if c.structure_aware and paras.height
-        else pl.Series([True] * paras.height, dtype=pl.Boolean)
+    boilerplate = (
+        corpus.boilerplate
+        if corpus is not None
+        else boilerplate_keys(boilerplate_counts(paras, policy), policy)
     )
-    paras = paras.with_columns(_topical=topical)
+    paras = _topical(paras, policy, boilerplate)
+    langs = language_key(pages)
     prose = paras.filter(pl.col("_topical"))
     # order-free statistics on the words of the prose paragraphs (scoring/topicmix.py)
     mix = (
-        lexical_groups(prose, min_cosine=c.topic_min_cosine, stem=c.topic_stem_chars)
+        lexical_groups(
+            prose,
+            min_cosine=c.topic_min_cosine,
+            stem=c.topic_stem_chars,
+            counts=corpus.words if corpus is not None else None,
+        )
         .join(paragraph_languages(prose), on="doc_id", how="full", coalesce=True)
         .join(list_shape(pages, policy), on="doc_id", how="full", coalesce=True)
         .join(list_title(pages), on="doc_id", how="full", coalesce=True)
     )
-    per_doc, centred_langs = _vector_statistics(paras, langs, policy, embedder)
+    means = corpus.means if corpus is not None else None
+    per_doc, centred_langs = _vector_statistics(paras, langs, policy, embedder, means)
+    if means is not None:  # the corpus's centred languages, even in a batch without paragraphs
+        centred_langs = set(means)
     out = (
         pages.select("doc_id")
         .join(per_doc, on="doc_id", how="left")

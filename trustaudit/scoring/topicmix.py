@@ -14,16 +14,29 @@ of them in random arrangements, the largest-group share separated them with ROC-
 to 5 letters, cosine 0.08), the clustered static embeddings with 0.72-0.81 (cosines after language
 centring are too noisy for a partition of 10 paragraphs).
 
-Pure Polars and one sparse connected-components call for the whole corpus: word weights are a
+Pure Polars and one sparse connected-components call per batch of pages: word weights are a
 group-by, candidate pairs a self-join on (page, word) within a page, never all pairs of the corpus.
+The one corpus-wide part is the IDF: `word_counts` per batch (map), `merge_word_counts` (an
+associative sum), then `lexical_groups(..., counts=...)` per batch gives the same groups as one call
+over the whole corpus (docs/corpus-at-scale.md).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import polars as pl
 
-__all__ = ["STOPWORDS_4", "lexical_groups", "paragraph_groups"]
+__all__ = [
+    "STOPWORDS_4",
+    "WordCounts",
+    "lexical_groups",
+    "merge_word_counts",
+    "paragraph_groups",
+    "paragraph_tokens",
+    "word_counts",
+]
 
 # Function words of four letters or more (en/de/fr/es/pt/it/nl): they link any two paragraphs of a
 # language, and a small corpus has too few pages for IDF to discount them.
@@ -244,19 +257,21 @@ STOPWORDS_4 = frozenset(
 )
 
 
-def paragraph_groups(
-    paras: pl.DataFrame, *, min_cosine: float = 0.08, min_word_chars: int = 4, stem: int = 5
-) -> np.ndarray:
-    """Group label of each paragraph row (connected components of the word-link graph; labels are
-    unique across the corpus, a paragraph linked to nothing is its own group)."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
+@dataclass(frozen=True)
+class WordCounts:
+    """The corpus-wide part of the IDF: how many paragraphs, and in how many of them each word
+    (stem) occurs. Counts of disjoint batches of paragraphs add up (`merge_word_counts`)."""
 
-    if paras.height == 0:
-        return np.zeros(0, dtype=np.int64)
+    paragraphs: int
+    df: pl.DataFrame  # tok (String), df (UInt32: paragraphs containing it)
+
+
+def paragraph_tokens(
+    paras: pl.DataFrame, *, min_word_chars: int = 4, stem: int = 5
+) -> pl.DataFrame:
+    """r (row of `paras`), doc_id, tok, tf: the words (cut to `stem` letters) of each paragraph."""
     rows = paras.select("doc_id", "text").with_row_index("r")
-    n = rows.height
-    toks = (
+    return (
         rows.select(
             "r",
             "doc_id",
@@ -269,8 +284,53 @@ def paragraph_groups(
         .group_by("r", "doc_id", "tok")
         .agg(tf=(pl.len().cast(pl.Float64).log() + 1.0))
     )
-    idf = toks.group_by("tok").agg(
-        idf=((n + 1.0) / (pl.col("r").n_unique().cast(pl.Float64) + 1.0)).log() + 1.0
+
+
+def _df(toks: pl.DataFrame) -> pl.DataFrame:
+    return toks.group_by("tok").agg(df=pl.col("r").n_unique())
+
+
+def word_counts(paras: pl.DataFrame, *, min_word_chars: int = 4, stem: int = 5) -> WordCounts:
+    """The map side of the IDF over one batch of paragraphs (doc_id, text)."""
+    toks = paragraph_tokens(paras, min_word_chars=min_word_chars, stem=stem)
+    return WordCounts(paras.height, _df(toks))
+
+
+def merge_word_counts(parts: list[WordCounts]) -> WordCounts:
+    """The associative merge of `word_counts` (sums of integer counts)."""
+    frames = [p.df for p in parts]
+    df = (
+        pl.concat(frames).group_by("tok").agg(pl.col("df").sum())
+        if frames
+        else pl.DataFrame(schema={"tok": pl.String, "df": pl.UInt32})
+    )
+    return WordCounts(sum(p.paragraphs for p in parts), df)
+
+
+def paragraph_groups(
+    paras: pl.DataFrame,
+    *,
+    min_cosine: float = 0.08,
+    min_word_chars: int = 4,
+    stem: int = 5,
+    counts: WordCounts | None = None,
+) -> np.ndarray:
+    """Group label of each paragraph row (connected components of the word-link graph; labels are
+    unique across `paras`, a paragraph linked to nothing is its own group).
+
+    IDF from `counts` (the merged `word_counts` of the whole corpus) when given, else from `paras`.
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    if paras.height == 0:
+        return np.zeros(0, dtype=np.int64)
+    n = paras.height
+    toks = paragraph_tokens(paras, min_word_chars=min_word_chars, stem=stem)
+    counts = counts if counts is not None else WordCounts(n, _df(toks))
+    idf = counts.df.select(
+        "tok",
+        idf=((counts.paragraphs + 1.0) / (pl.col("df").cast(pl.Float64) + 1.0)).log() + 1.0,
     )
     w = toks.join(idf, on="tok").with_columns(w=pl.col("tf") * pl.col("idf"))
     w = w.with_columns(w=pl.col("w") / (pl.col("w") ** 2).sum().over("r").sqrt())
@@ -296,6 +356,7 @@ def lexical_groups(
     min_word_chars: int = 4,
     stem: int = 5,
     labels: np.ndarray | None = None,
+    counts: WordCounts | None = None,
 ) -> pl.DataFrame:
     """paras (doc_id, text; one row per usable paragraph) -> per doc_id: topic_paragraphs,
     topic_groups (groups of 2+ linked paragraphs), topic_largest_share (largest group / paragraphs),
@@ -303,7 +364,8 @@ def lexical_groups(
 
     IDF is over the paragraphs given (the corpus): idf = ln((N + 1) / (df + 1)) + 1. `stem` > 0
     keeps the first `stem` letters of each word (a crude, language-free stemmer: inflections and
-    German compounds then link).
+    German compounds then link). `counts`: the corpus's merged `word_counts` when `paras` is one
+    batch of it (the IDF is then the corpus's, whatever the batches).
     """
     schema = {
         "doc_id": pl.String,
@@ -316,7 +378,7 @@ def lexical_groups(
         return pl.DataFrame(schema=schema)
     if labels is None:
         labels = paragraph_groups(
-            paras, min_cosine=min_cosine, min_word_chars=min_word_chars, stem=stem
+            paras, min_cosine=min_cosine, min_word_chars=min_word_chars, stem=stem, counts=counts
         )
     rows = paras.select("doc_id")
     sizes = (
