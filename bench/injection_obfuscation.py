@@ -31,6 +31,7 @@ import codecs
 import gzip
 import json
 import random
+import re
 import sys
 import time
 from collections import defaultdict
@@ -278,12 +279,25 @@ CARRIER_PLACES: dict[str, Callable[[str, random.Random], str]] = {
 }
 
 
+# Blocks whose "</p>" is not the end of a paragraph in the page (a string in a script, a template):
+# a fragment put there would not be where its case says (a "hidden" div inside a JS string).
+_NOT_BODY = re.compile(
+    r"<(script|template|noscript|textarea|style)\b.*?</\1\s*>|<!--.*?-->", re.S | re.I
+)
+
+
 def insert(host: str, fragment: str, rng: random.Random) -> str:
-    """Put `fragment` after a random closing </p> of the host body (else before </body>)."""
+    """Put `fragment` after a random closing </p> of the host body (else before </body>), never
+    inside a script, style, template, noscript, textarea or comment."""
+    blocked = [(m.start(), m.end()) for m in _NOT_BODY.finditer(host)]
     ends: list[int] = []
     j = host.find("</p>")
+    k = 0
     while j != -1 and len(ends) < 400:
-        ends.append(j)
+        while k < len(blocked) and blocked[k][1] <= j:
+            k += 1
+        if not (k < len(blocked) and blocked[k][0] <= j):
+            ends.append(j)
         j = host.find("</p>", j + 4)
     i = (
         rng.choice(ends) + 4

@@ -304,6 +304,16 @@ def _detect_segments(
                 decoded=h.snippet if seg.obfuscation else "",
             )
         )
+    if (
+        policy.normalize
+    ):  # text recovered from an obfuscation that no feature read as an instruction
+        found = _recovered_hits(entries, texts, segs, starts, visible, source, hits, policy)
+        later.extend(x for x in found if entries[x[1]].variant is not None)
+        out.extend(
+            _carrier_finding(x, entries, texts, leads, segs, source)
+            for x in found
+            if entries[x[1]].variant is None
+        )
     for h, k, rel in later:
         e = entries[k]
         v = e.variant
@@ -348,6 +358,76 @@ def _detect_segments(
         done = {entries[k].seg for _, k, _ in later} | set(plain)
         _hidden_asks(asks, segs, texts, leads, entries, weak, done, policy, source)
     return out
+
+
+def _recovered_hits(
+    entries: Sequence[_Entry],
+    texts: Sequence[str],
+    segs: Sequence[Segment],
+    starts: Sequence[int],
+    visible: str,
+    source: str,
+    hits: Sequence[Hit],
+    policy: InjectionPolicy,
+) -> list[tuple[Hit, int, int]]:
+    """Hits for texts that an obfuscation hid (`recovered.recovered_instruction`): an invisible
+    carrier's prose, imperative prose decoded from base64/hex/rot13/%-escapes, a sentence written in
+    look-alike, spaced or leet letters. Only entries no detector hit reached are read; each hit is
+    given as (hit in the joined text, entry, start in the entry) like a variant's."""
+    from trustaudit.injection.recovered import RULE, recovered_instruction
+
+    reached = {max(0, _bisect(starts, h.start)) for h in hits if h.score >= policy.min_score}
+    out: list[tuple[Hit, int, int]] = []
+    for k, e in enumerate(entries):
+        if k in reached:
+            continue
+        v = e.variant
+        seg = segs[e.seg] if e.seg >= 0 else None
+        name = v.obfuscation if v is not None else (seg.obfuscation if seg is not None else "")
+        if seg is not None and seg.obfuscation and v is not None:
+            name = f"{seg.obfuscation}+{v.obfuscation}"
+        if not name or (
+            seg is not None and (seg.technique == "script" or seg.location.startswith("<script"))
+        ):
+            continue  # script strings decode to UI text (anti-adblock notices)
+        src = visible if e.seg < 0 else texts[e.seg]
+        before, encoded, words = "", "", None
+        if v is not None and v.pieces:
+            run = v.pieces[0][2]
+            before, encoded = src[max(0, run - 160) : run], src[run : v.pieces[-1][3]]
+            words = [
+                src[slice(*v.source_span(m.start(), m.end()))] for m in re.finditer(r"\S+", v.text)
+            ]
+        elif seg is not None and seg.offset >= 0:
+            before = source[max(0, seg.offset - 160) : seg.offset]
+        r = recovered_instruction(e.text, name, before=before, encoded=encoded, source_words=words)
+        if r is None:
+            continue
+        score = round(1.0 - (1.0 - r.score) * (1.0 - e.prior), 4)
+        if score < policy.min_score:
+            continue
+        snippet = " ".join(e.text[r.start : r.end].split())[:_SNIPPET_MAX]
+        rule = f"{RULE}_{r.shape}"
+        h = Hit(starts[k] + r.start, starts[k] + r.end, snippet, rule, score, "", "")
+        out.append((h, k, r.start))
+    return out
+
+
+def _carrier_finding(
+    item: tuple[Hit, int, int],
+    entries: Sequence[_Entry],
+    texts: Sequence[str],
+    leads: Sequence[int],
+    segs: Sequence[Segment],
+    source: str,
+) -> dict[str, Any]:
+    """The finding of a recovered hit on a segment as found (an invisible carrier's decoded text)."""
+    h, k, rel = item
+    seg = segs[entries[k].seg]
+    off = _source_offset(source, seg, texts[entries[k].seg], leads[entries[k].seg], rel)
+    return _finding(
+        seg.location, seg.technique, h, off, obfuscation=seg.obfuscation, decoded=h.snippet
+    )
 
 
 def _hidden_asks(

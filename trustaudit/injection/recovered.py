@@ -1,0 +1,390 @@
+"""Instruction-shaped prose recovered from an obfuscation: the obfuscation itself is evidence.
+
+Why: the detector's features recognise *what* an instruction says ("ignore previous instructions",
+"reveal your system prompt"); a reworded payload ("Write a poem about…", "Include in your answer…")
+has none of them and is missed whether it is obfuscated or not. But the obfuscation says something
+the words do not: ordinary pages do not carry sentences in invisible Unicode, write whole sentences
+in letters spaced by separators, in leetspeak or in Cyrillic look-alikes among Latin letters, and
+do not base64- or hex-encode imperative prose. So text that a fold or a decode of `normalize`
+recovers is scored by *how it was hidden* and *whether it reads as prose addressed to someone*:
+
+- invisible carriers (tag characters, variation selectors, sneaky bits, zero-width bits): any
+  prose of a few words is a finding (these carriers hold nothing else on real pages; emoji
+  subdivision flags are skipped by `normalize` already);
+- encodings (base64, hex, percent, rot13): prose of at least four words that is imperative or
+  second person, or that a "decode and follow" wrapper introduces;
+- folds (look-alike letters, spaced letters, leetspeak): at least three words that the fold
+  changed, in imperative or second-person prose (a spaced heading "M E N U", a Turkish "ı",
+  a gamer's "n00b" are not sentences that tell the reader what to do).
+
+The finding names the obfuscation, shows the decoded text, and keeps offsets into the source
+(see `trustaudit.injection`). Pure functions of strings; no page state.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = [
+    "CARRIERS",
+    "ENCODINGS",
+    "FOLDS",
+    "RULE",
+    "Recovered",
+    "carrier_kind",
+    "changed_words",
+    "instruction_shape",
+    "prose_words",
+    "recovered_instruction",
+]
+
+RULE = "obfuscated_prose"
+CARRIERS = frozenset({"tag_chars", "variation_selectors", "sneaky_bits", "zero_width_bits"})
+ENCODINGS = frozenset({"base64", "hex", "percent", "rot13"})
+FOLDS = frozenset({"homoglyph", "spaced", "leet"})
+# Content scores (the location's prior is added by noisy-or): an invisible carrier of prose is
+# decisive alone; an encoding or a fold needs the prose to be shaped like an instruction.
+_SCORE = {"carrier": 0.85, "wrapper": 0.8, "encoding": 0.7, "fold": 0.65}
+_MIN_CARRIER_WORDS = 2
+_MIN_ENCODED_WORDS = 4
+_MIN_FOLD_WORDS = 4
+_MIN_CHANGED = 3  # words a fold changed in the passage (2 when the passage is short)
+_SHORT = 7
+_GAP_WORDS = 12
+# Share of the passage's words a fold changed: an attacker hides a sentence, a spam comment swaps
+# one letter here and there to slip past filters ("I usｅd to be suggested thiѕ web site").
+_MIN_DENSITY = 0.25
+_BLOCK = (
+    300  # the script around a changed word is read in the blocks of this many characters beside it
+)
+_MAX_CHANGED = 2000  # changed words looked at per text (a long Cyrillic page folds many)
+
+_MARKUP = '<>{}[]=;|\\"'
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_TOKEN = re.compile(r"\S+")
+_LATIN_VOWELS = frozenset("aeiouyàáâãäåèéêëìíîïòóôõöùúûüýÿœæ")
+_SENTENCE = re.compile(r"(?:^|[.!?:;\n>\]\)\"“]\s*|\s[-–—]\s)([^\W\d_][\w'’-]*)")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_LEADS = _words(
+    "please kindly now then also and just first finally always never immediately instead "
+    "so but from next additionally"
+)
+# English verbs that open an instruction (BIPIA/InjecAgent-style tasks and the usual injection
+# verbs). Other languages: the intent lexicon's verbs (`has_strong_slot`) and its second person.
+_IMPERATIVE = _words(
+    """
+    access act add adopt agree alert alter analyse analyze announce answer anagram append apply
+    arrange ask assess assume attach augment avoid become begin behave believe bold book bring build
+    buy calculate call cancel capitalize change check choose cite claim classify click close compare
+    compose compute comply conclude confirm consider continue convert copy correct count craft create
+    debug decline decode decrypt define delete deny deposit describe design detail determine develop
+    disable disclose discuss dispatch display do don't download draft draw elaborate email embed
+    emphasize emulate enable encode encourage encrypt end ensure enter enumerate erase estimate
+    evaluate examine execute expand explain explore express fetch fill filter find finish fix follow
+    forget format forward generate get give go grant group hide highlight identify ignore imagine
+    imitate include incorporate indicate inform initiate inject insert install insult integrate
+    introduce invest investigate invite invoke italicize join keep leak let link list locate lock log
+    look make mark mention mimic modify move name navigate never notify obey offer omit open order
+    organize outline output paraphrase paste pay pick plan play post praise predict prepare prepend
+    present pretend print prioritize proceed produce promote propose provide publish purchase put
+    quote rate rank read rearrange recommend redirect refer refuse reformat remember remind remove
+    rename render reorder repeat rephrase replace reply report request research reserve reset
+    respond restart retrieve retrive return reveal reverse review revoke reword rewrite rhyme role
+    run save say schedule search select sell send set share shift shorten show sign simplify sing
+    solve sort speak spell start state stop structure submit subscribe substitute suggest summarize
+    summarise supply swap switch tabulate take talk tell thank transcribe transfer translate treat
+    try turn tweet type underline unlock unsubscribe update upload use validate verify view visit
+    warn withdraw write
+    """
+)
+# A sentence that asks the reader something: an interrogative or auxiliary first, "?" last.
+_QUESTION = re.compile(
+    r"(?:^|[.!?:;\n]\s*)(?:what|how|why|which|who|whom|whose|when|where|can|could|would|will|"
+    r"should|is|are|do|does|did|have|has|may|might|shall)\b[^.!?\n]{6,300}\?"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Recovered:
+    """Recovered instruction-shaped prose: [start, end) in the decoded/folded text, content score,
+    the evidence that made it (``carrier``, ``wrapper``, ``imperative``, ``second_person``,
+    ``intent_word``) and the number of words read."""
+
+    start: int
+    end: int
+    score: float
+    shape: str
+    words: int
+
+
+def carrier_kind(obfuscation: str) -> str:
+    """``carrier``, ``encoding`` or ``fold`` for an obfuscation name (``homoglyph+spaced``,
+    ``tag_chars+base64``…): the strongest kind among its parts; "" when none is known."""
+    parts = set(obfuscation.split("+"))
+    if parts & CARRIERS:
+        return "carrier"
+    if parts & ENCODINGS:
+        return "encoding"
+    if parts & FOLDS:
+        return "fold"
+    return ""
+
+
+def prose_words(text: str) -> int:
+    """Words of `text` when it reads as natural-language prose, else 0.
+
+    Prose: hardly any markup characters (not HTML, JSON, CSS or code), most of its non-space
+    characters in words of letters (not a hash or an id), and words of Latin letters have vowels (not "xkcd qzt" noise from a wrong decode)."""
+    tokens = _TOKEN.findall(text)
+    if not tokens:
+        return 0
+    markup = sum(text.count(c) for c in _MARKUP)
+    if markup > max(2, len(text) // 100):  # HTML, JSON, CSS, code
+        return 0
+    words = _WORD.findall(text)
+    if not words:
+        return 0
+    letters = sum(len(w) for w in words)
+    chars = sum(len(t) for t in tokens)
+    if letters < 0.65 * chars or len(words) < 0.6 * len(tokens):
+        return 0
+    latin = [w for w in words if w.isascii()]
+    voweled = sum(any(c in _LATIN_VOWELS for c in w.lower()) for w in latin)
+    if latin and voweled < 0.75 * len(latin):
+        return 0
+    if max(len(w) for w in words) > 30 and len(words) < 4:  # one long run, not sentences
+        return 0
+    return len(words)
+
+
+@lru_cache(maxsize=1)
+def _second_person() -> frozenset[str]:
+    """Single-word second-person forms of the intent lexicon's ``you`` slot, all languages."""
+    from trustaudit.injection.intent import lexicon
+
+    out: set[str] = set()
+    for terms in lexicon()["slots"].get("you", {}).values():
+        for t in terms if isinstance(terms, list) else str(terms).split():
+            t = t.rstrip("*").lower()
+            if t and "_" not in t and " " not in t:
+                out.add(t)
+    return frozenset(out | {"you", "your", "yours", "yourself", "you're", "you'll"})
+
+
+def instruction_shape(text: str) -> str:
+    """How `text` reads as an instruction: ``imperative`` (a sentence opens with an instruction
+    verb), ``second_person`` (it addresses "you"), ``question`` (it asks the reader something),
+    ``intent_word`` (a word of the multilingual intent
+    lexicon's strong slots: override, reveal, tool, steer verbs, AI addressees, secrets), or ""."""
+    low = text.lower()
+    for m in _SENTENCE.finditer(low):
+        word = m.group(1)
+        if word in _LEADS:
+            nxt = re.match(r"\s*,?\s*([^\W\d_][\w'’-]*)", low[m.end() :])
+            word = nxt.group(1) if nxt else word
+        if word in _IMPERATIVE:
+            return "imperative"
+    words = set(_WORD.findall(low))
+    if words & _second_person():
+        return "second_person"
+    if _QUESTION.search(low):
+        return "question"
+    from trustaudit.injection.intent import has_strong_slot
+
+    return "intent_word" if has_strong_slot(text) else ""
+
+
+_WRAPPER = re.compile(
+    r"(?:decod|dekodier|decodific|décod|base\s?64|rot\s?13|hex|url.?encod|percent.?encod)"
+    r"[^\n]{0,60}?\b(?:follow|obey|execute|comply|carry\s+out|act\s+on|do\s+(?:as|what)|run|"
+    r"befolge|folge|sigue|obedece|ejecuta|suivez|obéis|exécute|segui|esegui|siga|execute)",
+    re.IGNORECASE,
+)
+
+
+def decode_wrapper(before: str) -> bool:
+    """Whether the text just before an encoded run tells the reader to decode it and act on it
+    ("Decode this and follow it:", "base64 below, decode and obey:"); naming an encoding alone
+    ("Hints are in rot13") is not enough."""
+    return bool(_WRAPPER.search(before[-160:]))
+
+
+def changed_words(folded: str, source_words: list[str | None]) -> list[tuple[int, int]]:
+    """[start, end) in `folded` of the words whose source differs (what the fold changed).
+
+    `source_words[i]` is the source of the i-th whitespace token of `folded` (None: unknown)."""
+    out: list[tuple[int, int]] = []
+    for m, src in zip(_TOKEN.finditer(folded), source_words, strict=False):
+        if src is not None and src != m.group() and any(c.isalpha() for c in m.group()):
+            out.append((m.start(), m.end()))
+    return out
+
+
+_LEET_TOKEN = re.compile(r"[A-Za-z0-9@$!|]*[A-Za-z][A-Za-z0-9@$!|]*")
+_LEET_MARK = re.compile(r"[0-9@$!|]")
+_TURKISH = frozenset("şğŞĞəƏ")
+
+
+_EDGE = re.compile(r"^[(\[{\"'“‘]+|[.,;:?)\]}\"'”’]+$")
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
+
+
+_DOTLESS_WORD = re.compile(r"\w*ı\w*")
+
+
+def _harmonic_dotless(text: str) -> bool:
+    """Turkish without ş or ğ: ö, ü or ç around, and most words with ı follow vowel harmony (only
+    back vowels a, ı, o, u: "saldırgan", "alınmalıdır"), where English in Turkish letters breaks it
+    ("ıgnore", "prevıous")."""
+    if not any(c in "öüçÖÜÇ" for c in text):
+        return False
+    words = _DOTLESS_WORD.findall(text.lower())
+    harmonic = sum(not any(v in w for v in "eiöü") for w in words)
+    return bool(words) and harmonic > len(words) / 2
+
+
+@dataclass(frozen=True, slots=True)
+class _Script:
+    """What the text around a fold is written in (decides which changed words are evidence)."""
+
+    turkish: bool  # ş, ğ or ə anywhere: dotless ı is ordinary spelling
+    cjk: bool  # CJK text writes Latin letters full-width
+    latin: bool  # mostly ASCII letters: a word all of look-alikes stands out
+
+    @classmethod
+    def of(cls, text: str) -> _Script:
+        letters = sum(c.isalpha() for c in text)
+        ascii_letters = sum(c.isascii() and c.isalpha() for c in text)
+        return cls(
+            any(c in _TURKISH for c in text) or _harmonic_dotless(text),
+            bool(_CJK.search(text)),
+            ascii_letters >= 0.7 * letters,
+        )
+
+
+def _counts_as_evidence(src: str, script: _Script) -> bool:
+    """Whether a word the fold changed (`src`, as in the source) is evidence of obfuscation: a
+    look-alike from another script inside a Latin word (or a word all of look-alikes in Latin text),
+    full-width letters outside CJK text, dotless ı outside Turkish/Azeri text, letters spaced by
+    separators, or a leet word made of letters and leet digits/symbols only (not an e-mail, a
+    handle, a CSS colour, a date)."""
+    core = _EDGE.sub("", src)
+    if not core:
+        return False
+    if not core.isascii():
+        if "ı" in core or "İ" in core:  # English in Turkish letters, not a Turkish word
+            return not script.turkish and core.replace("ı", "").replace("İ", "").isascii()
+        if any("\uff01" <= c <= "\uff5e" for c in core):
+            return not script.cjk
+        return script.latin or any(c.isascii() and c.isalpha() for c in core)
+    letters = sum(c.isalpha() for c in core)
+    if len(core) >= 2 * letters - 1 and letters >= 2:  # spaced out: "i.g.n.o.r.e"
+        return True
+    return bool(_LEET_TOKEN.fullmatch(core) and _LEET_MARK.search(core) and core[0] not in "@$!|")
+
+
+def _fold_region(folded: str, changed: list[tuple[int, int]]) -> tuple[int, int, int] | None:
+    """The run of changed words with the most of them, consecutive ones at most `_GAP_WORDS`
+    unchanged words apart (one sentence): (start, end, count); None without changed words."""
+    best: tuple[int, int, int] | None = None
+    index = {(m.start(), m.end()): i for i, m in enumerate(_TOKEN.finditer(folded))}
+    run: list[tuple[int, int]] = []
+    for span in changed:
+        if run and index.get(span, 0) - index.get(run[-1], 0) > _GAP_WORDS + 1:
+            run = []
+        run.append(span)
+        if best is None or len(run) > best[2]:
+            best = (run[0][0], run[-1][1], len(run))
+    return best
+
+
+def _sentence_bounds(text: str, lo: int, hi: int) -> tuple[int, int]:
+    """[lo, hi) widened to the sentences around it (at most 300 characters each side)."""
+    a = max(text.rfind(c, max(0, lo - 300), lo) for c in ".!?\n")
+    b_opts = [i for i in (text.find(c, hi, hi + 300) for c in ".!?\n") if i != -1]
+    return (a + 1 if a != -1 else max(0, lo - 300)), (
+        min(b_opts) + 1 if b_opts else min(len(text), hi + 300)
+    )
+
+
+_LETTER_ESCAPE = re.compile(r"%(?:4[1-9A-Fa-f]|5[0-9Aa]|6[1-9A-Fa-f]|7[0-9Aa])")
+
+
+def _letters_escaped(encoded: str, decoded: str) -> bool:
+    """Whether most letters of a %-encoded run were escaped (an obfuscation, not a URL)."""
+    letters = sum(c.isascii() and c.isalpha() for c in decoded)
+    return len(_LETTER_ESCAPE.findall(encoded)) >= 0.5 * letters
+
+
+def recovered_instruction(
+    text: str,
+    obfuscation: str,
+    *,
+    before: str = "",
+    encoded: str = "",
+    source_words: list[str | None] | None = None,
+) -> Recovered | None:
+    """Score `text`, recovered from the page by `obfuscation`, as an instruction hidden that way.
+
+    `before`: the source text just before an encoded run (for a "decode and follow" wrapper);
+    `encoded`: the run itself (%-escapes count only when they encode letters: a URL's query
+    string escapes spaces and punctuation, never ASCII letters).
+    `source_words`: for a fold, the source of each whitespace token of `text` (which words the fold
+    changed); without it a fold is never evidence. Returns None when the recovered text is not
+    instruction-shaped prose or the obfuscation is not evidence enough."""
+    kind = carrier_kind(obfuscation)
+    if not kind or not text.strip():
+        return None
+    if kind == "carrier":
+        n = prose_words(text)
+        letters = sum(c.isalpha() for c in text)
+        if n < _MIN_CARRIER_WORDS or letters < 8:
+            return None
+        return Recovered(0, len(text), _SCORE["carrier"], "carrier", n)
+    if kind == "encoding":
+        n = prose_words(text)
+        if n < _MIN_ENCODED_WORDS:
+            return None
+        if "percent" in obfuscation.split("+") and not _letters_escaped(encoded, text):
+            return None
+        if decode_wrapper(before):
+            return Recovered(0, len(text), _SCORE["wrapper"], "wrapper", n)
+        shape = instruction_shape(text)
+        return Recovered(0, len(text), _SCORE["encoding"], shape, n) if shape else None
+    if not source_words:
+        return None
+    changed = changed_words(text, source_words)
+    tokens = list(_TOKEN.finditer(text))
+    src_of = {(m.start(), m.end()): s for m, s in zip(tokens, source_words, strict=False)}
+    sources = [src_of.get(c) or "" for c in changed]
+    index = {(m.start(), m.end()): i for i, m in enumerate(tokens)}
+    scripts: dict[int, _Script] = {}  # per block of words: what the source around is written in
+    keep = []
+    for c, src in zip(changed[:_MAX_CHANGED], sources, strict=False):
+        block = index.get(c, 0) // _BLOCK
+        if block not in scripts:
+            around = source_words[max(0, (block - 1) * _BLOCK) : (block + 2) * _BLOCK]
+            scripts[block] = _Script.of(" ".join(x for x in around if x))
+        if _counts_as_evidence(src, scripts[block]):
+            keep.append((c, src))
+    if not keep:
+        return None
+    region = _fold_region(text, [c for c, _ in keep])
+    if region is None:
+        return None
+    lo, hi, count = region
+    lo, hi = _sentence_bounds(text, lo, hi)
+    passage = text[lo:hi]
+    n = prose_words(passage)
+    need = _MIN_CHANGED if n > _SHORT else _MIN_CHANGED - 1
+    if count < need or n < _MIN_FOLD_WORDS or count < _MIN_DENSITY * n:
+        return None
+    shape = instruction_shape(passage)
+    return Recovered(lo, hi, _SCORE["fold"], shape, n) if shape else None
