@@ -29,6 +29,7 @@ import argparse
 import base64
 import codecs
 import gzip
+import html
 import json
 import random
 import re
@@ -95,10 +96,28 @@ def _common_prefix(a: str, b: str) -> int:
     return n
 
 
-def _html_injection_payloads(corpora: Path) -> list[str]:
-    """Payload text of the html-injection-pages minimal pairs (141-200): injected minus clean."""
-    from selectolax.lexbor import LexborHTMLParser
+# What an injected fragment says: text, comments, CSS `content:` strings and the attributes a model
+# reads (alt, title, aria-label, data-*, content), with the markup itself left out.
+_CSS_CONTENT = re.compile(r"content:\s*(['\"])(.*?)\1", re.S)
+_ATTR_TEXT = re.compile(r"\b(?:alt|title|aria-label|data-[\w-]+|content)\s*=\s*\"([^\"]*)\"")
+_COMMENT = re.compile(r"<!--(.*?)-->", re.S)
+_TAG = re.compile(r"<[^>]*>")
 
+
+def _fragment_text(extra: str) -> str:
+    parts = [m.group(2) for m in _CSS_CONTENT.finditer(extra)]
+    parts += [m.group(1) for m in _ATTR_TEXT.finditer(extra)]
+    parts += [m.group(1) for m in _COMMENT.finditer(extra)]
+    body = _COMMENT.sub(" ", extra)
+    body = re.sub(r"<style\b.*?(?:</style>|$)", " ", body, flags=re.S | re.I)
+    parts.append(_TAG.sub(" ", body))
+    text = " ".join(" ".join(parts).split())
+    return html.unescape(text.replace('console.log("', "").replace('");', ""))
+
+
+def _html_injection_payloads(corpora: Path) -> list[str]:
+    """Payload text of the html-injection-pages minimal pairs (141-200): injected minus clean, the
+    difference widened to whole tags (a diff that starts inside a tag would read its markup as text)."""
     out: list[str] = []
     hip = corpora / "html-injection-pages"
     for i in range(141, 201):
@@ -107,9 +126,14 @@ def _html_injection_payloads(corpora: Path) -> list[str]:
             continue
         clean, inj = a.read_text(errors="replace"), b.read_text(errors="replace")
         n = _common_prefix(clean, inj)
-        extra = inj[n : len(inj) - _common_prefix(clean[::-1], inj[::-1])]
-        text = " ".join(LexborHTMLParser(f"<body>{extra}</body>").text(deep=True).split())
-        text = text.replace('console.log("', "").replace('");', "")
+        end = len(inj) - _common_prefix(clean[::-1], inj[::-1])
+        if inj.rfind("<", 0, n) > inj.rfind(">", 0, n):  # the difference starts inside a tag
+            n = inj.rfind("<", 0, n)
+        if inj.find(">", end) != -1 and (
+            inj.find("<", end) == -1 or inj.find(">", end) < inj.find("<", end)
+        ):
+            end = inj.find(">", end) + 1
+        text = _fragment_text(inj[n:end])
         if len(text) >= 12:
             out.append(text)
     return sorted(set(out))

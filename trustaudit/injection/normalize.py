@@ -461,7 +461,20 @@ _ROT13_WORDS = [
     "without",
     "explain",
     "describe",
+    # two-letter words: only ever a hint, confirmed by the letters of their line (`_rot13_letters`)
+    "in",
+    "of",
+    "to",
+    "is",
+    "it",
+    "on",
+    "my",
+    "me",
+    "we",
+    "do",
+    "at",
 ]
+_ROT13_LONG = next(i for i, w in enumerate(_ROT13_WORDS) if len(w) == 2)  # 2-letter ones after
 _ROT13_FINDER = AhoCorasick(
     [codecs.encode(w, "rot13") for w in _ROT13_WORDS], implementation=Implementation.DFA
 )
@@ -475,7 +488,11 @@ def _readable(s: str) -> bool:
     if len(s) < 8 or " " not in s:
         return False
     good = sum(ch.isalpha() or ch.isspace() or ch in ".,:;!?'\"-()" for ch in s)
-    return good / len(s) >= 0.8
+    if good / len(s) >= 0.8:
+        return True
+    # numbers in a sentence ("Withdraw 5 Bitcoin to my bank account 555-5555-5555.")
+    letters = sum(ch.isalpha() for ch in s)
+    return letters >= 0.5 * len(s) and (good + sum(ch.isdigit() for ch in s)) / len(s) >= 0.9
 
 
 _B64_SHAPE = _byte_table(
@@ -621,21 +638,42 @@ def _rot13_windows(s: str) -> list[tuple[int, int]]:
         if (i and low[i - 1].isalpha()) or (j < n and low[j].isalpha()):
             continue
         found.append((i, k))
+    if not found:
+        return out
     # a short text (an attribute, a hidden line) is one sentence: two such words are enough
     least = 2 if n <= 300 else _ROT13_MIN_WORDS
-    if len({k for _, k in found}) < least:
-        return out
     found.sort()
     groups: list[list[tuple[int, int]]] = [[found[0]]]
     for item in found[1:]:
         if item[0] - groups[-1][-1][0] > _ROT13_WINDOW // 2:
             groups.append([])
         groups[-1].append(item)
-    for g in groups:
-        if len({k for _, k in g}) >= least:
-            a, b = g[0][0], g[-1][0]
-            out.append((max(0, s.rfind("\n", 0, a) + 1, a - 200), min(n, b + 200)))
+    for g in groups[:_ROT13_GROUPS]:
+        a, b = g[0][0], g[-1][0]
+        lo, hi = max(0, s.rfind("\n", 0, a) + 1, a - 200), min(n, b + 200)
+        distinct = len({k for _, k in g if k < _ROT13_LONG})
+        if distinct >= least:
+            out.append((lo, hi))
+            continue
+        # Fewer listed words ("Ubj qb fbyne cnaryf jbex"): the letters of the line decide.
+        nl = s.find("\n", b)
+        line = (lo, min(hi, n if nl == -1 else nl))
+        if _rot13_letters(s[line[0] : line[1]]):
+            out.append(line)
     return out
+
+
+# Letters a, e, i, o, u are ~38 % of English (and German, Spanish…) text and n, r, v, b, h ~21 %;
+# rot13 swaps the two sets, so a line where the second outnumbers the first is rot13 text.
+_ROT13_CLASS = bytes.maketrans(b"aeiounrvbhAEIOUNRVBH", b"VVVVVRRRRRVVVVVRRRRR")
+_ROT13_GROUPS = 64  # groups of listed words whose line is looked at per text
+
+
+def _rot13_letters(line: str) -> bool:
+    """Whether the letters of `line` look like rot13 of a Latin-script language."""
+    b = line.encode("ascii", "ignore").translate(_ROT13_CLASS)
+    v, r = b.count(b"V"), b.count(b"R")
+    return r + v >= 10 and r >= 1.25 * v
 
 
 ALL_KINDS = frozenset({"homoglyph", "spaced", "leet", "base64", "hex", "percent", "rot13"})

@@ -53,6 +53,7 @@ _MIN_FOLD_WORDS = 4
 _MIN_CHANGED = 3  # words a fold changed in the passage (2 when the passage is short)
 _SHORT = 7
 _GAP_WORDS = 12
+_LONGEST_WORD = 24
 # Share of the passage's words a fold changed: an attacker hides a sentence, a spam comment swaps
 # one letter here and there to slip past filters ("I usｅd to be suggested thiѕ web site").
 _MIN_DENSITY = 0.25
@@ -61,7 +62,9 @@ _BLOCK = (
 )
 _MAX_CHANGED = 2000  # changed words looked at per text (a long Cyrillic page folds many)
 
-_MARKUP = '<>{}[]=;|\\"'
+_MARKUP = "<>{}[]=;\\#"
+_JSONISH = ('":', '",')  # keys and items of JSON
+_WHOLE_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _TOKEN = re.compile(r"\S+")
 _LATIN_VOWELS = frozenset("aeiouyàáâãäåèéêëìíîïòóôõöùúûüýÿœæ")
@@ -137,31 +140,62 @@ def carrier_kind(obfuscation: str) -> str:
     return ""
 
 
-def prose_words(text: str) -> int:
+def prose_words(text: str, *, markup_per_100: float = 1.0) -> int:
     """Words of `text` when it reads as natural-language prose, else 0.
 
-    Prose: hardly any markup characters (not HTML, JSON, CSS or code), most of its non-space
-    characters in words of letters (not a hash or an id), and words of Latin letters have vowels (not "xkcd qzt" noise from a wrong decode)."""
+    Prose: hardly any markup characters (at most `markup_per_100` in 100 characters: not HTML,
+    JSON, CSS or code); most whitespace-separated tokens are words of letters (punctuation at
+    their edges aside) and hold most of the characters (not a hash, an id or a blob); words of
+    Latin letters have vowels (not "xkcd qzt" noise from a wrong decode)."""
     tokens = _TOKEN.findall(text)
     if not tokens:
         return 0
-    markup = sum(text.count(c) for c in _MARKUP)
-    if markup > max(2, len(text) // 100):  # HTML, JSON, CSS, code
+    markup = sum(text.count(c) for c in _MARKUP) + sum(text.count(q) for q in _JSONISH)
+    if markup > max(2, len(text) * markup_per_100 / 100):  # HTML, JSON, CSS, code
         return 0
-    words = _WORD.findall(text)
-    if not words:
-        return 0
-    letters = sum(len(w) for w in words)
+    words = [w for w in (_EDGE.sub("", t) for t in tokens) if _WHOLE_WORD.fullmatch(w)]
+    letters = sum(len(w) for w in words if len(w) <= _LONGEST_WORD)
     chars = sum(len(t) for t in tokens)
-    if letters < 0.65 * chars or len(words) < 0.6 * len(tokens):
+    if not words or letters < 0.5 * chars or len(words) < 0.6 * len(tokens):
         return 0
     latin = [w for w in words if w.isascii()]
     voweled = sum(any(c in _LATIN_VOWELS for c in w.lower()) for w in latin)
     if latin and voweled < 0.75 * len(latin):
         return 0
-    if max(len(w) for w in words) > 30 and len(words) < 4:  # one long run, not sentences
-        return 0
-    return len(words)
+    return len(words) if _has_function_words(text) else 0
+
+
+# Short words every sentence of these languages uses (en de es fr pt it nl pl tr id vi): a run of
+# ids or random tokens has none. Text mostly in other scripts is not asked for them.
+_FUNCTION = _words(
+    """
+    a an the to of in on at for and or but is are was be it this that with from by as not you your
+    my me we our i he she they do if so no all does did have has can will would should what how
+    why which who when where there their them his her its us about into than then also only up out
+    more some any each every one near
+    der die das und ist nicht ein eine zu den dem mit für auf ich du sie es wir
+    el la los las y de que en un una por con para es no se lo al su tu
+    le les et des du une est pas je vous il ce dans pour sur qui
+    o os as e do da em um uma não que para com seu sua
+    il lo gli di che è per non un una con del della
+    het een en van de dat niet je is op te
+    i w z na nie się to jest do że
+    ve bir bu için ile da de ne
+    dan yang di ke ini itu tidak
+    và của là không có cho
+    """
+)
+_MIN_FUNCTION = 1 / 10
+_FUNCTION_FROM = 8  # tokens from which function words are asked for
+
+
+def _has_function_words(text: str) -> bool:
+    """Whether Latin-script `text` holds function words like prose does (one in ten tokens)."""
+    tokens = [_EDGE.sub("", t).lower() for t in text.split()]
+    latin = sum(t.isascii() for t in tokens)
+    if len(tokens) < _FUNCTION_FROM or latin < len(tokens) / 2:
+        return True  # a short order ("Suggest weekend getaways near…"), other scripts: not asked
+    return sum(t in _FUNCTION for t in tokens) >= max(1.0, _MIN_FUNCTION * len(tokens))
 
 
 @lru_cache(maxsize=1)
@@ -229,6 +263,9 @@ def changed_words(folded: str, source_words: list[str | None]) -> list[tuple[int
 
 _LEET_TOKEN = re.compile(r"[A-Za-z0-9@$!|]*[A-Za-z][A-Za-z0-9@$!|]*")
 _LEET_MARK = re.compile(r"[0-9@$!|]")
+_PRICE = re.compile(r"\$[\d.,]+[kKmMbB]?")
+_SPACED_SOURCE = re.compile(r"[\W_]{0,2}(?:[^\W_][\W_]{1,3}){2,}[^\W_][\W_]{0,3}")
+_UNIT = re.compile(r"\d+[A-Za-z]{1,3}")  # a number and its unit: 1px, 4k, 2nd, 10am
 _TURKISH = frozenset("şğŞĞəƏ")
 
 
@@ -269,25 +306,33 @@ class _Script:
         )
 
 
-def _counts_as_evidence(src: str, script: _Script) -> bool:
-    """Whether a word the fold changed (`src`, as in the source) is evidence of obfuscation: a
-    look-alike from another script inside a Latin word (or a word all of look-alikes in Latin text),
-    full-width letters outside CJK text, dotless ı outside Turkish/Azeri text, letters spaced by
-    separators, or a leet word made of letters and leet digits/symbols only (not an e-mail, a
-    handle, a CSS colour, a date)."""
+def _evidence(src: str, script: _Script) -> str:
+    """What a word the fold changed (`src`, as in the source) is evidence of, "" if nothing: a
+    look-alike from another script inside a Latin word or a word all of look-alikes in Latin text
+    (``lookalike``), full-width letters outside CJK text (``fullwidth``), dotless ı outside
+    Turkish/Azeri text (``dotless``), letters spaced by separators (``spaced``), or a word made of
+    letters and leet digits/symbols only (``leet``; not an e-mail, a handle, a CSS unit, a price)."""
     core = _EDGE.sub("", src)
     if not core:
-        return False
+        return ""
     if not core.isascii():
         if "ı" in core or "İ" in core:  # English in Turkish letters, not a Turkish word
-            return not script.turkish and core.replace("ı", "").replace("İ", "").isascii()
+            ok = not script.turkish and core.replace("ı", "").replace("İ", "").isascii()
+            return "dotless" if ok else ""
         if any("\uff01" <= c <= "\uff5e" for c in core):
-            return not script.cjk
-        return script.latin or any(c.isascii() and c.isalpha() for c in core)
-    letters = sum(c.isalpha() for c in core)
-    if len(core) >= 2 * letters - 1 and letters >= 2:  # spaced out: "i.g.n.o.r.e"
-        return True
-    return bool(_LEET_TOKEN.fullmatch(core) and _LEET_MARK.search(core) and core[0] not in "@$!|")
+            return "" if script.cjk else "fullwidth"
+        mixed = any(c.isascii() and c.isalpha() for c in core)
+        return "lookalike" if script.latin or mixed else ""
+    if _SPACED_SOURCE.fullmatch(src.strip()):  # "i.g.n.o.r.e", "i g n o r e"
+        return "spaced"
+    leet = (
+        _LEET_TOKEN.fullmatch(core)
+        and _LEET_MARK.search(core)
+        and core[0] not in "@#!|"
+        and not _UNIT.fullmatch(core)
+        and not _PRICE.fullmatch(core)
+    )
+    return "leet" if leet else ""
 
 
 def _fold_region(folded: str, changed: list[tuple[int, int]]) -> tuple[int, int, int] | None:
@@ -343,7 +388,9 @@ def recovered_instruction(
     if not kind or not text.strip():
         return None
     if kind == "carrier":
-        n = prose_words(text)
+        # Words are enough: an invisible carrier holds nothing readable on real pages (symbols
+        # in the payload, or '"><' of the markup around plain tag punctuation, do not matter).
+        n = len(_WORD.findall(text))
         letters = sum(c.isalpha() for c in text)
         if n < _MIN_CARRIER_WORDS or letters < 8:
             return None
@@ -372,19 +419,24 @@ def recovered_instruction(
         if block not in scripts:
             around = source_words[max(0, (block - 1) * _BLOCK) : (block + 2) * _BLOCK]
             scripts[block] = _Script.of(" ".join(x for x in around if x))
-        if _counts_as_evidence(src, scripts[block]):
-            keep.append((c, src))
+        kind = _evidence(src, scripts[block])
+        if kind:
+            keep.append((c, kind))
     if not keep:
         return None
     region = _fold_region(text, [c for c, _ in keep])
     if region is None:
         return None
     lo, hi, count = region
-    lo, hi = _sentence_bounds(text, lo, hi)
-    passage = text[lo:hi]
-    n = prose_words(passage)
-    need = _MIN_CHANGED if n > _SHORT else _MIN_CHANGED - 1
-    if count < need or n < _MIN_FOLD_WORDS or count < _MIN_DENSITY * n:
+    # The words the fold changed are read as prose (the page around them may be anything); the
+    # shape is read from the start of their sentence ("Reference: Ｓｕｇｇｅｓｔ…").
+    core = text[lo:hi]
+    n = prose_words(core)
+    # two changed words make a short passage suspicious, but not two leet words ("e4x", "9to5")
+    leet_only = all(kind == "leet" for _, kind in keep)
+    need = _MIN_CHANGED if n > _SHORT or leet_only else _MIN_CHANGED - 1
+    if count < need or n < _MIN_FOLD_WORDS or count < _MIN_DENSITY * len(core.split()):
         return None
-    shape = instruction_shape(passage)
-    return Recovered(lo, hi, _SCORE["fold"], shape, n) if shape else None
+    s_lo, s_hi = _sentence_bounds(text, lo, hi)
+    shape = instruction_shape(text[s_lo:hi])
+    return Recovered(s_lo, s_hi, _SCORE["fold"], shape, n) if shape else None
