@@ -53,6 +53,7 @@ _MIN_FOLD_WORDS = 4
 _MIN_CHANGED = 3  # words a fold changed in the passage (2 when the passage is short)
 _SHORT = 7
 _GAP_WORDS = 12
+_AROUND = 3
 _LONGEST_WORD = 24
 # Share of the passage's words a fold changed: an attacker hides a sentence, a spam comment swaps
 # one letter here and there to slip past filters ("I usｅd to be suggested thiѕ web site").
@@ -83,7 +84,7 @@ _LEADS = _words(
 # verbs). Other languages: the intent lexicon's verbs (`has_strong_slot`) and its second person.
 _IMPERATIVE = _words(
     """
-    access act add adopt agree alert alter analyse analyze announce answer anagram append apply
+    access act add adopt advise agree alert alter analyse analyze announce answer anagram append apply
     arrange ask assess assume attach augment avoid become begin behave believe bold book bring build
     buy calculate call cancel capitalize change check choose cite claim classify click close compare
     compose compute comply conclude confirm consider continue convert copy correct count craft create
@@ -105,6 +106,12 @@ _IMPERATIVE = _words(
     summarise supply swap switch tabulate take talk tell thank transcribe transfer translate treat
     try turn tweet type underline unlock unsubscribe update upload use validate verify view visit
     warn withdraw write
+    break bring calculate chart clarify combine contrast convince criticize critique debate
+    demonstrate detect discover divide draw estimate explore forecast guess illustrate interpret
+    justify label match measure memorize narrate note observe persuade plot point prove rank reflect
+    relate remember rephrase resolve restate revise rewrite schedule show simulate specify split
+    study summarise support tag teach test trace track train transform troubleshoot tweak underline
+    visualize weigh whisper yell
     """
 )
 # A sentence that asks the reader something: an interrogative or auxiliary first, "?" last.
@@ -273,25 +280,24 @@ _EDGE = re.compile(r"^[(\[{\"'“‘]+|[.,;:?)\]}\"'”’]+$")
 _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 
 
-_DOTLESS_WORD = re.compile(r"\w*ı\w*")
+# Turkish words no other language here writes (a page in Turkish without ş or ğ still has them).
+_TURKISH_WORDS = _words(
+    "ve bir bu için ile çok daha olarak olan gibi ama yok var sonra kadar değil ise veya şu ki "
+    "mı mu mü nasıl neden çünkü göre"
+)
 
 
-def _harmonic_dotless(text: str) -> bool:
-    """Turkish without ş or ğ: ö, ü or ç around, and most words with ı follow vowel harmony (only
-    back vowels a, ı, o, u: "saldırgan", "alınmalıdır"), where English in Turkish letters breaks it
-    ("ıgnore", "prevıous")."""
-    if not any(c in "öüçÖÜÇ" for c in text):
-        return False
-    words = _DOTLESS_WORD.findall(text.lower())
-    harmonic = sum(not any(v in w for v in "eiöü") for w in words)
-    return bool(words) and harmonic > len(words) / 2
+def _turkish_words(text: str) -> bool:
+    """Whether `text` holds two distinct Turkish function words ("bir", "olarak", "için"…)."""
+    found = {w for w in _TOKEN.findall(text.lower()) if w in _TURKISH_WORDS}
+    return len(found) >= 2
 
 
 @dataclass(frozen=True, slots=True)
 class _Script:
     """What the text around a fold is written in (decides which changed words are evidence)."""
 
-    turkish: bool  # ş, ğ or ə anywhere: dotless ı is ordinary spelling
+    turkish: bool  # ş, ğ, ə or Turkish words around: dotless ı is ordinary spelling
     cjk: bool  # CJK text writes Latin letters full-width
     latin: bool  # mostly ASCII letters: a word all of look-alikes stands out
 
@@ -300,7 +306,7 @@ class _Script:
         letters = sum(c.isalpha() for c in text)
         ascii_letters = sum(c.isascii() and c.isalpha() for c in text)
         return cls(
-            any(c in _TURKISH for c in text) or _harmonic_dotless(text),
+            any(c in _TURKISH for c in text) or _turkish_words(text),
             bool(_CJK.search(text)),
             ascii_letters >= 0.7 * letters,
         )
@@ -431,7 +437,10 @@ def recovered_instruction(
     # The words the fold changed are read as prose (the page around them may be anything); the
     # shape is read from the start of their sentence ("Reference: Ｓｕｇｇｅｓｔ…").
     core = text[lo:hi]
-    n = prose_words(core)
+    # the changed words and up to three words either side (a short "t.o" was not changed)
+    before = text[max(0, lo - 200) : lo].split()[-_AROUND:]
+    after = text[hi : hi + 200].split()[:_AROUND]
+    n = prose_words(" ".join([*before, core, *after]))
     # two changed words make a short passage suspicious, but not two leet words ("e4x", "9to5")
     leet_only = all(kind == "leet" for _, kind in keep)
     need = _MIN_CHANGED if n > _SHORT or leet_only else _MIN_CHANGED - 1
