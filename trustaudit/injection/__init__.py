@@ -374,7 +374,7 @@ def _recovered_hits(
     carrier's prose, imperative prose decoded from base64/hex/rot13/%-escapes, a sentence written in
     look-alike, spaced or leet letters. Only entries no detector hit reached are read; each hit is
     given as (hit in the joined text, entry, start in the entry) like a variant's."""
-    from trustaudit.injection.recovered import RULE, recovered_instruction
+    from trustaudit.injection.recovered import RULE, recover
 
     reached = {max(0, _bisect(starts, h.start)) for h in hits if h.score >= policy.min_score}
     out: list[tuple[Hit, int, int]] = []
@@ -390,17 +390,9 @@ def _recovered_hits(
             seg is not None and (seg.technique == "script" or seg.location.startswith("<script"))
         ):
             continue  # script strings decode to UI text (anti-adblock notices)
+        before = source[max(0, seg.offset - 160) : seg.offset] if seg and seg.offset >= 0 else ""
         src = visible if e.seg < 0 else texts[e.seg]
-        before, encoded, words = "", "", None
-        if v is not None and v.pieces:
-            run = v.pieces[0][2]
-            before, encoded = src[max(0, run - 160) : run], src[run : v.pieces[-1][3]]
-            words = [
-                src[slice(*v.source_span(m.start(), m.end()))] for m in re.finditer(r"\S+", v.text)
-            ]
-        elif seg is not None and seg.offset >= 0:
-            before = source[max(0, seg.offset - 160) : seg.offset]
-        r = recovered_instruction(e.text, name, before=before, encoded=encoded, source_words=words)
+        r = recover(e.text, name, variant=v, source=src, before=before)
         if r is None:
             continue
         score = round(1.0 - (1.0 - r.score) * (1.0 - e.prior), 4)

@@ -461,20 +461,7 @@ _ROT13_WORDS = [
     "without",
     "explain",
     "describe",
-    # two-letter words: only ever a hint, confirmed by the letters of their line (`_rot13_letters`)
-    "in",
-    "of",
-    "to",
-    "is",
-    "it",
-    "on",
-    "my",
-    "me",
-    "we",
-    "do",
-    "at",
 ]
-_ROT13_LONG = next(i for i, w in enumerate(_ROT13_WORDS) if len(w) == 2)  # 2-letter ones after
 _ROT13_FINDER = AhoCorasick(
     [codecs.encode(w, "rot13") for w in _ROT13_WORDS], implementation=Implementation.DFA
 )
@@ -651,7 +638,7 @@ def _rot13_windows(s: str) -> list[tuple[int, int]]:
     for g in groups[:_ROT13_GROUPS]:
         a, b = g[0][0], g[-1][0]
         lo, hi = max(0, s.rfind("\n", 0, a) + 1, a - 200), min(n, b + 200)
-        distinct = len({k for _, k in g if k < _ROT13_LONG})
+        distinct = len({k for _, k in g})
         if distinct >= least:
             out.append((lo, hi))
             continue

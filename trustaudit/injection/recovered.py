@@ -27,6 +27,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from trustaudit.injection.normalize import Variant
+
 __all__ = [
     "CARRIERS",
     "ENCODINGS",
@@ -35,8 +37,10 @@ __all__ = [
     "Recovered",
     "carrier_kind",
     "changed_words",
+    "fold_passages",
     "instruction_shape",
     "prose_words",
+    "recover",
     "recovered_instruction",
 ]
 
@@ -273,10 +277,12 @@ _LEET_MARK = re.compile(r"[0-9@$!|]")
 _PRICE = re.compile(r"\$[\d.,]+[kKmMbB]?")
 _SPACED_SOURCE = re.compile(r"[\W_]{0,2}(?:[^\W_][\W_]{1,3}){2,}[^\W_][\W_]{0,3}")
 _UNIT = re.compile(r"\d+[A-Za-z]{1,3}")  # a number and its unit: 1px, 4k, 2nd, 10am
-_TURKISH = frozenset("şğŞĞəƏ")
+_TURKISH_LETTER = re.compile("[şğŞĞəƏ]")
 
 
 _EDGE = re.compile(r"^[(\[{\"'“‘]+|[.,;:?)\]}\"'”’]+$")
+_LETTER = re.compile(r"[^\W\d_]")
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
 _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 
 
@@ -303,13 +309,16 @@ class _Script:
 
     @classmethod
     def of(cls, text: str) -> _Script:
-        letters = sum(c.isalpha() for c in text)
-        ascii_letters = sum(c.isascii() and c.isalpha() for c in text)
+        letters = len(_LETTER.findall(text))
+        ascii_letters = len(_ASCII_LETTER.findall(text))
         return cls(
-            any(c in _TURKISH for c in text) or _turkish_words(text),
+            bool(_TURKISH_LETTER.search(text)) or _turkish_words(text),
             bool(_CJK.search(text)),
             ascii_letters >= 0.7 * letters,
         )
+
+
+_LATIN = _Script(turkish=False, cjk=False, latin=True)
 
 
 def _evidence(src: str, script: _Script) -> str:
@@ -422,10 +431,10 @@ def recovered_instruction(
     keep = []
     for c, src in zip(changed[:_MAX_CHANGED], sources, strict=False):
         block = index.get(c, 0) // _BLOCK
-        if block not in scripts:
+        if block not in scripts and not src.isascii():  # ASCII words need no script
             around = source_words[max(0, (block - 1) * _BLOCK) : (block + 2) * _BLOCK]
             scripts[block] = _Script.of(" ".join(x for x in around if x))
-        kind = _evidence(src, scripts[block])
+        kind = _evidence(src, scripts.get(block, _LATIN))
         if kind:
             keep.append((c, kind))
     if not keep:
@@ -449,3 +458,81 @@ def recovered_instruction(
     s_lo, s_hi = _sentence_bounds(text, lo, hi)
     shape = instruction_shape(text[s_lo:hi])
     return Recovered(s_lo, s_hi, _SCORE["fold"], shape, n) if shape else None
+
+
+_CHUNK = 256  # characters compared at once (C speed) when looking for what a fold changed
+_MAX_DIFFS = 4000  # changed characters looked at per text
+_WINDOW_GAP = 300  # changes further apart than this are read as separate passages
+_MAX_WINDOWS = 8
+
+
+def _changed_ranges(v: Variant, source: str) -> list[tuple[int, int]]:
+    """[start, end) in `v.text` of what the fold changed: where source characters were dropped
+    (separators between spaced letters), every span that is not a one-to-one copy, and the characters a one-to-one span changed (found chunk by chunk with `==`,
+    so a long page with a few look-alikes costs a few comparisons, not a loop over its letters)."""
+    out: list[tuple[int, int]] = []
+    last = -1
+    for a, b, sa, sb in v.pieces:
+        if last != -1 and sa > last:  # source characters dropped here (spaced letters joined)
+            out.append((max(0, a - 1), a + 1))
+        last = sb
+        if b - a != sb - sa:
+            out.append((a, b))
+            continue
+        for c in range(a, b, _CHUNK):
+            d = min(b, c + _CHUNK)
+            if v.text[c:d] == source[sa + c - a : sa + d - a]:
+                continue
+            out.extend(
+                (i, i + 1) for i in range(c, d) if v.text[i] != source[sa + i - a : sa + i - a + 1]
+            )
+            if len(out) >= _MAX_DIFFS:
+                return out
+    return out
+
+
+def fold_passages(v: Variant, source: str) -> list[tuple[int, str, list[str | None]]]:
+    """The passages of a fold worth reading: (start in `v.text`, the passage, the source of each of
+    its whitespace tokens), one per cluster of changes, each with ~200 characters around it."""
+    ranges = sorted(_changed_ranges(v, source))
+    windows: list[tuple[int, int]] = []
+    for a, b in ranges:
+        if windows and a - windows[-1][1] <= _WINDOW_GAP:
+            windows[-1] = (windows[-1][0], max(b, windows[-1][1]))
+        else:
+            windows.append((a, b))
+    out: list[tuple[int, str, list[str | None]]] = []
+    n = len(v.text)
+    for a, b in windows[:_MAX_WINDOWS]:
+        lo = v.text.rfind(" ", 0, max(0, a - 200)) + 1 if a > 200 else 0
+        hi = v.text.find(" ", min(n, b + 200))
+        hi = n if hi == -1 else hi
+        local = v.text[lo:hi]
+        words: list[str | None] = [
+            source[slice(*v.source_span(lo + m.start(), lo + m.end()))]
+            for m in _TOKEN.finditer(local)
+        ]
+        out.append((lo, local, words))
+    return out
+
+
+def recover(
+    text: str, obfuscation: str, *, variant: Variant | None, source: str, before: str = ""
+) -> Recovered | None:
+    """`recovered_instruction` for a text the scanner read: a segment as found (an invisible
+    carrier, a decoded comment) or a variant of `source` (`variant`, whose text is `text`). The
+    wrapper and the run come from the source; a fold is read only around what it changed."""
+    kind = carrier_kind(obfuscation)
+    if kind != "fold":
+        encoded = ""
+        if variant is not None and variant.pieces:
+            run = variant.pieces[0][2]
+            before, encoded = source[max(0, run - 160) : run], source[run : variant.pieces[-1][3]]
+        return recovered_instruction(text, obfuscation, before=before, encoded=encoded)
+    if variant is None:
+        return None
+    for lo, local, words in fold_passages(variant, source):
+        r = recovered_instruction(local, obfuscation, source_words=words)
+        if r is not None:
+            return Recovered(lo + r.start, lo + r.end, r.score, r.shape, r.words)
+    return None
