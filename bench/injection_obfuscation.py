@@ -50,7 +50,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ is not a pack
 from realpages import real_pages
 
 from trustaudit.injection import scan_html
-from trustaudit.injection.recovered import RULE
+
+try:
+    from trustaudit.injection.recovered import RULE
+except ImportError:  # an earlier revision (PYTHONPATH at an older checkout), for a before/after
+    RULE = "obfuscated_prose"
 from trustaudit.policy.injection import InjectionPolicy
 
 ROOT = Path(__file__).resolve().parents[1]

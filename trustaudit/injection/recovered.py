@@ -223,6 +223,21 @@ def _second_person() -> frozenset[str]:
     return frozenset(out | {"you", "your", "yours", "yourself", "you're", "you'll"})
 
 
+def _leet_verb(word: str) -> bool:
+    """Whether `word` is an instruction verb once each i/l it holds may be the other (leetspeak's
+    "1" is read as i or l: "3xp1@1n" folds to "expiain" or "explaln")."""
+    spots = [k for k, c in enumerate(word) if c in "il"]
+    if not spots or len(spots) > 4:
+        return False
+    chars = list(word)
+    for mask in range(1, 1 << len(spots)):
+        for bit, k in enumerate(spots):
+            chars[k] = ("l" if word[k] == "i" else "i") if mask >> bit & 1 else word[k]
+        if "".join(chars) in _IMPERATIVE:
+            return True
+    return False
+
+
 def instruction_shape(text: str) -> str:
     """How `text` reads as an instruction: ``imperative`` (a sentence opens with an instruction
     verb), ``second_person`` (it addresses "you"), ``question`` (it asks the reader something),
@@ -234,7 +249,7 @@ def instruction_shape(text: str) -> str:
         if word in _LEADS:
             nxt = re.match(r"\s*,?\s*([^\W\d_][\w'’-]*)", low[m.end() :])
             word = nxt.group(1) if nxt else word
-        if word in _IMPERATIVE:
+        if word in _IMPERATIVE or _leet_verb(word):
             return "imperative"
     words = set(_WORD.findall(low))
     if words & _second_person():
@@ -449,10 +464,13 @@ def recovered_instruction(
     # the changed words and up to three words either side (a short "t.o" was not changed)
     before = text[max(0, lo - 200) : lo].split()[-_AROUND:]
     after = text[hi : hi + 200].split()[:_AROUND]
-    n = prose_words(" ".join([*before, core, *after]))
+    n = max(prose_words(core), prose_words(" ".join([*before, core, *after])))
     # two changed words make a short passage suspicious, but not two leet words ("e4x", "9to5")
-    leet_only = all(kind == "leet" for _, kind in keep)
-    need = _MIN_CHANGED if n > _SHORT or leet_only else _MIN_CHANGED - 1
+    # Two words with letters of another script (or full-width, or spaced out) in one sentence are
+    # already rare; two with dotless ı or two leet words ("e4x", "9to5") only in a short passage.
+    kinds = {kind for _, kind in keep}
+    strong = bool(kinds & {"lookalike", "fullwidth", "spaced"})
+    need = _MIN_CHANGED - 1 if strong or (n <= _SHORT and kinds != {"leet"}) else _MIN_CHANGED
     if count < need or n < _MIN_FOLD_WORDS or count < _MIN_DENSITY * len(core.split()):
         return None
     s_lo, s_hi = _sentence_bounds(text, lo, hi)
