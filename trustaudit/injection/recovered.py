@@ -110,6 +110,7 @@ _IMPERATIVE = _words(
     summarise supply swap switch tabulate take talk tell thank transcribe transfer translate treat
     try turn tweet type underline unlock unsubscribe update upload use validate verify view visit
     warn withdraw write
+    leave tease mess encode decode follow join quit unsubscribe subscribe wait hurry
     break bring calculate chart clarify combine contrast convince criticize critique debate
     demonstrate detect discover divide draw estimate explore forecast guess illustrate interpret
     justify label match measure memorize narrate note observe persuade plot point prove rank reflect
@@ -122,6 +123,9 @@ _IMPERATIVE = _words(
 _QUESTION = re.compile(
     r"(?:^|[.!?:;\n]\s*)(?:what|how|why|which|who|whom|whose|when|where|can|could|would|will|"
     r"should|is|are|do|does|did|have|has|may|might|shall)\b[^.!?\n]{6,300}\?"
+    # without its "?": a wh-word and an auxiliary ("How do solar panels work")
+    r"|(?:^|[.!?:;\n]\s*)(?:what|how|why|which|who|where|when)\s+(?:is|are|do|does|did|can|could|"
+    r"should|would|will|was|were|has|have|to|much|many)\s+\w+\s+\w+"
 )
 
 
@@ -462,10 +466,9 @@ def recovered_instruction(
     # shape is read from the start of their sentence ("Reference: Ｓｕｇｇｅｓｔ…").
     core = text[lo:hi]
     # the changed words and up to three words either side (a short "t.o" was not changed)
-    before = text[max(0, lo - 200) : lo].split()[-_AROUND:]
-    after = text[hi : hi + 200].split()[:_AROUND]
-    n = max(prose_words(core), prose_words(" ".join([*before, core, *after])))
-    # two changed words make a short passage suspicious, but not two leet words ("e4x", "9to5")
+    left = text[max(0, lo - 200) : lo].split()[-_AROUND:]
+    right = text[hi : hi + 200].split()[:_AROUND]
+    n = max(prose_words(core), prose_words(" ".join([*left, core, *right])))
     # Two words with letters of another script (or full-width, or spaced out) in one sentence are
     # already rare; two with dotless ı or two leet words ("e4x", "9to5") only in a short passage.
     kinds = {kind for _, kind in keep}
@@ -474,7 +477,7 @@ def recovered_instruction(
     if count < need or n < _MIN_FOLD_WORDS or count < _MIN_DENSITY * len(core.split()):
         return None
     s_lo, s_hi = _sentence_bounds(text, lo, hi)
-    shape = instruction_shape(text[s_lo:hi])
+    shape = instruction_shape(text[s_lo:s_hi])
     return Recovered(s_lo, s_hi, _SCORE["fold"], shape, n) if shape else None
 
 
