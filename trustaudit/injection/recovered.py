@@ -11,11 +11,13 @@ recovers is scored by *how it was hidden* and *whether it reads as prose address
 - invisible carriers (tag characters, variation selectors, sneaky bits, zero-width bits): any
   prose of a few words is a finding (these carriers hold nothing else on real pages; emoji
   subdivision flags are skipped by `normalize` already);
-- encodings (base64, hex, percent, rot13): prose of at least four words that is imperative or
-  second person, or that a "decode and follow" wrapper introduces;
-- folds (look-alike letters, spaced letters, leetspeak): at least three words that the fold
-  changed, in imperative or second-person prose (a spaced heading "M E N U", a Turkish "ı",
-  a gamer's "n00b" are not sentences that tell the reader what to do).
+- encodings (base64, hex, percent, rot13): prose of at least four words that is imperative,
+  second person, a question or holds an intent-lexicon word, or that a "decode and follow" wrapper
+  introduces;
+- folds (look-alike letters, spaced letters, leetspeak): words that the fold changed (three in a
+  sentence, two when they are of another script, full-width or spaced out), a quarter of its
+  words, in prose shaped the same way (a spaced heading "M E N U", a Turkish "ı", a gamer's "n00b",
+  a spam comment with one look-alike per sentence are not sentences that tell the reader what to do).
 
 The finding names the obfuscation, shows the decoded text, and keeps offsets into the source
 (see `trustaudit.injection`). Pure functions of strings; no page state.
@@ -54,7 +56,7 @@ _SCORE = {"carrier": 0.85, "wrapper": 0.8, "encoding": 0.7, "fold": 0.65}
 _MIN_CARRIER_WORDS = 2
 _MIN_ENCODED_WORDS = 4
 _MIN_FOLD_WORDS = 4
-_MIN_CHANGED = 3  # words a fold changed in the passage (2 when the passage is short)
+_MIN_CHANGED = 3  # words a fold changed in a sentence (2 of another script, or in a short one)
 _SHORT = 7
 _GAP_WORDS = 12
 _AROUND = 3
@@ -62,9 +64,7 @@ _LONGEST_WORD = 24
 # Share of the passage's words a fold changed: an attacker hides a sentence, a spam comment swaps
 # one letter here and there to slip past filters ("I usｅd to be suggested thiѕ web site").
 _MIN_DENSITY = 0.25
-_BLOCK = (
-    300  # the script around a changed word is read in the blocks of this many characters beside it
-)
+_BLOCK = 300  # words: the script around a changed word is read this far each side
 _MAX_CHANGED = 2000  # changed words looked at per text (a long Cyrillic page folds many)
 
 _MARKUP = "<>{}[]=;\\#"
@@ -110,7 +110,7 @@ _IMPERATIVE = _words(
     summarise supply swap switch tabulate take talk tell thank transcribe transfer translate treat
     try turn tweet type underline unlock unsubscribe update upload use validate verify view visit
     warn withdraw write
-    leave tease mess encode decode follow join quit unsubscribe subscribe wait hurry
+    leave tease mess quit wait hurry
     break bring calculate chart clarify combine contrast convince criticize critique debate
     demonstrate detect discover divide draw estimate explore forecast guess illustrate interpret
     justify label match measure memorize narrate note observe persuade plot point prove rank reflect
@@ -133,7 +133,7 @@ _QUESTION = re.compile(
 class Recovered:
     """Recovered instruction-shaped prose: [start, end) in the decoded/folded text, content score,
     the evidence that made it (``carrier``, ``wrapper``, ``imperative``, ``second_person``,
-    ``intent_word``) and the number of words read."""
+    ``question``, ``intent_word``) and the number of words read."""
 
     start: int
     end: int
