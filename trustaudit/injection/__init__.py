@@ -304,9 +304,8 @@ def _detect_segments(
                 decoded=h.snippet if seg.obfuscation else "",
             )
         )
-    if (
-        policy.normalize
-    ):  # text recovered from an obfuscation that no feature read as an instruction
+    # text recovered from an obfuscation that no feature read as an instruction (`recovered`)
+    if policy.normalize:
         found = _recovered_hits(entries, texts, segs, starts, visible, source, hits, policy)
         later.extend(x for x in found if entries[x[1]].variant is not None)
         out.extend(
