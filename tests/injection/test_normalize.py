@@ -229,3 +229,11 @@ def test_decoded_sentence_with_numbers_is_readable() -> None:
     assert [t for _, t in decode_base64_text(f"x {blob} y")] == [text]
     digits = base64.b64encode(b"1234 5678 9012 3456 7890 1234 5678").decode()
     assert decode_base64_text(f"x {digits} y") == []  # numbers alone are not a sentence
+
+
+def test_leet_written_mostly_in_digits_is_folded() -> None:
+    # no letter-digit-letter shape at all ("r3v"): digit-letter-digit ones ("7h3") find the cluster
+    text = "Notes from the harbour. 7h3 m355493 1n 7h3 5y573m 15 4 73$7. See you soon."
+    folded = fold_leet(text)
+    assert folded is not None and "the" in folded and "system" in folded, folded
+    assert fold_leet("Firmware v2.1 for the x86 board, build 7h3x.") is None  # one shape only

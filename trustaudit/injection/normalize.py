@@ -285,20 +285,24 @@ _LEET_WORD = re.compile(
 
 
 _LEET_SHAPE = _byte_table({_LETTERS: b"a", b"0134579@$": b"0"}, b".")  # ASCII letters only
+# letter-digit-letter ("r3v") and digit-letter-digit ("7h3", leet written mostly in digits)
+_LEET_PROBES = (b"a0a", b"0a0")
 _LEET_SCAN = 4000  # "a0a" shapes looked at per text (a page of ids holds thousands)
 
 
 def _leet_windows(text: str) -> list[tuple[int, int]]:
-    """Character windows of `text` where leetspeak clusters: two letter-digit-letter shapes
-    ("r3v", "n0r") within 60 bytes in two different words (not one id such as "a1b3c5").
+    """Character windows of `text` where leetspeak clusters: two letter-digit-letter or
+    digit-letter-digit shapes ("r3v", "7h3") within 60 bytes in two different words (not one id such as "a1b3c5").
     Found with bytes.find on the text's shape; the word regex then reads only these windows."""
     raw = text.encode("utf-8", "surrogatepass")
     shape = raw.translate(_LEET_SHAPE)
     pos: list[int] = []
-    i = shape.find(b"a0a")
-    while i != -1 and len(pos) < _LEET_SCAN:
-        pos.append(i)
-        i = shape.find(b"a0a", i + 1)
+    for probe in _LEET_PROBES:
+        i = shape.find(probe)
+        while i != -1 and len(pos) < _LEET_SCAN:
+            pos.append(i)
+            i = shape.find(probe, i + 1)
+    pos.sort()
     spans: list[tuple[int, int]] = []
     for k in range(len(pos) - 1):
         a, b = pos[k], pos[k + 1]
