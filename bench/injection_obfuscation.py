@@ -6,21 +6,27 @@ Each case draws, with a seeded RNG, a payload, a frame that addresses the readin
 keep the payload raw), an obfuscation with *randomised parameters* (separator, homoglyph script and
 rate, leet rate, hex layout, wrapper "decode this…" or none, tag letters only or all of ASCII…),
 a hiding place (visible paragraph, <code>, hidden block, alt/title/aria-label, comment, data-*) and
-a host page from ../shared/corpora. Two seeds run side by side: the *tuning* seed (used while the
-normaliser was written) and a *held-out* seed (never looked at before the figures were taken).
+a host page from ../shared/corpora (after a paragraph of its body, never inside a script, style,
+template or comment). Several seeds run one after the other: the *tuning* seed (looked at while
+the normaliser and `recovered` were written) and *held-out* seeds (never looked at before the
+figures were taken); every seed draws its own payloads, parameters, places and hosts.
 
 Per class it prints:
 - `recall`: cases where the page gets a finding (the page would be flagged);
 - `named`: cases whose finding names the obfuscation (`finding["obfuscation"]`) and decodes it;
 - `plain`: the same payload, frame and place without obfuscation (what the detector reads in clear:
   a payload it misses in clear is the intent detector's miss, not the normaliser's);
-- `cond`: recall among cases whose plain twin is detected — the normaliser's own share.
+- `cond`: recall among cases whose plain twin is detected — the normaliser's own share;
+- `prose`: cases found only by the obfuscation itself (rule `obfuscated_prose_*`: instruction-shaped
+  prose recovered from an obfuscation, `trustaudit.injection.recovered`), no detector feature.
 
 Then false positives: real pages (trafilatura-pages, article-extraction-benchmark, readability) with
-a finding that would quarantine them (not quoted), and the hard negatives of bench/data/hard_negatives
-(quarantined / any finding), and scan time per page with normalisation on and off.
+a finding that would quarantine them (not quoted), the hard negatives (the pages of
+bench/data/hard_negatives and the texts of bench/data/injection/hard_negatives, each visible and
+hidden; quarantined / any finding), how many of either the obfuscated-prose rule quarantined, and
+scan time per page with normalisation on and off.
 
-Usage: .venv/bin/python bench/injection_obfuscation.py [--per-class 60] [--seeds 1 2] [--hosts 40]
+Usage: .venv/bin/python bench/injection_obfuscation.py [--per-class 60] [--seeds 1 11 2026] [--hosts 40]
 """
 
 from __future__ import annotations
@@ -29,8 +35,10 @@ import argparse
 import base64
 import codecs
 import gzip
+import html
 import json
 import random
+import re
 import sys
 import time
 from collections import defaultdict
@@ -42,11 +50,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ is not a pack
 from realpages import real_pages
 
 from trustaudit.injection import scan_html
+
+try:
+    from trustaudit.injection.recovered import RULE
+except ImportError:  # an earlier revision (PYTHONPATH at an older checkout), for a before/after
+    RULE = "obfuscated_prose"
 from trustaudit.policy.injection import InjectionPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CORPORA = ROOT.parent / "shared" / "corpora"
 HARD_NEGATIVES = ROOT / "bench" / "data" / "hard_negatives"
+TEXT_NEGATIVES = ROOT / "bench" / "data" / "injection" / "hard_negatives"
 
 # A few payloads per language, written for this bench (not used while writing the normaliser).
 OWN_PAYLOADS = [
@@ -94,10 +108,28 @@ def _common_prefix(a: str, b: str) -> int:
     return n
 
 
-def _html_injection_payloads(corpora: Path) -> list[str]:
-    """Payload text of the html-injection-pages minimal pairs (141-200): injected minus clean."""
-    from selectolax.lexbor import LexborHTMLParser
+# What an injected fragment says: text, comments, CSS `content:` strings and the attributes a model
+# reads (alt, title, aria-label, data-*, content), with the markup itself left out.
+_CSS_CONTENT = re.compile(r"content:\s*(['\"])(.*?)\1", re.S)
+_ATTR_TEXT = re.compile(r"\b(?:alt|title|aria-label|data-[\w-]+|content)\s*=\s*\"([^\"]*)\"")
+_COMMENT = re.compile(r"<!--(.*?)-->", re.S)
+_TAG = re.compile(r"<[^>]*>")
 
+
+def _fragment_text(extra: str) -> str:
+    parts = [m.group(2) for m in _CSS_CONTENT.finditer(extra)]
+    parts += [m.group(1) for m in _ATTR_TEXT.finditer(extra)]
+    parts += [m.group(1) for m in _COMMENT.finditer(extra)]
+    body = _COMMENT.sub(" ", extra)
+    body = re.sub(r"<style\b.*?(?:</style>|$)", " ", body, flags=re.S | re.I)
+    parts.append(_TAG.sub(" ", body))
+    text = " ".join(" ".join(parts).split())
+    return html.unescape(text.replace('console.log("', "").replace('");', ""))
+
+
+def _html_injection_payloads(corpora: Path) -> list[str]:
+    """Payload text of the html-injection-pages minimal pairs (141-200): injected minus clean, the
+    difference widened to whole tags (a diff that starts inside a tag would read its markup as text)."""
     out: list[str] = []
     hip = corpora / "html-injection-pages"
     for i in range(141, 201):
@@ -106,9 +138,14 @@ def _html_injection_payloads(corpora: Path) -> list[str]:
             continue
         clean, inj = a.read_text(errors="replace"), b.read_text(errors="replace")
         n = _common_prefix(clean, inj)
-        extra = inj[n : len(inj) - _common_prefix(clean[::-1], inj[::-1])]
-        text = " ".join(LexborHTMLParser(f"<body>{extra}</body>").text(deep=True).split())
-        text = text.replace('console.log("', "").replace('");', "")
+        end = len(inj) - _common_prefix(clean[::-1], inj[::-1])
+        if inj.rfind("<", 0, n) > inj.rfind(">", 0, n):  # the difference starts inside a tag
+            n = inj.rfind("<", 0, n)
+        if inj.find(">", end) != -1 and (
+            inj.find("<", end) == -1 or inj.find(">", end) < inj.find("<", end)
+        ):
+            end = inj.find(">", end) + 1
+        text = _fragment_text(inj[n:end])
         if len(text) >= 12:
             out.append(text)
     return sorted(set(out))
@@ -278,12 +315,25 @@ CARRIER_PLACES: dict[str, Callable[[str, random.Random], str]] = {
 }
 
 
+# Blocks whose "</p>" is not the end of a paragraph in the page (a string in a script, a template):
+# a fragment put there would not be where its case says (a "hidden" div inside a JS string).
+_NOT_BODY = re.compile(
+    r"<(script|template|noscript|textarea|style)\b.*?</\1\s*>|<!--.*?-->", re.S | re.I
+)
+
+
 def insert(host: str, fragment: str, rng: random.Random) -> str:
-    """Put `fragment` after a random closing </p> of the host body (else before </body>)."""
+    """Put `fragment` after a random closing </p> of the host body (else before </body>), never
+    inside a script, style, template, noscript, textarea or comment."""
+    blocked = [(m.start(), m.end()) for m in _NOT_BODY.finditer(host)]
     ends: list[int] = []
     j = host.find("</p>")
+    k = 0
     while j != -1 and len(ends) < 400:
-        ends.append(j)
+        while k < len(blocked) and blocked[k][1] <= j:
+            k += 1
+        if not (k < len(blocked) and blocked[k][0] <= j):
+            ends.append(j)
         j = host.find("</p>", j + 4)
     i = (
         rng.choice(ends) + 4
@@ -329,13 +379,15 @@ def build_cases(
 
 
 def evaluate(cases: list[dict]) -> dict[str, dict[str, float]]:
-    rows: dict[str, list[tuple[bool, bool, bool]]] = defaultdict(list)
+    rows: dict[str, list[tuple[bool, bool, bool, bool]]] = defaultdict(list)
     for c in cases:
         found = scan_html(c["page"]).findings
         want = EXPECTED.get(c["cls"], c["cls"])
         named = any(want in f["obfuscation"] and "decoded" in f and f["decoded"] for f in found)
         plain = bool(scan_html(c["plain"]).findings)
-        rows[c["cls"]].append((bool(found), named, plain))
+        # found only by the obfuscation itself (`recovered`), no detector feature read it
+        prose = bool(found) and all(f["rule"].startswith(RULE) for f in found)
+        rows[c["cls"]].append((bool(found), named, plain, prose))
     out = {}
     for cls, r in rows.items():
         n = len(r)
@@ -346,12 +398,85 @@ def evaluate(cases: list[dict]) -> dict[str, dict[str, float]]:
             "named": sum(x[1] for x in r) / n,
             "plain": len(base) / n,
             "cond": sum(x[0] for x in base) / len(base) if base else float("nan"),
+            "prose": sum(x[3] for x in r) / n,
         }
     return out
 
 
 def read_gz(path: Path) -> str:
     return gzip.decompress(path.read_bytes()).decode("utf-8", "replace")
+
+
+def _esc_text(t: str) -> str:
+    return t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def hard_negative_pages() -> list[tuple[str, str]]:
+    """(name, html) of the hard negatives: the pages of bench/data/hard_negatives, and each text of
+    bench/data/injection/hard_negatives (security explainers, tutorials, UI text, corrections… in
+    11 languages) once visible and once in a display:none block."""
+    out = [(p.name, p.read_text(encoding="utf-8")) for p in sorted(HARD_NEGATIVES.glob("*.html"))]
+    for path in sorted(TEXT_NEGATIVES.glob("*.json")):
+        for cat, texts in json.loads(path.read_text(encoding="utf-8")).items():
+            for i, t in enumerate(texts):
+                body = f"<p>{_esc_text(t)}</p>"
+                out.append((f"{path.stem}/{cat}/{i}/visible", f"<html><body>{body}</body></html>"))
+                hidden = f'<p>Notes</p><div style="display:none">{_esc_text(t)}</div>'
+                out.append((f"{path.stem}/{cat}/{i}/hidden", f"<html><body>{hidden}</body></html>"))
+    return out
+
+
+def _print_recall(label: str, seed: int, res: dict[str, dict[str, float]], per_class: int) -> None:
+    print(f"\nseed {seed} ({label}), {per_class} cases per class")
+    print(f"{'class':20s} {'recall':>6s} {'named':>6s} {'plain':>6s} {'cond':>6s} {'prose':>6s}")
+    for cls in OBFUSCATE:
+        r = res[cls]
+        print(
+            f"{cls:20s} {r['recall']:6.3f} {r['named']:6.3f} {r['plain']:6.3f} {r['cond']:6.3f} "
+            f"{r['prose']:6.3f}"
+        )
+
+
+def _false_positives(corpora: Path, *, skip_real: bool) -> None:
+    negs = hard_negative_pages()
+    q = a = qp = 0
+    for name, page in negs:
+        f = scan_html(page).findings
+        a += bool(f)
+        bad = [x for x in f if not x["quoted"]]
+        q += bool(bad)
+        qp += any(x["rule"].startswith(RULE) for x in bad)
+        if bad:
+            print(
+                f"   hard negative quarantined: {name}: {bad[0]['rule']} {bad[0]['snippet'][:70]!r}"
+            )
+    print(
+        f"\nhard negatives: {len(negs)} pages, quarantined {q} ({q / max(1, len(negs)):.3f}; "
+        f"by {RULE}: {qp}), any finding (incl. INJECTION_QUOTED) {a} ({a / max(1, len(negs)):.3f})"
+    )
+    if skip_real:
+        return
+    pages = [html.decode("utf-8", "replace") for _, html in real_pages(corpora)]
+    fp = anyf = fpp = 0
+    for h in pages:
+        f = scan_html(h).findings
+        anyf += bool(f)
+        bad = [x for x in f if not x["quoted"]]
+        fp += bool(bad)
+        fpp += any(x["rule"].startswith(RULE) for x in bad)
+    print(
+        f"real pages: {len(pages)}, quarantined {fp} ({fp / len(pages):.4f}; by {RULE}: {fpp}), "
+        f"any finding {anyf} ({anyf / len(pages):.4f})"
+    )
+    for name, pol in (("on", InjectionPolicy()), ("off", InjectionPolicy(normalize=False))):
+        t0 = time.process_time()
+        for h in pages:
+            scan_html(h, pol)
+        dt = time.process_time() - t0
+        print(
+            f"scan CPU with normalisation {name}: {1000 * dt / len(pages):.2f} ms/page "
+            f"({len(pages) / dt:.0f} pages/s per core)"
+        )
 
 
 def main() -> None:
@@ -361,7 +486,14 @@ def main() -> None:
     ap.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
     ap.add_argument("--per-class", type=int, default=60)
     ap.add_argument("--hosts", type=int, default=40)
-    ap.add_argument("--seeds", type=int, nargs=2, default=(1, 11), metavar=("TUNE", "HELDOUT"))
+    ap.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=(1, 11, 2026),
+        metavar="SEED",
+        help="the tuning seed, then held-out seeds (never looked at while tuning)",
+    )
     ap.add_argument("--skip-real", action="store_true", help="skip the real-page false positives")
     args = ap.parse_args()
     corpora = args.corpora
@@ -376,63 +508,11 @@ def main() -> None:
         ]
         if p.stat().st_size > 4000
     )
-    results = {}
-    for label, seed in zip(("tune", "held-out"), args.seeds, strict=True):
+    for k, seed in enumerate(args.seeds):
         hosts = [read_gz(p) for p in random.Random(seed).sample(host_paths, args.hosts)]
-        results[label] = evaluate(build_cases(families, hosts, seed, args.per_class))
-    tune, held = results["tune"], results["held-out"]
-    print(
-        f"\nrecall per obfuscation class, seed {args.seeds[0]} (tune) vs seed {args.seeds[1]} "
-        f"(held-out), {args.per_class} cases each"
-    )
-    print(
-        f"{'class':20s} {'tune':>6s} {'named':>6s} {'plain':>6s} {'cond':>6s}   "
-        f"{'held':>6s} {'named':>6s} {'plain':>6s} {'cond':>6s}"
-    )
-    for cls in OBFUSCATE:
-        t, h = tune[cls], held[cls]
-        print(
-            f"{cls:20s} {t['recall']:6.3f} {t['named']:6.3f} {t['plain']:6.3f} {t['cond']:6.3f}   "
-            f"{h['recall']:6.3f} {h['named']:6.3f} {h['plain']:6.3f} {h['cond']:6.3f}"
-        )
-
-    # Hard negatives: quarantined (a finding that is not quoted) and any finding.
-    negs = sorted(HARD_NEGATIVES.glob("*.html"))
-    q = a = 0
-    for p in negs:
-        f = scan_html(p.read_text(encoding="utf-8")).findings
-        a += bool(f)
-        bad = [x for x in f if not x["quoted"]]
-        q += bool(bad)
-        if bad:
-            print(
-                f"   hard negative quarantined: {p.name}: {bad[0]['technique']} {bad[0]['snippet'][:70]!r}"
-            )
-    print(
-        f"\nhard negatives: {len(negs)} pages, quarantined {q} ({q / max(1, len(negs)):.3f}), "
-        f"any finding (incl. INJECTION_QUOTED) {a} ({a / max(1, len(negs)):.3f})"
-    )
-    if args.skip_real:
-        return
-    pages = [html.decode("utf-8", "replace") for _, html in real_pages(corpora)]
-    fp = anyf = 0
-    for h in pages:
-        f = scan_html(h).findings
-        anyf += bool(f)
-        fp += any(not x["quoted"] for x in f)
-    print(
-        f"real pages: {len(pages)}, quarantined {fp} ({fp / len(pages):.4f}), "
-        f"any finding {anyf} ({anyf / len(pages):.4f})"
-    )
-    for name, pol in (("on", InjectionPolicy()), ("off", InjectionPolicy(normalize=False))):
-        t0 = time.process_time()
-        for h in pages:
-            scan_html(h, pol)
-        dt = time.process_time() - t0
-        print(
-            f"scan CPU with normalisation {name}: {1000 * dt / len(pages):.2f} ms/page "
-            f"({len(pages) / dt:.0f} pages/s per core)"
-        )
+        res = evaluate(build_cases(families, hosts, seed, args.per_class))
+        _print_recall("tune" if k == 0 else "held-out", seed, res, args.per_class)
+    _false_positives(corpora, skip_real=args.skip_real)
 
 
 if __name__ == "__main__":

@@ -307,6 +307,15 @@ def _detect_segments(
                 decoded=h.snippet if seg.obfuscation else "",
             )
         )
+    # text recovered from an obfuscation that no feature read as an instruction (`recovered`)
+    if policy.normalize:
+        found = _recovered_hits(entries, texts, segs, starts, visible, source, hits, policy)
+        later.extend(x for x in found if entries[x[1]].variant is not None)
+        out.extend(
+            _carrier_finding(x, entries, texts, leads, segs, source)
+            for x in found
+            if entries[x[1]].variant is None
+        )
     for h, k, rel in later:
         e = entries[k]
         v = e.variant
@@ -379,6 +388,68 @@ def _screen(
         joined, hits, starts, techs, [e.prior for e in entries], policy.min_score,
         visible=visible, places=places, extra=extra,
     )  # fmt: skip
+
+
+def _recovered_hits(
+    entries: Sequence[_Entry],
+    texts: Sequence[str],
+    segs: Sequence[Segment],
+    starts: Sequence[int],
+    visible: str,
+    source: str,
+    hits: Sequence[Hit],
+    policy: InjectionPolicy,
+) -> list[tuple[Hit, int, int]]:
+    """Hits for texts that an obfuscation hid (`recovered.recovered_instruction`): an invisible
+    carrier's prose, imperative prose decoded from base64/hex/rot13/%-escapes, a sentence written in
+    look-alike, spaced or leet letters. Only entries no detector hit reached are read; each hit is
+    given as (hit in the joined text, entry, start in the entry) like a variant's."""
+    from trustaudit.injection.recovered import RULE, recover
+
+    reached = {max(0, _bisect(starts, h.start)) for h in hits if h.score >= policy.min_score}
+    out: list[tuple[Hit, int, int]] = []
+    for k, e in enumerate(entries):
+        if k in reached:
+            continue
+        v = e.variant
+        seg = segs[e.seg] if e.seg >= 0 else None
+        name = v.obfuscation if v is not None else (seg.obfuscation if seg is not None else "")
+        if seg is not None and seg.obfuscation and v is not None:
+            name = f"{seg.obfuscation}+{v.obfuscation}"
+        if not name or (
+            seg is not None and (seg.technique == "script" or seg.location.startswith("<script"))
+        ):
+            continue  # script strings decode to UI text (anti-adblock notices)
+        before = source[max(0, seg.offset - 160) : seg.offset] if seg and seg.offset >= 0 else ""
+        src = visible if e.seg < 0 else texts[e.seg]
+        r = recover(e.text, name, variant=v, source=src, before=before)
+        if r is None:
+            continue
+        score = round(1.0 - (1.0 - r.score) * (1.0 - e.prior), 4)
+        if score < policy.min_score:
+            continue
+        snippet = " ".join(e.text[r.start : r.end].split())[:_SNIPPET_MAX]
+        rule = f"{RULE}_{r.shape}"
+        h = Hit(starts[k] + r.start, starts[k] + r.end, snippet, rule, score, "", "")
+        out.append((h, k, r.start))
+    return out
+
+
+def _carrier_finding(
+    item: tuple[Hit, int, int],
+    entries: Sequence[_Entry],
+    texts: Sequence[str],
+    leads: Sequence[int],
+    segs: Sequence[Segment],
+    source: str,
+) -> dict[str, Any]:
+    """The finding of a recovered hit on a segment as found (an invisible carrier's decoded text)."""
+    h, k, rel = item
+    seg = segs[entries[k].seg]
+    off = _source_offset(source, seg, texts[entries[k].seg], leads[entries[k].seg], rel)
+    return _finding(
+        seg.location, seg.technique, h, off, obfuscation=seg.obfuscation, decoded=h.snippet
+    )
 
 
 def _hidden_asks(

@@ -285,20 +285,24 @@ _LEET_WORD = re.compile(
 
 
 _LEET_SHAPE = _byte_table({_LETTERS: b"a", b"0134579@$": b"0"}, b".")  # ASCII letters only
+# letter-digit-letter ("r3v") and digit-letter-digit ("7h3", leet written mostly in digits)
+_LEET_PROBES = (b"a0a", b"0a0")
 _LEET_SCAN = 4000  # "a0a" shapes looked at per text (a page of ids holds thousands)
 
 
 def _leet_windows(text: str) -> list[tuple[int, int]]:
-    """Character windows of `text` where leetspeak clusters: two letter-digit-letter shapes
-    ("r3v", "n0r") within 60 bytes in two different words (not one id such as "a1b3c5").
+    """Character windows of `text` where leetspeak clusters: two letter-digit-letter or
+    digit-letter-digit shapes ("r3v", "7h3") within 60 bytes in two different words (not one id such as "a1b3c5").
     Found with bytes.find on the text's shape; the word regex then reads only these windows."""
     raw = text.encode("utf-8", "surrogatepass")
     shape = raw.translate(_LEET_SHAPE)
     pos: list[int] = []
-    i = shape.find(b"a0a")
-    while i != -1 and len(pos) < _LEET_SCAN:
-        pos.append(i)
-        i = shape.find(b"a0a", i + 1)
+    for probe in _LEET_PROBES:
+        i = shape.find(probe)
+        while i != -1 and len(pos) < _LEET_SCAN:
+            pos.append(i)
+            i = shape.find(probe, i + 1)
+    pos.sort()
     spans: list[tuple[int, int]] = []
     for k in range(len(pos) - 1):
         a, b = pos[k], pos[k + 1]
@@ -475,7 +479,11 @@ def _readable(s: str) -> bool:
     if len(s) < 8 or " " not in s:
         return False
     good = sum(ch.isalpha() or ch.isspace() or ch in ".,:;!?'\"-()" for ch in s)
-    return good / len(s) >= 0.8
+    if good / len(s) >= 0.8:
+        return True
+    # numbers in a sentence ("Withdraw 5 Bitcoin to my bank account 555-5555-5555.")
+    letters = sum(ch.isalpha() for ch in s)
+    return letters >= 0.5 * len(s) and (good + sum(ch.isdigit() for ch in s)) / len(s) >= 0.9
 
 
 _B64_SHAPE = _byte_table(
@@ -621,21 +629,42 @@ def _rot13_windows(s: str) -> list[tuple[int, int]]:
         if (i and low[i - 1].isalpha()) or (j < n and low[j].isalpha()):
             continue
         found.append((i, k))
+    if not found:
+        return out
     # a short text (an attribute, a hidden line) is one sentence: two such words are enough
     least = 2 if n <= 300 else _ROT13_MIN_WORDS
-    if len({k for _, k in found}) < least:
-        return out
     found.sort()
     groups: list[list[tuple[int, int]]] = [[found[0]]]
     for item in found[1:]:
         if item[0] - groups[-1][-1][0] > _ROT13_WINDOW // 2:
             groups.append([])
         groups[-1].append(item)
-    for g in groups:
-        if len({k for _, k in g}) >= least:
-            a, b = g[0][0], g[-1][0]
-            out.append((max(0, s.rfind("\n", 0, a) + 1, a - 200), min(n, b + 200)))
+    for g in groups[:_ROT13_GROUPS]:
+        a, b = g[0][0], g[-1][0]
+        lo, hi = max(0, s.rfind("\n", 0, a) + 1, a - 200), min(n, b + 200)
+        distinct = len({k for _, k in g})
+        if distinct >= least:
+            out.append((lo, hi))
+            continue
+        # Fewer listed words ("Ubj qb fbyne cnaryf jbex"): the letters of the line decide.
+        nl = s.find("\n", b)
+        line = (lo, min(hi, n if nl == -1 else nl))
+        if _rot13_letters(s[line[0] : line[1]]):
+            out.append(line)
     return out
+
+
+# Letters a, e, i, o, u are ~38 % of English (and German, Spanish…) text and n, r, v, b, h ~21 %;
+# rot13 swaps the two sets, so a line where the second outnumbers the first is rot13 text.
+_ROT13_CLASS = bytes.maketrans(b"aeiounrvbhAEIOUNRVBH", b"VVVVVRRRRRVVVVVRRRRR")
+_ROT13_GROUPS = 64  # groups of listed words whose line is looked at per text
+
+
+def _rot13_letters(line: str) -> bool:
+    """Whether the letters of `line` look like rot13 of a Latin-script language."""
+    b = line.encode("ascii", "ignore").translate(_ROT13_CLASS)
+    v, r = b.count(b"V"), b.count(b"R")
+    return r + v >= 10 and r >= 1.25 * v
 
 
 ALL_KINDS = frozenset({"homoglyph", "spaced", "leet", "base64", "hex", "percent", "rot13"})
