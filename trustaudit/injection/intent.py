@@ -46,6 +46,7 @@ INTENTS = ("override", "extraction", "exfiltration", "persona", "tool", "steer_a
 LANGUAGES = ("en", "pt", "es", "fr", "de", "it", "nl", "pl", "tr", "ru", "uk", "ar", "fa", "he", "hi",
              "zh", "ja", "ko", "id", "vi")  # fmt: skip
 _SUB, _WORD, _STEM = 0, 1, 2
+_ACRONYM, _URL = 1, 2  # pattern flags (`_Matcher.flags`)
 _GAP = 160  # slot hits further apart than this are never one sentence
 _WINDOW = 260  # boosts and damping read this far around a group
 _TERM_HITS = 4096  # occurrences of one term looked at per text (bounds Python work on huge pages)
@@ -124,6 +125,9 @@ class _Matcher:
     # alone, so they are looked up by one regex per (slot, language) inside sentences other slots found.
     lazy: re.Pattern[str]  # words, and the short terms of scripts without spaces
     lazy_uses: dict[str, tuple[tuple[int, int], ...]]
+    lazy_slots: frozenset[str]  # the slots of those short words
+    flags: tuple[int, ...]  # per pattern: _ACRONYM, _URL (a term of the "url" slot)
+    strong: frozenset[int]  # indexes of the _STRONG slots
 
 
 @lru_cache(maxsize=1)
@@ -183,6 +187,13 @@ def _matcher() -> _Matcher:
             )
         ),
         {w: tuple((si, li) for si, li, _ in uses) for w, uses in short.items()},
+        frozenset(slots[si] for uses in short.values() for si, _, _ in uses),
+        tuple(
+            (_ACRONYM if t in acronyms else 0)
+            | (_URL if "url" in slots and table[t][0][0] == slots.index("url") else 0)
+            for t in terms
+        ),
+        frozenset(si for si, slot in enumerate(slots) if slot in _STRONG),
     )
 
 
@@ -202,18 +213,21 @@ def _fold(low: str) -> tuple[str, list[int] | None]:
     return "".join(low[i] for i in keep), keep
 
 
-def _slot_hits(low: str, orig: str | None = None) -> list[tuple[int, int, int, int]]:
+def _slot_hits(
+    low: str, orig: str | None = None, *, first_strong: bool = False
+) -> list[tuple[int, int, int, int]]:
     """(start, end, slot index, lang index) of every slot term in `low`, boundaries checked.
 
     Words inside a URL are not slot words ("/build/img/"); acronyms count only where `orig` (the text
-    before lower-casing, same length) has them in upper case.
+    before lower-casing, same length) has them in upper case. `first_strong`: stop at the first hit
+    of a `_STRONG` slot and return it alone (or nothing): what `has_strong_slot` needs.
     """
     m = _matcher()
     n = len(low)
     out: list[tuple[int, int, int, int]] = []
     seen: dict[int, int] = {}
     url_end = -1
-    url_slot = m.slots.index("url") if "url" in m.slots else -1
+    uses, flags, strong = m.uses, m.flags, m.strong
     for k, i, j in m.finder.find_matches_as_indexes(low, overlapping=True):
         c = seen.get(k, 0)
         if c >= _TERM_HITS:
@@ -221,22 +235,33 @@ def _slot_hits(low: str, orig: str | None = None) -> list[tuple[int, int, int, i
         seen[k] = c + 1
         if i < url_end:
             continue
-        if orig is not None and m.terms[k] in m.acronyms and not orig[i:j].isupper():
-            continue
-        if url_slot >= 0 and m.uses[k][0][0] == url_slot:
-            tail = _URL_TAIL.match(low, j)
-            url_end = tail.end() if tail else j
-        for si, li, _mode, left, right in m.uses[k]:
-            # "_" joins words in identifiers (ignore_previous_instructions_flag is no sentence)
-            if left and i and (low[i - 1].isalnum() or low[i - 1] == "_"):
+        f = flags[k]
+        if f:
+            if f & _ACRONYM and orig is not None and not orig[i:j].isupper():
                 continue
-            if j < n and low[j] == "_" and _mode != _SUB:
+            if f & _URL:
+                tail = _URL_TAIL.match(low, j)
+                url_end = tail.end() if tail else j
+        # "_" joins words in identifiers (ignore_previous_instructions_flag is no sentence)
+        glued = i > 0 and (low[i - 1].isalnum() or low[i - 1] == "_")
+        if j < n:
+            under, alnum = low[j] == "_", low[j].isalnum()
+        else:
+            under = alnum = False
+        for si, li, mode, left, right in uses[k]:
+            if left and glued:
                 continue
-            if right and j < n and low[j].isalnum():
+            if under and mode != _SUB:
                 continue
+            if right and alnum:
+                continue
+            if first_strong and si in strong:
+                return [(i, j, si, li)]
             out.append((i, j, si, li))
         if len(out) >= _MAX_HITS:
             break
+    if first_strong:
+        return []
     out.sort()
     return out
 
@@ -273,6 +298,28 @@ def _groups(low: str, hits: list[tuple[int, int, int, int]]) -> list[tuple[int, 
         end = max(end, hits[k][1])
     groups.append((first, len(hits) - 1))
     return groups
+
+
+_REACHABLE: dict[tuple[frozenset[str], frozenset[str]], bool] = {}
+
+
+def _reachable(core: set[str], more: frozenset[str]) -> bool:
+    """Whether a group whose hits fill the slots `core`, plus at most the slots `more` (short words
+    looked up later), can complete any intent combination. The vocative test adds "vocative" (and
+    "addr") only to an AI addressee (`_names`), so a group without one never gets them."""
+    key = (frozenset(core), more)
+    found = _REACHABLE.get(key)
+    if found is None:
+        reach = set(key[0] | more)
+        if "ai_weak" in reach:
+            reach.update(("vocative", "addr"))
+        elif "ai" in reach:
+            reach.add("vocative")
+        combos = _matcher().combos.values()
+        found = any(need <= reach for spec in combos for need, _ in spec)
+        if len(_REACHABLE) < 65_536:  # slot sets are few; bound a pathological page anyway
+            _REACHABLE[key] = found
+    return found
 
 
 def _score(names: set[str], around: set[str], m: _Matcher) -> dict[str, float]:
@@ -316,17 +363,10 @@ def find_intents(
     ai_slot = m.slots.index("ai") if "ai" in m.slots else -1
     groups = _groups(text, hits)
     starts = [hits[a][0] for a, _ in groups]
+    ends = [max(h[1] for h in hits[a : b + 1]) for a, b in groups]
     out: list[IntentFeature] = []
     for g, (a, b) in enumerate(groups):
-        lo, hi = hits[a][0], max(h[1] for h in hits[a : b + 1])
-        around: set[str] = set()
-        # Neighbouring groups within the window lend their boosts (an addressee one sentence earlier).
-        g0 = max(0, bisect_left(starts, lo - _WINDOW) - 1)
-        for h in range(g0, min(len(groups), g + 3)):
-            ha, hb = groups[h]
-            if hits[ha][0] > hi + _WINDOW or max(x[1] for x in hits[ha : hb + 1]) < lo - _WINDOW:
-                continue
-            around.update(m.slots[x[2]] for x in hits[ha : hb + 1])
+        lo, hi = hits[a][0], ends[g]
         best: tuple[float, str, str, list[tuple[int, int, int, int]], set[str]] | None = None
         is_meta = False
         core = {m.slots[h[2]] for h in hits[a : b + 1]}
@@ -334,7 +374,21 @@ def find_intents(
             if "meta" in core:
                 out.append(IntentFeature(lo, hi, "meta", 0.0, "", ("meta",)))
             continue
-        lazy = _lazy_hits(text, lo, hi, m)
+        # Most sentences with a strong word complete no combination, even with every short word
+        # the lookup below could add: they yield nothing but their meta feature (exact shortcut).
+        lazy = _lazy_hits(text, lo, hi, m) if _reachable(core, m.lazy_slots) else []
+        if not _reachable(core, frozenset(m.slots[x[2]] for x in lazy)):
+            if "meta" in core:
+                out.append(IntentFeature(lo, hi, "meta", 0.0, "", ("meta",)))
+            continue
+        around: set[str] = set()
+        # Neighbouring groups within the window lend their boosts (an addressee one sentence earlier).
+        g0 = max(0, bisect_left(starts, lo - _WINDOW) - 1)
+        for h in range(g0, min(len(groups), g + 3)):
+            ha, hb = groups[h]
+            if hits[ha][0] > hi + _WINDOW or ends[h] < lo - _WINDOW:
+                continue
+            around.update(m.slots[x[2]] for x in hits[ha : hb + 1])
         for group in _by_language(sorted(hits[a : b + 1] + lazy), m):
             names = _names(text, group, m, url_slot, img_slot, (weak_slot, ai_slot))
             is_meta = is_meta or "meta" in names
@@ -452,6 +506,4 @@ def _language(
 
 def has_strong_slot(text: str) -> bool:
     """Whether `text` holds a word of a slot every strong intent needs (a gate for costlier layers)."""
-    m = _matcher()
-    hits = _slot_hits(text.lower())
-    return any(m.slots[h[2]] in _STRONG for h in hits)
+    return bool(_slot_hits(text.lower(), first_strong=True))
