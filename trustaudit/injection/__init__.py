@@ -15,7 +15,7 @@ from typing import Any
 
 from trustaudit.injection.context import SecurityPage, form_ui_instruction, quoted_context
 from trustaudit.injection.detect import Hit, detect_text
-from trustaudit.injection.html_scan import PRIORS, Segment, collect_segments
+from trustaudit.injection.html_scan import PRIORS, Quotes, Segment, collect_segments
 from trustaudit.injection.intent import guess_language
 from trustaudit.injection.normalize import (
     ALL_KINDS,
@@ -606,7 +606,7 @@ def _scan_html(
         if len(html) > policy.max_html_chars:
             html, tree = html[: policy.max_html_chars], None  # the caller's tree saw more
         extra = _compile_extra(tuple(policy.extra_patterns))
-        quotes: list[tuple[str, str]] = []
+        quotes = Quotes()  # read from the tree only if a finding in plain sight needs them
         segs, visible = collect_segments(html, tree=tree, quotes=quotes)
         if not policy.scan_scripts:
             segs = [s for s in segs if s.technique != "script"]

@@ -13,8 +13,10 @@ import html as htmllib
 import json
 import re
 from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from typing import overload
 
 from ahocorasick_rs import AhoCorasick, Implementation
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -25,7 +27,7 @@ from trustaudit.injection.normalize import (
     reveal_invisible,
 )
 
-__all__ = ["PRIORS", "QUOTE_TAGS", "Segment", "collect_segments", "hiding_technique"]
+__all__ = ["PRIORS", "QUOTE_TAGS", "Quotes", "Segment", "collect_segments", "hiding_technique"]
 
 # Suspicion of a location before its text is read (added to the detector's score by noisy-or).
 PRIORS: dict[str, float] = {
@@ -733,18 +735,65 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
                 segs.append(Segment("base64", "<script> base64", txt, -1, obfuscation="base64"))
 
 
+def _quotes(tree: LexborHTMLParser) -> list[tuple[str, str]]:
+    """(tag, text) of each quoting element (`QUOTE_TAGS`) of `tree` that holds prose."""
+    out: list[tuple[str, str]] = []
+    for node in tree.css(",".join(QUOTE_TAGS))[:_QUOTES_MAX]:
+        qt = node.text(deep=True, separator=" ")
+        if qt and _WORDY.search(qt):
+            out.append((node.tag or "code", " ".join(qt.split())))
+    return out
+
+
+class Quotes(Sequence[tuple[str, str]]):
+    """The page's quoting elements, read from the tree only when first asked for.
+
+    Why: only a finding in plain sight needs them (`context.quoted_context`), and the selector walks
+    the whole tree (~0.15 ms on an average page); most pages have no such finding. `collect_segments`
+    binds the tree as it is when it returns (the scan does not change it afterwards)."""
+
+    __slots__ = ("_items", "_tree")
+
+    def __init__(self) -> None:
+        self._tree: LexborHTMLParser | None = None
+        self._items: list[tuple[str, str]] | None = None
+
+    def bind(self, tree: LexborHTMLParser) -> None:
+        self._tree, self._items = tree, None
+
+    def _read(self) -> list[tuple[str, str]]:
+        if self._items is None:
+            self._items = _quotes(self._tree) if self._tree is not None else []
+            self._tree = None
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[str, str]: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[tuple[str, str]]: ...
+    def __getitem__(self, i: int | slice) -> tuple[str, str] | Sequence[tuple[str, str]]:
+        return self._read()[i]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(self._read())
+
+
 def collect_segments(
     html: str,
     *,
     max_text: int = 400_000,
     tree: LexborHTMLParser | None = None,
-    quotes: list[tuple[str, str]] | None = None,
+    quotes: list[tuple[str, str]] | Quotes | None = None,
 ) -> tuple[list[Segment], str]:
     """All hidden or out-of-band text segments of a page, and the page's visible text.
 
     `tree`: the page already parsed by the caller (the extractor's), which this call consumes: it
     strips scripts and removes hidden subtrees from it. `quotes`, when given, receives (tag, text) of
-    each visible quoting element (`QUOTE_TAGS`): what the page shows as code or a quotation.
+    each visible quoting element (`QUOTE_TAGS`): what the page shows as code or a quotation (a
+    `Quotes` reads them from the tree only when asked).
 
     Segments found in the source (comments, attributes, invisible Unicode, base64) carry exact offsets;
     segments from the DOM (hidden subtrees, styles) and script literals carry -1 and are located when
@@ -803,11 +852,10 @@ def collect_segments(
     _hidden_segments(tree, css_all, page_bg, segs, max_text)
 
     tree.strip_tags(["noscript", "template", "svg"])
-    if quotes is not None:
-        for node in tree.css(",".join(QUOTE_TAGS))[:_QUOTES_MAX]:
-            qt = node.text(deep=True, separator=" ")
-            if qt and _WORDY.search(qt):
-                quotes.append((node.tag or "code", " ".join(qt.split())))
+    if isinstance(quotes, Quotes):
+        quotes.bind(tree)
+    elif quotes is not None:
+        quotes.extend(_quotes(tree))
     body_node = tree.body
     visible = body_node.text(separator="\n", strip=False) if body_node is not None else ""
     return segs, visible[:max_text]
