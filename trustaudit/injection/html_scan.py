@@ -132,6 +132,8 @@ _TEXT_ATTR = re.compile(
 _DATA_ATTR = re.compile(r"(data-[\w.:-]+)\s*=\s*(?:\"([^\"<>]{12,4000})\"|'([^'<>]{12,4000})')")
 # A data-* value that is a base64 blob and nothing else (URLs, JSON and ids are skipped at C speed).
 _B64_VALUE = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+# What `decode_base64_text` needs to find anything: 20 base64 characters in a row.
+_B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{20}")
 _SIMPLE_SELECTOR = re.compile(r"^[.#][A-Za-z_][\w-]*$")
 # Markup of a form: a <template> or hidden block holding one is UI, not prose aimed at a reader.
 _FORM_MARKUP = re.compile(r"<(?:form|input|textarea|select|button)\b", re.IGNORECASE)
@@ -164,7 +166,8 @@ class _Wordy:
 
     @staticmethod
     def search(s: str) -> bool:
-        return s.count(" ") >= 2 or (
+        first = s.find(" ")  # two finds stop at the second space; a count reads all of `s`
+        return (first != -1 and s.find(" ", first + 1) != -1) or (
             len(s) >= 8 and not s.isascii() and _UNSPACED.search(s) is not None
         )
 
@@ -570,7 +573,7 @@ def _comment_segments(html: str, segs: list[Segment]) -> None:
     for off, body in _iter_blocks(html, "<!--", "-->"):
         if _WORDY.search(body) or (len(body) >= 24 and _ENCODED.search(body)):
             segs.append(Segment("comment", "comment", body, off))
-        if len(body) < 24:
+        if len(body) < 24 or not _B64_RUN.search(body):  # no run to decode (most comments)
             continue
         for boff, txt in decode_base64_text(body, limit=4):
             segs.append(
@@ -709,7 +712,8 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
     for code in codes:
         bounds.append(at)
         at += len(code) + 1
-    if len(low) == len(joined):
+    same = len(low) == len(joined)
+    if same:
         all_points = _gate_points(low, bounds)
     else:  # a case mapping changed lengths (e.g. "İ"): offsets only hold script by script
         all_points = [_gate_points(code.lower(), [0])[0] for code in codes]
@@ -720,6 +724,7 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
             continue
         code, stype = item
         points = all_points[k]
+        at = bounds[k]
         k += 1
         if not points:
             continue
@@ -730,7 +735,8 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
             segs.append(Segment("script", f"{kind} string", lit, -1))
         for text in loose:
             segs.append(Segment("script", f"{kind} text", text, -1))
-        if "atob(" in code.lower():
+        # the script's lower-cased text is already in `low` (lengths kept): no copy of a bundle
+        if (low.find("atob(", at, at + len(code)) != -1) if same else "atob(" in code.lower():
             for _, txt in decode_base64_text(code, limit=8):
                 segs.append(Segment("base64", "<script> base64", txt, -1, obfuscation="base64"))
 

@@ -125,9 +125,14 @@ class _Matcher:
     # alone, so they are looked up by one regex per (slot, language) inside sentences other slots found.
     lazy: re.Pattern[str]  # words, and the short terms of scripts without spaces
     lazy_uses: dict[str, tuple[tuple[int, int], ...]]
-    lazy_slots: frozenset[str]  # the slots of those short words
     flags: tuple[int, ...]  # per pattern: _ACRONYM, _URL (a term of the "url" slot)
     strong: frozenset[int]  # indexes of the _STRONG slots
+    # Slot sets as bit masks (bit i: slot i; names that are no slot, "vocative", after them), for
+    # the shortcut that skips sentences that can complete no combination (`_reachable`).
+    bit: dict[str, int]
+    combo_masks: tuple[int, ...]  # every combination's slots
+    strong_mask: int
+    lazy_mask: int  # the slots of the short words
 
 
 @lru_cache(maxsize=1)
@@ -163,6 +168,12 @@ def _matcher() -> _Matcher:
                 if use not in table.setdefault(term, []):
                     table[term].append(use)
     terms = sorted(table)
+    # every name a combination or the shortcut tests gets a bit, slots first (bit = slot index)
+    named = [*slots, "vocative", "addr", "ai", "ai_weak", "meta"]
+    named += [n for spec in lex["intents"].values() for need, _ in spec for n in need]
+    bit: dict[str, int] = {}
+    for name in named:
+        bit.setdefault(name, 1 << len(bit))
     combos = {
         name: tuple((frozenset(s), float(w)) for s, w in spec)
         for name, spec in lex["intents"].items()
@@ -187,14 +198,24 @@ def _matcher() -> _Matcher:
             )
         ),
         {w: tuple((si, li) for si, li, _ in uses) for w, uses in short.items()},
-        frozenset(slots[si] for uses in short.values() for si, _, _ in uses),
         tuple(
             (_ACRONYM if t in acronyms else 0)
             | (_URL if "url" in slots and table[t][0][0] == slots.index("url") else 0)
             for t in terms
         ),
         frozenset(si for si, slot in enumerate(slots) if slot in _STRONG),
+        bit,
+        tuple(_mask(need, bit) for spec in combos.values() for need, _ in spec),
+        _mask(_STRONG, bit),
+        _mask({slots[si] for uses in short.values() for si, _, _ in uses}, bit),
     )
+
+
+def _mask(names: set[str] | frozenset[str], bit: dict[str, int]) -> int:
+    out = 0
+    for name in names:
+        out |= bit.get(name, 0)
+    return out
 
 
 def _short_len(term: str, mode: int) -> int:
@@ -286,39 +307,51 @@ def _lazy_hits(text: str, lo: int, hi: int, m: _Matcher) -> list[tuple[int, int,
     return out
 
 
-def _groups(low: str, hits: list[tuple[int, int, int, int]]) -> list[tuple[int, int]]:
-    """[first, last] hit indexes of each sentence-like group of slot hits."""
+def _groups(
+    low: str, hits: list[tuple[int, int, int, int]]
+) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+    """[first, last] hit indexes of each sentence-like group of slot hits, the end of its last
+    word, and the bit mask of its slots (bit `slot index`)."""
     groups: list[tuple[int, int]] = []
+    ends: list[int] = []
+    masks: list[int] = []
     first, end = 0, hits[0][1]
+    gend, mask = end, 1 << hits[0][2]
     for k in range(1, len(hits)):
-        i = hits[k][0]
+        i, j, si, _ = hits[k]
         if i - end > _GAP or (i > end and _BREAK.search(low, end, i)):
             groups.append((first, k - 1))
-            first = k
-        end = max(end, hits[k][1])
+            ends.append(gend)
+            masks.append(mask)
+            first, gend, mask = k, j, 0
+        elif j > gend:
+            gend = j
+        if j > end:
+            end = j
+        mask |= 1 << si
     groups.append((first, len(hits) - 1))
-    return groups
+    ends.append(gend)
+    masks.append(mask)
+    return groups, ends, masks
 
 
-_REACHABLE: dict[tuple[frozenset[str], frozenset[str]], bool] = {}
+_REACHABLE: dict[int, bool] = {}
 
 
-def _reachable(core: set[str], more: frozenset[str]) -> bool:
-    """Whether a group whose hits fill the slots `core`, plus at most the slots `more` (short words
-    looked up later), can complete any intent combination. The vocative test adds "vocative" (and
-    "addr") only to an AI addressee (`_names`), so a group without one never gets them."""
-    key = (frozenset(core), more)
-    found = _REACHABLE.get(key)
+def _reachable(mask: int, m: _Matcher) -> bool:
+    """Whether a group whose hits fill the slots of bit `mask` (with the short words it may still
+    get) can complete any intent combination. The vocative test adds "vocative" (and "addr") only
+    to an AI addressee (`_names`), so a group without one never gets them."""
+    found = _REACHABLE.get(mask)
     if found is None:
-        reach = set(key[0] | more)
-        if "ai_weak" in reach:
-            reach.update(("vocative", "addr"))
-        elif "ai" in reach:
-            reach.add("vocative")
-        combos = _matcher().combos.values()
-        found = any(need <= reach for spec in combos for need, _ in spec)
+        reach = mask
+        if mask & m.bit["ai_weak"]:
+            reach |= m.bit["vocative"] | m.bit["addr"]
+        elif mask & m.bit["ai"]:
+            reach |= m.bit["vocative"]
+        found = any(need & ~reach == 0 for need in m.combo_masks)
         if len(_REACHABLE) < 65_536:  # slot sets are few; bound a pathological page anyway
-            _REACHABLE[key] = found
+            _REACHABLE[mask] = found
     return found
 
 
@@ -361,24 +394,23 @@ def find_intents(
     img_slot = m.slots.index("md_image") if "md_image" in m.slots else -1
     weak_slot = m.slots.index("ai_weak") if "ai_weak" in m.slots else -1
     ai_slot = m.slots.index("ai") if "ai" in m.slots else -1
-    groups = _groups(text, hits)
+    groups, ends, masks = _groups(text, hits)
     starts = [hits[a][0] for a, _ in groups]
-    ends = [max(h[1] for h in hits[a : b + 1]) for a, b in groups]
+    meta_bit, strong, lazy_mask = m.bit["meta"], m.strong_mask, m.lazy_mask
     out: list[IntentFeature] = []
     for g, (a, b) in enumerate(groups):
-        lo, hi = hits[a][0], ends[g]
+        lo, hi, mask = hits[a][0], ends[g], masks[g]
         best: tuple[float, str, str, list[tuple[int, int, int, int]], set[str]] | None = None
         is_meta = False
-        core = {m.slots[h[2]] for h in hits[a : b + 1]}
-        if not core & _STRONG:
-            if "meta" in core:
-                out.append(IntentFeature(lo, hi, "meta", 0.0, "", ("meta",)))
-            continue
         # Most sentences with a strong word complete no combination, even with every short word
         # the lookup below could add: they yield nothing but their meta feature (exact shortcut).
-        lazy = _lazy_hits(text, lo, hi, m) if _reachable(core, m.lazy_slots) else []
-        if not _reachable(core, frozenset(m.slots[x[2]] for x in lazy)):
-            if "meta" in core:
+        lazy: list[tuple[int, int, int, int]] = []
+        if mask & strong and _reachable(mask | lazy_mask, m):
+            lazy = _lazy_hits(text, lo, hi, m)
+            for x in lazy:
+                mask |= 1 << x[2]
+        if not mask & strong or not _reachable(mask, m):
+            if mask & meta_bit:
                 out.append(IntentFeature(lo, hi, "meta", 0.0, "", ("meta",)))
             continue
         around: set[str] = set()
