@@ -222,8 +222,11 @@ def _detect_segments(
     source: str = "",
     visible: str = "",
     asks: list[_Ask] | None = None,
+    visible_of: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """Detect over every segment and every variant in one concatenated pass, never across segments.
+
+    `visible_of`, when given, receives each segment's text without its invisible characters.
 
     `asks`, when given, receives the hidden passages the semantic layer should read (`_hidden_asks`).
 
@@ -247,6 +250,8 @@ def _detect_segments(
     leads: list[int] = []
     for s in segs:
         t = strip_invisible(s.text)
+        if visible_of is not None:
+            visible_of[s.text] = t
         stripped = t.lstrip()
         leads.append(len(t) - len(stripped))  # so the offset still points at the first word
         texts.append(stripped.rstrip())
@@ -611,8 +616,9 @@ def _scan_html(
         if not policy.scan_scripts:
             segs = [s for s in segs if s.technique != "script"]
         asks: list[_Ask] | None = [] if force or _semantic_on(policy) else None
+        visible_of: dict[str, str] = {}  # segment text -> without invisible characters
         findings = _detect_segments(
-            segs, policy, extra, html, visible if policy.scan_visible else "", asks
+            segs, policy, extra, html, visible if policy.scan_visible else "", asks, visible_of
         )
         vhits: list[Hit] = []
         if policy.scan_visible and visible:
@@ -629,7 +635,8 @@ def _scan_html(
         for s in segs:
             if s.technique == "script":
                 continue  # script literals are mostly code strings; keep hidden_text readable
-            t = " ".join(strip_invisible(s.text).split())
+            t = visible_of.get(s.text)
+            t = " ".join((strip_invisible(s.text) if t is None else t).split())
             if not t:
                 continue
             hidden_parts.append(t)

@@ -67,12 +67,13 @@ PRIORS: dict[str, float] = {
 QUOTE_TAGS = ("code", "pre", "blockquote", "q", "samp", "kbd", "tt")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # not frozen: its __init__ costs 7x, ~100 made a page
 class Segment:
     """A piece of page text with the technique that hid it (or "visible"), where it was, and its offset.
 
     `exact`: `text` is the source verbatim from `offset` on, so a position inside it maps to the
-    source; otherwise (decoded, tag-stripped or unescaped text) `offset` is where it starts.
+    source; otherwise (decoded, tag-stripped or unescaped text) `offset` is where it starts. Never
+    changed once made (treat as frozen; hashable like a frozen one).
     """
 
     technique: str

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -39,6 +40,7 @@ __all__ = [
     "guess_language",
     "has_strong_slot",
     "lexicon",
+    "slot_terms",
 ]
 
 INTENTS = ("override", "extraction", "exfiltration", "persona", "tool", "steer_ai")
@@ -234,14 +236,26 @@ def _fold(low: str) -> tuple[str, list[int] | None]:
     return "".join(low[i] for i in keep), keep
 
 
+def slot_terms() -> tuple[str, ...]:
+    """The lexicon terms the slot automaton looks for (lower case), by pattern index: a caller
+    that runs one automaton for these and its own words passes the matches to `find_intents`."""
+    return _matcher().terms
+
+
 def _slot_hits(
-    low: str, orig: str | None = None, *, first_strong: bool = False
+    low: str,
+    orig: str | None = None,
+    *,
+    first_strong: bool = False,
+    matches: tuple[list[tuple[int, int, int]], Sequence[int]] | None = None,
 ) -> list[tuple[int, int, int, int]]:
     """(start, end, slot index, lang index) of every slot term in `low`, boundaries checked.
 
     Words inside a URL are not slot words ("/build/img/"); acronyms count only where `orig` (the text
     before lower-casing, same length) has them in upper case. `first_strong`: stop at the first hit
-    of a `_STRONG` slot and return it alone (or nothing): what `has_strong_slot` needs.
+    of a `_STRONG` slot and return it alone (or nothing): what `has_strong_slot` needs. `matches`:
+    overlapping matches of a larger automaton over `low`, with each pattern's index among
+    `slot_terms()` (-1: another pattern), in the order the slot automaton reports them.
     """
     m = _matcher()
     n = len(low)
@@ -249,7 +263,15 @@ def _slot_hits(
     seen: dict[int, int] = {}
     url_end = -1
     uses, flags, strong = m.uses, m.flags, m.strong
-    for k, i, j in m.finder.find_matches_as_indexes(low, overlapping=True):
+    if matches is None:
+        found, ids = m.finder.find_matches_as_indexes(low, overlapping=True), None
+    else:
+        found, ids = matches
+    for k, i, j in found:
+        if ids is not None:
+            k = ids[k]
+            if k < 0:
+                continue
         c = seen.get(k, 0)
         if c >= _TERM_HITS:
             continue
@@ -374,19 +396,25 @@ def _score(names: set[str], around: set[str], m: _Matcher) -> dict[str, float]:
 
 
 def find_intents(
-    low: str, text: str | None = None, *, floor: float = _FLOOR
+    low: str,
+    text: str | None = None,
+    *,
+    floor: float = _FLOOR,
+    matches: tuple[list[tuple[int, int, int]], Sequence[int]] | None = None,
 ) -> list[IntentFeature]:
     """Intent features in lower-cased `low`, in text order: one per sentence-like group (its best intent),
     plus a zero-score ``meta`` feature for each group that talks about attacks (the detector damps the
     features clustered with it: an explainer quoting an attack is not one).
 
-    `low` must be ``text.lower()`` of the text whose offsets the caller wants back.
+    `low` must be ``text.lower()`` of the text whose offsets the caller wants back. `matches`: the
+    slot terms already found in `low` (see `_slot_hits`), to skip a second pass over it.
     """
     if not low:
         return []
     orig = text if text is not None and len(text) == len(low) else None
     text, back = _fold(low)
-    hits = _slot_hits(text, orig if back is None else None)
+    # a folded text differs from `low`: it gets its own pass
+    hits = _slot_hits(text, orig, matches=matches) if back is None else _slot_hits(text)
     if not hits:
         return []
     m = _matcher()
