@@ -524,6 +524,9 @@ _ATTR_TECHNIQUE = {
 _SCRIPT_OPEN = re.compile("<script", re.IGNORECASE)
 # Tag names are case-insensitive; one regex pass costs less than two `in` scans for two spellings.
 _TEMPLATE_TAG = re.compile(r"<(/?)template\b", re.IGNORECASE)
+# Both in one pass over the page (each is a walk over every "<"): script opening tags and whether a
+# template tag is there at all.
+_SCRIPT_OR_TEMPLATE = re.compile(r"<(?:(script)|/?template\b)", re.IGNORECASE)
 _SCRIPT_TYPE = re.compile(r"\btype\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))")
 # Script types a browser executes; any other non-JSON type is a data block (often an HTML template).
 # A <script> whose type names one of these is a data block holding markup (a client-side template);
@@ -648,7 +651,7 @@ def _attribute_segments(tree: LexborHTMLParser, segs: list[Segment]) -> None:
             break
 
 
-def _script_blocks(html: str) -> list[tuple[int, str, str]]:
+def _script_blocks(html: str, opens: list[int] | None = None) -> list[tuple[int, str, str]]:
     """(offset of the body, attributes, body) of every <script> element, found in the source.
 
     Reading scripts from the source instead of the DOM skips a tree walk and a copy per node, and gives
@@ -658,8 +661,7 @@ def _script_blocks(html: str) -> list[tuple[int, str, str]]:
     n = len(html)
     pos = 0
     upper_close: bool | None = None
-    for m in _SCRIPT_OPEN.finditer(html):
-        i = m.start()
+    for i in opens if opens is not None else [m.start() for m in _SCRIPT_OPEN.finditer(html)]:
         if i < pos or i + 7 >= n or html[i + 7] not in " \t\n\r/>":
             continue  # inside a previous script body, or <scripts> / <script-x>
         gt = html.find(">", i + 7)
@@ -679,11 +681,11 @@ def _script_blocks(html: str) -> list[tuple[int, str, str]]:
     return out
 
 
-def _script_segments(html: str, segs: list[Segment]) -> None:
+def _script_segments(html: str, segs: list[Segment], opens: list[int] | None = None) -> None:
     # Code scripts are gated together: lower-cased once, joined, each gate needle scanned once per page.
     items: list[Segment | tuple[str, str]] = []  # template segments in place, (code, type) to gate
     codes: list[str] = []
-    for off, attrs, code in _script_blocks(html):
+    for off, attrs, code in _script_blocks(html, opens):
         if len(code) < 18:
             continue
         low_attrs = attrs.lower()
@@ -810,7 +812,14 @@ def collect_segments(
 
     _comment_segments(html, segs)
 
-    if _TEMPLATE_TAG.search(html):
+    script_opens: list[int] = []  # where "<script" opens, any case
+    template = False
+    for m in _SCRIPT_OR_TEMPLATE.finditer(html):
+        if m.group(1):
+            script_opens.append(m.start())
+        else:
+            template = True
+    if template:
         for off, body in _template_blocks(html):
             t = _tag_text(body)
             # A template holding a form is the page's own UI (a comment or reply form).
@@ -843,7 +852,7 @@ def collect_segments(
                 )
             )
 
-    _script_segments(html, segs)
+    _script_segments(html, segs, script_opens)
 
     tree = tree if tree is not None else LexborHTMLParser(html)
     _attribute_segments(tree, segs)
