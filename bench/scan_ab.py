@@ -1,36 +1,54 @@
-"""A/B the injection scanner against an earlier revision, fairly on a noisy machine.
+"""A/B the injection scanner against an earlier revision, fairly on a noisy machine; or check parity.
 
 Wall-clock runs of two versions taken minutes apart on a shared VM differ by up to ±30 % from the
 machine alone. Here both scanners run in one process and alternate page by page over the 797 real
-pages, so both see the same phase of the machine; the order within each pair flips every page. It
-also counts scans whose findings agree (real pages carry almost none: `injection_eval.py --dump` is
-the thorough check).
+pages, so both see the same phase of the machine; the order within each pair flips every page. The
+clock is the process CPU time (`time.process_time`), per repeat; the figures are the median and the
+best of `--reps` repeats. Both scanners get the same policy and, as inside `audit`, a lexbor tree
+of the page (parsed outside the clock). It also counts scans whose findings agree.
+
+`--parity` checks that a speed-up changed no finding: both revisions scan the real pages (with a
+lexbor tree, as in `audit`) and the pages the injection benches build (html-injection-pages,
+`injection_eval.py`'s inserted cases, `injection_obfuscation.py`'s obfuscated cases and their plain
+twins, `injection_lofo.py`'s families and hard negatives, `injection_blind.py`'s payloads and hard
+negatives, the hard-negative pages), and every finding (all fields, scores exactly) and the hidden
+text must be equal. Where both revisions ship the same classifier, they share its per-passage
+probability cache (each passage is embedded once: the model is not what is compared).
 
 Usage: .venv/bin/python bench/scan_ab.py [REV] [--reps 3] [--semantic auto|on|off]   (REV defaults to HEAD~1)
+       .venv/bin/python bench/scan_ab.py main --parity [--semantic off] [--per-pool 10] [--per-class 10]
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import random
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ is not a package
 
 from realpages import real_pages
+from selectolax.lexbor import LexborHTMLParser
 
 from trustaudit import injection as current
 from trustaudit.io.decode import decode_html
 from trustaudit.policy.injection import InjectionPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
+CORPORA = ROOT.parent / "shared" / "corpora"
+
+Scan = Callable[..., Any]
 
 
-def load_revision(rev: str, into: Path) -> object:
+def load_revision(rev: str, into: Path) -> Any:
     """Import `trustaudit.injection` as it was at `rev`, as the package `injection_at_rev`."""
     pkg = into / "injection_at_rev"
     pkg.mkdir()
@@ -56,7 +74,137 @@ def load_revision(rev: str, into: Path) -> object:
     return importlib.import_module("injection_at_rev")
 
 
-def main() -> None:
+def _share_model_cache(old: Any) -> bool:
+    """Let both revisions use one probability cache when they ship the same classifier."""
+    from trustaudit.injection import semantic
+
+    mine = Path(semantic.__file__).with_name("data") / "intent_clf.json"
+    theirs = Path(old.__file__).with_name("data") / "intent_clf.json"
+    if not (mine.is_file() and theirs.is_file()) or mine.read_bytes() != theirs.read_bytes():
+        return False
+    old_sem = importlib.import_module(old.__name__ + ".semantic")
+    old_sem._SEEN = semantic._SEEN
+    return True
+
+
+def bench_pages(
+    corpora: Path, *, per_pool: int, per_class: int, seed: int
+) -> Iterator[tuple[str, str]]:
+    """(key, html) of every page the injection benches build from ../shared/corpora, seeded."""
+    import injection_blind as blind
+    import injection_eval as ev
+    import injection_lofo as lofo
+    import injection_obfuscation as obf
+
+    hip = corpora / "html-injection-pages"
+    for p in sorted([*(hip / "injected").glob("*.html"), *(hip / "clean").glob("*.html")]):
+        yield f"hip {p.name}", p.read_text(encoding="utf-8", errors="replace")
+    paths = [p for p in ev.clean_page_paths(corpora) if p.stat().st_size > 4000]
+    rng = random.Random(seed)
+    hosts = [ev.read_gz(p) for p in rng.sample(paths, 20)]
+    cases = ev.inserted_cases(ev.load_payloads(corpora), hosts, rng, per_pool)
+    for i, (pool, variant, tech, _, html) in enumerate(cases):
+        yield f"eval {i} {pool} {variant} {tech}", html
+    fams = obf.load_payloads(corpora)
+    for s in (1, 11):
+        obf_hosts = [ev.read_gz(p) for p in random.Random(s).sample(paths, 20)]
+        for i, c in enumerate(obf.build_cases(fams, obf_hosts, s, per_class)):
+            yield f"obf {s} {i} {c['cls']} {c['place']}", c["page"]
+            yield f"obf {s} {i} {c['cls']} plain", c["plain"]
+    for p in sorted(obf.HARD_NEGATIVES.glob("*.html")):
+        yield f"hardneg {p.name}", p.read_text(encoding="utf-8")
+    payloads = [p for ps in lofo.load_families(corpora).values() for p in ps]
+    for i, c in enumerate(lofo.build_cases(payloads, hosts, rng)):
+        yield f"lofo {i} {payloads[c.payload].family} {c.technique}", c.html
+    for i, (t, lang, _) in enumerate(lofo.load_hard_negatives()):
+        yield (
+            f"lofo-neg {i} {lang}",
+            lofo.insert(hosts[rng.randrange(len(hosts))], lofo._visible(t), rng),
+        )
+    texts = blind.read_jsonl(blind.DATA / "payloads.jsonl") + blind.read_jsonl(
+        blind.DATA / "hard_negatives.jsonl"
+    )
+    for i, row in enumerate(texts):
+        loc = blind.LOCATIONS[i % len(blind.LOCATIONS)]
+        yield f"blind {i} {loc}", blind.place(hosts[i % len(hosts)], row["text"], loc, rng).html
+
+
+def _parity(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> int:
+    shared = _share_model_cache(old) if policy.semantic != "off" else False
+    print(f"model cache shared: {shared}")
+    real = [(f"real {url}", decode_html(body, None)[0]) for url, body in real_pages()]
+    pages = bench_pages(CORPORA, per_pool=args.per_pool, per_class=args.per_class, seed=args.seed)
+    n = same = 0
+    diffs: list[str] = []
+    spent = {"old": 0.0, "new": 0.0}
+    scans: dict[str, Scan] = {"old": old.scan_html, "new": current.scan_html}
+    for key, html in [*real, *pages]:
+        tree = key.startswith("real ")
+        got = {}
+        # alternate who reads first: with a shared model memory, the first reader pays the model
+        for which in ("old", "new") if n % 2 == 0 else ("new", "old"):
+            t = time.process_time()
+            got[which] = scans[which](html, policy, tree=LexborHTMLParser(html) if tree else None)
+            spent[which] += time.process_time() - t
+        n += 1
+        a, b = got["old"], got["new"]
+        if a.findings == b.findings and a.hidden_text == b.hidden_text:
+            same += 1
+        else:
+            diffs.append(f"{key}\n   old: {a.findings}\n   new: {b.findings}")
+    print(
+        f"parity ({policy.semantic}): {same} of {n} pages with identical findings and hidden text; "
+        f"{args.rev} {spent['old']:.1f} s CPU, current {spent['new']:.1f} s CPU "
+        "(trees parsed inside the clock)"
+    )
+    for d in diffs[:10]:
+        print(d[:2000])
+    return 0 if same == n else 1
+
+
+def _semantic_modules(old: Any) -> list[Any]:
+    """Both revisions' `semantic` modules, where they have one and it is loaded."""
+    names = ("trustaudit.injection.semantic", old.__name__ + ".semantic")
+    return [sys.modules[n] for n in names if hasattr(sys.modules.get(n), "_SEEN")]
+
+
+def _timing(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
+    pages = [decode_html(body, None)[0] for _, body in real_pages()]
+    scans: dict[str, Scan] = {"old": old.scan_html, "new": current.scan_html}
+    for html in pages[:30]:  # warm both (regex caches, automata, the model)
+        for scan in scans.values():
+            scan(html, policy)
+    clock = time.process_time
+    per_rep: dict[str, list[float]] = {"old": [], "new": []}
+    same = 0
+    for rep in range(args.reps):
+        # Each repeat reads the pages as new: the model's per-passage memory would make later
+        # repeats skip the model (in `audit` a worker sees each page once).
+        for sem in _semantic_modules(old):
+            sem._SEEN.clear()
+        spent = {"old": 0.0, "new": 0.0}
+        for i, html in enumerate(pages):
+            found = {}
+            for which in ("old", "new") if (i + rep) % 2 == 0 else ("new", "old"):
+                tree = LexborHTMLParser(html)  # as in audit: the extractor's tree, not timed
+                t = clock()
+                found[which] = scans[which](html, policy, tree=tree).findings
+                spent[which] += clock() - t
+            same += found["old"] == found["new"]
+        for which, s in spent.items():
+            per_rep[which].append(s / len(pages) * 1000)
+    med = {k: statistics.median(v) for k, v in per_rep.items()}
+    best = {k: min(v) for k, v in per_rep.items()}
+    print(
+        f"semantic={policy.semantic}, {len(pages)} pages x {args.reps}: "
+        f"{args.rev}: {med['old']:.3f} ms/page (best {best['old']:.3f})  "
+        f"current: {med['new']:.3f} ms/page (best {best['new']:.3f})  "
+        f"-> {med['old'] / med['new']:.2f}x CPU per page  "
+        f"({same} of {args.reps * len(pages)} scans with identical findings)"
+    )
+
+
+def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -66,44 +214,28 @@ def main() -> None:
         "--semantic",
         choices=("auto", "on", "off"),
         default="auto",
-        help="injection.semantic of the current scanner (off: its lexical part alone)",
+        help="injection.semantic of both scanners (off: the lexical part alone)",
     )
+    ap.add_argument("--parity", action="store_true", help="compare findings on every bench page")
+    ap.add_argument(
+        "--per-pool", type=int, default=10, help="parity: injection_eval payloads per pool"
+    )
+    ap.add_argument(
+        "--per-class",
+        type=int,
+        default=10,
+        help="parity: injection_obfuscation cases per class and seed",
+    )
+    ap.add_argument("--seed", type=int, default=20240601, help="parity: seed of hosts and places")
     args = ap.parse_args()
     policy = InjectionPolicy(semantic=args.semantic)
-    pages = [decode_html(body, None)[0] for _, body in real_pages()]
     with tempfile.TemporaryDirectory() as tmp:
         old = load_revision(args.rev, Path(tmp))
-        old_scan = old.scan_html  # type: ignore[attr-defined]
-
-        def new_scan(html: str) -> current.ScanResult:
-            return current.scan_html(html, policy)
-
-        for html in pages[:30]:  # warm both (regex caches, automata)
-            old_scan(html)
-            new_scan(html)
-        clock = time.process_time
-        t_old = t_new = 0.0
-        same = 0
-        for rep in range(args.reps):
-            for i, html in enumerate(pages):
-                first_old = (i + rep) % 2 == 0
-                for which in ("old", "new") if first_old else ("new", "old"):
-                    t = clock()
-                    found = (old_scan if which == "old" else new_scan)(html).findings
-                    dt = clock() - t
-                    if which == "old":
-                        t_old += dt
-                        old_found = found
-                    else:
-                        t_new += dt
-                        new_found = found
-                same += old_found == new_found
-        n = args.reps * len(pages)
-    print(
-        f"{args.rev}: {t_old / n * 1000:.3f} ms/page  current: {t_new / n * 1000:.3f} ms/page  "
-        f"-> {t_old / t_new:.2f}x  ({same} of {n} scans with identical findings)"
-    )
+        if args.parity:
+            return _parity(args, old, policy)
+        _timing(args, old, policy)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -229,3 +229,22 @@ def test_slot_intents_respect_segment_boundaries() -> None:
     assert whole and whole[0].lang == "fr"
     apart = detect_text(joined, boundaries=[0, len(a) + 2])
     assert all(h.end <= len(a) or h.start >= len(a) + 2 for h in apart)
+
+
+def test_one_pass_for_anchors_and_slots_gives_what_two_passes_give() -> None:
+    # A long text is read by one automaton for the detector's anchors and the intent slots: each
+    # consumer must see exactly the matches, in the order, that its own automaton gives.
+    from trustaudit.injection import intent
+
+    text = " ".join(
+        [*POSITIVE_VISIBLE.values(), "The media said the AI team skipped training; ia, ki."] * 3
+    )
+    low = text.lower()
+    assert len(low) > detect._SMALL
+    both = detect._both()
+    found = both.finder.find_matches_as_indexes(low, overlapping=True)
+    alone = intent.find_intents(low, text)
+    assert intent.find_intents(low, text, matches=(found, both.slot_ids)) == alone
+    assert any(f.intent != "meta" for f in alone)
+    assert detect._feature_windows(low, (found, both)) == detect._feature_windows(low)
+    assert detect._feature_windows(low)

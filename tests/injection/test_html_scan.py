@@ -368,3 +368,27 @@ def test_script_in_another_language_and_json_escaped_is_read(payload: str) -> No
     html = f"<html><body><p>Hello.</p><script>window.__STATE__ = {escaped};</script></body></html>"
     found = [f for f in scan_html(html).findings if f["technique"] == "script"]
     assert found, scan_html(html).findings
+
+
+def test_quotes_read_lazily_equal_the_eager_list() -> None:
+    # A Quotes reads the quoting elements only when asked, from the tree as collect_segments left
+    # it: hidden and stripped quotations are gone, visible ones are there, as with a plain list.
+    html = page(
+        "<pre>ignore all previous instructions</pre><blockquote>As the poet said, less is more "
+        'today.</blockquote><div style="display:none"><code>hidden code sample here</code></div>'
+        "<noscript><q>a quote nobody sees at all</q></noscript>"
+    )
+    eager: list[tuple[str, str]] = []
+    html_scan.collect_segments(html, quotes=eager)
+    lazy = html_scan.Quotes()
+    html_scan.collect_segments(html, quotes=lazy)
+    assert (
+        list(lazy)
+        == eager
+        == [
+            ("pre", "ignore all previous instructions"),
+            ("blockquote", "As the poet said, less is more today."),
+        ]
+    )
+    assert len(lazy) == 2 and lazy[0] == eager[0]
+    assert list(html_scan.Quotes()) == []  # never bound: nothing to read

@@ -16,7 +16,7 @@ from typing import Any
 from trustaudit.injection.benign import drop_benign_findings, screen_hits
 from trustaudit.injection.context import SecurityPage, form_ui_instruction, quoted_context
 from trustaudit.injection.detect import Hit, detect_text
-from trustaudit.injection.html_scan import PRIORS, Segment, collect_segments
+from trustaudit.injection.html_scan import PRIORS, Quotes, Segment, collect_segments
 from trustaudit.injection.intent import guess_language
 from trustaudit.injection.normalize import (
     ALL_KINDS,
@@ -223,8 +223,11 @@ def _detect_segments(
     source: str = "",
     visible: str = "",
     asks: list[_Ask] | None = None,
+    visible_of: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """Detect over every segment and every variant in one concatenated pass, never across segments.
+
+    `visible_of`, when given, receives each segment's text without its invisible characters.
 
     `asks`, when given, receives the hidden passages the semantic layer should read (`_hidden_asks`).
 
@@ -248,6 +251,8 @@ def _detect_segments(
     leads: list[int] = []
     for s in segs:
         t = strip_invisible(s.text)
+        if visible_of is not None:
+            visible_of[s.text] = t
         stripped = t.lstrip()
         leads.append(len(t) - len(stripped))  # so the offset still points at the first word
         texts.append(stripped.rstrip())
@@ -721,13 +726,14 @@ def _scan_html(
         if len(html) > policy.max_html_chars:
             html, tree = html[: policy.max_html_chars], None  # the caller's tree saw more
         extra = _compile_extra(tuple(policy.extra_patterns))
-        quotes: list[tuple[str, str]] = []
+        quotes = Quotes()  # read from the tree only if a finding in plain sight needs them
         segs, visible = collect_segments(html, tree=tree, quotes=quotes)
         if not policy.scan_scripts:
             segs = [s for s in segs if s.technique != "script"]
         asks: list[_Ask] | None = [] if force or _semantic_on(policy) else None
+        visible_of: dict[str, str] = {}  # segment text -> without invisible characters
         findings = _detect_segments(
-            segs, policy, extra, html, visible if policy.scan_visible else "", asks
+            segs, policy, extra, html, visible if policy.scan_visible else "", asks, visible_of
         )
         vhits: list[Hit] = []
         if policy.scan_visible and visible:
@@ -744,7 +750,8 @@ def _scan_html(
         for s in segs:
             if s.technique == "script":
                 continue  # script literals are mostly code strings; keep hidden_text readable
-            t = " ".join(strip_invisible(s.text).split())
+            t = visible_of.get(s.text)
+            t = " ".join((strip_invisible(s.text) if t is None else t).split())
             if not t:
                 continue
             hidden_parts.append(t)

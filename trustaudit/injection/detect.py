@@ -13,10 +13,11 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
-from trustaudit.injection.intent import find_intents, guess_language
+from trustaudit.injection.intent import find_intents, guess_language, slot_terms
 
 __all__ = [
     "FEATURES",
@@ -336,6 +337,35 @@ _ANCHOR_FEATURES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = tuple(
 )
 _ANCHOR_FINDER = AhoCorasick(list(_ANCHORS), implementation=Implementation.DFA)
 _ANCHOR_HITS = 4096  # occurrences of one anchor looked at per text (bounds the Python work)
+
+
+@dataclass(frozen=True, slots=True)
+class _Both:
+    """One automaton of the anchors and the intent slot terms, and each pattern's index in either
+    (-1: not one of them). Both consumers see their own matches in the same order as from their
+    own automaton (by end, longest first at one end), so one pass replaces two."""
+
+    finder: AhoCorasick
+    anchor_ids: tuple[int, ...]
+    slot_ids: tuple[int, ...]
+
+
+_Matches = tuple[list[tuple[int, int, int]], _Both]
+
+
+@lru_cache(maxsize=1)
+def _both() -> _Both:
+    slots = slot_terms()
+    patterns = sorted(set(_ANCHORS) | set(slots))
+    anchor_at = {a: k for k, a in enumerate(_ANCHORS)}
+    slot_at = {t: k for k, t in enumerate(slots)}
+    return _Both(
+        AhoCorasick(patterns, implementation=Implementation.DFA),
+        tuple(anchor_at.get(p, -1) for p in patterns),
+        tuple(slot_at.get(p, -1) for p in patterns),
+    )
+
+
 # Characters one feature's regex reads per text. Every anchor opens a window, so decoys ahead of a
 # payload hide it only past this much text around them; the budget bounds a pathological page.
 _WINDOW_BUDGET = 120_000
@@ -366,17 +396,25 @@ def _merge(
     return out
 
 
-def _feature_windows(low: str) -> dict[str, list[tuple[int, int]]]:
+def _feature_windows(low: str, matches: _Matches | None = None) -> dict[str, list[tuple[int, int]]]:
     """Per anchored feature, the windows of `low` its regex must read (absent: nothing to read).
 
     Whole-word anchors must not touch a letter or digit on either side (nor "_" after them), so
     `">ignore` and `(ignore` anchor while `ignored_by` does not. Each feature reads at most
-    `_WINDOW_BUDGET` characters, in text order.
+    `_WINDOW_BUDGET` characters, in text order. `matches`: the pass of `_both` over `low`.
     """
     n = len(low)
     points: dict[str, list[int]] = {}
     counts: dict[int, int] = {}
-    for k, i, j in _ANCHOR_FINDER.find_matches_as_indexes(low, overlapping=True):
+    if matches is None:
+        found, ids = _ANCHOR_FINDER.find_matches_as_indexes(low, overlapping=True), None
+    else:
+        found, ids = matches[0], matches[1].anchor_ids
+    for k, i, j in found:
+        if ids is not None:
+            k = ids[k]
+            if k < 0:
+                continue
         c = counts.get(k, 0)
         if c >= _ANCHOR_HITS:
             continue
@@ -467,13 +505,13 @@ def find_features(
 
 
 def _find_features(
-    text: str, low: str, extra: Sequence[re.Pattern[str]]
+    text: str, low: str, extra: Sequence[re.Pattern[str]], matches: _Matches | None = None
 ) -> list[tuple[int, int, str, float]]:
     """`find_features` on `text` whose lower-cased form `low` the caller already holds."""
     out: list[tuple[int, int, str, float]] = []
     n = len(low)
     small = n <= _SMALL
-    windows = {} if small else _feature_windows(low)
+    windows = {} if small else _feature_windows(low, matches)
     for name, weight, rx in _COMPILED:
         if name in _NEIGHBOUR_ONLY:
             continue
@@ -608,9 +646,15 @@ def detect_text(
     about short hidden segments that hold a strong slot word and that nothing flagged; ~15 ms each.
     """
     low = text.lower()
-    feats = _find_features(text, low, extra) if text else []
+    # A long text is read once for the anchors and the intent slots together.
+    matches: _Matches | None = None
+    if len(low) > _SMALL:
+        both = _both()
+        matches = (both.finder.find_matches_as_indexes(low, overlapping=True), both)
+    feats = _find_features(text, low, extra, matches) if text else []
     langs: dict[tuple[int, int], str] = {}
-    for found in find_intents(low, text):
+    slots = (matches[0], matches[1].slot_ids) if matches else None
+    for found in find_intents(low, text, matches=slots):
         if found.intent == "meta":
             feats.append((found.start, found.end, "meta", 0.0))
             continue

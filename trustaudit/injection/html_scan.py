@@ -13,8 +13,10 @@ import html as htmllib
 import json
 import re
 from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from typing import overload
 
 from ahocorasick_rs import AhoCorasick, Implementation
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -25,7 +27,7 @@ from trustaudit.injection.normalize import (
     reveal_invisible,
 )
 
-__all__ = ["PRIORS", "QUOTE_TAGS", "Segment", "collect_segments", "hiding_technique"]
+__all__ = ["PRIORS", "QUOTE_TAGS", "Quotes", "Segment", "collect_segments", "hiding_technique"]
 
 # Suspicion of a location before its text is read (added to the detector's score by noisy-or).
 PRIORS: dict[str, float] = {
@@ -65,12 +67,13 @@ PRIORS: dict[str, float] = {
 QUOTE_TAGS = ("code", "pre", "blockquote", "q", "samp", "kbd", "tt")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # not frozen: its __init__ costs 7x, ~100 made a page
 class Segment:
     """A piece of page text with the technique that hid it (or "visible"), where it was, and its offset.
 
     `exact`: `text` is the source verbatim from `offset` on, so a position inside it maps to the
-    source; otherwise (decoded, tag-stripped or unescaped text) `offset` is where it starts.
+    source; otherwise (decoded, tag-stripped or unescaped text) `offset` is where it starts. Never
+    changed once made (treat as frozen; hashable like a frozen one).
     """
 
     technique: str
@@ -130,6 +133,8 @@ _TEXT_ATTR = re.compile(
 _DATA_ATTR = re.compile(r"(data-[\w.:-]+)\s*=\s*(?:\"([^\"<>]{12,4000})\"|'([^'<>]{12,4000})')")
 # A data-* value that is a base64 blob and nothing else (URLs, JSON and ids are skipped at C speed).
 _B64_VALUE = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+# What `decode_base64_text` needs to find anything: 20 base64 characters in a row.
+_B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{20}")
 _SIMPLE_SELECTOR = re.compile(r"^[.#][A-Za-z_][\w-]*$")
 # Markup of a form: a <template> or hidden block holding one is UI, not prose aimed at a reader.
 _FORM_MARKUP = re.compile(r"<(?:form|input|textarea|select|button)\b", re.IGNORECASE)
@@ -162,7 +167,8 @@ class _Wordy:
 
     @staticmethod
     def search(s: str) -> bool:
-        return s.count(" ") >= 2 or (
+        first = s.find(" ")  # two finds stop at the second space; a count reads all of `s`
+        return (first != -1 and s.find(" ", first + 1) != -1) or (
             len(s) >= 8 and not s.isascii() and _UNSPACED.search(s) is not None
         )
 
@@ -518,6 +524,9 @@ _ATTR_TECHNIQUE = {
 _SCRIPT_OPEN = re.compile("<script", re.IGNORECASE)
 # Tag names are case-insensitive; one regex pass costs less than two `in` scans for two spellings.
 _TEMPLATE_TAG = re.compile(r"<(/?)template\b", re.IGNORECASE)
+# Both in one pass over the page (each is a walk over every "<"): script opening tags and whether a
+# template tag is there at all.
+_SCRIPT_OR_TEMPLATE = re.compile(r"<(?:(script)|/?template\b)", re.IGNORECASE)
 _SCRIPT_TYPE = re.compile(r"\btype\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))")
 # Script types a browser executes; any other non-JSON type is a data block (often an HTML template).
 # A <script> whose type names one of these is a data block holding markup (a client-side template);
@@ -568,7 +577,7 @@ def _comment_segments(html: str, segs: list[Segment]) -> None:
     for off, body in _iter_blocks(html, "<!--", "-->"):
         if _WORDY.search(body) or (len(body) >= 24 and _ENCODED.search(body)):
             segs.append(Segment("comment", "comment", body, off))
-        if len(body) < 24:
+        if len(body) < 24 or not _B64_RUN.search(body):  # no run to decode (most comments)
             continue
         for boff, txt in decode_base64_text(body, limit=4):
             segs.append(
@@ -642,7 +651,7 @@ def _attribute_segments(tree: LexborHTMLParser, segs: list[Segment]) -> None:
             break
 
 
-def _script_blocks(html: str) -> list[tuple[int, str, str]]:
+def _script_blocks(html: str, opens: list[int] | None = None) -> list[tuple[int, str, str]]:
     """(offset of the body, attributes, body) of every <script> element, found in the source.
 
     Reading scripts from the source instead of the DOM skips a tree walk and a copy per node, and gives
@@ -652,8 +661,7 @@ def _script_blocks(html: str) -> list[tuple[int, str, str]]:
     n = len(html)
     pos = 0
     upper_close: bool | None = None
-    for m in _SCRIPT_OPEN.finditer(html):
-        i = m.start()
+    for i in opens if opens is not None else [m.start() for m in _SCRIPT_OPEN.finditer(html)]:
         if i < pos or i + 7 >= n or html[i + 7] not in " \t\n\r/>":
             continue  # inside a previous script body, or <scripts> / <script-x>
         gt = html.find(">", i + 7)
@@ -673,11 +681,11 @@ def _script_blocks(html: str) -> list[tuple[int, str, str]]:
     return out
 
 
-def _script_segments(html: str, segs: list[Segment]) -> None:
+def _script_segments(html: str, segs: list[Segment], opens: list[int] | None = None) -> None:
     # Code scripts are gated together: lower-cased once, joined, each gate needle scanned once per page.
     items: list[Segment | tuple[str, str]] = []  # template segments in place, (code, type) to gate
     codes: list[str] = []
-    for off, attrs, code in _script_blocks(html):
+    for off, attrs, code in _script_blocks(html, opens):
         if len(code) < 18:
             continue
         low_attrs = attrs.lower()
@@ -707,7 +715,8 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
     for code in codes:
         bounds.append(at)
         at += len(code) + 1
-    if len(low) == len(joined):
+    same = len(low) == len(joined)
+    if same:
         all_points = _gate_points(low, bounds)
     else:  # a case mapping changed lengths (e.g. "İ"): offsets only hold script by script
         all_points = [_gate_points(code.lower(), [0])[0] for code in codes]
@@ -718,6 +727,7 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
             continue
         code, stype = item
         points = all_points[k]
+        at = bounds[k]
         k += 1
         if not points:
             continue
@@ -728,9 +738,56 @@ def _script_segments(html: str, segs: list[Segment]) -> None:
             segs.append(Segment("script", f"{kind} string", lit, -1))
         for text in loose:
             segs.append(Segment("script", f"{kind} text", text, -1))
-        if "atob(" in code.lower():
+        # the script's lower-cased text is already in `low` (lengths kept): no copy of a bundle
+        if (low.find("atob(", at, at + len(code)) != -1) if same else "atob(" in code.lower():
             for _, txt in decode_base64_text(code, limit=8):
                 segs.append(Segment("base64", "<script> base64", txt, -1, obfuscation="base64"))
+
+
+def _quotes(tree: LexborHTMLParser) -> list[tuple[str, str]]:
+    """(tag, text) of each quoting element (`QUOTE_TAGS`) of `tree` that holds prose."""
+    out: list[tuple[str, str]] = []
+    for node in tree.css(",".join(QUOTE_TAGS))[:_QUOTES_MAX]:
+        qt = node.text(deep=True, separator=" ")
+        if qt and _WORDY.search(qt):
+            out.append((node.tag or "code", " ".join(qt.split())))
+    return out
+
+
+class Quotes(Sequence[tuple[str, str]]):
+    """The page's quoting elements, read from the tree only when first asked for.
+
+    Why: only a finding in plain sight needs them (`context.quoted_context`), and the selector walks
+    the whole tree (~0.15 ms on an average page); most pages have no such finding. `collect_segments`
+    binds the tree as it is when it returns (the scan does not change it afterwards)."""
+
+    __slots__ = ("_items", "_tree")
+
+    def __init__(self) -> None:
+        self._tree: LexborHTMLParser | None = None
+        self._items: list[tuple[str, str]] | None = None
+
+    def bind(self, tree: LexborHTMLParser) -> None:
+        self._tree, self._items = tree, None
+
+    def _read(self) -> list[tuple[str, str]]:
+        if self._items is None:
+            self._items = _quotes(self._tree) if self._tree is not None else []
+            self._tree = None
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[str, str]: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[tuple[str, str]]: ...
+    def __getitem__(self, i: int | slice) -> tuple[str, str] | Sequence[tuple[str, str]]:
+        return self._read()[i]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(self._read())
 
 
 def collect_segments(
@@ -738,13 +795,14 @@ def collect_segments(
     *,
     max_text: int = 400_000,
     tree: LexborHTMLParser | None = None,
-    quotes: list[tuple[str, str]] | None = None,
+    quotes: list[tuple[str, str]] | Quotes | None = None,
 ) -> tuple[list[Segment], str]:
     """All hidden or out-of-band text segments of a page, and the page's visible text.
 
     `tree`: the page already parsed by the caller (the extractor's), which this call consumes: it
     strips scripts and removes hidden subtrees from it. `quotes`, when given, receives (tag, text) of
-    each visible quoting element (`QUOTE_TAGS`): what the page shows as code or a quotation.
+    each visible quoting element (`QUOTE_TAGS`): what the page shows as code or a quotation (a
+    `Quotes` reads them from the tree only when asked).
 
     Segments found in the source (comments, attributes, invisible Unicode, base64) carry exact offsets;
     segments from the DOM (hidden subtrees, styles) and script literals carry -1 and are located when
@@ -754,7 +812,14 @@ def collect_segments(
 
     _comment_segments(html, segs)
 
-    if _TEMPLATE_TAG.search(html):
+    script_opens: list[int] = []  # where "<script" opens, any case
+    template = False
+    for m in _SCRIPT_OR_TEMPLATE.finditer(html):
+        if m.group(1):
+            script_opens.append(m.start())
+        else:
+            template = True
+    if template:
         for off, body in _template_blocks(html):
             t = _tag_text(body)
             # A template holding a form is the page's own UI (a comment or reply form).
@@ -787,7 +852,7 @@ def collect_segments(
                 )
             )
 
-    _script_segments(html, segs)
+    _script_segments(html, segs, script_opens)
 
     tree = tree if tree is not None else LexborHTMLParser(html)
     _attribute_segments(tree, segs)
@@ -803,11 +868,10 @@ def collect_segments(
     _hidden_segments(tree, css_all, page_bg, segs, max_text)
 
     tree.strip_tags(["noscript", "template", "svg"])
-    if quotes is not None:
-        for node in tree.css(",".join(QUOTE_TAGS))[:_QUOTES_MAX]:
-            qt = node.text(deep=True, separator=" ")
-            if qt and _WORDY.search(qt):
-                quotes.append((node.tag or "code", " ".join(qt.split())))
+    if isinstance(quotes, Quotes):
+        quotes.bind(tree)
+    elif quotes is not None:
+        quotes.extend(_quotes(tree))
     body_node = tree.body
     visible = body_node.text(separator="\n", strip=False) if body_node is not None else ""
     return segs, visible[:max_text]

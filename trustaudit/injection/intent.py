@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -39,6 +40,7 @@ __all__ = [
     "guess_language",
     "has_strong_slot",
     "lexicon",
+    "slot_terms",
     "speaks_to_reader",
 ]
 
@@ -47,6 +49,7 @@ INTENTS = ("override", "extraction", "exfiltration", "persona", "tool", "steer_a
 LANGUAGES = ("en", "pt", "es", "fr", "de", "it", "nl", "pl", "tr", "ru", "uk", "ar", "fa", "he", "hi",
              "zh", "ja", "ko", "id", "vi")  # fmt: skip
 _SUB, _WORD, _STEM = 0, 1, 2
+_ACRONYM, _URL = 1, 2  # pattern flags (`_Matcher.flags`)
 _GAP = 160  # slot hits further apart than this are never one sentence
 _WINDOW = 260  # boosts and damping read this far around a group
 _TERM_HITS = 4096  # occurrences of one term looked at per text (bounds Python work on huge pages)
@@ -125,6 +128,14 @@ class _Matcher:
     # alone, so they are looked up by one regex per (slot, language) inside sentences other slots found.
     lazy: re.Pattern[str]  # words, and the short terms of scripts without spaces
     lazy_uses: dict[str, tuple[tuple[int, int], ...]]
+    flags: tuple[int, ...]  # per pattern: _ACRONYM, _URL (a term of the "url" slot)
+    strong: frozenset[int]  # indexes of the _STRONG slots
+    # Slot sets as bit masks (bit i: slot i; names that are no slot, "vocative", after them), for
+    # the shortcut that skips sentences that can complete no combination (`_reachable`).
+    bit: dict[str, int]
+    combo_masks: tuple[int, ...]  # every combination's slots
+    strong_mask: int
+    lazy_mask: int  # the slots of the short words
 
 
 @lru_cache(maxsize=1)
@@ -160,6 +171,12 @@ def _matcher() -> _Matcher:
                 if use not in table.setdefault(term, []):
                     table[term].append(use)
     terms = sorted(table)
+    # every name a combination or the shortcut tests gets a bit, slots first (bit = slot index)
+    named = [*slots, "vocative", "addr", "ai", "ai_weak", "meta"]
+    named += [n for spec in lex["intents"].values() for need, _ in spec for n in need]
+    bit: dict[str, int] = {}
+    for name in named:
+        bit.setdefault(name, 1 << len(bit))
     combos = {
         name: tuple((frozenset(s), float(w)) for s, w in spec)
         for name, spec in lex["intents"].items()
@@ -184,7 +201,24 @@ def _matcher() -> _Matcher:
             )
         ),
         {w: tuple((si, li) for si, li, _ in uses) for w, uses in short.items()},
+        tuple(
+            (_ACRONYM if t in acronyms else 0)
+            | (_URL if "url" in slots and table[t][0][0] == slots.index("url") else 0)
+            for t in terms
+        ),
+        frozenset(si for si, slot in enumerate(slots) if slot in _STRONG),
+        bit,
+        tuple(_mask(need, bit) for spec in combos.values() for need, _ in spec),
+        _mask(_STRONG, bit),
+        _mask({slots[si] for uses in short.values() for si, _, _ in uses}, bit),
     )
+
+
+def _mask(names: set[str] | frozenset[str], bit: dict[str, int]) -> int:
+    out = 0
+    for name in names:
+        out |= bit.get(name, 0)
+    return out
 
 
 def _short_len(term: str, mode: int) -> int:
@@ -203,41 +237,75 @@ def _fold(low: str) -> tuple[str, list[int] | None]:
     return "".join(low[i] for i in keep), keep
 
 
-def _slot_hits(low: str, orig: str | None = None) -> list[tuple[int, int, int, int]]:
+def slot_terms() -> tuple[str, ...]:
+    """The lexicon terms the slot automaton looks for (lower case), by pattern index: a caller
+    that runs one automaton for these and its own words passes the matches to `find_intents`."""
+    return _matcher().terms
+
+
+def _slot_hits(
+    low: str,
+    orig: str | None = None,
+    *,
+    first_strong: bool = False,
+    matches: tuple[list[tuple[int, int, int]], Sequence[int]] | None = None,
+) -> list[tuple[int, int, int, int]]:
     """(start, end, slot index, lang index) of every slot term in `low`, boundaries checked.
 
     Words inside a URL are not slot words ("/build/img/"); acronyms count only where `orig` (the text
-    before lower-casing, same length) has them in upper case.
+    before lower-casing, same length) has them in upper case. `first_strong`: stop at the first hit
+    of a `_STRONG` slot and return it alone (or nothing): what `has_strong_slot` needs. `matches`:
+    overlapping matches of a larger automaton over `low`, with each pattern's index among
+    `slot_terms()` (-1: another pattern), in the order the slot automaton reports them.
     """
     m = _matcher()
     n = len(low)
     out: list[tuple[int, int, int, int]] = []
     seen: dict[int, int] = {}
     url_end = -1
-    url_slot = m.slots.index("url") if "url" in m.slots else -1
-    for k, i, j in m.finder.find_matches_as_indexes(low, overlapping=True):
+    uses, flags, strong = m.uses, m.flags, m.strong
+    if matches is None:
+        found, ids = m.finder.find_matches_as_indexes(low, overlapping=True), None
+    else:
+        found, ids = matches
+    for k, i, j in found:
+        if ids is not None:
+            k = ids[k]
+            if k < 0:
+                continue
         c = seen.get(k, 0)
         if c >= _TERM_HITS:
             continue
         seen[k] = c + 1
         if i < url_end:
             continue
-        if orig is not None and m.terms[k] in m.acronyms and not orig[i:j].isupper():
-            continue
-        if url_slot >= 0 and m.uses[k][0][0] == url_slot:
-            tail = _URL_TAIL.match(low, j)
-            url_end = tail.end() if tail else j
-        for si, li, _mode, left, right in m.uses[k]:
-            # "_" joins words in identifiers (ignore_previous_instructions_flag is no sentence)
-            if left and i and (low[i - 1].isalnum() or low[i - 1] == "_"):
+        f = flags[k]
+        if f:
+            if f & _ACRONYM and orig is not None and not orig[i:j].isupper():
                 continue
-            if j < n and low[j] == "_" and _mode != _SUB:
+            if f & _URL:
+                tail = _URL_TAIL.match(low, j)
+                url_end = tail.end() if tail else j
+        # "_" joins words in identifiers (ignore_previous_instructions_flag is no sentence)
+        glued = i > 0 and (low[i - 1].isalnum() or low[i - 1] == "_")
+        if j < n:
+            under, alnum = low[j] == "_", low[j].isalnum()
+        else:
+            under = alnum = False
+        for si, li, mode, left, right in uses[k]:
+            if left and glued:
                 continue
-            if right and j < n and low[j].isalnum():
+            if under and mode != _SUB:
                 continue
+            if right and alnum:
+                continue
+            if first_strong and si in strong:
+                return [(i, j, si, li)]
             out.append((i, j, si, li))
         if len(out) >= _MAX_HITS:
             break
+    if first_strong:
+        return []
     out.sort()
     return out
 
@@ -262,18 +330,52 @@ def _lazy_hits(text: str, lo: int, hi: int, m: _Matcher) -> list[tuple[int, int,
     return out
 
 
-def _groups(low: str, hits: list[tuple[int, int, int, int]]) -> list[tuple[int, int]]:
-    """[first, last] hit indexes of each sentence-like group of slot hits."""
+def _groups(
+    low: str, hits: list[tuple[int, int, int, int]]
+) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+    """[first, last] hit indexes of each sentence-like group of slot hits, the end of its last
+    word, and the bit mask of its slots (bit `slot index`)."""
     groups: list[tuple[int, int]] = []
+    ends: list[int] = []
+    masks: list[int] = []
     first, end = 0, hits[0][1]
+    gend, mask = end, 1 << hits[0][2]
     for k in range(1, len(hits)):
-        i = hits[k][0]
+        i, j, si, _ = hits[k]
         if i - end > _GAP or (i > end and _BREAK.search(low, end, i)):
             groups.append((first, k - 1))
-            first = k
-        end = max(end, hits[k][1])
+            ends.append(gend)
+            masks.append(mask)
+            first, gend, mask = k, j, 0
+        elif j > gend:
+            gend = j
+        if j > end:
+            end = j
+        mask |= 1 << si
     groups.append((first, len(hits) - 1))
-    return groups
+    ends.append(gend)
+    masks.append(mask)
+    return groups, ends, masks
+
+
+_REACHABLE: dict[int, bool] = {}
+
+
+def _reachable(mask: int, m: _Matcher) -> bool:
+    """Whether a group whose hits fill the slots of bit `mask` (with the short words it may still
+    get) can complete any intent combination. The vocative test adds "vocative" (and "addr") only
+    to an AI addressee (`_names`), so a group without one never gets them."""
+    found = _REACHABLE.get(mask)
+    if found is None:
+        reach = mask
+        if mask & m.bit["ai_weak"]:
+            reach |= m.bit["vocative"] | m.bit["addr"]
+        elif mask & m.bit["ai"]:
+            reach |= m.bit["vocative"]
+        found = any(need & ~reach == 0 for need in m.combo_masks)
+        if len(_REACHABLE) < 65_536:  # slot sets are few; bound a pathological page anyway
+            _REACHABLE[mask] = found
+    return found
 
 
 def _score(names: set[str], around: set[str], m: _Matcher) -> dict[str, float]:
@@ -295,19 +397,25 @@ def _score(names: set[str], around: set[str], m: _Matcher) -> dict[str, float]:
 
 
 def find_intents(
-    low: str, text: str | None = None, *, floor: float = _FLOOR
+    low: str,
+    text: str | None = None,
+    *,
+    floor: float = _FLOOR,
+    matches: tuple[list[tuple[int, int, int]], Sequence[int]] | None = None,
 ) -> list[IntentFeature]:
     """Intent features in lower-cased `low`, in text order: one per sentence-like group (its best intent),
     plus a zero-score ``meta`` feature for each group that talks about attacks (the detector damps the
     features clustered with it: an explainer quoting an attack is not one).
 
-    `low` must be ``text.lower()`` of the text whose offsets the caller wants back.
+    `low` must be ``text.lower()`` of the text whose offsets the caller wants back. `matches`: the
+    slot terms already found in `low` (see `_slot_hits`), to skip a second pass over it.
     """
     if not low:
         return []
     orig = text if text is not None and len(text) == len(low) else None
     text, back = _fold(low)
-    hits = _slot_hits(text, orig if back is None else None)
+    # a folded text differs from `low`: it gets its own pass
+    hits = _slot_hits(text, orig, matches=matches) if back is None else _slot_hits(text)
     if not hits:
         return []
     m = _matcher()
@@ -315,27 +423,33 @@ def find_intents(
     img_slot = m.slots.index("md_image") if "md_image" in m.slots else -1
     weak_slot = m.slots.index("ai_weak") if "ai_weak" in m.slots else -1
     ai_slot = m.slots.index("ai") if "ai" in m.slots else -1
-    groups = _groups(text, hits)
+    groups, ends, masks = _groups(text, hits)
     starts = [hits[a][0] for a, _ in groups]
+    meta_bit, strong, lazy_mask = m.bit["meta"], m.strong_mask, m.lazy_mask
     out: list[IntentFeature] = []
     for g, (a, b) in enumerate(groups):
-        lo, hi = hits[a][0], max(h[1] for h in hits[a : b + 1])
+        lo, hi, mask = hits[a][0], ends[g], masks[g]
+        best: tuple[float, str, str, list[tuple[int, int, int, int]], set[str]] | None = None
+        is_meta = False
+        # Most sentences with a strong word complete no combination, even with every short word
+        # the lookup below could add: they yield nothing but their meta feature (exact shortcut).
+        lazy: list[tuple[int, int, int, int]] = []
+        if mask & strong and _reachable(mask | lazy_mask, m):
+            lazy = _lazy_hits(text, lo, hi, m)
+            for x in lazy:
+                mask |= 1 << x[2]
+        if not mask & strong or not _reachable(mask, m):
+            if mask & meta_bit:
+                out.append(IntentFeature(lo, hi, "meta", 0.0, "", ("meta",)))
+            continue
         around: set[str] = set()
         # Neighbouring groups within the window lend their boosts (an addressee one sentence earlier).
         g0 = max(0, bisect_left(starts, lo - _WINDOW) - 1)
         for h in range(g0, min(len(groups), g + 3)):
             ha, hb = groups[h]
-            if hits[ha][0] > hi + _WINDOW or max(x[1] for x in hits[ha : hb + 1]) < lo - _WINDOW:
+            if hits[ha][0] > hi + _WINDOW or ends[h] < lo - _WINDOW:
                 continue
             around.update(m.slots[x[2]] for x in hits[ha : hb + 1])
-        best: tuple[float, str, str, list[tuple[int, int, int, int]], set[str]] | None = None
-        is_meta = False
-        core = {m.slots[h[2]] for h in hits[a : b + 1]}
-        if not core & _STRONG:
-            if "meta" in core:
-                out.append(IntentFeature(lo, hi, "meta", 0.0, "", ("meta",)))
-            continue
-        lazy = _lazy_hits(text, lo, hi, m)
         for group in _by_language(sorted(hits[a : b + 1] + lazy), m):
             names = _names(text, group, m, url_slot, img_slot, (weak_slot, ai_slot))
             is_meta = is_meta or "meta" in names
@@ -453,9 +567,7 @@ def _language(
 
 def has_strong_slot(text: str) -> bool:
     """Whether `text` holds a word of a slot every strong intent needs (a gate for costlier layers)."""
-    m = _matcher()
-    hits = _slot_hits(text.lower())
-    return any(m.slots[h[2]] in _STRONG for h in hits)
+    return bool(_slot_hits(text.lower(), first_strong=True))
 
 
 _READER = frozenset({"you", "ai", "ai_weak", "addr"})

@@ -596,7 +596,7 @@ def _hex_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
 def _pct_probe(text: str) -> bool:
     """Enough escapes of spaces and letters (%2x, %4x-%7x) for a %-encoded sentence; CSS
     percentages ("100%;") do not count."""
-    return (
+    return text.count("%") >= 6 and (  # one pass decides on most texts (none has six "%")
         text.count("%2") + text.count("%4") + text.count("%5") + text.count("%6") + text.count("%7")
         >= 6
     )
