@@ -16,7 +16,7 @@ import logging
 import os
 import shutil
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import Any, cast
@@ -26,9 +26,23 @@ import pyarrow as pa
 
 from trustaudit.errors import UsageError
 from trustaudit.io.extract import ExtractResult, extract_records
+from trustaudit.io.fs import is_uri
+from trustaudit.io.readers import Source
 from trustaudit.io.records import ErrorRow, errors_table
 from trustaudit.policy import Policy
+from trustaudit.run.executor import ReadPart, Shard, ShardReader
+from trustaudit.run.ray_read import (
+    WORKER_KINDS,
+    extract_read,
+    from_ipc,
+    read_part,
+    read_shards,
+    shard_rows,
+    to_ipc,
+)
 from trustaudit.stages import CorpusMap, Encode, PageMap, page_signals
+
+__all__ = ["RayExecutor", "extract_packed", "from_ipc", "signals_packed", "to_ipc", "unpack"]
 
 # a local instance on a shared machine: a small object store (records travel a window at a time)
 LOCAL_OBJECT_STORE_BYTES = 256 * 1024 * 1024
@@ -45,19 +59,6 @@ _PACKED = pa.schema(
 _CORPUS_PAGE_COLUMNS = (
     "doc_id", "text", "registered_domain", "published", "fetched_at", "title", "entity",
 )  # fmt: skip
-
-
-def to_ipc(table: pa.Table) -> bytes:
-    """One table as an Arrow IPC stream: a part's tables travel whole inside one dataset row."""
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue().to_pybytes()
-
-
-def from_ipc(blob: bytes) -> pa.Table:
-    """The table `to_ipc` wrote."""
-    return pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
 
 
 def extract_packed(batch: pa.Table, policy: Policy) -> pa.Table:
@@ -98,6 +99,11 @@ def unpack(row: dict[str, Any]) -> ExtractResult:
     return ExtractResult(from_ipc(row["pages"]), from_ipc(row["links"]), errors, list(row["kept"]))
 
 
+def _remote(source: Source) -> bool:
+    """Whether a source names an object-store key or prefix (every node reaches it), not a file."""
+    return is_uri(str(getattr(source, "path", "")))
+
+
 def _reachable(address: str, timeout_s: float = 5.0) -> None:
     """Refuse a `host:port` nobody listens on at once: ray.init retries such an address for many
     minutes before it gives up. `auto`, `ray://` and other forms are left to Ray."""
@@ -120,9 +126,10 @@ class RayExecutor:
     object store at once, and results stream back (any order) to be committed as they finish.
     """
 
-    def __init__(self, *, window: int, nodes: int = 1, cpus: int = 1) -> None:
+    def __init__(self, *, window: int, nodes: int = 1, cpus: int = 1, client: bool = False) -> None:
         self.window = max(1, window)
         self.nodes, self.cpus = nodes, cpus
+        self.client = client  # a `ray://` driver runs outside the cluster: no node sees its files
         self.killed = 0  # Ray retries a crashed task; no per-record kill as in the local pool
 
     @classmethod
@@ -173,13 +180,65 @@ class RayExecutor:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         nodes = sum(1 for n in ray.nodes() if n.get("Alive"))
         try:
-            yield cls(window=4 * cpus, nodes=nodes, cpus=cpus)
+            client = bool(address and address.startswith("ray://"))
+            yield cls(window=4 * cpus, nodes=nodes, cpus=cpus, client=client)
         finally:
             if started:
                 ray.shutdown()
 
     def describe(self) -> dict[str, Any]:
         return {"name": "ray", "nodes": self.nodes, "cpus": self.cpus}
+
+    def shard_reader(self, sources: Sequence[Source], policy: Policy) -> ShardReader | None:
+        """Read the sources on the workers too (`run.ray_read`), or None: the driver reads them.
+
+        Files (not object-store keys) are read on the driver's node, where their paths are valid;
+        the extraction runs anywhere. A `ray://` driver is on no node, so it reads its own files.
+        """
+        if any(src.kind not in WORKER_KINDS for src in sources):
+            return None
+        if self.client and not all(_remote(src) for src in sources):
+            return None
+
+        def read(shards: Sequence[Shard]) -> Iterator[ReadPart]:
+            return self._read_and_extract(shards, policy)
+
+        return read
+
+    def _read_and_extract(self, shards: Sequence[Shard], policy: Policy) -> Iterator[ReadPart]:
+        """One streaming dataset for the whole ingest: read tasks feed extraction tasks, the parts
+        come back as they finish. Reads hold no CPU (they wait on I/O and on the extraction that
+        consumes them, Ray's backpressure); the extraction takes one CPU per task."""
+        import ray
+        import ray.data
+
+        if not shards:
+            return
+        rows = shard_rows(shards)
+        ds = ray.data.from_arrow([rows.slice(i, 1) for i in range(rows.num_rows)])
+        # one row is one part: emit each as its own block, as soon as it is made
+        ds.context.target_max_block_size = 1
+        pin = None
+        if not all(_remote(s.source) for s in shards):  # Ray's default label of each node
+            pin = {"ray.io/node-id": ray.get_runtime_context().get_node_id()}
+        read = ds.map_batches(
+            functools.partial(read_shards, policy=policy),
+            batch_size=1,
+            batch_format="pyarrow",
+            zero_copy_batch=True,
+            num_cpus=0,
+            concurrency=max(1, min(len(shards), self.cpus)),
+            label_selector=pin,
+        )
+        done = read.map_batches(
+            functools.partial(extract_read, policy=policy),
+            batch_size=1,
+            batch_format="pyarrow",
+            zero_copy_batch=True,
+        )
+        for out in done.iter_batches(batch_size=None, batch_format="pyarrow"):
+            for row in cast(pa.Table, out).to_pylist():
+                yield read_part(row)
 
     def page_map(self, policy: Policy) -> PageMap:
         """`stages.page_signals` over chunks of pages (each with its own links) on the workers."""
