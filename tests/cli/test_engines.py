@@ -128,6 +128,34 @@ def test_ray_engine_gives_the_local_scores_on_the_demo_corpus(tmp_path: Path) ->
     assert _balanced(ray_run)["errors"] == _balanced(local)["errors"] > 0
 
 
+def test_ray_finishes_a_run_the_local_engine_half_wrote(tmp_path: Path) -> None:
+    """The Ray engine's read tasks cut the sources into the driver's batches: a run directory the
+    local engine half wrote is resumed by `--engine ray` (committed parts read past, never
+    extracted twice) into the local engine's scores and accounting."""
+    pytest.importorskip("ray")
+    policy = tmp_path / "p.toml"
+    policy.write_text("[extract]\nbatch_size = 8\n")
+    args = [*DEMO, "--policy", str(policy)]
+    local, out = tmp_path / "local", tmp_path / "ray"
+    assert _audit(*args, "--out", str(local), "--workers", "1").returncode == 0
+    shutil.copytree(local, out)
+    markers = sorted((out / "parts").glob("*.done"))
+    assert len(markers) >= 6
+    for marker in markers[1::2]:  # every other part as if the run had been killed before it
+        for f in (out / "parts").glob(marker.stem + ".*"):
+            f.unlink()
+    (out / "scores.parquet").unlink()
+    res = _audit(*args, "--out", str(out), "--engine", "ray", "--workers", "2")
+    assert res.returncode == 0, res.stderr
+    ingest = _balanced(out)
+    assert ingest["batches_resumed"] == len(markers[::2])
+    assert ingest["batches"] == len(markers) - len(markers[::2])
+    assert ingest["accounting"] == _balanced(local)["accounting"]
+    assert sorted(m.name for m in (out / "parts").glob("*.done")) == [m.name for m in markers]
+    assert_frame_equal(_scores(out), _scores(local))
+    assert _manifest(out)["engine"]["name"] == "ray"
+
+
 # ------------------------------------------------------------------ a cluster of two nodes
 def _free_port() -> int:
     with socket.socket() as s:

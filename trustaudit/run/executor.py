@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import pyarrow as pa
+if TYPE_CHECKING:  # Ray workers import this module (ReadPart): keep the scoring code out of them
+    import pyarrow as pa
 
-from trustaudit.io.extract import ExtractResult
-from trustaudit.io.readers import Source
-from trustaudit.io.records import ErrorRow
-from trustaudit.policy import Policy
-from trustaudit.stages import CorpusMap, PageMap
+    from trustaudit.io.extract import ExtractResult
+    from trustaudit.io.readers import Source
+    from trustaudit.io.records import ErrorRow
+    from trustaudit.policy import Policy
+    from trustaudit.stages import CorpusMap, PageMap
 
 
 class Executor(Protocol):

@@ -16,6 +16,7 @@ import logging
 import os
 import shutil
 import socket
+import threading
 from collections.abc import Iterator, Sequence
 from itertools import islice
 from pathlib import Path
@@ -131,6 +132,8 @@ class RayExecutor:
         self.nodes, self.cpus = nodes, cpus
         self.client = client  # a `ray://` driver runs outside the cluster: no node sees its files
         self.killed = 0  # Ray retries a crashed task; no per-record kill as in the local pool
+        self._owned = False  # this run called ray.init: release() shuts it down
+        self._stopping: threading.Thread | None = None
 
     @classmethod
     @contextlib.contextmanager
@@ -139,8 +142,6 @@ class RayExecutor:
         (stopped on exit); a cluster given by address is only disconnected from."""
         import ray
         import ray.data
-
-        from trustaudit.run.ray_corpus import settle_fsspec_import
 
         # Ray Data configures its loggers on import: quiet them after it, not before
         for name in ("ray", "ray.data"):
@@ -153,8 +154,6 @@ class RayExecutor:
                 "log_to_driver": False,
                 "logging_level": logging.ERROR,
                 "include_dashboard": False,
-                # Ray lists Parquet files in workers too (the corpus steps' spill folders)
-                "runtime_env": {"worker_process_setup_hook": settle_fsspec_import},
             }
             if address:
                 _reachable(address)
@@ -179,12 +178,25 @@ class RayExecutor:
         ctx.print_on_execution_start = False
         cpus = int(ray.cluster_resources().get("CPU", 1))
         nodes = sum(1 for n in ray.nodes() if n.get("Alive"))
+        client = bool(address and address.startswith("ray://"))
+        executor = cls(window=4 * cpus, nodes=nodes, cpus=cpus, client=client)
+        executor._owned = started
         try:
-            client = bool(address and address.startswith("ray://"))
-            yield cls(window=4 * cpus, nodes=nodes, cpus=cpus, client=client)
+            yield executor
         finally:
-            if started:
-                ray.shutdown()
+            executor.release()
+            if executor._stopping is not None:
+                executor._stopping.join()
+
+    def release(self) -> None:
+        """Stop the Ray instance this run started (a cluster is only disconnected from) in a
+        background thread: Ray waits for each of its processes to exit (about a second), which
+        the driver's own stages then hide. Nothing may use Ray after this."""
+        if self._owned and self._stopping is None:
+            import ray
+
+            self._stopping = threading.Thread(target=ray.shutdown, name="ray-shutdown")
+            self._stopping.start()
 
     def describe(self) -> dict[str, Any]:
         return {"name": "ray", "nodes": self.nodes, "cpus": self.cpus}
@@ -241,9 +253,15 @@ class RayExecutor:
                 yield read_part(row)
 
     def page_map(self, policy: Policy) -> PageMap:
-        """`stages.page_signals` over chunks of pages (each with its own links) on the workers."""
+        """`stages.page_signals` over chunks of pages (each with its own links) on the workers;
+        below `engine.distributed_corpus_min_pages` pages in the driver's process, as the corpus
+        steps are: the driver holds those pages anyway, and a dataset costs more than it saves."""
 
         def mapped(pages: pl.DataFrame, links: pl.DataFrame) -> pl.DataFrame:
+            if pages.height < policy.engine.distributed_corpus_min_pages:
+                # the corpus steps are below the same threshold: nothing else runs on Ray
+                self.release()
+                return page_signals(pages, links, policy)
             return self._page_signals(pages, links, policy)
 
         return mapped
@@ -263,6 +281,9 @@ class RayExecutor:
         import ray.data
 
         from trustaudit.run.ray_corpus import corpus_signals_ray
+
+        if self._stopping is not None:  # page_map released Ray below the same threshold
+            raise RuntimeError("the corpus steps need Ray, released after the page signals")
 
         columns = [c for c in _CORPUS_PAGE_COLUMNS if c in pages.columns]
         n = max(1, min(self.window, pages.height))
