@@ -1,11 +1,13 @@
 """The Ray executor: the same extraction stage as `map_batches` over Arrow on a Ray cluster.
 
-The driver reads the sources (the readers stream record batches), plans the cache and commits parts,
-exactly as with the local executor; Ray Data runs `extract_records` on the batches across the
-cluster's workers. One dataset row is one part-to-be (its records as an Arrow IPC stream), so however
-Ray re-blocks the rows, each result comes back whole and is committed as one part: resume and
-accounting are the run directory's, whichever engine wrote it. Every node needs trustaudit (and
-this Python's dependencies) installed; only the driver touches the run directory.
+Ray tasks read the sources and extract them, in one streaming dataset (`shard_reader`,
+`run/ray_read.py`); the driver lists the sources and commits parts. Where a worker cannot read a
+source (a crawl's run directory, local files behind a `ray://` driver) or the cache must be planned
+per record (`--cache`), the driver reads and Ray extracts windows of batches (`run`). Either way one
+dataset row is one part-to-be (Arrow IPC inside), so however Ray re-blocks the rows each result comes
+back whole and is committed as one part: resume and accounting are the run directory's, whichever
+engine wrote it. Every node needs trustaudit (and this Python's dependencies) installed; only the
+driver touches the run directory.
 """
 
 from __future__ import annotations
@@ -121,7 +123,8 @@ def _reachable(address: str, timeout_s: float = 5.0) -> None:
 
 
 class RayExecutor:
-    """Schedules extraction batches on Ray Data, a window of batches per dataset execution.
+    """Schedules reading and extraction on Ray Data: one streaming dataset for the whole ingest
+    (`shard_reader`), or, when the driver reads, a window of batches per dataset (`run`).
 
     Why windows: the readers are a Python generator on the driver; a window bounds what sits in the
     object store at once, and results stream back (any order) to be committed as they finish.
