@@ -136,6 +136,7 @@ class RayExecutor:
         self.client = client  # a `ray://` driver runs outside the cluster: no node sees its files
         self.killed = 0  # Ray retries a crashed task; no per-record kill as in the local pool
         self._owned = False  # this run called ray.init: release() shuts it down
+        self.reads = "driver"  # "workers" once the sources are read by Ray tasks (shard_reader)
         self._stopping: threading.Thread | None = None
 
     @classmethod
@@ -202,7 +203,8 @@ class RayExecutor:
             self._stopping.start()
 
     def describe(self) -> dict[str, Any]:
-        return {"name": "ray", "nodes": self.nodes, "cpus": self.cpus}
+        """For the manifest; `reads`: whether Ray tasks read the sources or the driver did."""
+        return {"name": "ray", "nodes": self.nodes, "cpus": self.cpus, "reads": self.reads}
 
     def shard_reader(self, sources: Sequence[Source], policy: Policy) -> ShardReader | None:
         """Read the sources on the workers too (`run.ray_read`), or None: the driver reads them.
@@ -227,6 +229,7 @@ class RayExecutor:
         import ray
         import ray.data
 
+        self.reads = "workers"
         if not shards:
             return
         rows = shard_rows(shards)
