@@ -21,6 +21,7 @@ import polars as pl
 import pytest
 from helpers import article_html
 from polars.testing import assert_frame_equal
+from s3server import S3, moto_endpoint_fixture, s3_fixture  # noqa: F401 - the fixtures
 
 REPO = Path(__file__).resolve().parents[2]
 NOW = ["--now", "2026-11-01"]
@@ -128,6 +129,51 @@ def test_ray_engine_gives_the_local_scores_on_the_demo_corpus(tmp_path: Path) ->
     assert _balanced(ray_run)["errors"] == _balanced(local)["errors"] > 0
 
 
+def test_ray_finishes_a_run_the_local_engine_half_wrote(tmp_path: Path) -> None:
+    """The Ray engine's read tasks cut the sources into the driver's batches: a run directory the
+    local engine half wrote is resumed by `--engine ray` (committed parts read past, never
+    extracted twice) into the local engine's scores and accounting."""
+    pytest.importorskip("ray")
+    policy = tmp_path / "p.toml"
+    policy.write_text("[extract]\nbatch_size = 8\n")
+    args = [*DEMO, "--policy", str(policy)]
+    local, out = tmp_path / "local", tmp_path / "ray"
+    assert _audit(*args, "--out", str(local), "--workers", "1").returncode == 0
+    shutil.copytree(local, out)
+    markers = sorted((out / "parts").glob("*.done"))
+    assert len(markers) >= 6
+    for marker in markers[1::2]:  # every other part as if the run had been killed before it
+        for f in (out / "parts").glob(marker.stem + ".*"):
+            f.unlink()
+    (out / "scores.parquet").unlink()
+    res = _audit(*args, "--out", str(out), "--engine", "ray", "--workers", "2")
+    assert res.returncode == 0, res.stderr
+    ingest = _balanced(out)
+    assert ingest["batches_resumed"] == len(markers[::2])
+    assert ingest["batches"] == len(markers) - len(markers[::2])
+    assert ingest["accounting"] == _balanced(local)["accounting"]
+    assert sorted(m.name for m in (out / "parts").glob("*.done")) == [m.name for m in markers]
+    assert_frame_equal(_scores(out), _scores(local))
+    assert _manifest(out)["engine"]["reads"] == "workers"
+
+
+@pytest.mark.network
+def test_ray_reads_object_store_inputs_on_its_workers(s3: S3, tmp_path: Path) -> None:
+    """Inputs on an S3-compatible store (a local server): the Ray engine's read tasks open the
+    keys themselves (the AWS environment reaches the workers) and give the local scores."""
+    pytest.importorskip("ray")
+    s3.put_tree(REPO / "fixtures" / "corpus" / "pages", "pages")
+    s3.put("extra.jsonl", (REPO / "fixtures" / "corpus" / "extra.jsonl").read_bytes())
+    local, out = tmp_path / "local", tmp_path / "ray"
+    assert _audit(*DEMO, "--out", str(local), "--workers", "1").returncode == 0
+    remote = [s3.uri("pages"), s3.uri("extra.jsonl"), *DEMO[2:]]
+    res = _audit(*remote, "--out", str(out), "--engine", "ray", "--workers", "2", env=_env())
+    assert res.returncode == 0, res.stderr
+    assert _balanced(out)["accounting"] == _balanced(local)["accounting"]
+    assert_frame_equal(_scores(out).sort("url"), _scores(local).sort("url"))
+    assert _manifest(out)["engine"]["reads"] == "workers"
+
+
 # ------------------------------------------------------------------ a cluster of two nodes
 def _free_port() -> int:
     with socket.socket() as s:
@@ -225,7 +271,7 @@ def test_two_node_cluster_run_killed_and_resumed(tmp_path: Path) -> None:
         res = _audit(*args, env=env)
         assert res.returncode == 0, res.stderr
         manifest = _manifest(out)
-    assert manifest["engine"] == {"name": "ray", "nodes": 2, "cpus": 2}
+    assert manifest["engine"] == {"name": "ray", "nodes": 2, "cpus": 2, "reads": "workers"}
     ingest = _balanced(out)
     assert ingest["batches_resumed"] >= done_before
     assert ingest["accounting"] == _balanced(local)["accounting"]

@@ -30,7 +30,7 @@ from trustaudit.io.rundir import RunDir
 from trustaudit.io.since import PreviousRun
 from trustaudit.policy import Policy
 from trustaudit.progress import NullProgress, Progress
-from trustaudit.run.executor import Executor
+from trustaudit.run.executor import Executor, Shard, shard_reader
 from trustaudit.schema import ERROR_SCHEMA, LINK_SCHEMA, PAGE_SCHEMA
 from trustaudit.scoring.domain import with_registered_domain
 
@@ -264,6 +264,15 @@ def _guarded_batches(src: Source, batch_size: int) -> Iterator[RecordBatch]:
         yield batch
 
 
+def source_batches(src: Source, policy: Policy) -> Iterator[RecordBatch]:
+    """The batches of one source as ingest cuts them (part `sNNNN-bNNNNNNN` is the Nth): the one
+    definition for the driver's loop and for an engine that reads on its workers (`run/ray.py`),
+    so part names, and resume, are the same whoever reads. Reader batches are cut by count, then by
+    bytes (`split_by_bytes`), so a few huge records never travel together."""
+    read = _guarded_batches(src, policy.extract.batch_size)
+    return (b for rb in read for b in split_by_bytes(rb, policy.inputs.batch_max_bytes))
+
+
 def ingest(
     sources: list[Source],
     run: RunDir,
@@ -287,7 +296,6 @@ def ingest(
     t0 = time.perf_counter()
     run.parts.mkdir(parents=True, exist_ok=True)
     progress.start("extract")
-    bs = policy.extract.batch_size
 
     def finish(plan: _Planned, miss: ExtractResult | None) -> None:
         result = _combine(plan, miss, cache)
@@ -335,9 +343,7 @@ def ingest(
         for si, src in enumerate(sources):
             if restored(si, src):
                 continue
-            read = _guarded_batches(src, bs)
-            cut = (b for rb in read for b in split_by_bytes(rb, policy.inputs.batch_max_bytes))
-            for bi, batch in enumerate(cut):
+            for bi, batch in enumerate(source_batches(src, policy)):
                 base = _part_base(run, si, bi)
                 stats.records += batch.records.num_rows
                 stats.read_errors += len(batch.errors)
@@ -375,8 +381,30 @@ def ingest(
                 continue
             yield plan, sub
 
-    for plan, result in executor.run(tasks(), policy):
-        finish(plan, result)
+    reader = shard_reader(executor, sources, policy) if cache is None else None
+    if reader is not None:  # the engine's workers read the sources too (docs/engines.md)
+        done = {m.stem for m in run.parts.glob("s*-b*.done")}
+        shards = [
+            Shard(si, src, frozenset(_batch_indexes(done, si)))
+            for si, src in enumerate(sources)
+            if not restored(si, src)
+        ]
+        for part in reader(shards):
+            n_read = part.records + len(part.read_errors)
+            stats.records += part.records
+            stats.read_errors += len(part.read_errors)
+            if part.result is None:
+                stats.batches_skipped += 1
+                progress.advance("extract", n_read)
+                continue
+            base = _part_base(run, part.shard, part.batch)
+            _commit_part(base, part.result, part.read_errors, part.records)
+            stats.batches += 1
+            n_err = len(part.result.errors) + len(part.read_errors)
+            progress.advance("extract", n_read, errors=n_err)
+    else:
+        for plan, result in executor.run(tasks(), policy):
+            finish(plan, result)
     stats.workers_killed = executor.killed
     if cache is not None:
         for si, key, n_rec, n_err in to_bundle:
@@ -387,6 +415,12 @@ def ingest(
         stats.cache_hits, stats.cache_misses = cache.hits, cache.misses
     progress.done("extract")
     return stats
+
+
+def _batch_indexes(done: set[str], source_idx: int) -> Iterator[int]:
+    """Batch indexes of `source_idx` among committed part names (`sNNNN-bNNNNNNN`)."""
+    prefix = f"s{source_idx:04d}-b"
+    return (int(name[len(prefix) :]) for name in done if name.startswith(prefix))
 
 
 @dataclass

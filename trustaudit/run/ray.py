@@ -1,11 +1,13 @@
 """The Ray executor: the same extraction stage as `map_batches` over Arrow on a Ray cluster.
 
-The driver reads the sources (the readers stream record batches), plans the cache and commits parts,
-exactly as with the local executor; Ray Data runs `extract_records` on the batches across the
-cluster's workers. One dataset row is one part-to-be (its records as an Arrow IPC stream), so however
-Ray re-blocks the rows, each result comes back whole and is committed as one part: resume and
-accounting are the run directory's, whichever engine wrote it. Every node needs trustaudit (and
-this Python's dependencies) installed; only the driver touches the run directory.
+Ray tasks read the sources and extract them, in one streaming dataset (`shard_reader`,
+`run/ray_read.py`); the driver lists the sources and commits parts. Where a worker cannot read a
+source (a crawl's run directory, local files behind a `ray://` driver) or the cache must be planned
+per record (`--cache`), the driver reads and Ray extracts windows of batches (`run`). Either way one
+dataset row is one part-to-be (Arrow IPC inside), so however Ray re-blocks the rows each result comes
+back whole and is committed as one part: resume and accounting are the run directory's, whichever
+engine wrote it. Every node needs trustaudit (and this Python's dependencies) installed; only the
+driver touches the run directory.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import logging
 import os
 import shutil
 import socket
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import Any, cast
@@ -26,9 +29,23 @@ import pyarrow as pa
 
 from trustaudit.errors import UsageError
 from trustaudit.io.extract import ExtractResult, extract_records
+from trustaudit.io.fs import is_uri
+from trustaudit.io.readers import Source
 from trustaudit.io.records import ErrorRow, errors_table
 from trustaudit.policy import Policy
+from trustaudit.run.executor import ReadPart, Shard, ShardReader
+from trustaudit.run.ray_read import (
+    WORKER_KINDS,
+    extract_read,
+    from_ipc,
+    read_part,
+    read_shards,
+    shard_rows,
+    to_ipc,
+)
 from trustaudit.stages import CorpusMap, Encode, PageMap, page_signals
+
+__all__ = ["RayExecutor", "extract_packed", "from_ipc", "signals_packed", "to_ipc", "unpack"]
 
 # a local instance on a shared machine: a small object store (records travel a window at a time)
 LOCAL_OBJECT_STORE_BYTES = 256 * 1024 * 1024
@@ -45,19 +62,6 @@ _PACKED = pa.schema(
 _CORPUS_PAGE_COLUMNS = (
     "doc_id", "text", "registered_domain", "published", "fetched_at", "title", "entity",
 )  # fmt: skip
-
-
-def to_ipc(table: pa.Table) -> bytes:
-    """One table as an Arrow IPC stream: a part's tables travel whole inside one dataset row."""
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue().to_pybytes()
-
-
-def from_ipc(blob: bytes) -> pa.Table:
-    """The table `to_ipc` wrote."""
-    return pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
 
 
 def extract_packed(batch: pa.Table, policy: Policy) -> pa.Table:
@@ -98,6 +102,11 @@ def unpack(row: dict[str, Any]) -> ExtractResult:
     return ExtractResult(from_ipc(row["pages"]), from_ipc(row["links"]), errors, list(row["kept"]))
 
 
+def _remote(source: Source) -> bool:
+    """Whether a source names an object-store key or prefix (every node reaches it), not a file."""
+    return is_uri(str(getattr(source, "path", "")))
+
+
 def _reachable(address: str, timeout_s: float = 5.0) -> None:
     """Refuse a `host:port` nobody listens on at once: ray.init retries such an address for many
     minutes before it gives up. `auto`, `ray://` and other forms are left to Ray."""
@@ -114,16 +123,21 @@ def _reachable(address: str, timeout_s: float = 5.0) -> None:
 
 
 class RayExecutor:
-    """Schedules extraction batches on Ray Data, a window of batches per dataset execution.
+    """Schedules reading and extraction on Ray Data: one streaming dataset for the whole ingest
+    (`shard_reader`), or, when the driver reads, a window of batches per dataset (`run`).
 
     Why windows: the readers are a Python generator on the driver; a window bounds what sits in the
     object store at once, and results stream back (any order) to be committed as they finish.
     """
 
-    def __init__(self, *, window: int, nodes: int = 1, cpus: int = 1) -> None:
+    def __init__(self, *, window: int, nodes: int = 1, cpus: int = 1, client: bool = False) -> None:
         self.window = max(1, window)
         self.nodes, self.cpus = nodes, cpus
+        self.client = client  # a `ray://` driver runs outside the cluster: no node sees its files
         self.killed = 0  # Ray retries a crashed task; no per-record kill as in the local pool
+        self._owned = False  # this run called ray.init: release() shuts it down
+        self.reads = "driver"  # "workers" once the sources are read by Ray tasks (shard_reader)
+        self._stopping: threading.Thread | None = None
 
     @classmethod
     @contextlib.contextmanager
@@ -132,8 +146,6 @@ class RayExecutor:
         (stopped on exit); a cluster given by address is only disconnected from."""
         import ray
         import ray.data
-
-        from trustaudit.run.ray_corpus import settle_fsspec_import
 
         # Ray Data configures its loggers on import: quiet them after it, not before
         for name in ("ray", "ray.data"):
@@ -146,8 +158,6 @@ class RayExecutor:
                 "log_to_driver": False,
                 "logging_level": logging.ERROR,
                 "include_dashboard": False,
-                # Ray lists Parquet files in workers too (the corpus steps' spill folders)
-                "runtime_env": {"worker_process_setup_hook": settle_fsspec_import},
             }
             if address:
                 _reachable(address)
@@ -172,19 +182,92 @@ class RayExecutor:
         ctx.print_on_execution_start = False
         cpus = int(ray.cluster_resources().get("CPU", 1))
         nodes = sum(1 for n in ray.nodes() if n.get("Alive"))
+        client = bool(address and address.startswith("ray://"))
+        executor = cls(window=4 * cpus, nodes=nodes, cpus=cpus, client=client)
+        executor._owned = started
         try:
-            yield cls(window=4 * cpus, nodes=nodes, cpus=cpus)
+            yield executor
         finally:
-            if started:
-                ray.shutdown()
+            executor.release()
+            if executor._stopping is not None:
+                executor._stopping.join()
+
+    def release(self) -> None:
+        """Stop the Ray instance this run started (a cluster is only disconnected from) in a
+        background thread: Ray waits for each of its processes to exit (about a second), which
+        the driver's own stages then hide. Nothing may use Ray after this."""
+        if self._owned and self._stopping is None:
+            import ray
+
+            self._stopping = threading.Thread(target=ray.shutdown, name="ray-shutdown")
+            self._stopping.start()
 
     def describe(self) -> dict[str, Any]:
-        return {"name": "ray", "nodes": self.nodes, "cpus": self.cpus}
+        """For the manifest; `reads`: whether Ray tasks read the sources or the driver did."""
+        return {"name": "ray", "nodes": self.nodes, "cpus": self.cpus, "reads": self.reads}
+
+    def shard_reader(self, sources: Sequence[Source], policy: Policy) -> ShardReader | None:
+        """Read the sources on the workers too (`run.ray_read`), or None: the driver reads them.
+
+        Files (not object-store keys) are read on the driver's node, where their paths are valid;
+        the extraction runs anywhere. A `ray://` driver is on no node, so it reads its own files.
+        """
+        if any(src.kind not in WORKER_KINDS for src in sources):
+            return None
+        if self.client and not all(_remote(src) for src in sources):
+            return None
+
+        def read(shards: Sequence[Shard]) -> Iterator[ReadPart]:
+            return self._read_and_extract(shards, policy)
+
+        return read
+
+    def _read_and_extract(self, shards: Sequence[Shard], policy: Policy) -> Iterator[ReadPart]:
+        """One streaming dataset for the whole ingest: read tasks feed extraction tasks, the parts
+        come back as they finish. Reads hold no CPU (they wait on I/O and on the extraction that
+        consumes them, Ray's backpressure); the extraction takes one CPU per task."""
+        import ray
+        import ray.data
+
+        self.reads = "workers"
+        if not shards:
+            return
+        rows = shard_rows(shards)
+        ds = ray.data.from_arrow([rows.slice(i, 1) for i in range(rows.num_rows)])
+        # one row is one part: emit each as its own block, as soon as it is made
+        ds.context.target_max_block_size = 1
+        pin = None
+        if not all(_remote(s.source) for s in shards):  # Ray's default label of each node
+            pin = {"ray.io/node-id": ray.get_runtime_context().get_node_id()}
+        read = ds.map_batches(
+            functools.partial(read_shards, policy=policy),
+            batch_size=1,
+            batch_format="pyarrow",
+            zero_copy_batch=True,
+            num_cpus=0,
+            concurrency=max(1, min(len(shards), self.cpus)),
+            label_selector=pin,
+        )
+        done = read.map_batches(
+            functools.partial(extract_read, policy=policy),
+            batch_size=1,
+            batch_format="pyarrow",
+            zero_copy_batch=True,
+        )
+        for out in done.iter_batches(batch_size=None, batch_format="pyarrow"):
+            for row in cast(pa.Table, out).to_pylist():
+                yield read_part(row)
 
     def page_map(self, policy: Policy) -> PageMap:
-        """`stages.page_signals` over chunks of pages (each with its own links) on the workers."""
+        """`stages.page_signals` over chunks of pages (each with its own links) on the workers;
+        below `engine.distributed_corpus_min_pages` pages in the driver's process, as the corpus
+        steps are: the driver holds those pages anyway, and a dataset costs more than it saves."""
 
         def mapped(pages: pl.DataFrame, links: pl.DataFrame) -> pl.DataFrame:
+            if pages.height < policy.engine.distributed_corpus_min_pages:
+                # the corpus steps are below the same threshold: nothing else runs on Ray
+                self.release()
+                return page_signals(pages, links, policy)
             return self._page_signals(pages, links, policy)
 
         return mapped
@@ -204,6 +287,9 @@ class RayExecutor:
         import ray.data
 
         from trustaudit.run.ray_corpus import corpus_signals_ray
+
+        if self._stopping is not None:  # page_map released Ray below the same threshold
+            raise RuntimeError("the corpus steps need Ray, released after the page signals")
 
         columns = [c for c in _CORPUS_PAGE_COLUMNS if c in pages.columns]
         n = max(1, min(self.window, pages.height))

@@ -16,7 +16,6 @@ The caller owns `ray.init` (the ray engine, `--ray-address`); `corpus_signals_ra
 from __future__ import annotations
 
 import shutil
-import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -44,6 +43,7 @@ from trustaudit.corpus_stages import (
     write_partitions,
 )
 from trustaudit.policy import Policy
+from trustaudit.run.ray_hooks import settle_fsspec_import
 from trustaudit.scoring.claims import claim_scores, claim_values, group_columns, group_from
 from trustaudit.scoring.syndication import syndication_clusters
 
@@ -208,19 +208,6 @@ def _finish_batch(batch: pa.Table, policy: Policy, tables: Any) -> pa.Table:
     return frame.to_arrow()
 
 
-def settle_fsspec_import() -> None:
-    """Settle whether fsspec's HTTP filesystem imports, once, before Ray's threaded path listing
-    asks: without aiohttp, concurrent first imports race and a thread sees a half-initialised
-    module (an ImportError Ray does not catch). Marking the module missing makes every later
-    import a ModuleNotFoundError, which Ray catches ("no HTTP filesystem"). Ray lists files in
-    worker processes too: pass this function to `ray.init` as
-    `runtime_env={"worker_process_setup_hook": settle_fsspec_import}`."""
-    try:
-        import fsspec.implementations.http  # noqa: F401
-    except ImportError:
-        sys.modules["fsspec.implementations.http"] = None  # type: ignore[assignment]
-
-
 def corpus_signals_ray(
     pages: Any,
     policy: Policy,
@@ -360,7 +347,10 @@ def corpus_signals_ray(
     done = meta_ds.map_batches(
         _finish_batch, batch_format="pyarrow", fn_kwargs={"policy": policy, "tables": tables}
     )
-    done.write_parquet(str(out))
+    # the write lists paths in its workers' threads: settle fsspec there first (the engine passes
+    # no job-wide runtime_env: one would cost every worker of the ingest a fresh start)
+    hook = {"worker_process_setup_hook": "trustaudit.run.ray_hooks.settle_fsspec_import"}
+    done.write_parquet(str(out), ray_remote_args={"runtime_env": hook})
     if spill is not None:
         shutil.rmtree(spill, ignore_errors=True)
     run.seconds["finish"] = time.perf_counter() - t0
