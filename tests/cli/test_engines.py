@@ -146,8 +146,13 @@ def test_ray_finishes_a_run_the_local_engine_half_wrote(tmp_path: Path) -> None:
         for f in (out / "parts").glob(marker.stem + ".*"):
             f.unlink()
     (out / "scores.parquet").unlink()
-    res = _audit(*args, "--out", str(out), "--engine", "ray", "--workers", "2")
+    # below engine.distributed_corpus_min_pages the Ray engine runs syndication and claims as the
+    # local engine's spilled batches from engine.local_corpus_min_pages on (lowered to 1 here)
+    env = _env(TRUSTAUDIT_ENGINE__LOCAL_CORPUS_MIN_PAGES="1")
+    res = _audit(*args, "--out", str(out), "--engine", "ray", "--workers", "2", env=env)
     assert res.returncode == 0, res.stderr
+    family = _manifest(out)["stages"]["signals"]["families"]["corpus"]
+    assert family == "distributed (syndication, claims)"
     ingest = _balanced(out)
     assert ingest["batches_resumed"] == len(markers[::2])
     assert ingest["batches"] == len(markers) - len(markers[::2])

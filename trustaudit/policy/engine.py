@@ -19,9 +19,10 @@ class EnginePolicy:
     )
     local_corpus_min_pages: int = opt(
         5_000,
-        "with --engine local, syndication and claims run as batched map/group-by steps spilled to"
-        " the run's .work folder (corpus_stages.run_local) from this many pages on; below it in one"
-        " call (same columns), where a small corpus is faster",
+        "syndication and claims run as batched map/group-by steps spilled to the run's .work folder"
+        " (corpus_stages.run_local) from this many pages on: with --engine local, and with --engine"
+        " ray below distributed_corpus_min_pages; below it in one call (same columns), where a small"
+        " corpus is faster",
         ge=1,
     )
     corpus_batch_pages: int = opt(

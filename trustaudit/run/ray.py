@@ -276,10 +276,7 @@ class RayExecutor:
         """Syndication and claims as map -> group-by -> map on the workers
         (`run.ray_corpus.corpus_signals_ray`), their keys spilled under `work`."""
 
-        def mapped(pages: pl.DataFrame, encode: Encode | None) -> pl.DataFrame:
-            return self._corpus_columns(pages, policy, encode, work)
-
-        return mapped
+        return _RayCorpusMap(self, policy, work)
 
     def _corpus_columns(
         self, pages: pl.DataFrame, policy: Policy, encode: Encode | None, work: Path
@@ -375,3 +372,23 @@ class RayExecutor:
             for out in done.iter_batches(batch_size=None, batch_format="pyarrow"):
                 for row in cast(pa.Table, out).to_pylist():
                     yield keys[row["key"]], unpack(row)
+
+
+class _RayCorpusMap:
+    """The Ray engine's corpus steps: from `engine.distributed_corpus_min_pages` pages on the
+    workers; below it, from `engine.local_corpus_min_pages`, the local engine's spilled batches
+    (`run.local.LocalCorpusMap`), so a mid-sized corpus does not hold every page's shingles in the
+    driver either (same columns whichever runs)."""
+
+    def __init__(self, executor: RayExecutor, policy: Policy, work: Path) -> None:
+        self.executor, self.policy, self.work = executor, policy, work
+        self.min_pages = min(
+            policy.engine.local_corpus_min_pages, policy.engine.distributed_corpus_min_pages
+        )
+
+    def __call__(self, pages: pl.DataFrame, encode: Encode | None) -> pl.DataFrame:
+        if pages.height >= self.policy.engine.distributed_corpus_min_pages:
+            return self.executor._corpus_columns(pages, self.policy, encode, self.work)
+        from trustaudit.run.local import LocalCorpusMap
+
+        return LocalCorpusMap(self.policy, self.work)(pages, encode)
