@@ -157,7 +157,8 @@ _UI_TEXT = re.compile(
     r"|\bthank(?:s|\s+you)\s+for\s+(?:subscribing|signing\s+up|registering|your\s+(?:message|order|"
     r"feedback|purchase|submission|interest|subscription|comment))"
     r"|\b(?:this|the)\s+field\s+is\s+required\b|\bplease\s+enter\s+a\s+valid\b"
-    r"|\byou(?:'ve|\s+have)\s+(?:successfully\s+)?(?:subscribed|signed\s+up|been\s+subscribed|registered)"
+    r"|\byou(?:'ve|\s+have)\s+(?:successfully\s+|already\s+)?(?:subscribed|signed\s+up|been\s+subscribed|"
+    r"registered)"
     r"|\byour\s+(?:message|order|subscription|comment)\s+(?:has\s+been|was)\s+(?:sent|received|"
     r"submitted|placed|confirmed|updated)"
     # de
@@ -445,13 +446,59 @@ def drop_benign_findings(
         text = f.get("decoded") or f["snippet"]
         if ui_copy(text) or _ui_element(source, int(f["offset"])):
             continue
+        if f["technique"] in _LABEL_TECHNIQUES and link_label(text):
+            continue
         if visible_norm is None:
             visible_norm = visible_key(visible)
-        key = visible_key(text)[:_SNIPPET_PROBE]
-        if len(key) >= _REPEAT_MIN and key in visible_norm:
+        if shown_in_pieces(visible_key(text)[:_SNIPPET_PROBE], visible_norm):
             continue
         out.append(f)
     return out
 
 
-_SNIPPET_PROBE = 120
+_SNIPPET_PROBE = 400
+# Attributes where a site labels a link or a control for the visitor ("Send email to the authors",
+# "Share on Facebook"): a short label there is UI, whatever verb it starts with.
+_LABEL_TECHNIQUES = frozenset({"attr_title", "attr_aria_label", "attr_alt"})
+_LABEL_MAX_WORDS = 6
+_SECOND_PERSON = re.compile(
+    r"\b(?:you|your|yours|yourself|du|dich|dir|dein\w*|sie|ihr\w*|tu|te|ti|toi|vous|votre|vos|tú|"
+    r"usted|seu|sua|você|jij|je|jouw|uw)\b",
+    re.IGNORECASE,
+)
+
+
+def link_label(text: str) -> bool:
+    """Whether an attribute's text is a short label of a link or control: at most
+    `_LABEL_MAX_WORDS` words, no second person, no address or link to send to, nothing addressed to
+    an AI. A payload in a `title` either says more, names where to send, or speaks to its reader."""
+    words = text.split()
+    if not words or len(words) > _LABEL_MAX_WORDS:
+        return False
+    if _ADDRESSEE.search(text) or _SECOND_PERSON.search(text):
+        return False
+    return not _addresses_ai(text)
+
+
+def shown_in_pieces(key: str, visible_norm: str) -> bool:
+    """Whether `key` (a hidden passage keyed by `visible_key`) is made of pieces of the visible text,
+    each at least `_REPEAT_MIN` characters (the last may be shorter: the snippet was cut): a hidden
+    print copy or a title repeated in a slider is page copy however its copies are chained."""
+    if len(key) < _REPEAT_MIN or not visible_norm:
+        return False
+    i = 0
+    while i < len(key):
+        rest = len(key) - i
+        if rest < _REPEAT_MIN:  # the cut tail of a snippet
+            return rest < _REPEAT_SHORT or key[i:] in visible_norm
+        if key[i : i + _REPEAT_MIN] not in visible_norm:
+            return False
+        lo, hi = i + _REPEAT_MIN, len(key)  # the longest piece from i found in plain sight
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if key[i:mid] in visible_norm:
+                lo = mid
+            else:
+                hi = mid - 1
+        i = lo
+    return True
