@@ -62,5 +62,8 @@ class InjectionPolicy:
     )
     semantic_max_passages: int = opt(4, "passages per page the classifier reads at most")
     semantic_max_chars: int = opt(
-        400, "characters of a passage the classifier reads (longer hidden blocks are skipped)"
+        200,
+        "characters of a passage the classifier reads (a longer one is read by its opening "
+        "sentences; the model's cost grows with its tokens)",
+        ge=40,
     )
