@@ -60,8 +60,9 @@ SHARES = {"covert": 0.5, "exposed": 0.25, "visible": 0.25}
 # half rose from 0.5 % to 2.0 %; the head trained on 400 reads the shorter cuts with 3 / 797 real
 # pages flagged (docs/injection-intent.md, "Scanner speed").
 _MAX = 400
-_ON = InjectionPolicy(semantic="on", semantic_max_passages=10_000)
-_AUTO = InjectionPolicy(semantic="auto")
+# The training pages' passages are cut as the head was trained (400), whatever the scan's default.
+_ON = InjectionPolicy(semantic="on", semantic_max_passages=10_000, semantic_max_chars=_MAX)
+_AUTO = InjectionPolicy(semantic="auto", semantic_max_chars=_MAX)
 _WRAPPERS = (
     "[SYSTEM] {t}",
     "### Instruction:\n{t}",
