@@ -255,9 +255,13 @@ def _scan(html: str) -> list[dict]:
     return scan_html(html, _LEXICAL).findings
 
 
+# The scan's policy for --semantic (set by main before the workers fork: --max-chars, --max-tokens).
+_ASK = InjectionPolicy(semantic="auto")
+
+
 def _scan_asks(html: str) -> tuple[list[dict], list[tuple[str, float, str]]]:
     """Lexical findings and the passages the semantic layer would read (scan_html_asks)."""
-    res, asked = scan_html_asks(html, InjectionPolicy(semantic="auto"))
+    res, asked = scan_html_asks(html, _ASK)
     return res.findings, asked
 
 
@@ -395,7 +399,7 @@ def miss_reason(p: Payload, technique: str, asked: list[tuple[str, float, str]])
             return "asked"
     if technique in {"script", "form_ui"}:
         return "script"
-    head = prose_head(p.text, InjectionPolicy().semantic_max_chars, min_words=5)
+    head = prose_head(p.text, _ASK.semantic_max_chars, min_words=5)
     if not head:
         return "not-prose"
     if technique in COVERT:
@@ -424,11 +428,27 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--cache", type=Path, help="embedding cache stem (e.g. /tmp/emb/lofo)")
     ap.add_argument(
+        "--max-chars",
+        type=int,
+        default=InjectionPolicy().semantic_max_chars,
+        help="--semantic: injection.semantic_max_chars of the scan (characters the model reads)",
+    )
+    ap.add_argument(
+        "--max-tokens",
+        type=int,
+        default=InjectionPolicy().semantic_max_tokens,
+        help="--semantic: injection.semantic_max_tokens of the scan (model tokens per page)",
+    )
+    ap.add_argument(
         "--diagnose",
         action="store_true",
         help="with --semantic: per family, why held-out hidden payloads were missed",
     )
     args = ap.parse_args(argv)
+    global _ASK
+    _ASK = InjectionPolicy(
+        semantic="auto", semantic_max_chars=args.max_chars, semantic_max_tokens=args.max_tokens
+    )
     rng = random.Random(args.seed)
 
     fams = load_families(args.corpora)

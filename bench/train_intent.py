@@ -54,9 +54,15 @@ GROUPS = ("covert", "exposed", "visible")
 C_GRID = (4.0, 16.0, 64.0)
 # Shares of the model's false-positive budget by kind of place: hidden on purpose is where it adds most.
 SHARES = {"covert": 0.5, "exposed": 0.25, "visible": 0.25}
-_MAX = 400  # InjectionPolicy.semantic_max_chars
-_ON = InjectionPolicy(semantic="on", semantic_max_passages=10_000)
-_AUTO = InjectionPolicy(semantic="auto")
+# The head learns from payloads' prose openings of up to 400 characters; the scan reads up to
+# InjectionPolicy.semantic_max_chars (200) of a passage. Retrained on 200-character cuts, the
+# per-kind thresholds fell (covert 0.90 → 0.72) and the model's false positives on the unseen test
+# half rose from 0.5 % to 2.0 %; the head trained on 400 reads the shorter cuts with 3 / 797 real
+# pages flagged (docs/injection-intent.md, "Scanner speed").
+_MAX = 400
+# The training pages' passages are cut as the head was trained (400), whatever the scan's default.
+_ON = InjectionPolicy(semantic="on", semantic_max_passages=10_000, semantic_max_chars=_MAX)
+_AUTO = InjectionPolicy(semantic="auto", semantic_max_chars=_MAX)
 _WRAPPERS = (
     "[SYSTEM] {t}",
     "### Instruction:\n{t}",

@@ -102,6 +102,18 @@ def test_the_per_page_cap_bounds_what_the_model_reads() -> None:
     assert len(asked) == 2
 
 
+def test_a_long_hidden_block_is_read_by_its_bounded_opening() -> None:
+    # the model's cost grows with the tokens it reads: a long hidden block costs only its opening
+    block = " ".join([REWORDED] * 4)
+    for size in (200, 400):
+        _, asked = scan_html_asks(
+            _page(f'<div style="display:none">{block}</div>'),
+            InjectionPolicy(semantic_max_chars=size),
+        )
+        assert len(asked) == 1 and asked[0][0].startswith("Using the browser tool"), asked
+        assert size // 2 <= len(asked[0][0]) <= size
+
+
 def test_off_never_reads_with_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*_a: object, **_k: object) -> list[dict]:
         raise AssertionError("the model was asked")
@@ -132,3 +144,6 @@ def test_the_policy_key_is_read_and_checked() -> None:
     assert build(InjectionPolicy, {"semantic": "off"}).semantic == "off"
     with pytest.raises(Exception, match="semantic"):
         build(InjectionPolicy, {"semantic": "sometimes"})
+    assert build(InjectionPolicy, {"semantic_max_chars": 160}).semantic_max_chars == 160
+    with pytest.raises(Exception, match="semantic_max_chars"):
+        build(InjectionPolicy, {"semantic_max_chars": 10})

@@ -544,6 +544,26 @@ def _visible_asks(
             asks.append(_Ask(passage, h, (h.score, 0.0), "body text", "visible", off, ""))
 
 
+def _selected(asks: list[_Ask], policy: InjectionPolicy) -> list[_Ask]:
+    """The asks the model reads: the strongest lexical evidence first, then the most suspicious
+    locations, at most `semantic_max_passages`, and within `semantic_max_tokens` model tokens when
+    set (the first is always read; a passage that would overrun the budget is skipped, a shorter one
+    after it may still fit)."""
+    keep = sorted(asks, key=lambda a: a.rank, reverse=True)[: policy.semantic_max_passages]
+    if policy.semantic_max_tokens <= 0 or len(keep) < 2:
+        return keep
+    from trustaudit.injection.semantic import token_count
+
+    out: list[_Ask] = []
+    used = 0
+    for a in keep:
+        n = token_count(a.text)
+        if not out or used + n <= policy.semantic_max_tokens:
+            out.append(a)
+            used += n
+    return out
+
+
 def _semantic_findings(asks: list[_Ask], policy: InjectionPolicy) -> list[dict[str, Any]]:
     """Ask the classifier about the page's selected passages in one batch (the `semantic_max_passages`
     with the strongest lexical evidence, then the most suspicious locations) and return those whose
@@ -553,7 +573,7 @@ def _semantic_findings(asks: list[_Ask], policy: InjectionPolicy) -> list[dict[s
 
     if not asks:
         return []
-    asks = sorted(asks, key=lambda a: a.rank, reverse=True)[: policy.semantic_max_passages]
+    asks = _selected(asks, policy)
     probs = probabilities([a.text for a in asks])
     clf = classifier()
     if probs is None or clf is None:
@@ -709,7 +729,7 @@ def scan_html_asks(
     asked: list[tuple[str, float, str]] = []
 
     def judge(asks: list[_Ask], pol: InjectionPolicy) -> list[dict[str, Any]]:
-        keep = sorted(asks, key=lambda a: a.rank, reverse=True)[: pol.semantic_max_passages]
+        keep = _selected(asks, pol)
         asked.extend((a.text, a.hit.score, a.technique) for a in keep)
         return []
 

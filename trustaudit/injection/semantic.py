@@ -40,6 +40,7 @@ __all__ = [
     "probabilities",
     "prose_head",
     "prose_shape",
+    "token_count",
 ]
 
 _MIN_CHARS = 20
@@ -138,6 +139,14 @@ def embed(texts: Sequence[str]) -> np.ndarray:
         return np.zeros((0, 384), dtype=np.float32)
     out = np.asarray(_model().passage([t[:2000] for t in texts]), dtype=np.float32)
     return out.reshape(len(texts), -1)
+
+
+def token_count(text: str) -> int:
+    """Tokens the model reads for `text` (its cost grows with them); a quarter of its characters
+    when the model is missing."""
+    if not available():
+        return len(text) // 4 + 1
+    return int(_model().token_count(text[:2000]))
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,6 +61,14 @@ class InjectionPolicy:
         0.4, "lexical score from which a visible passage below min_score is asked to the classifier"
     )
     semantic_max_passages: int = opt(4, "passages per page the classifier reads at most")
+    semantic_max_tokens: int = opt(
+        0,
+        "model tokens read per page at most, strongest evidence first (the first passage is always "
+        "read); 0: only semantic_max_passages bounds the page",
+    )
     semantic_max_chars: int = opt(
-        400, "characters of a passage the classifier reads (longer hidden blocks are skipped)"
+        200,
+        "characters of a passage the classifier reads (a longer one is read by its opening "
+        "sentences; the model's cost grows with its tokens)",
+        ge=40,
     )
