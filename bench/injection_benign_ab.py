@@ -42,7 +42,7 @@ def _hidden(html: str, policy: InjectionPolicy, *, screen: bool) -> bool:
     saved = inj.screen_hits, inj.drop_benign_findings
     if not screen:
         inj.screen_hits = lambda text, hits, *a, **k: hits  # type: ignore[assignment]
-        inj.drop_benign_findings = lambda findings, *a: findings  # type: ignore[assignment]
+        inj.drop_benign_findings = lambda findings, *a, **k: findings  # type: ignore[assignment]
     try:
         return any(f["technique"] != "visible" for f in inj.scan_html(html, policy).findings)
     finally:

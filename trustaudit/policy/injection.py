@@ -67,7 +67,7 @@ class InjectionPolicy:
         "read); 0: only semantic_max_passages bounds the page",
     )
     semantic_max_chars: int = opt(
-        200,
+        400,
         "characters of a passage the classifier reads (a longer one is read by its opening "
         "sentences; the model's cost grows with its tokens)",
         ge=40,
