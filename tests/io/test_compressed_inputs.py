@@ -58,6 +58,17 @@ def test_codec_streams_decompress_and_report_damage(codec: str) -> None:
         decompress_capped(blob, codec, 100)
 
 
+def test_damaged_gzip_body_is_a_corrupt_stream() -> None:
+    """zlib.error (not an OSError) from a gzip body with flipped bytes is CorruptStream too."""
+    import gzip
+
+    blob = bytearray(gzip.compress(LINES))
+    for i in range(20, 60):
+        blob[i] ^= 0xFF
+    with pytest.raises(CorruptStream, match="gzip"):
+        open_decompressed(io.BytesIO(bytes(blob)), "gzip").read()
+
+
 @pytest.mark.parametrize("codec", sorted(CODECS))
 def test_compressed_jsonl_html_and_warc_are_read(tmp_path: Path, codec: str) -> None:
     suffix, compress = CODECS[codec]

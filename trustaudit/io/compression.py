@@ -14,6 +14,7 @@ from __future__ import annotations
 import bz2
 import io
 import lzma
+import zlib
 from typing import Any, BinaryIO
 
 # Readable codecs by magic bytes (gzip first: the common case).
@@ -100,8 +101,8 @@ class _ArrowStream(io.RawIOBase):
 
 
 class _Guarded(io.BufferedReader):
-    """A decompressing reader whose codec errors (lzma.LZMAError, OSError from bz2, a short
-    stream) all surface as CorruptStream, so readers map one exception to one error row."""
+    """A decompressing reader whose codec errors (lzma.LZMAError, OSError from bz2, zlib.error from
+    a damaged gzip body, a short stream) all surface as CorruptStream, so readers map one exception to one error row."""
 
     def __init__(self, raw: Any, codec: str) -> None:
         super().__init__(raw, buffer_size=1 << 20)
@@ -112,7 +113,7 @@ class _Guarded(io.BufferedReader):
             return fn(*args)
         except CorruptStream:
             raise
-        except (EOFError, OSError, lzma.LZMAError, ValueError) as exc:
+        except (EOFError, OSError, lzma.LZMAError, ValueError, zlib.error) as exc:
             if self.closed:
                 raise
             raise CorruptStream(f"{self.codec} stream is truncated or corrupt: {exc}") from None
