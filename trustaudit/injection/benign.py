@@ -435,22 +435,22 @@ def drop_benign_findings(
 ) -> list[dict[str, Any]]:
     """`findings` without those that only the semantic layer supports, in a place sites hide copy
     for layout (`PAGE_COPY_TECHNIQUES`), on UI copy (a form's message by its text or its element's
-    class) or on text repeated in plain sight: the model reads a visitor-facing sentence ("check
+    class, when its text could be a message) or on a chain of visible lines: the model reads a visitor-facing sentence ("check
     your inbox to confirm") as an instruction, the page does not."""
     out = []
-    visible_norm: str | None = None
+    units: list[str] | None = None  # the visible lines and sentences, keyed
     for f in findings:
         if f["technique"] not in PAGE_COPY_TECHNIQUES or "semantic" not in f["rule"].split("+"):
             out.append(f)
             continue
         text = f.get("decoded") or f["snippet"]
-        if ui_copy(text) or _ui_element(source, int(f["offset"])):
+        if ui_copy(text) or (_plain_message(text) and _ui_element(source, int(f["offset"]))):
             continue
         if f["technique"] in _LABEL_TECHNIQUES and link_label(text):
             continue
-        if visible_norm is None:
-            visible_norm = visible_key(visible)
-        if shown_in_pieces(visible_key(text)[:_SNIPPET_PROBE], visible_norm):
+        if units is None:
+            units = [k for k in (visible_key(x) for x in _VISIBLE_UNITS.split(visible)) if k]
+        if shown_in_pieces(visible_key(text)[:_SNIPPET_PROBE], units):
             continue
         out.append(f)
     return out
@@ -468,6 +468,16 @@ _SECOND_PERSON = re.compile(
 )
 
 
+_VISIBLE_UNITS = re.compile(r"(?<=[.!?。！？])\s+|\n")
+
+
+def _plain_message(text: str) -> bool:
+    """Whether a model-only finding's text could be a form's message at all: short, naming no
+    address or link to send to, addressing no AI (what `ui_copy` asks of its text). An element's
+    class alone ("msg", "notice") is the page author's word, which an attacker writes too."""
+    return len(text) <= _UI_MAX and not _ADDRESSEE.search(text) and not _addresses_ai(text)
+
+
 def link_label(text: str) -> bool:
     """Whether an attribute's text is a short label of a link or control: at most
     `_LABEL_MAX_WORDS` words, no second person, no address or link to send to, nothing addressed to
@@ -480,25 +490,20 @@ def link_label(text: str) -> bool:
     return not _addresses_ai(text)
 
 
-def shown_in_pieces(key: str, visible_norm: str) -> bool:
-    """Whether `key` (a hidden passage keyed by `visible_key`) is made of pieces of the visible text,
-    each at least `_REPEAT_MIN` characters (the last may be shorter: the snippet was cut): a hidden
-    print copy or a title repeated in a slider is page copy however its copies are chained."""
-    if len(key) < _REPEAT_MIN or not visible_norm:
+def shown_in_pieces(key: str, units: Sequence[str]) -> bool:
+    """Whether `key` (a hidden passage keyed by `visible_key`) is a chain of whole visible lines or
+    sentences (`units`, keyed alike), each at least `_REPEAT_MIN` characters; the last may be the
+    start of one (the snippet was cut): a hidden print copy or a title repeated in a slider is page
+    copy however its copies are chained. Whole units only: fragments picked from several visible
+    sentences and stitched into a new one are not page copy."""
+    if len(key) < _REPEAT_MIN:
         return False
+    whole = [u for u in units if len(u) >= _REPEAT_MIN]
     i = 0
     while i < len(key):
-        rest = len(key) - i
-        if rest < _REPEAT_MIN:  # the cut tail of a snippet
-            return rest < _REPEAT_SHORT or key[i:] in visible_norm
-        if key[i : i + _REPEAT_MIN] not in visible_norm:
-            return False
-        lo, hi = i + _REPEAT_MIN, len(key)  # the longest piece from i found in plain sight
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if key[i:mid] in visible_norm:
-                lo = mid
-            else:
-                hi = mid - 1
-        i = lo
+        found = max((len(u) for u in whole if key.startswith(u, i)), default=0)
+        if not found:  # the cut tail of a snippet: the start of a visible unit
+            tail = key[i:]
+            return any(u.startswith(tail) for u in units)
+        i += found
     return True
