@@ -20,8 +20,9 @@ class InputsPolicy:
     )
     max_decompressed_bytes: int = opt(
         20_000_000_000,
-        "bytes read from one JSONL file after decompression; past it the file is cut: error row"
-        " DECOMPRESSED_TOO_LARGE (the records before are kept)",
+        "bytes read from one compressed JSONL file, or WARC compressed whole with bzip2, xz or"
+        " zstd, after decompression; past it the file is cut: error row DECOMPRESSED_TOO_LARGE"
+        " (the records before are kept)",
     )
     max_json_depth: int = opt(
         64, "nesting depth of one JSON record; deeper records are error rows (JSON_TOO_DEEP)"
