@@ -277,9 +277,8 @@ def ui_copy(text: str) -> bool:
     """Whether a short passage is a site's message to its visitor about their own action (a
     subscription to confirm, an inbox to check, a required field, a message received) that names
     no address to send to and addresses no AI."""
-    if len(text) > _UI_MAX or _ADDRESSEE.search(text) or not _UI_TEXT.search(text):
-        return False  # a message that names an address or a link to send to is no confirmation
-    return not _addresses_ai(text)
+    # a message that names an address or a link to send to is no confirmation (`_plain_message`)
+    return _UI_TEXT.search(text) is not None and _plain_message(text)
 
 
 def page_copy(

@@ -460,19 +460,7 @@ def syndication_columns(df: pl.DataFrame, clusters: pl.DataFrame, policy: Policy
             )
         ).list.drop_nulls(),
     )
-    return out.select(
-        "doc_id",
-        "syndication_cluster_id",
-        "syndication_cluster_size",
-        "syndication_other_domains",
-        "syndication_is_earliest",
-        "syndication_earliest_domain",
-        "syndication_late_copy",
-        "syndication_all_undated",
-        "syndication_wire",
-        "adjust_syndication",
-        "reasons_syndication",
-    )
+    return out.select("doc_id", *SYNDICATION_COLUMNS)
 
 
 def farm_signals(signals: pl.DataFrame, policy: Policy) -> pl.DataFrame:
