@@ -816,10 +816,12 @@ _DECODE_KINDS = frozenset({"base64", "hex", "percent", "rot13"})
 _TAG = "\U000e0000-\U000e007f"
 # A run of tag characters, also when only the letters are tags and spaces/punctuation stay plain.
 # Plain punctuation kept with tag letters (letters-only smuggling): opening brackets before the
-# run, any between its words and after it.
+# run, any between its words, closing ones after it.
 _TAG_PUNCT = "\\[\\](){}<>,.;:!?'\"/-"
+# After the run only closing punctuation: a following "</p>" is markup, not part of the payload.
+_TAG_CLOSE = "\\])}>,.;:!?'\""
 _TAG_RUN = re.compile(
-    f"[\\[(<{{\"']{{0,2}}[{_TAG}](?:[{_TAG}]|[ {_TAG_PUNCT}]+(?=[{_TAG}]))*[{_TAG_PUNCT}]{{0,3}}"
+    f"[\\[(<{{\"']{{0,2}}[{_TAG}](?:[{_TAG}]|[ {_TAG_PUNCT}]+(?=[{_TAG}]))*[{_TAG_CLOSE}]{{0,3}}"
 )
 _ZW_CHARS = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e"
 _SNEAKY = frozenset("\u2062\u2063\u2064")
