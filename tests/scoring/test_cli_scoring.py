@@ -209,6 +209,22 @@ def _language_mix(seed: str) -> str:
     return page_html(PAGES_URLS[seed], paragraphs=[en[0], _DE[0], en[1], _DE[1], en[2], _DE[2]])
 
 
+_RU = [
+    "Городской совет во вторник решил, что новый паром не начнёт работу до лета, и жители "
+    "недовольны, потому что цены на билеты тоже вырастут.",
+    "Администрация сообщает, что порт будет расширен за счёт средств области, и мэр уверен, что "
+    "торговцы тоже получат от этого выгоду.",
+    "По данным полиции, дорога к вокзалу больше не перекрыта, и автобусы снова ходят по обычному "
+    "расписанию, сообщила представитель городских служб.",
+]
+
+
+def _script_mix(seed: str) -> str:
+    """English paragraphs stitched with Cyrillic ones: no Latin function words name the latter."""
+    en = [" ".join(prose(f"{seed}-{i}", 4)) for i in range(3)]
+    return page_html(PAGES_URLS[seed], paragraphs=[en[0], _RU[0], en[1], _RU[1], en[2], _RU[2]])
+
+
 PAGES_URLS = {
     "clean": "https://harbour-news.org/clean",
     "injected": "https://harbour-news.org/injected",
@@ -223,6 +239,7 @@ PAGES_URLS = {
     "rated_copy": "https://copycat-news.net/world-harbour",
     "disclosed_links": "https://deal-notes.net/deals",
     "language_mix": "https://polyglot-news.net/story",
+    "script_mix": "https://two-scripts-news.net/story",
     "old_original": "https://valley-courier.org/2019/story",
     "late_copy": "https://scraper-site.net/copy",
     "farm1": "https://quick-news-hub.net/a",
@@ -262,6 +279,7 @@ PAGES: dict[str, tuple[str, object]] = {
     "stitched_strays": (PAGES_URLS["stitched_strays"], _stitched_strays),
     "disclosed_links": (PAGES_URLS["disclosed_links"], _disclosed_in_links),
     "language_mix": (PAGES_URLS["language_mix"], _language_mix),
+    "script_mix": (PAGES_URLS["script_mix"], _script_mix),
     # dated years before the crawl, and an undated copy of it: the dated page is the source
     "old_original": (
         PAGES_URLS["old_original"],
@@ -516,6 +534,13 @@ def test_paragraphs_in_two_languages_are_a_language_mix(run: Run) -> None:
     row = run.row(run.scores, "language_mix")
     assert "COHERENCE_LANGUAGE_MIX" in row["reasons"], row["reasons"]
     assert "COHERENCE_LANGUAGE_MIX" not in run.row(run.scores, "clean")["reasons"]
+
+
+def test_paragraphs_in_two_scripts_are_a_language_mix(run: Run) -> None:
+    row = run.row(run.scores, "script_mix")
+    detail = next(r for r in row["reason_details"] if r.startswith("COHERENCE_LANGUAGE_MIX"))
+    assert "50%" in detail, detail
+    assert run.row(run.signals, "script_mix")["coherence_language_mix"] == 0.5
 
 
 def test_an_undated_copy_of_an_old_dated_page_is_the_late_copy(run: Run) -> None:

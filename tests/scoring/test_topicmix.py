@@ -71,6 +71,26 @@ def test_paragraph_language_mix() -> None:
     assert out["mixed"] == pytest.approx(0.5) and out["plain"] == 0.0
 
 
+_RU = "Городской совет во вторник решил, что новый паром не начнёт работу до лета этого года."
+_BN = "পৌরসভা মঙ্গলবার জানিয়েছে যে নতুন ফেরি এই গ্রীষ্মের আগে চালু হবে না বলে সবাই হতাশ।"
+
+
+@pytest.mark.parametrize("other", [_RU, _BN])
+def test_paragraphs_in_another_script_are_a_language_mix(other: str) -> None:
+    en = (
+        "The council said that the budget for the harbour and the ferry is not enough for the town."
+    )
+    pages = {"mixed": [en, other, en + " Again.", other + " 2"], "plain": [other, other + " 2"]}
+    out = {
+        r["doc_id"]: r["coherence_language_mix"]
+        for r in paragraph_languages(paras(pages)).to_dicts()
+    }
+    assert out["mixed"] == pytest.approx(0.5) and out.get("plain", 0.0) == 0.0
+    # without script tags the other script has no function words to name it: no mix
+    off = paragraph_languages(paras(pages), scripts=False).to_dicts()
+    assert all(r["coherence_language_mix"] == 0.0 for r in off)
+
+
 @pytest.mark.parametrize(
     ("text", "is_structure"),
     [

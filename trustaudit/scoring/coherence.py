@@ -424,14 +424,38 @@ _PARA_STOPWORDS: dict[str, str] = {
 }
 
 
-def paragraph_languages(paras: pl.DataFrame) -> pl.DataFrame:
+# Scripts a paragraph can be tagged by when more than half its letters are in it (Unicode script
+# names of the regex engine); Han, Hiragana and Katakana count apart, a Japanese paragraph is
+# mostly one of them.
+_SCRIPTS: tuple[tuple[str, str], ...] = (
+    ("cyrillic", "Cyrillic"),
+    ("greek", "Greek"),
+    ("arabic", "Arabic"),
+    ("hebrew", "Hebrew"),
+    ("han", "Han"),
+    ("hiragana", "Hiragana"),
+    ("katakana", "Katakana"),
+    ("hangul", "Hangul"),
+    ("devanagari", "Devanagari"),
+    ("bengali", "Bengali"),
+    ("tamil", "Tamil"),
+    ("thai", "Thai"),
+    ("georgian", "Georgian"),
+    ("armenian", "Armenian"),
+)
+
+
+def paragraph_languages(paras: pl.DataFrame, *, scripts: bool = True) -> pl.DataFrame:
     """doc_id -> coherence_language_mix: share of a page's language-identifiable paragraphs that
     are not in its main language, when at least two languages have two paragraphs each (else 0).
 
     A paragraph's language is the one whose distinctive function words it uses most: at least
-    three hits and twice as many as the runner-up (an unsure paragraph gets none).
+    three hits and twice as many as the runner-up (an unsure paragraph gets none). With `scripts`,
+    a paragraph with more than half its letters in a non-Latin script (`_SCRIPTS`) is tagged by
+    that script instead (policy `coherence.language_mix_scripts`).
     """
     low = pl.col("text").str.to_lowercase()
+    letters = pl.col("text").str.count_matches(r"\p{L}")
     names = list(_PARA_STOPWORDS)
     counts = pl.concat_list(
         [
@@ -441,10 +465,25 @@ def paragraph_languages(paras: pl.DataFrame) -> pl.DataFrame:
     )
     top = counts.list.max()
     second = counts.list.sort(descending=True).list.get(1)
+    # a paragraph mostly in another script is tagged by its script (Latin function words cannot
+    # name it): English next to Bengali, Japanese or Arabic paragraphs is a mix too
+    script = pl.coalesce(
+        [
+            pl.when(pl.col("text").str.count_matches(rf"\p{{{name}}}") > 0.5 * letters).then(
+                pl.lit(f"script:{tag}")
+            )
+            for tag, name in _SCRIPTS
+        ]
+    )
     tagged = paras.select(
         "doc_id",
-        lang=pl.when((top >= 3) & (top >= 2 * second)).then(
-            counts.list.arg_max().replace_strict(dict(enumerate(names)), return_dtype=pl.String)
+        lang=pl.when(pl.lit(scripts) & (letters > 0))
+        .then(script)
+        .otherwise(None)
+        .fill_null(
+            pl.when((top >= 3) & (top >= 2 * second)).then(
+                counts.list.arg_max().replace_strict(dict(enumerate(names)), return_dtype=pl.String)
+            )
         ),
     ).drop_nulls("lang")
     per = tagged.group_by("doc_id", "lang").agg(n=pl.len())
@@ -807,8 +846,22 @@ def coherence_words(pages: pl.DataFrame, policy: Policy, boilerplate: pl.Series)
     """Second map over one batch of pages (needs the boilerplate keys: boilerplate is not prose):
     the topic-mix word counts of its prose paragraphs."""
     paras = _topical(paragraph_table(pages, policy), policy, boilerplate)
-    prose = paras.filter(pl.col("_topical"))
+    prose = _with_idf_language(paras.filter(pl.col("_topical")), pages, policy)
     return word_counts(prose, stem=policy.coherence.topic_stem_chars)
+
+
+def _with_idf_language(
+    prose: pl.DataFrame, pages: pl.DataFrame, policy: Policy, langs: pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """prose with the page's `lang_key` when the topic-mix IDF is per language
+    (`coherence.topic_idf_by_language`; `langs`: `language_key(pages)` when already computed)."""
+    if not policy.coherence.topic_idf_by_language:
+        return prose
+    if langs is None:
+        langs = language_key(pages, with_latin_share=False)
+    return prose.join(
+        langs.select("doc_id", "lang_key"), on="doc_id", how="left", maintain_order="left"
+    )
 
 
 def coherence_corpus(
@@ -908,12 +961,17 @@ def coherence_apply(
     # order-free statistics on the words of the prose paragraphs (scoring/topicmix.py)
     mix = (
         lexical_groups(
-            prose,
+            _with_idf_language(prose, pages, policy, langs),
             min_cosine=c.topic_min_cosine,
             stem=c.topic_stem_chars,
             counts=corpus.words if corpus is not None else None,
         )
-        .join(paragraph_languages(prose), on="doc_id", how="full", coalesce=True)
+        .join(
+            paragraph_languages(prose, scripts=c.language_mix_scripts),
+            on="doc_id",
+            how="full",
+            coalesce=True,
+        )
         .join(list_shape(pages, policy), on="doc_id", how="full", coalesce=True)
         .join(list_title(pages), on="doc_id", how="full", coalesce=True)
     )

@@ -259,52 +259,74 @@ STOPWORDS_4 = frozenset(
 
 @dataclass(frozen=True)
 class WordCounts:
-    """The corpus-wide part of the IDF: how many paragraphs, and in how many of them each word
-    (stem) occurs. Counts of disjoint batches of paragraphs add up (`merge_word_counts`)."""
+    """The corpus-wide part of the IDF: how many paragraphs (in all and per language), and in
+    how many of them each word (stem) occurs, per language. Counts of disjoint batches of
+    paragraphs add up (`merge_word_counts`)."""
 
     paragraphs: int
-    df: pl.DataFrame  # tok (String), df (UInt32: paragraphs containing it)
+    df: pl.DataFrame  # lang (String), tok (String), df (UInt32: paragraphs containing it)
+    languages: pl.DataFrame  # lang (String), paragraphs (UInt32)
+
+
+def _lang(paras: pl.DataFrame) -> pl.Expr:
+    """A paragraph's IDF language: its `lang_key` column when given, else one language for all.
+
+    Why per language: a corpus mostly in English and German makes French or Polish function words
+    rare, so their IDF is high and they link every paragraph of a French or Polish page (pages
+    stitched from 3-4 French articles stayed one group). Within its own language a function word
+    is in most paragraphs and weighs little."""
+    if "lang_key" in paras.columns:
+        return pl.col("lang_key").cast(pl.String).fill_null("und")
+    return pl.lit("und", pl.String)
 
 
 def paragraph_tokens(
     paras: pl.DataFrame, *, min_word_chars: int = 4, stem: int = 5
 ) -> pl.DataFrame:
-    """r (row of `paras`), doc_id, tok, tf: the words (cut to `stem` letters) of each paragraph."""
-    rows = paras.select("doc_id", "text").with_row_index("r")
+    """r (row of `paras`), doc_id, lang, tok, tf: the words (cut to `stem` letters) of each
+    paragraph (lang: `lang_key` when `paras` has it, else 'und')."""
+    rows = paras.select("doc_id", "text", lang=_lang(paras)).with_row_index("r")
     return (
         rows.select(
             "r",
             "doc_id",
+            "lang",
             tok=pl.col("text").str.to_lowercase().str.extract_all(rf"\p{{L}}{{{min_word_chars},}}"),
         )
         .explode("tok")
         .drop_nulls("tok")
         .filter(~pl.col("tok").is_in(sorted(STOPWORDS_4)))
         .with_columns(pl.col("tok").str.slice(0, stem) if stem > 0 else pl.col("tok"))
-        .group_by("r", "doc_id", "tok")
+        .group_by("r", "doc_id", "lang", "tok")
         .agg(tf=(pl.len().cast(pl.Float64).log() + 1.0))
     )
 
 
 def _df(toks: pl.DataFrame) -> pl.DataFrame:
-    return toks.group_by("tok").agg(df=pl.col("r").n_unique())
+    return toks.group_by("lang", "tok").agg(df=pl.col("r").n_unique())
+
+
+def _languages(paras: pl.DataFrame) -> pl.DataFrame:
+    return paras.group_by(lang=_lang(paras)).agg(paragraphs=pl.len().cast(pl.UInt32))
 
 
 def word_counts(paras: pl.DataFrame, *, min_word_chars: int = 4, stem: int = 5) -> WordCounts:
     """The map side of the IDF over one batch of paragraphs (doc_id, text)."""
     toks = paragraph_tokens(paras, min_word_chars=min_word_chars, stem=stem)
-    return WordCounts(paras.height, _df(toks))
+    return WordCounts(paras.height, _df(toks), _languages(paras))
 
 
 def merge_word_counts(parts: list[WordCounts]) -> WordCounts:
     """The associative merge of `word_counts` (sums of integer counts)."""
-    frames = [p.df for p in parts]
-    df = (
-        pl.concat(frames).group_by("tok").agg(pl.col("df").sum())
-        if frames
-        else pl.DataFrame(schema={"tok": pl.String, "df": pl.UInt32})
-    )
-    return WordCounts(sum(p.paragraphs for p in parts), df)
+    if not parts:
+        return WordCounts(
+            0,
+            pl.DataFrame(schema={"lang": pl.String, "tok": pl.String, "df": pl.UInt32}),
+            pl.DataFrame(schema={"lang": pl.String, "paragraphs": pl.UInt32}),
+        )
+    df = pl.concat([p.df for p in parts]).group_by("lang", "tok").agg(pl.col("df").sum())
+    langs = pl.concat([p.languages for p in parts]).group_by("lang").agg(pl.col("paragraphs").sum())
+    return WordCounts(sum(p.paragraphs for p in parts), df, langs)
 
 
 def paragraph_groups(
@@ -327,12 +349,16 @@ def paragraph_groups(
         return np.zeros(0, dtype=np.int64)
     n = paras.height
     toks = paragraph_tokens(paras, min_word_chars=min_word_chars, stem=stem)
-    counts = counts if counts is not None else WordCounts(n, _df(toks))
-    idf = counts.df.select(
+    counts = counts if counts is not None else WordCounts(n, _df(toks), _languages(paras))
+    idf = counts.df.join(counts.languages, on="lang", how="left").select(
+        "lang",
         "tok",
-        idf=((counts.paragraphs + 1.0) / (pl.col("df").cast(pl.Float64) + 1.0)).log() + 1.0,
+        idf=(
+            (pl.col("paragraphs").cast(pl.Float64) + 1.0) / (pl.col("df").cast(pl.Float64) + 1.0)
+        ).log()
+        + 1.0,
     )
-    w = toks.join(idf, on="tok").with_columns(w=pl.col("tf") * pl.col("idf"))
+    w = toks.join(idf, on=["lang", "tok"]).with_columns(w=pl.col("tf") * pl.col("idf"))
     w = w.with_columns(w=pl.col("w") / (pl.col("w") ** 2).sum().over("r").sqrt())
     # only words that occur in two paragraphs of the same page can link anything
     w = w.filter(pl.len().over("doc_id", "tok") >= 2).select("r", "doc_id", "tok", "w")
@@ -362,7 +388,8 @@ def lexical_groups(
     topic_groups (groups of 2+ linked paragraphs), topic_largest_share (largest group / paragraphs),
     topic_grouped_share (paragraphs in groups of 2+ / paragraphs).
 
-    IDF is over the paragraphs given (the corpus): idf = ln((N + 1) / (df + 1)) + 1. `stem` > 0
+    IDF is over the paragraphs given (the corpus), per language when `paras` has `lang_key`:
+    idf = ln((N_lang + 1) / (df_lang + 1)) + 1. `stem` > 0
     keeps the first `stem` letters of each word (a crude, language-free stemmer: inflections and
     German compounds then link). `counts`: the corpus's merged `word_counts` when `paras` is one
     batch of it (the IDF is then the corpus's, whatever the batches).
