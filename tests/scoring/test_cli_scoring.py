@@ -137,6 +137,25 @@ def _stitched(seed: str) -> str:
     return page_html(PAGES_URLS[seed], paragraphs=paras, title="Mixed news")
 
 
+def _stitched_chained(seed: str) -> str:
+    from scoring.corpus_fixtures import TOPICS
+
+    # three donors bridged by two shared names: one linked group, but loose paragraphs
+    t = [TOPICS[n] for n in ("coffee", "volcano", "football")]
+    paras = [
+        t[0][0],
+        t[0][1] + " Lindqvist agreed.",
+        "Lindqvist said: " + t[1][0],
+        t[1][1] + " Wexford agreed.",
+        "Wexford said: " + t[2][0],
+        t[2][1],
+        t[0][2],
+        t[1][2],
+        t[2][2],
+    ]
+    return page_html(PAGES_URLS[seed], paragraphs=paras, title="Town news")
+
+
 def _stitched_strays(seed: str) -> str:
     import random
 
@@ -252,6 +271,7 @@ PAGES_URLS = {
     "wire2": "https://coast-times.org/reuters-story",
     "wire_spun": "https://story-spinner.net/reuters-story",
     "stitched_strays": "https://island-news-now.net/story",
+    "stitched_chained": "https://town-news-today.net/story",
     "pair1": "https://fresh-viral-news.net/p",
     "pair2": "https://hot-story-daily.info/q",
 }
@@ -277,6 +297,7 @@ PAGES: dict[str, tuple[str, object]] = {
     "undated": (PAGES_URLS["undated"], lambda n: _article(n, published="")),
     "stitched": (PAGES_URLS["stitched"], _stitched),
     "stitched_strays": (PAGES_URLS["stitched_strays"], _stitched_strays),
+    "stitched_chained": (PAGES_URLS["stitched_chained"], _stitched_chained),
     "disclosed_links": (PAGES_URLS["disclosed_links"], _disclosed_in_links),
     "language_mix": (PAGES_URLS["language_mix"], _language_mix),
     "script_mix": (PAGES_URLS["script_mix"], _script_mix),
@@ -506,6 +527,22 @@ def test_a_page_split_into_one_group_and_strays_is_a_topic_mix(run: Run) -> None
     assert "COHERENCE_TOPIC_MIX" in row["reasons"], row["reasons"]
     assert row["adjust_coherence"] <= -0.30 + 1e-9
     assert run.row(run.signals, "stitched_strays")["coherence_topic_groups"] == 1
+
+
+def test_donors_chained_by_shared_names_are_loose_paragraphs(run: Run) -> None:
+    row = run.row(run.scores, "stitched_chained")
+    detail = next(
+        (r for r in row["reason_details"] if r.startswith("COHERENCE_LOOSE_PARAGRAPHS")), None
+    )
+    assert detail and "closest paragraphs" in detail, row["reason_details"]
+    sig = run.row(run.signals, "stitched_chained")
+    assert sig["coherence_topic_groups"] == 1  # the topic mix sees one linked group
+    assert (
+        sig["coherence_topic_neighbours"]
+        < run.row(run.signals, "clean")["coherence_topic_neighbours"]
+    )
+    assert row["trust_score"] < run.row(run.scores, "clean")["trust_score"]
+    assert "COHERENCE_LOOSE_PARAGRAPHS" not in run.row(run.scores, "clean")["reasons"]
 
 
 def test_a_digest_under_a_numbered_list_title_pays_half_the_topic_mix(run: Run) -> None:
