@@ -301,6 +301,8 @@ def paragraph_tokens(
         .with_columns(pl.col("tok").str.slice(0, stem) if stem > 0 else pl.col("tok"))
         .group_by("r", "doc_id", "lang", "tok")
         .agg(tf=(pl.len().cast(pl.Float64).log() + 1.0))
+        # a fixed row order: the float sums downstream then add up in the same order every run
+        .sort("r", "tok")
     )
 
 
@@ -358,14 +360,19 @@ def paragraph_pairs(
         ).log()
         + 1.0,
     )
-    w = toks.join(idf, on=["lang", "tok"]).with_columns(w=pl.col("tf") * pl.col("idf"))
+    w = toks.join(idf, on=["lang", "tok"], maintain_order="left").with_columns(
+        w=pl.col("tf") * pl.col("idf")
+    )
     w = w.with_columns(w=pl.col("w") / (pl.col("w") ** 2).sum().over("r").sqrt())
     # only words that occur in two paragraphs of the same page can link anything
     w = w.filter(pl.len().over("doc_id", "tok") >= 2).select("r", "doc_id", "tok", "w")
+    # sorted before the sums: a join's row order is not fixed, and a cosine added up in another
+    # order differs in its last bit (coherence_topic_neighbours must not differ between runs)
     return (
         w.join(w, on=["doc_id", "tok"], suffix="_b")
         .filter(pl.col("r") < pl.col("r_b"))
-        .group_by("r", "r_b")
+        .sort("r", "r_b", "tok")
+        .group_by("r", "r_b", maintain_order=True)
         .agg(cos=(pl.col("w") * pl.col("w_b")).sum())
         .cast(schema)  # type: ignore[arg-type]
     )
@@ -417,7 +424,9 @@ def neighbour_cohesion(
     """
     rows = paras.select("doc_id").with_row_index("r")
     both = pl.concat([pairs.select("r", "cos"), pairs.select(pl.col("r_b").alias("r"), "cos")])
-    top = both.group_by("r").agg(top=pl.col("cos").top_k(neighbours).sum())
+    top = both.group_by("r").agg(
+        top=pl.col("cos").sort(descending=True).head(neighbours).sum()  # summed in a fixed order
+    )
     per = (
         rows.join(top, on="r", how="left")
         .with_columns(
