@@ -137,6 +137,25 @@ def _stitched(seed: str) -> str:
     return page_html(PAGES_URLS[seed], paragraphs=paras, title="Mixed news")
 
 
+def _stitched_chained(seed: str) -> str:
+    from scoring.corpus_fixtures import TOPICS
+
+    # three donors bridged by two shared names: one linked group, but loose paragraphs
+    t = [TOPICS[n] for n in ("coffee", "volcano", "football")]
+    paras = [
+        t[0][0],
+        t[0][1] + " Lindqvist agreed.",
+        "Lindqvist said: " + t[1][0],
+        t[1][1] + " Wexford agreed.",
+        "Wexford said: " + t[2][0],
+        t[2][1],
+        t[0][2],
+        t[1][2],
+        t[2][2],
+    ]
+    return page_html(PAGES_URLS[seed], paragraphs=paras, title="Town news")
+
+
 def _stitched_strays(seed: str) -> str:
     import random
 
@@ -209,6 +228,22 @@ def _language_mix(seed: str) -> str:
     return page_html(PAGES_URLS[seed], paragraphs=[en[0], _DE[0], en[1], _DE[1], en[2], _DE[2]])
 
 
+_RU = [
+    "Городской совет во вторник решил, что новый паром не начнёт работу до лета, и жители "
+    "недовольны, потому что цены на билеты тоже вырастут.",
+    "Администрация сообщает, что порт будет расширен за счёт средств области, и мэр уверен, что "
+    "торговцы тоже получат от этого выгоду.",
+    "По данным полиции, дорога к вокзалу больше не перекрыта, и автобусы снова ходят по обычному "
+    "расписанию, сообщила представитель городских служб.",
+]
+
+
+def _script_mix(seed: str) -> str:
+    """English paragraphs stitched with Cyrillic ones: no Latin function words name the latter."""
+    en = [" ".join(prose(f"{seed}-{i}", 4)) for i in range(3)]
+    return page_html(PAGES_URLS[seed], paragraphs=[en[0], _RU[0], en[1], _RU[1], en[2], _RU[2]])
+
+
 PAGES_URLS = {
     "clean": "https://harbour-news.org/clean",
     "injected": "https://harbour-news.org/injected",
@@ -223,6 +258,7 @@ PAGES_URLS = {
     "rated_copy": "https://copycat-news.net/world-harbour",
     "disclosed_links": "https://deal-notes.net/deals",
     "language_mix": "https://polyglot-news.net/story",
+    "script_mix": "https://two-scripts-news.net/story",
     "old_original": "https://valley-courier.org/2019/story",
     "late_copy": "https://scraper-site.net/copy",
     "farm1": "https://quick-news-hub.net/a",
@@ -235,6 +271,7 @@ PAGES_URLS = {
     "wire2": "https://coast-times.org/reuters-story",
     "wire_spun": "https://story-spinner.net/reuters-story",
     "stitched_strays": "https://island-news-now.net/story",
+    "stitched_chained": "https://town-news-today.net/story",
     "pair1": "https://fresh-viral-news.net/p",
     "pair2": "https://hot-story-daily.info/q",
 }
@@ -260,8 +297,10 @@ PAGES: dict[str, tuple[str, object]] = {
     "undated": (PAGES_URLS["undated"], lambda n: _article(n, published="")),
     "stitched": (PAGES_URLS["stitched"], _stitched),
     "stitched_strays": (PAGES_URLS["stitched_strays"], _stitched_strays),
+    "stitched_chained": (PAGES_URLS["stitched_chained"], _stitched_chained),
     "disclosed_links": (PAGES_URLS["disclosed_links"], _disclosed_in_links),
     "language_mix": (PAGES_URLS["language_mix"], _language_mix),
+    "script_mix": (PAGES_URLS["script_mix"], _script_mix),
     # dated years before the crawl, and an undated copy of it: the dated page is the source
     "old_original": (
         PAGES_URLS["old_original"],
@@ -490,6 +529,22 @@ def test_a_page_split_into_one_group_and_strays_is_a_topic_mix(run: Run) -> None
     assert run.row(run.signals, "stitched_strays")["coherence_topic_groups"] == 1
 
 
+def test_donors_chained_by_shared_names_are_loose_paragraphs(run: Run) -> None:
+    row = run.row(run.scores, "stitched_chained")
+    detail = next(
+        (r for r in row["reason_details"] if r.startswith("COHERENCE_LOOSE_PARAGRAPHS")), None
+    )
+    assert detail and "closest paragraphs" in detail, row["reason_details"]
+    sig = run.row(run.signals, "stitched_chained")
+    assert sig["coherence_topic_groups"] == 1  # the topic mix sees one linked group
+    assert (
+        sig["coherence_topic_neighbours"]
+        < run.row(run.signals, "clean")["coherence_topic_neighbours"]
+    )
+    assert row["trust_score"] < run.row(run.scores, "clean")["trust_score"]
+    assert "COHERENCE_LOOSE_PARAGRAPHS" not in run.row(run.scores, "clean")["reasons"]
+
+
 def test_a_digest_under_a_numbered_list_title_pays_half_the_topic_mix(run: Run) -> None:
     row = run.row(run.scores, "digest")
     detail = next(r for r in row["reason_details"] if r.startswith("COHERENCE_TOPIC_MIX"))
@@ -516,6 +571,13 @@ def test_paragraphs_in_two_languages_are_a_language_mix(run: Run) -> None:
     row = run.row(run.scores, "language_mix")
     assert "COHERENCE_LANGUAGE_MIX" in row["reasons"], row["reasons"]
     assert "COHERENCE_LANGUAGE_MIX" not in run.row(run.scores, "clean")["reasons"]
+
+
+def test_paragraphs_in_two_scripts_are_a_language_mix(run: Run) -> None:
+    row = run.row(run.scores, "script_mix")
+    detail = next(r for r in row["reason_details"] if r.startswith("COHERENCE_LANGUAGE_MIX"))
+    assert "50%" in detail, detail
+    assert run.row(run.signals, "script_mix")["coherence_language_mix"] == 0.5
 
 
 def test_an_undated_copy_of_an_old_dated_page_is_the_late_copy(run: Run) -> None:

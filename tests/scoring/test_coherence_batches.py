@@ -123,7 +123,18 @@ def test_word_counts_add_up_over_batches() -> None:
     parts = [word_counts(paras.slice(s, 9)) for s in range(0, paras.height, 9)]
     merged = merge_word_counts(parts[::-1])
     assert merged.paragraphs == whole.paragraphs == paras.height
-    assert_frame_equal(merged.df.sort("tok"), whole.df.sort("tok"))
+    assert_frame_equal(merged.df.sort("lang", "tok"), whole.df.sort("lang", "tok"))
+    # per-language IDF (coherence.topic_idf_by_language): counts per (lang, tok) add up too
+    tagged = paras.with_columns(
+        lang_key=pl.when(pl.int_range(pl.len()) % 3 == 0).then(pl.lit("de")).otherwise(pl.lit("en"))
+    )
+    whole = word_counts(tagged)
+    merged = merge_word_counts(
+        [word_counts(tagged.slice(s, 7)) for s in range(0, tagged.height, 7)]
+    )
+    assert_frame_equal(merged.df.sort("lang", "tok"), whole.df.sort("lang", "tok"))
+    assert_frame_equal(merged.languages.sort("lang"), whole.languages.sort("lang"))
+    assert set(whole.languages["lang"]) == {"de", "en"}
 
 
 def test_an_empty_corpus_and_pages_without_paragraphs() -> None:

@@ -82,6 +82,10 @@ def test_interleaved_page_gets_penalty_and_reason_real_page_does_not() -> None:
                 "center_by_language": False,
                 "structure_aware": False,
                 "topic_penalty": 0.0,
+                # the interleave statistic alone: one-letter "words" repeat on every page, so the
+                # word cohesion that waives it (and the loose-paragraph penalty) are set aside
+                "topic_cohesive_neighbours": 2.0,
+                "topic_neighbour_penalty": 0.0,
             }
         }
     )
@@ -102,6 +106,13 @@ def test_interleaved_page_gets_penalty_and_reason_real_page_does_not() -> None:
     assert half["adjust_coherence"].item() == pytest.approx(-P.coherence.interleave_penalty / 2)
     off = pol.with_overrides({"coherence": {"interleave_penalty": 0.0}})
     assert coherence_signals(pages, off, emb)["adjust_coherence"].to_list() == [0.0, 0.0]
+    # paragraphs whose words hang together waive it (coherence_topic_neighbours >= the key)
+    waived = pol.with_overrides({"coherence": {"topic_cohesive_neighbours": 0.0}})
+    row = (
+        coherence_signals(pages, waived, emb).filter(pl.col("doc_id") == "mixed").row(0, named=True)
+    )
+    assert row["adjust_coherence"] == 0.0
+    assert not any(r.startswith("COHERENCE_INTERLEAVED") for r in row["reasons_coherence"])
 
 
 def test_real_topic_pages_are_not_flagged_interleaved() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import polars as pl
 import pytest
 from scoring.corpus_fixtures import TOPICS
@@ -11,7 +12,12 @@ from scoring.corpus_fixtures import TOPICS
 from trustaudit.embed import HashingEmbedder
 from trustaudit.policy import Policy
 from trustaudit.scoring.coherence import coherence_signals, paragraph_languages, structural
-from trustaudit.scoring.topicmix import lexical_groups
+from trustaudit.scoring.topicmix import (
+    lexical_groups,
+    neighbour_cohesion,
+    paragraph_pairs,
+    paragraph_tokens,
+)
 
 P = Policy()
 NAMES = list(TOPICS)  # coffee, volcano, tax, football: each repeats its topic words
@@ -69,6 +75,26 @@ def test_paragraph_language_mix() -> None:
         for r in paragraph_languages(paras(pages)).to_dicts()
     }
     assert out["mixed"] == pytest.approx(0.5) and out["plain"] == 0.0
+
+
+_RU = "Городской совет во вторник решил, что новый паром не начнёт работу до лета этого года."
+_BN = "পৌরসভা মঙ্গলবার জানিয়েছে যে নতুন ফেরি এই গ্রীষ্মের আগে চালু হবে না বলে সবাই হতাশ।"
+
+
+@pytest.mark.parametrize("other", [_RU, _BN])
+def test_paragraphs_in_another_script_are_a_language_mix(other: str) -> None:
+    en = (
+        "The council said that the budget for the harbour and the ferry is not enough for the town."
+    )
+    pages = {"mixed": [en, other, en + " Again.", other + " 2"], "plain": [other, other + " 2"]}
+    out = {
+        r["doc_id"]: r["coherence_language_mix"]
+        for r in paragraph_languages(paras(pages)).to_dicts()
+    }
+    assert out["mixed"] == pytest.approx(0.5) and out.get("plain", 0.0) == 0.0
+    # without script tags the other script has no function words to name it: no mix
+    off = paragraph_languages(paras(pages), scripts=False).to_dicts()
+    assert all(r["coherence_language_mix"] == 0.0 for r in off)
 
 
 @pytest.mark.parametrize(
@@ -254,3 +280,73 @@ def test_portuguese_is_not_read_as_spanish() -> None:
     }
     assert out["pt"] == 0.0
     assert out["mixed"] == pytest.approx(0.5)
+
+
+def test_neighbour_cohesion_matches_a_dense_brute_force() -> None:
+    rng = random.Random(4)
+    pool = [p for ps in TOPICS.values() for p in ps]
+    pages = {f"p{i}": rng.sample(pool, rng.randint(2, 12)) for i in range(6)}
+    df = paras(pages)
+    pairs = paragraph_pairs(df)
+    got = dict(neighbour_cohesion(df, pairs, neighbours=3, quantile=0.25).iter_rows())
+    # dense cosines from the same IDF word vectors
+    toks = paragraph_tokens(df)
+    n_par = df.height
+    idf = toks.group_by("tok").agg(df=pl.col("r").n_unique())
+    w = toks.join(idf, on="tok").with_columns(
+        w=pl.col("tf") * (((n_par + 1.0) / (pl.col("df") + 1.0)).log() + 1.0)
+    )
+    vocab = {t: i for i, t in enumerate(sorted(set(w["tok"].to_list())))}
+    m = np.zeros((n_par, len(vocab)))
+    for r, t, x in w.select("r", "tok", "w").iter_rows():
+        m[r, vocab[t]] = x
+    m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+    docs = df["doc_id"].to_numpy()
+    for doc in pages:
+        rows = np.flatnonzero(docs == doc)
+        sim = m[rows] @ m[rows].T
+        np.fill_diagonal(sim, -np.inf)
+        k = min(3, len(rows) - 1)
+        near = -np.sort(-sim, axis=1)[:, :k].mean(axis=1)
+        assert got[doc] == pytest.approx(np.quantile(near, 0.25)), doc
+
+
+def _chained() -> list[str]:
+    """Three donors, three paragraphs each; one name bridges donors 1-2 and another 2-3, so their
+    words link the page into one group, yet each paragraph has one or two related neighbours."""
+    t = [TOPICS[n] for n in ("coffee", "volcano", "football")]
+    return [
+        t[0][0],
+        t[0][1] + " Lindqvist agreed.",
+        "Lindqvist said: " + t[1][0],
+        t[1][1] + " Wexford agreed.",
+        "Wexford said: " + t[2][0],
+        t[2][1],
+        t[0][2],
+        t[1][2],
+        t[2][2],
+    ]
+
+
+def test_a_chained_stitched_page_is_one_group_but_loose_paragraphs() -> None:
+    real = ("coffee", "volcano", "football")
+    pages = pl.DataFrame(
+        [{"doc_id": n, "paragraphs": TOPICS[n]} for n in TOPICS]
+        + [{"doc_id": "chained", "paragraphs": _chained()}]
+    )
+    out = {r["doc_id"]: r for r in coherence_signals(pages, P, HashingEmbedder(dim=256)).to_dicts()}
+    chained = out["chained"]
+    # the topic mix sees one linked group: it cannot tell
+    assert chained["coherence_topic_share"] == 1.0 and chained["coherence_topic_groups"] == 1
+    assert chained["coherence_topic_neighbours"] < P.coherence.topic_neighbour_start
+    loose = [r for r in chained["reasons_coherence"] if r.startswith("COHERENCE_LOOSE_PARAGRAPHS")]
+    assert loose and "6 closest paragraphs" in loose[0], chained["reasons_coherence"]
+    assert chained["adjust_coherence"] < 0
+    for n in real:
+        assert out[n]["coherence_topic_neighbours"] > chained["coherence_topic_neighbours"]
+        assert not any(r.startswith("COHERENCE_LOOSE") for r in out[n]["reasons_coherence"])
+    off = P.with_overrides({"coherence": {"topic_neighbour_penalty": 0.0}})
+    row = coherence_signals(pages, off, HashingEmbedder(dim=256)).filter(
+        pl.col("doc_id") == "chained"
+    )
+    assert not any(r.startswith("COHERENCE_LOOSE") for r in row["reasons_coherence"].item())

@@ -74,6 +74,7 @@ COHERENCE_COLUMNS: tuple[str, ...] = (
     "coherence_topic_groups",
     "coherence_topic_share",
     "coherence_topic_grouped",
+    "coherence_topic_neighbours",
     "coherence_structure_share",
     "coherence_language_mix",
     "adjust_coherence",
@@ -424,14 +425,38 @@ _PARA_STOPWORDS: dict[str, str] = {
 }
 
 
-def paragraph_languages(paras: pl.DataFrame) -> pl.DataFrame:
+# Scripts a paragraph can be tagged by when more than half its letters are in it (Unicode script
+# names of the regex engine); Han, Hiragana and Katakana count apart, a Japanese paragraph is
+# mostly one of them.
+_SCRIPTS: tuple[tuple[str, str], ...] = (
+    ("cyrillic", "Cyrillic"),
+    ("greek", "Greek"),
+    ("arabic", "Arabic"),
+    ("hebrew", "Hebrew"),
+    ("han", "Han"),
+    ("hiragana", "Hiragana"),
+    ("katakana", "Katakana"),
+    ("hangul", "Hangul"),
+    ("devanagari", "Devanagari"),
+    ("bengali", "Bengali"),
+    ("tamil", "Tamil"),
+    ("thai", "Thai"),
+    ("georgian", "Georgian"),
+    ("armenian", "Armenian"),
+)
+
+
+def paragraph_languages(paras: pl.DataFrame, *, scripts: bool = True) -> pl.DataFrame:
     """doc_id -> coherence_language_mix: share of a page's language-identifiable paragraphs that
     are not in its main language, when at least two languages have two paragraphs each (else 0).
 
     A paragraph's language is the one whose distinctive function words it uses most: at least
-    three hits and twice as many as the runner-up (an unsure paragraph gets none).
+    three hits and twice as many as the runner-up (an unsure paragraph gets none). With `scripts`,
+    a paragraph with more than half its letters in a non-Latin script (`_SCRIPTS`) is tagged by
+    that script instead (policy `coherence.language_mix_scripts`).
     """
     low = pl.col("text").str.to_lowercase()
+    letters = pl.col("text").str.count_matches(r"\p{L}")
     names = list(_PARA_STOPWORDS)
     counts = pl.concat_list(
         [
@@ -441,10 +466,25 @@ def paragraph_languages(paras: pl.DataFrame) -> pl.DataFrame:
     )
     top = counts.list.max()
     second = counts.list.sort(descending=True).list.get(1)
+    # a paragraph mostly in another script is tagged by its script (Latin function words cannot
+    # name it): English next to Bengali, Japanese or Arabic paragraphs is a mix too
+    script = pl.coalesce(
+        [
+            pl.when(pl.col("text").str.count_matches(rf"\p{{{name}}}") > 0.5 * letters).then(
+                pl.lit(f"script:{tag}")
+            )
+            for tag, name in _SCRIPTS
+        ]
+    )
     tagged = paras.select(
         "doc_id",
-        lang=pl.when((top >= 3) & (top >= 2 * second)).then(
-            counts.list.arg_max().replace_strict(dict(enumerate(names)), return_dtype=pl.String)
+        lang=pl.when(pl.lit(scripts) & (letters > 0))
+        .then(script)
+        .otherwise(None)
+        .fill_null(
+            pl.when((top >= 3) & (top >= 2 * second)).then(
+                counts.list.arg_max().replace_strict(dict(enumerate(names)), return_dtype=pl.String)
+            )
         ),
     ).drop_nulls("lang")
     per = tagged.group_by("doc_id", "lang").agg(n=pl.len())
@@ -649,10 +689,14 @@ def _topic_adjustment(out: pl.DataFrame, policy: Policy, unsupported: pl.Expr) -
     Additive adjustments, so coherence_score keeps the reference formula.
     """
     c = policy.coherence
+    # Paragraphs whose words hang together (each shares vocabulary with its closest paragraphs)
+    # are not two topics, whatever the embedding split and interleave statistics say.
+    cohesive = pl.col("topic_neighbour_cosine").fill_null(0.0) >= c.topic_cohesive_neighbours
     # Topic shift: an additive penalty, so coherence_score keeps the reference formula.
     split = pl.col("coherence_split")
     shifted = (
         split.is_not_null()
+        & ~cohesive
         & ~unsupported.fill_null(False)
         & (pl.col("coherence_split_gap") > c.split_threshold)
         & pl.lit(c.split_penalty > 0)
@@ -663,7 +707,7 @@ def _topic_adjustment(out: pl.DataFrame, policy: Policy, unsupported: pl.Expr) -
         .otherwise(pl.format("split after paragraph {}", pl.col("coherence_split_at")))
     )
     # Interleaving (scoring/interleave.py): a ramp from interleave_low to interleave_high.
-    inter = pl.when(~unsupported.fill_null(False)).then(pl.col("coherence_interleave"))
+    inter = pl.when(~unsupported.fill_null(False) & ~cohesive).then(pl.col("coherence_interleave"))
     span = max(c.interleave_high - c.interleave_low, 1e-9)
     inter_pen = c.interleave_penalty * ((inter - c.interleave_low) / span).clip(0.0, 1.0)
     inter_pen = inter_pen.fill_null(0.0)
@@ -697,6 +741,24 @@ def _topic_adjustment(out: pl.DataFrame, policy: Policy, unsupported: pl.Expr) -
     )
     listed = pl.col("_list_title").fill_null(False) & pl.lit(c.topic_list_title_factor < 1.0)
     mix_pen = pl.when(listed).then(mix_pen * c.topic_list_title_factor).otherwise(mix_pen)
+    # Loose paragraphs (topicmix.neighbour_cohesion): a ramp from topic_neighbour_start down to
+    # topic_neighbour_full, on the pages the topic mix tests (enough prose, Latin script, no list)
+    near = pl.col("topic_neighbour_cosine")
+    testable = (
+        (pl.col("topic_paragraphs").fill_null(0) >= c.topic_min_paragraphs)
+        & ~unsupported.fill_null(False)
+        & (pl.col("coherence_structure_share").fill_null(0.0) < c.topic_list_share)
+    )
+    near_span = max(c.topic_neighbour_start - c.topic_neighbour_full, 1e-9)
+    loose_pen = (
+        pl.when(testable & near.is_not_null())
+        .then(
+            c.topic_neighbour_penalty
+            * ((c.topic_neighbour_start - near) / near_span).clip(0.0, 1.0)
+        )
+        .otherwise(0.0)
+    )
+    loose_pen = pl.when(listed).then(loose_pen * c.topic_list_title_factor).otherwise(loose_pen)
     split_pen = pl.when(shifted).then(pl.lit(c.split_penalty)).otherwise(0.0).fill_null(0.0)
     lang_mix = pl.col("coherence_language_mix").fill_null(0.0)
     lang_flag = lang_mix >= c.language_mix_min_share
@@ -706,10 +768,11 @@ def _topic_adjustment(out: pl.DataFrame, policy: Policy, unsupported: pl.Expr) -
         coherence_topic_groups=pl.col("topic_groups").fill_null(0).cast(pl.Int32),
         coherence_topic_share=share,
         coherence_topic_grouped=pl.col("topic_grouped_share"),
+        coherence_topic_neighbours=near,
         coherence_structure_share=pl.col("coherence_structure_share"),
         coherence_language_mix=lang_mix,
-        # one topic penalty (the largest of split, interleave, mix), plus the language mix
-        adjust_coherence=-pl.max_horizontal(split_pen, inter_pen, mix_pen) - lang_pen,
+        # one topic penalty (the largest of split, interleave, mix, loose), plus the language mix
+        adjust_coherence=-pl.max_horizontal(split_pen, inter_pen, mix_pen, loose_pen) - lang_pen,
         reasons_coherence=pl.concat_list(
             "reasons_coherence",
             pl.when(shifted).then(
@@ -728,6 +791,21 @@ def _topic_adjustment(out: pl.DataFrame, policy: Policy, unsupported: pl.Expr) -
                     pl.col("topic_paragraphs"),
                     pl.col("topic_groups"),
                     mix_pen.round(2),
+                    pl.when(listed)
+                    .then(pl.lit(f", x{c.topic_list_title_factor} for a numbered-list title"))
+                    .otherwise(pl.lit("")),
+                )
+            ),
+            pl.when(loose_pen > 0).then(
+                pl.format(
+                    "COHERENCE_LOOSE_PARAGRAPHS: a quarter of {} paragraphs share almost no "
+                    "vocabulary even with their {} closest paragraphs (word cosine {} < {}; "
+                    "penalty {}{})",
+                    pl.col("topic_paragraphs"),
+                    pl.lit(c.topic_neighbours),
+                    near.round(3),
+                    pl.lit(c.topic_neighbour_start),
+                    loose_pen.round(2),
                     pl.when(listed)
                     .then(pl.lit(f", x{c.topic_list_title_factor} for a numbered-list title"))
                     .otherwise(pl.lit("")),
@@ -807,8 +885,22 @@ def coherence_words(pages: pl.DataFrame, policy: Policy, boilerplate: pl.Series)
     """Second map over one batch of pages (needs the boilerplate keys: boilerplate is not prose):
     the topic-mix word counts of its prose paragraphs."""
     paras = _topical(paragraph_table(pages, policy), policy, boilerplate)
-    prose = paras.filter(pl.col("_topical"))
+    prose = _with_idf_language(paras.filter(pl.col("_topical")), pages, policy)
     return word_counts(prose, stem=policy.coherence.topic_stem_chars)
+
+
+def _with_idf_language(
+    prose: pl.DataFrame, pages: pl.DataFrame, policy: Policy, langs: pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """prose with the page's `lang_key` when the topic-mix IDF is per language
+    (`coherence.topic_idf_by_language`; `langs`: `language_key(pages)` when already computed)."""
+    if not policy.coherence.topic_idf_by_language:
+        return prose
+    if langs is None:
+        langs = language_key(pages, with_latin_share=False)
+    return prose.join(
+        langs.select("doc_id", "lang_key"), on="doc_id", how="left", maintain_order="left"
+    )
 
 
 def coherence_corpus(
@@ -908,12 +1000,19 @@ def coherence_apply(
     # order-free statistics on the words of the prose paragraphs (scoring/topicmix.py)
     mix = (
         lexical_groups(
-            prose,
+            _with_idf_language(prose, pages, policy, langs),
             min_cosine=c.topic_min_cosine,
             stem=c.topic_stem_chars,
             counts=corpus.words if corpus is not None else None,
+            neighbours=c.topic_neighbours,
+            neighbour_quantile=c.topic_neighbour_quantile,
         )
-        .join(paragraph_languages(prose), on="doc_id", how="full", coalesce=True)
+        .join(
+            paragraph_languages(prose, scripts=c.language_mix_scripts),
+            on="doc_id",
+            how="full",
+            coalesce=True,
+        )
         .join(list_shape(pages, policy), on="doc_id", how="full", coalesce=True)
         .join(list_title(pages), on="doc_id", how="full", coalesce=True)
     )
