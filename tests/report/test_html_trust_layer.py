@@ -236,3 +236,11 @@ def test_behaviour_reasons_show_the_signals_behind_them(tmp_path: Path) -> None:
         ],
         "BEHAVIOUR_BURST": ["behaviour_burst_score = 6.25", "behaviour_entity_reviews = 12"],
     }
+
+
+def test_every_coherence_reason_has_a_label() -> None:
+    """Each coherence reason the scoring writes (`"CODE: detail"`) reads as words in the reports."""
+    src = (REPO / "trustaudit" / "scoring" / "coherence.py").read_text()
+    codes = set(re.findall(r"\"(COHERENCE_[A-Z_]+[A-Z]):", src))
+    assert {"COHERENCE_LOOSE_PARAGRAPHS", "COHERENCE_LANGUAGE_MIX"} <= codes, codes
+    assert sorted(c for c in codes if c not in LABELS) == []
