@@ -37,6 +37,7 @@ LABELS: dict[str, str] = {
     "COHERENCE_LOOSE_PARAGRAPHS": "Paragraphs that share no vocabulary (stitched?)",
     "COHERENCE_TOPIC_MIX": "Paragraphs from unrelated topics",
     "COHERENCE_TOPIC_SHIFT": "Topic shift mid-page",
+    "COHERENCE_UNSUPPORTED_SCRIPT": "Coherence not judged: script the model does not read",
     "COHERENCE_REPETITIVE": "Repetitive text",
     "COHERENCE_TOO_FEW_PARAGRAPHS": "Too few paragraphs for coherence",
     "DOMAIN_AGE_MISSING": "Domain age unknown",
