@@ -599,10 +599,11 @@ def _shape_ask(
         return head, _TIER_HIDDEN
     if not directive:
         return None
-    you = addresses_reader(head)
-    words = policy.semantic_request_min_words
-    if tech == "script":
-        words += _SCRIPT_EXTRA_WORDS
+    # a script's strings say "you" to every visitor: there a request must name an AI or speak as
+    # the user, and be longer than a UI message
+    script = tech == "script"
+    you = addresses_reader(head, second_person=not script)
+    words = policy.semantic_request_min_words + (_SCRIPT_EXTRA_WORDS if script else 0)
     if not is_request(head, min_words=words, reader=you):
         return None
     from trustaudit.injection.benign import code_shaped, ui_copy

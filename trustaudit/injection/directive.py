@@ -33,38 +33,70 @@ __all__ = [
     "word_count",
 ]
 
-# Request markers and modals addressed to the reader: substrings of the lower-cased opening (words
-# are matched at word starts in spaced scripts; the unspaced scripts match anywhere).
-_MARKERS: dict[str, str] = {
-    "en": "please|kindly|could you|can you|would you|i want you|i need you|i'd like you|"
-    "from now on",
-    "pt": "por favor|você deve|voce deve|você precisa|certifique-se|não se esqueça|pode |poderia|"
-    "não |nunca|lembre-se",
-    "es": "por favor|debes|usted debe|asegúrate|asegúrese|puedes|podrías|puede usted|no olvides|"
-    "nunca|recuerda",
-    "fr": "s'il vous plaît|s'il te plaît|svp|veuillez|merci de|vous devez|tu dois|assurez-vous|"
-    "assure-toi|pouvez-vous|peux-tu|pourriez-vous|n'oubliez pas|ne jamais",
-    "de": "bitte|du musst|sie müssen|stelle sicher|stellen sie sicher|kannst du|können sie|"
-    "könnten sie|vergiss nicht|niemals",
-    "it": "per favore|per piacere|si prega|devi |assicurati|assicuratevi|puoi |potresti|"
-    "non dimenticare|ricorda",
-    "nl": "alstublieft|alsjeblieft|gelieve|je moet|u moet|zorg ervoor|zorg dat|kun je|kunt u|"
-    "vergeet niet|nooit",
-    "pl": "proszę|prosimy|musisz|należy|upewnij się|czy możesz|nie zapomnij|pamiętaj",
-    "tr": "lütfen|mutlaka|emin ol|yapabilir misin|unutma",
-    "ru": "пожалуйста|ты должен|вы должны|нужно|необходимо|убедитесь|убедись|можешь ли|"
-    "не забудь|никогда",
-    "uk": "будь ласка|ти повинен|ви повинні|потрібно|необхідно|переконайтеся|не забудь",
-    "ar": "من فضلك|رجاء|يرجى|الرجاء|يجب|عليك|تأكد|لا تنس",
-    "fa": "لطفا|لطفاً|باید|مطمئن شو|فراموش نکن",
-    "he": "בבקשה|אנא|עליך|חובה|ודא|הקפד|אל תשכח",
-    "hi": "कृपया|आपको|सुनिश्चित करें|ज़रूर|जरूर|चाहिए",
-    "zh": "请|務必|务必|必须|必須|一定要|不要|你需要|您需要|你应该|您应该",
-    "ja": "ください|下さい|なさい|してほしい|必ず|しないで|せよ",
-    "ko": "주세요|하세요|십시오|해라|하라|반드시|하지 마",
-    "id": "tolong|mohon|silakan|harap|anda harus|kamu harus|pastikan|jangan",
-    "vi": "vui lòng|hãy|làm ơn|bạn phải|đừng|xin ",
+# Please-like words and polite question requests: a request wherever they stand in the opening
+# (lower case; words match at word starts in spaced scripts, the unspaced scripts match anywhere).
+_PLEASE: dict[str, str] = {
+    "en": "please|kindly",
+    "pt": "por favor",
+    "es": "por favor",
+    "fr": "s'il vous plaît|s'il te plaît|svp|veuillez|merci de",
+    "de": "bitte",
+    "it": "per favore|per piacere|si prega",
+    "nl": "alstublieft|alsjeblieft|gelieve",
+    "pl": "proszę|prosimy",
+    "tr": "lütfen",
+    "ru": "пожалуйста",
+    "uk": "будь ласка",
+    "ar": "من فضلك|رجاء|يرجى|الرجاء",
+    "fa": "لطفا|لطفاً",
+    "he": "בבקשה|אנא",
+    "hi": "कृपया",
+    "zh": "请|請",
+    "ja": "ください|下さい|なさい|してほしい",
+    "ko": "주세요|하세요|십시오|해 줘|해줘",
+    "id": "tolong|mohon|silakan|harap",
+    "vi": "vui lòng|làm ơn|hãy",
 }
+# Polite question requests ("could you…"): a request too, but common in a site's own copy.
+_ASKS: dict[str, str] = {
+    "en": "could you|can you|would you|i want you|i need you|i'd like you",
+    "pt": "poderia|você pode",
+    "es": "podrías|puedes",
+    "fr": "pouvez-vous|pourriez-vous|peux-tu",
+    "de": "kannst du|können sie|könnten sie",
+    "it": "potresti",
+    "nl": "kun je|kunt u",
+    "pl": "czy możesz",
+    "tr": "yapabilir misin",
+    "ru": "можешь ли|не могли бы вы",
+}
+# Modals and prohibitions addressed to the reader count where they open a sentence ("Do not…", "You
+# must…"): inside one they are as often a headline's or a sermon's ("everything you need to know",
+# "things you don't know", "…, jangan minta dalil").
+_MODALS: dict[str, str] = {
+    "en": "you must|you should|you need to|you have to|you are required|you will now|make sure|"
+    "be sure to|ensure|do not|don't|never|always|remember to|let's|from now on",
+    "pt": "você deve|voce deve|você precisa|certifique-se|não se esqueça|não|nunca|lembre-se",
+    "es": "debes|usted debe|asegúrate|asegúrese|no olvides|no|nunca|recuerda",
+    "fr": "vous devez|tu dois|assurez-vous|assure-toi|n'oubliez pas|ne jamais|ne pas",
+    "de": "du musst|sie müssen|stelle sicher|stellen sie sicher|vergiss nicht|niemals|nicht",
+    "it": "devi|deve|assicurati|assicuratevi|non dimenticare|ricorda|non",
+    "nl": "je moet|u moet|zorg ervoor|zorg dat|vergeet niet|nooit|niet",
+    "pl": "musisz|należy|upewnij się|nie zapomnij|pamiętaj|nie",
+    "tr": "mutlaka|emin ol|unutma",
+    "ru": "ты должен|вы должны|нужно|необходимо|убедитесь|убедись|не забудь|никогда|не",
+    "uk": "ти повинен|ви повинні|потрібно|необхідно|переконайтеся|не забудь|ніколи|не",
+    "ar": "يجب|عليك|تأكد|لا تنس|لا",
+    "fa": "باید|مطمئن شو|فراموش نکن",
+    "he": "עליך|חובה|ודא|הקפד|אל תשכח|אל",
+    "hi": "आपको|सुनिश्चित करें|ज़रूर|जरूर",
+    "zh": "務必|务必|必须|必須|一定要|不要|你需要|您需要|你应该|您应该",
+    "ja": "必ず|しないで",
+    "ko": "반드시|하지 마",
+    "id": "anda harus|kamu harus|pastikan|jangan",
+    "vi": "bạn phải|đừng|phải",
+}
+_UNSPACED_LANGS = frozenset({"zh", "ja", "ko", "ar", "fa", "he", "hi"})
 # Common English action verbs, base form: a sentence that opens with one is an imperative (the -s
 # and -ed forms that open headlines — "China cuts rates" — are not in it).
 _EN_VERBS = (
@@ -138,14 +170,6 @@ _FUNCTION_WORDS = _words(
     "meer minder zeer ook al is zijn was hier"
 )
 _DE_VERB_SIE = re.compile(r"(?:^|[.!?:]\s+)[A-ZÄÖÜ][a-zäöüß]+en\s+Sie\b")
-# Modals and prohibitions count where they open a sentence ("Do not…", "You must…"): inside one they
-# are as often a headline's ("everything you need to know", "things you don't know").
-_OPENERS = re.compile(
-    r"(?:^|[.!?:;]\s+|\n\s*)[\"'“(*\-•]*\s*(?:you\s+(?:must|should|need\s+to|have\s+to|are\s+required|"
-    r"will\s+now)|make\s+sure|be\s+sure\s+to|ensure|do\s+not|don't|never|always|remember\s+to|let's|"
-    r"now,?\s+(?:you|please|write|say|send|tell))\b",
-    re.IGNORECASE,
-)
 _OPENING = 260  # characters of the passage whose mood is read
 
 
@@ -163,17 +187,43 @@ def _verbs() -> frozenset[str]:
     return frozenset(words)
 
 
+def _alternatives(*tables: dict[str, str], spaced: bool) -> str:
+    """One regex alternation of the terms of `tables` for the spaced (or the unspaced) languages."""
+    terms = {
+        t.strip()
+        for table in tables
+        for lang, terms in table.items()
+        if (lang not in _UNSPACED_LANGS) == spaced
+        for t in terms.split("|")
+    }
+    return "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
+
+
 @lru_cache(maxsize=1)
 def _markers() -> re.Pattern[str]:
-    spaced, unspaced = [], []
-    for lang, terms in _MARKERS.items():
+    """Please-like words anywhere, modals where a sentence opens (lower-cased text)."""
+    spaced = _alternatives(_PLEASE, _ASKS, spaced=True)
+    unspaced = _alternatives(_PLEASE, spaced=False)
+    m_spaced = _alternatives(_MODALS, spaced=True)
+    m_unspaced = _alternatives(_MODALS, spaced=False)
+    start = r"(?:^|[.!?:;。！？]\s*|\n\s*)[\"'“«(*\-•…\s]*"
+    return re.compile(
+        rf"(?<![\w'])(?:{spaced})(?![\w'])|{unspaced}"
+        rf"|{start}(?:(?:{m_spaced})(?![\w'])|{m_unspaced})"
+    )
+
+
+def request_markers() -> list[str]:
+    """The please-like words of every language (lower case) that are distinctive enough to open a
+    script for reading (`html_scan`): five letters or more, or two characters of a script without
+    spaces; shorter ones ("svp", "hãy", "请") would open every script."""
+    out = set()
+    for lang, terms in _PLEASE.items():
         for t in terms.split("|"):
-            t = t.rstrip() if t.endswith(" ") else t
-            (unspaced if lang in {"zh", "ja", "ko", "ar", "fa", "he", "hi"} else spaced).append(t)
-    # "pode ", "não ", "devi " keep their trailing space in the list: whole words only
-    words = "|".join(re.escape(t) for t in sorted(set(spaced), key=len, reverse=True))
-    subs = "|".join(re.escape(t) for t in sorted(set(unspaced), key=len, reverse=True))
-    return re.compile(rf"(?<![\w'])(?:{words})(?![\w'])|{subs}")
+            t = t.strip()
+            if len(t) >= 5 or (len(t) >= 2 and lang in _UNSPACED_LANGS):
+                out.add(t)
+    return sorted(out)
 
 
 _NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
@@ -190,25 +240,6 @@ def _verb_then_article(head: str, end: int, word: str) -> bool:
     return nxt is not None and nxt.group(1).lower() in _DETERMINERS
 
 
-def request_markers() -> list[str]:
-    """The please-like words of every language (lower case) that are distinctive enough to open a
-    script for reading (`html_scan`): five letters or more, or two characters of a non-Latin
-    script; modals and short words ("no", "pode") would open every script."""
-    out = set()
-    for lang, terms in _MARKERS.items():
-        for t in terms.split("|")[: _PLEASE.get(lang, 2)]:
-            t = t.strip()
-            if len(t) >= 5 or (len(t) >= 2 and not t.isascii() and lang not in _LATIN):
-                out.add(t)
-    return sorted(out)
-
-
-# How many of each language's markers (they come first in `_MARKERS`) are please-like words.
-_PLEASE = {"en": 2, "pt": 1, "es": 1, "fr": 4, "de": 1, "it": 3, "nl": 3, "pl": 2, "tr": 1, "ru": 1, "uk": 1,
-           "ar": 4, "fa": 2, "he": 2, "hi": 1, "zh": 1, "ja": 3, "ko": 3, "id": 4, "vi": 3}  # fmt: skip
-_LATIN = frozenset({"en", "pt", "es", "fr", "de", "it", "nl", "pl", "tr", "id", "vi"})
-
-
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in re.split(r"(?<=[.!?。！？])\s+|\n+", text) if s.strip()]
 
@@ -219,7 +250,7 @@ def is_directive(text: str) -> bool:
     (verb-final ones) with an imperative verb form. See the module docstring for the marks."""
     head = text[:_OPENING]
     low = head.lower()
-    if _markers().search(low) or _OPENERS.search(head):
+    if _markers().search(low):
         return True
     verbs = _verbs()
     for m in _LATIN_SENTENCE_START.finditer(head):
