@@ -583,13 +583,14 @@ def _shape_ask(
     head = prose_head(text, policy.semantic_max_chars, min_words=5)
     if every and tech != "script":
         return (head, _TIER_HIDDEN) if head else None
+    relaxed = False
     if not head:
-        # a request full of amounts and ids is still prose for this gate (exposed places only ask
-        # for requests, so this costs nothing where the plain head would have been read)
+        # a request full of amounts and ids is still prose for this gate, but then only as a request
         head = _request_head(text, policy.semantic_max_chars) if policy.semantic_requests else ""
-        if not head:
+        if not head or not is_directive(head):
             return None
-    reader = speaks_to_reader(head)
+        relaxed = True
+    reader = speaks_to_reader(head) and not relaxed
     directive = is_directive(head) if policy.semantic_requests else False
     if tech in COVERT:
         if reader or directive:

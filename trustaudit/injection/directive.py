@@ -303,11 +303,12 @@ def word_count(text: str) -> int:
 def is_request(text: str, *, min_words: int, reader: bool) -> bool:
     """Whether `text` reads as a request to do something with the reader's output or the user's
     things: directive mood (`is_directive`), at least `min_words` words, and addressed to the reader
-    (`reader`: the caller's second-person / AI-addressee test, `intent.speaks_to_reader`) or written
-    as the user (`first_person`). Short UI strings ("Enter your email") fail on length."""
+    (`reader`: the caller's second-person / AI-addressee test, `intent.addresses_reader`), written
+    as the user (`first_person`) or naming where to send (an e-mail address, a URL with a query).
+    Short UI strings ("Enter your email") fail on length."""
     if word_count(text) < min_words or not is_directive(text):
         return False
-    return reader or first_person(text)
+    return reader or first_person(text) or _TARGET.search(text[:_OPENING]) is not None
 
 
 # A site's own interface: what a page asks its visitor to do with the page ("enable JavaScript in your
