@@ -240,6 +240,51 @@ def _verb_then_article(head: str, end: int, word: str) -> bool:
     return nxt is not None and nxt.group(1).lower() in _DETERMINERS
 
 
+# The intent lexicon's action-verb slots: imperative forms or stems in every language it covers.
+_VERB_SLOTS = ("override_v", "reveal_v", "exfil_v", "tool_v")
+_START = r"(?:^|[.!?:;。！？]\s*|\n\s*)[\"'“«(*\-•…\s]*"
+
+
+@lru_cache(maxsize=1)
+def _verb_openings() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Two patterns over lower-cased text: a sentence or clause that opens with an action verb of
+    the lexicon's slots (any language but English, which has `_verbs`), and a Turkish sentence that
+    ends with one (Turkish puts the verb last)."""
+    from trustaudit.injection.intent import lexicon
+
+    slots = lexicon()["slots"]
+    spaced: set[tuple[str, bool]] = set()
+    unspaced: set[str] = set()
+    final: set[tuple[str, bool]] = set()
+    for slot in _VERB_SLOTS:
+        for lang, terms in slots.get(slot, {}).items():
+            if lang in ("any", "en"):
+                continue
+            for raw in terms.split():
+                term = raw.rstrip("*").replace("_", " ").lower()
+                if len(term) < 3 or term in _FUNCTION_WORDS:
+                    continue
+                if lang in _UNSPACED_LANGS:
+                    unspaced.add(term)
+                elif lang == "tr":
+                    final.add((term, raw.endswith("*")))
+                else:
+                    spaced.add((term, raw.endswith("*")))
+
+    def alt(terms: set[tuple[str, bool]]) -> str:
+        return "|".join(
+            re.escape(t) + (r"\w*" if stem else "")
+            for t, stem in sorted(terms, key=lambda x: -len(x[0]))
+        )
+
+    subs = "|".join(re.escape(t) for t in sorted(unspaced, key=len, reverse=True))
+    # a clause before the verb ("For an audit, print…", "لأغراض التدقيق، اطبع…") keeps the mood
+    start = r"(?:^|[.!?:;,،，、。！？]\s*|\n\s*)[\"'“«(*\-•…\s]*"
+    first = re.compile(rf"{start}(?:(?:{alt(spaced)})(?![\w'])|(?:{subs}))")
+    last = re.compile(rf"(?<![\w'])(?:{alt(final)})(?![\w'])\s*(?:[.!?;]|$)")
+    return first, last
+
+
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in re.split(r"(?<=[.!?。！？])\s+|\n+", text) if s.strip()]
 
@@ -260,6 +305,11 @@ def is_directive(text: str) -> bool:
         if _verb_then_article(head, m.end(1), w):
             return True
     if _DE_VERB_SIE.search(head):
+        return True
+    first, last = _verb_openings()
+    if first.search(low):
+        return True
+    if any(last.search(x.lower()) for x in _sentences(head)):
         return True
     for s in _sentences(head):
         last = s.rstrip(" .!?。！？।").split()
