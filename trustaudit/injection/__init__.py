@@ -13,11 +13,17 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from trustaudit.injection.benign import drop_benign_findings, screen_hits
+from trustaudit.injection.benign import code_shaped, drop_benign_findings, screen_hits, ui_copy
 from trustaudit.injection.context import SecurityPage, form_ui_instruction, quoted_context
 from trustaudit.injection.detect import Hit, detect_text
+from trustaudit.injection.directive import about_the_site, is_directive, is_request, word_count
 from trustaudit.injection.html_scan import PRIORS, Quotes, Segment, collect_segments
-from trustaudit.injection.intent import guess_language
+from trustaudit.injection.intent import (
+    addresses_reader,
+    guess_language,
+    has_strong_slot,
+    speaks_to_reader,
+)
 from trustaudit.injection.normalize import (
     ALL_KINDS,
     FOLD_KINDS,
@@ -475,7 +481,7 @@ def _hidden_asks(
     ``on`` asks about every hidden prose passage. A block that opens with prose and goes on with code
     or runs long is read by its opening sentences. Form UI is never asked; a script literal only
     when it is a request (a weak lexical hit in a code string is code)."""
-    from trustaudit.injection.semantic import prose_shape
+    from trustaudit.injection.semantic import prose_head, prose_shape
 
     every = policy.semantic == "on"
     shown = _Shown(visible)
@@ -490,7 +496,7 @@ def _hidden_asks(
         if h is None:
             if len(text) < 20:
                 continue
-            picked = _shape_ask(text, seg.technique, policy, shown, every=every)
+            picked = _shape_ask(text, seg.technique, policy, shown, prose_head, every=every)
             if picked is None:
                 continue
             passage, tier = picked
@@ -521,7 +527,10 @@ def _hidden_asks(
 _TIER_HIT, _TIER_REQUEST, _TIER_HIDDEN = 2, 1, 0
 # Digits, e-mail addresses and ids inside a request ("transfer $3,000 to account 123-1234-1234") are
 # masked letter for letter before the prose test: they are what an agent is asked to act on.
-_IDS = re.compile(r"\S*\d\S*|\S+@\S+")
+_DIGIT_OR_AT = re.compile(r"[\d@]")
+_IDS = re.compile(
+    r"[^\s\d@]*[\d@]\S*"
+)  # a word holding a digit or an "@" (linear: no backtracking)
 
 
 # A script's strings are a site's UI messages ("Please wait…", "Please enter your birthday"): a request
@@ -561,7 +570,13 @@ def _request_head(text: str, size: int) -> str:
 
 
 def _shape_ask(
-    text: str, tech: str, policy: InjectionPolicy, shown: _Shown, *, every: bool
+    text: str,
+    tech: str,
+    policy: InjectionPolicy,
+    shown: _Shown,
+    prose_head: Callable[..., str],
+    *,
+    every: bool,
 ) -> tuple[str, int] | None:
     """The passage of a hidden segment no lexical hit reached that the model should read, with the
     rank it gains, or None. Read (``auto``):
@@ -576,27 +591,35 @@ def _shape_ask(
       that is not a site's message to its visitor (`benign.ui_copy`) nor a copy of visible text.
 
     Returned with its tier (`_TIER_REQUEST` for a request, else `_TIER_HIDDEN`)."""
-    from trustaudit.injection.directive import is_directive, is_request
-    from trustaudit.injection.intent import addresses_reader, has_strong_slot, speaks_to_reader
-    from trustaudit.injection.semantic import prose_head
-
     head = prose_head(text, policy.semantic_max_chars, min_words=5)
     if every and tech != "script":
         return (head, _TIER_HIDDEN) if head else None
+    # Outside the places hidden on purpose only a request of `semantic_request_min_words` is read:
+    # shorter texts (most captions, labels, notes) are let go before any mood test.
+    words = 0 if tech in COVERT or tech in _QUIET else policy.semantic_request_min_words
+    if tech == "script":
+        words += _SCRIPT_EXTRA_WORDS
     relaxed = False
     if not head:
         # a request full of amounts and ids is still prose for this gate, but then only as a request
-        head = _request_head(text, policy.semantic_max_chars) if policy.semantic_requests else ""
+        size = policy.semantic_max_chars
+        if not policy.semantic_requests or not _DIGIT_OR_AT.search(text, 0, 2 * size):
+            return None
+        opening = text[: 2 * size]
+        if word_count(opening) < max(words, 5) or not is_directive(opening):
+            return None
+        head = _request_head(opening, size)
         if not head or not is_directive(head):
             return None
         relaxed = True
-    reader = speaks_to_reader(head) and not relaxed
-    directive = is_directive(head) if policy.semantic_requests else False
+    elif words and (head.count(" ") + 1 < words // 2 or word_count(head) < words):
+        return None  # (the count of spaces lets most short labels go without counting words)
+    directive = relaxed or (policy.semantic_requests and is_directive(head))
     if tech in COVERT:
-        if reader or directive:
-            return head, _TIER_REQUEST if directive else _TIER_HIDDEN
-        return None
-    if tech in _QUIET and reader and has_strong_slot(head):
+        if directive:
+            return head, _TIER_REQUEST
+        return (head, _TIER_HIDDEN) if speaks_to_reader(head) else None
+    if tech in _QUIET and not relaxed and speaks_to_reader(head) and has_strong_slot(head):
         return head, _TIER_HIDDEN
     if not directive:
         return None
@@ -604,12 +627,8 @@ def _shape_ask(
     # the user, and be longer than a UI message
     script = tech == "script"
     you = addresses_reader(head, second_person=not script)
-    words = policy.semantic_request_min_words + (_SCRIPT_EXTRA_WORDS if script else 0)
     if not is_request(head, min_words=words, reader=you):
         return None
-    from trustaudit.injection.benign import code_shaped, ui_copy
-    from trustaudit.injection.directive import about_the_site
-
     if tech == "script" and _JSONISH.search(head):
         return None  # a slice of a JSON blob or a selector list, not a message literal
     if about_the_site(head) or ui_copy(head) or shown.repeats(head):

@@ -22,7 +22,10 @@ must not do is read every sentence of a page, so it looks only at the opening se
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
+
+from ahocorasick_rs import AhoCorasick, Implementation
 
 __all__ = [
     "about_the_site",
@@ -119,7 +122,6 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_LATIN_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*)[\"'“(*\-•]*\s*([^\W\d_][\w'-]*)")
 # Imperative endings of the sentence's first word (verb-first languages) ...
 _FIRST_WORD = re.compile(
     r"\w{3,}ez"  # fr: envoyez, ajoutez (vous)
@@ -169,7 +171,6 @@ _FUNCTION_WORDS = _words(
     "hoe waarom wat wanneer waar wie met zonder voor op onder over tussen na sinds tot en maar "
     "meer minder zeer ook al is zijn was hier"
 )
-_DE_VERB_SIE = re.compile(r"(?:^|[.!?:]\s+)[A-ZÄÖÜ][a-zäöüß]+en\s+Sie\b")
 _OPENING = 260  # characters of the passage whose mood is read
 
 
@@ -187,29 +188,65 @@ def _verbs() -> frozenset[str]:
     return frozenset(words)
 
 
-def _alternatives(*tables: dict[str, str], spaced: bool) -> str:
-    """One regex alternation of the terms of `tables` for the spaced (or the unspaced) languages."""
-    terms = {
-        t.strip()
-        for table in tables
-        for lang, terms in table.items()
-        if (lang not in _UNSPACED_LANGS) == spaced
-        for t in terms.split("|")
-    }
-    return "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
+@dataclass(frozen=True, slots=True)
+class _Tables:
+    """What `is_directive` looks up, built once from the lists above and the intent lexicon."""
+
+    please: AhoCorasick  # please-like words and question requests, matched anywhere
+    please_spaced: tuple[bool, ...]  # per pattern: a word of a spaced script (boundaries checked)
+    modals: dict[str, tuple[str, ...]]  # a modal's first word (or first character) -> the modals
+    verbs: frozenset[str]  # whole words that open a clause as an imperative (lexicon, any language)
+    stems: dict[str, tuple[str, ...]]  # stems that do, by prefix ("отправ", "ارسل"), by 2 letters
+    final: frozenset[str]  # Turkish stems that close a sentence as an imperative
+
+
+def _by_start(stems: set[str]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for stem in stems:
+        out.setdefault(stem[:2], []).append(stem)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _terms(text: str) -> list[str]:
+    return [t.strip() for t in text.split("|") if t.strip()]
 
 
 @lru_cache(maxsize=1)
-def _markers() -> re.Pattern[str]:
-    """Please-like words anywhere, modals where a sentence opens (lower-cased text)."""
-    spaced = _alternatives(_PLEASE, _ASKS, spaced=True)
-    unspaced = _alternatives(_PLEASE, spaced=False)
-    m_spaced = _alternatives(_MODALS, spaced=True)
-    m_unspaced = _alternatives(_MODALS, spaced=False)
-    start = r"(?:^|[.!?:;。！？]\s*|\n\s*)[\"'“«(*\-•…\s]*"
-    return re.compile(
-        rf"(?<![\w'])(?:{spaced})(?![\w'])|{unspaced}"
-        rf"|{start}(?:(?:{m_spaced})(?![\w'])|{m_unspaced})"
+def _tables() -> _Tables:
+    from trustaudit.injection.intent import lexicon
+
+    please = [(t, lang not in _UNSPACED_LANGS) for tb in (_PLEASE, _ASKS)
+              for lang, terms in tb.items() for t in _terms(terms)]  # fmt: skip
+    modals: dict[str, list[str]] = {}
+    for lang, terms in _MODALS.items():
+        for t in _terms(terms):
+            key = t.split()[0] if lang not in _UNSPACED_LANGS else t[0]
+            modals.setdefault(key, []).append(t)
+    verbs: set[str] = set()
+    stems: set[str] = set()
+    final: set[str] = set()
+    slots = lexicon()["slots"]
+    for slot in _VERB_SLOTS:
+        for lang, terms in slots.get(slot, {}).items():
+            if lang in ("any", "en"):
+                continue
+            for raw in terms.split():
+                term = raw.rstrip("*").replace("_", " ").lower().split()[0]
+                if len(term) < (2 if lang in _UNSPACED_LANGS else 3) or term in _FUNCTION_WORDS:
+                    continue
+                if lang == "tr":
+                    final.add(term)
+                elif raw.endswith("*") or lang in _UNSPACED_LANGS:
+                    stems.add(term)  # an unspaced script's term may carry a suffix
+                else:
+                    verbs.add(term)
+    return _Tables(
+        AhoCorasick([t for t, _ in please], implementation=Implementation.DFA),
+        tuple(sp for _, sp in please),
+        {k: tuple(sorted(v, key=len, reverse=True)) for k, v in modals.items()},
+        frozenset(verbs),
+        _by_start(stems),
+        frozenset(final),
     )
 
 
@@ -242,78 +279,87 @@ def _verb_then_article(head: str, end: int, word: str) -> bool:
 
 # The intent lexicon's action-verb slots: imperative forms or stems in every language it covers.
 _VERB_SLOTS = ("override_v", "reveal_v", "exfil_v", "tool_v")
-_START = r"(?:^|[.!?:;。！？]\s*|\n\s*)[\"'“«(*\-•…\s]*"
-
-
-@lru_cache(maxsize=1)
-def _verb_openings() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """Two patterns over lower-cased text: a sentence or clause that opens with an action verb of
-    the lexicon's slots (any language but English, which has `_verbs`), and a Turkish sentence that
-    ends with one (Turkish puts the verb last)."""
-    from trustaudit.injection.intent import lexicon
-
-    slots = lexicon()["slots"]
-    spaced: set[tuple[str, bool]] = set()
-    unspaced: set[str] = set()
-    final: set[tuple[str, bool]] = set()
-    for slot in _VERB_SLOTS:
-        for lang, terms in slots.get(slot, {}).items():
-            if lang in ("any", "en"):
-                continue
-            for raw in terms.split():
-                term = raw.rstrip("*").replace("_", " ").lower()
-                if len(term) < 3 or term in _FUNCTION_WORDS:
-                    continue
-                if lang in _UNSPACED_LANGS:
-                    unspaced.add(term)
-                elif lang == "tr":
-                    final.add((term, raw.endswith("*")))
-                else:
-                    spaced.add((term, raw.endswith("*")))
-
-    def alt(terms: set[tuple[str, bool]]) -> str:
-        return "|".join(
-            re.escape(t) + (r"\w*" if stem else "")
-            for t, stem in sorted(terms, key=lambda x: -len(x[0]))
-        )
-
-    subs = "|".join(re.escape(t) for t in sorted(unspaced, key=len, reverse=True))
-    # a clause before the verb ("For an audit, print…", "لأغراض التدقيق، اطبع…") keeps the mood
-    start = r"(?:^|[.!?:;,،，、。！？]\s*|\n\s*)[\"'“«(*\-•…\s]*"
-    first = re.compile(rf"{start}(?:(?:{alt(spaced)})(?![\w'])|(?:{subs}))")
-    last = re.compile(rf"(?<![\w'])(?:{alt(final)})(?![\w'])\s*(?:[.!?;]|$)")
-    return first, last
 
 
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in re.split(r"(?<=[.!?。！？])\s+|\n+", text) if s.strip()]
 
 
+# A sentence (after . ! ? : ; with a space, a CJK stop or a line break) or a clause (after a comma)
+# opens, with its first word: letters of any script (a run of CJK characters is one "word").
+_CLAUSE = re.compile(
+    r"(?:^|(?<=[.!?:;])\s+|(?<=[。！？\n])\s*|(?<=[,،，、])\s*)[\"'“«(*\-•…]*\s*([^\W\d_][\w'-]*)"
+)
+
+
+def _please(low: str, t: _Tables) -> bool:
+    for k, i, j in t.please.find_matches_as_indexes(low):
+        if not t.please_spaced[k]:
+            return True
+        if (i == 0 or not (low[i - 1].isalnum() or low[i - 1] == "'")) and (
+            j == len(low) or not (low[j].isalnum() or low[j] == "'")
+        ):
+            return True
+    return False
+
+
+def _opens_with_modal(low: str, at: int, word: str, t: _Tables) -> bool:
+    """Whether the sentence opening at `at` with `word` (lower case) starts with a modal."""
+    for modal in t.modals.get(word, ()) or t.modals.get(word[:1], ()):
+        end = at + len(modal)
+        if low.startswith(modal, at) and (
+            not modal[-1].isalnum() or end >= len(low) or not low[end].isalnum()
+        ):
+            return True
+    return False
+
+
+def _action_verb(word: str, t: _Tables) -> bool:
+    """Whether `word` (lower case) is an action verb of the lexicon: a whole word, or a stem by
+    prefix."""
+    if word in t.verbs:
+        return True
+    return any(word.startswith(stem) for stem in t.stems.get(word[:2], ()))
+
+
 def is_directive(text: str) -> bool:
     """Whether the opening of `text` (its first ~260 characters) asks its reader to do something: a
-    request marker or reader-directed modal, or a sentence that opens (verb-first languages) or ends
-    (verb-final ones) with an imperative verb form. See the module docstring for the marks."""
+    please-like word or a question request anywhere; a modal, a prohibition or an action verb of
+    the lexicon opening a sentence or a clause; an English base-form verb or an imperative ending
+    opening a sentence; an imperative ending closing one (verb-final languages). See the module
+    docstring for the marks."""
     head = text[:_OPENING]
     low = head.lower()
-    if _markers().search(low):
+    t = _tables()
+    if _please(low, t):
         return True
     verbs = _verbs()
-    for m in _LATIN_SENTENCE_START.finditer(head):
-        w = m.group(1).lower().strip("'-").split("-")[0]
+    for m in _CLAUSE.finditer(head):
+        raw = m.group(1)
+        w = raw.lower().strip("'-").split("-")[0]
+        at = m.start(1)
+        if _action_verb(w, t):
+            return True
+        if m.start() and head[m.start() - 1] in ",،，、":
+            continue  # a clause after a comma: only the lexicon's verbs above
+        if _opens_with_modal(low, at, w, t):
+            return True
         if w in verbs or (w not in _NOT_IMPERATIVE and _FIRST_WORD.fullmatch(w)):
             return True
         if _verb_then_article(head, m.end(1), w):
             return True
-    if _DE_VERB_SIE.search(head):
-        return True
-    first, last = _verb_openings()
-    if first.search(low):
-        return True
-    if any(last.search(x.lower()) for x in _sentences(head)):
-        return True
-    for s in _sentences(head):
-        last = s.rstrip(" .!?。！？।").split()
-        if last and _LAST_WORD.fullmatch(last[-1].lower()):
+        if raw.endswith("en") and raw[:1].isupper() and head.startswith(" Sie", m.end(1)):
+            return True  # German polite imperative: "Senden Sie …"
+    if head.isascii():
+        return False  # the verb-final imperatives below are written in other scripts or letters
+    for sentence in _sentences(head):
+        words = sentence.rstrip(" .!?。！？।").split()
+        if not words:
+            continue
+        last = words[-1].lower()
+        if _LAST_WORD.fullmatch(last):
+            return True
+        if any(last[:k] in t.final for k in range(3, len(last) + 1)):
             return True
     return False
 
@@ -346,6 +392,8 @@ _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u0e00-\u0e7f]"
 
 def word_count(text: str) -> int:
     """Words of letters in `text`; two characters count as a word in scripts without spaces."""
+    if text.isascii() or not _UNSPACED.search(text):
+        return len(_LETTERS.findall(text))
     n = len(_LETTERS.findall(_UNSPACED.sub(" ", text)))
     return n + len(_UNSPACED.findall(text)) // 2
 
