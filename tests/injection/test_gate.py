@@ -141,6 +141,13 @@ def test_notes_ui_strings_and_captions_are_not_read(fragment: str) -> None:
     assert _asked(fragment) == []
 
 
+def test_a_request_in_plain_sight_with_zero_width_joiners_is_not_read_for_its_mood() -> None:
+    # Persian writes a zero-width non-joiner inside words ("نوشته\u200cشده"): the sentence is visible
+    recipe = "وقتی نان طلایی شد، فر را خاموش کنید و نان\u200cها را روی سینی بچینید."
+    assert is_directive(recipe)
+    assert _asked(f"<p>{recipe}</p>") == []
+
+
 def test_a_hidden_request_that_copies_visible_text_is_not_read() -> None:
     shown = "Please bring your own life jacket and your ticket to the pier for every harbour tour."
     assert _asked(f'<img src="a.png" alt="{shown}">') == ["attr_alt"]

@@ -496,7 +496,12 @@ def _hidden_asks(
         if h is None:
             if len(text) < 20:
                 continue
-            picked = _shape_ask(text, seg.technique, policy, shown, prose_head, every=every)
+            # text with zero-width characters between its words (or a Persian ZWNJ) is read in
+            # plain sight: its mood is no evidence, as a visible sentence's is not
+            in_sight = seg.technique == "zero_width" and seg.obfuscation == "zero_width"
+            picked = _shape_ask(
+                text, seg.technique, policy, shown, prose_head, every=every, in_sight=in_sight
+            )
             if picked is None:
                 continue
             passage, tier = picked
@@ -577,6 +582,7 @@ def _shape_ask(
     prose_head: Callable[..., str],
     *,
     every: bool,
+    in_sight: bool = False,
 ) -> tuple[str, int] | None:
     """The passage of a hidden segment no lexical hit reached that the model should read, with the
     rank it gains, or None. Read (``auto``):
@@ -603,7 +609,7 @@ def _shape_ask(
     if not head:
         # a request full of amounts and ids is still prose for this gate, but then only as a request
         size = policy.semantic_max_chars
-        if not policy.semantic_requests or not _DIGIT_OR_AT.search(text, 0, 2 * size):
+        if in_sight or not policy.semantic_requests or not _DIGIT_OR_AT.search(text, 0, 2 * size):
             return None
         opening = text[: 2 * size]
         if word_count(opening) < max(words, 5) or not is_directive(opening):
@@ -614,7 +620,7 @@ def _shape_ask(
         relaxed = True
     elif words and (head.count(" ") + 1 < words // 2 or word_count(head) < words):
         return None  # (the count of spaces lets most short labels go without counting words)
-    directive = relaxed or (policy.semantic_requests and is_directive(head))
+    directive = relaxed or (policy.semantic_requests and not in_sight and is_directive(head))
     if tech in COVERT:
         if directive:
             return head, _TIER_REQUEST
