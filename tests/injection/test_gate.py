@@ -145,7 +145,11 @@ def test_a_request_in_plain_sight_with_zero_width_joiners_is_not_read_for_its_mo
     # Persian writes a zero-width non-joiner inside words ("نوشته\u200cشده"): the sentence is visible
     recipe = "وقتی نان طلایی شد، فر را خاموش کنید و نان\u200cها را روی سینی بچینید."
     assert is_directive(recipe)
-    assert _asked(f"<p>{recipe}</p>") == []
+    page = (
+        "<html><body><h1>Nan</h1><p>Fresh bread from the valley bakery every morning this week."
+        f"</p><p>{recipe}</p></body></html>"
+    )
+    assert scan_html_asks(page)[1] == []
 
 
 def test_a_hidden_request_that_copies_visible_text_is_not_read() -> None:
