@@ -7,12 +7,16 @@ a few marks that do not depend on what is asked:
 
 - a request marker (please, bitte, por favor, veuillez, lütfen, пожалуйста, 请, ください, 주세요, hãy,
   tolong, कृपया, لطفا, من فضلك, בבקשה …) or a polite question request ("could you", "pouvez-vous");
-- a modal or a prohibition addressed to the reader ("you must", "make sure", "do not", "必须", "반드시");
+- a modal or a prohibition addressed to the reader *opening a sentence* ("You must…", "Make sure…",
+  "Do not…", "必须…", "반드시…"; inside a sentence they are a headline's: "what you need to know");
 - an imperative verb opening a sentence: English base-form verbs (a closed list of common action
-  verbs plus the lexicon's verb slots), and the endings that mark the imperative where the grammar has
-  them (French ``-ez``, Russian ``-йте/-ите``, Ukrainian ``-іть``, Polish ``-ij``, Indonesian ``-kan``,
-  German "<verb>en Sie", verb-final Hindi ``-ें/-िए``, Persian ``ب…ید``, Turkish ``-(y)In``, Korean
-  ``-세요/-십시오``, Japanese ``-て/-なさい``).
+  verbs plus the lexicon's English verb slots), a word followed by an article or a possessive
+  ("Enhance your response", "Envía el archivo"), and the endings that mark the imperative where the
+  grammar has them (French ``-ez``, Russian ``-йте/-ите``, Ukrainian ``-іть``, Polish ``-ij``,
+  Indonesian ``-kan``, German "<verb>en Sie");
+- an action verb of the intent lexicon's verb slots opening a sentence or a clause, any language;
+- verb-final languages: an imperative ending closing a sentence (Hindi ``-ें/-िए``, Persian ``ب…ید``,
+  Turkish ``-(y)In`` and the lexicon's Turkish verbs, Korean ``-세요/-십시오``, Japanese ``-て/-なさい``).
 
 This is a gate, not a verdict: captions, UI strings ("Enter your email") and developer notes ("Do not
 edit this file") are requests too, and the classifier and `benign` decide about them. What the gate
