@@ -13,11 +13,17 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from trustaudit.injection.benign import drop_benign_findings, screen_hits
+from trustaudit.injection.benign import code_shaped, drop_benign_findings, screen_hits, ui_copy
 from trustaudit.injection.context import SecurityPage, form_ui_instruction, quoted_context
 from trustaudit.injection.detect import Hit, detect_text
+from trustaudit.injection.directive import about_the_site, is_directive, is_request, word_count
 from trustaudit.injection.html_scan import PRIORS, Quotes, Segment, collect_segments
-from trustaudit.injection.intent import guess_language
+from trustaudit.injection.intent import (
+    addresses_reader,
+    guess_language,
+    has_strong_slot,
+    speaks_to_reader,
+)
 from trustaudit.injection.normalize import (
     ALL_KINDS,
     FOLD_KINDS,
@@ -132,15 +138,16 @@ class _Ask:
 
     text: str  # the sentences the model reads (≤ semantic_max_chars)
     hit: Hit  # the weak lexical hit, or a bare one (score = the location's prior)
-    rank: tuple[float, float]  # (lexical score, prior): which passages the per-page cap keeps
+    rank: tuple[int, float, float]  # (tier, lexical score, prior): what the per-page cap keeps
     location: str
     technique: str
     offset: int
     obfuscation: str
 
 
-# Script literals are code strings; form UI addresses bots by design: neither is asked about.
-_NEVER_ASKED = frozenset({"script", "form_ui", "visible"})
+# Form UI addresses bots by design: it is never asked about (script literals are code strings, read
+# only when one is a request: `_shape_ask`).
+_NEVER_ASKED = frozenset({"form_ui", "visible"})
 # Where a passage no lexical feature touched is still read in auto: styles and carriers that hide
 # prose on purpose. Comments, attributes and meta descriptions hold prose or notes on most pages (the
 # model would read ~0.5 passages per page there, more than the scan's whole budget).
@@ -363,7 +370,7 @@ def _detect_segments(
     if asks is not None:
         # a segment whose decoded or folded text gave a finding is not asked again
         done = {entries[k].seg for _, k, _ in later} | set(plain)
-        _hidden_asks(asks, segs, texts, leads, entries, weak, done, policy, source)
+        _hidden_asks(asks, segs, texts, leads, entries, weak, done, policy, source, visible)
     return out
 
 
@@ -467,19 +474,17 @@ def _hidden_asks(
     done: set[int],
     policy: InjectionPolicy,
     source: str,
+    visible: str = "",
 ) -> None:
     """The hidden passages the semantic layer reads: prose of a hiding location that no finding
-    covers and that the lexical gates flag weakly, or (``auto``) whose shape selects it — prose hidden
-    on purpose (COVERT) that speaks to its reader (a second-person word, an AI addressee, an intent
-    word, in any of the lexicon's languages); prose in aria-hidden or noscript that speaks to its
-    reader with an intent word. Comments, attributes and meta descriptions hold developer notes and
-    captions on most pages: only weak lexical hits there. ``on`` asks about every hidden prose
-    passage. A block that opens with prose and goes on with code or runs long is read
-    by its opening sentences. Script literals and form UI are never asked."""
-    from trustaudit.injection.intent import has_strong_slot, speaks_to_reader
+    covers and that the lexical gates flag weakly, or (``auto``) whose shape selects it (`_shape_asks`).
+    ``on`` asks about every hidden prose passage. A block that opens with prose and goes on with code
+    or runs long is read by its opening sentences. Form UI is never asked; a script literal only
+    when it is a request (a weak lexical hit in a code string is code)."""
     from trustaudit.injection.semantic import prose_head, prose_shape
 
     every = policy.semantic == "on"
+    shown = _Shown(visible)
     for k, e in enumerate(entries):
         if e.variant is not None:
             break  # variants follow the segments as found
@@ -487,37 +492,156 @@ def _hidden_asks(
         if seg.technique in _NEVER_ASKED or e.seg in done or (e.prior <= 0 and not every):
             continue
         text = texts[e.seg]
-        h = weak.get(k)
+        h = weak.get(k) if seg.technique != "script" else None
         if h is None:
             if len(text) < 20:
                 continue
-            head = prose_head(text, policy.semantic_max_chars, min_words=5)
-            if not head:
+            # text with zero-width characters between its words (or a Persian ZWNJ) is read in
+            # plain sight: its mood is no evidence, as a visible sentence's is not
+            in_sight = seg.technique == "zero_width" and seg.obfuscation == "zero_width"
+            picked = _shape_ask(
+                text, seg.technique, policy, shown, prose_head, every=every, in_sight=in_sight
+            )
+            if picked is None:
                 continue
-            tech = seg.technique
-            if not every:
-                if tech in COVERT:
-                    if not speaks_to_reader(head):
-                        continue
-                elif tech not in _QUIET or not (speaks_to_reader(head) and has_strong_slot(head)):
-                    continue
-            h = Hit(0, len(head), _excerpt(head, 0, len(head)), "", e.prior, "", "")
-            passage = head
+            passage, tier = picked
+            h = Hit(0, len(passage), _excerpt(passage, 0, len(passage)), "", e.prior, "", "")
+            rank = (tier, e.prior, e.prior)
         else:
             passage = _passage(text, h.start, h.end, policy.semantic_max_chars)
             if not prose_shape(passage, min_words=5):
                 continue
+            rank = (_TIER_HIT, h.score, e.prior)
         asks.append(
             _Ask(
                 passage,
                 h,
-                (h.score, e.prior),
+                rank,
                 seg.location,
                 seg.technique,
                 _source_offset(source, seg, text, leads[e.seg], h.start, h.snippet),
                 seg.obfuscation,
             )
         )
+
+
+# What the per-page cap keeps first (`_Ask.rank`): passages a lexical gate flags weakly, hidden or in
+# plain sight (by score); then hidden passages shaped as a request (`_shape_ask`); then the other
+# hidden passages that speak to their reader. A request outranks the hidden menus, tabs and captions
+# a host page holds by the dozen, which would otherwise use up the budget in page order.
+_TIER_HIT, _TIER_REQUEST, _TIER_HIDDEN = 2, 1, 0
+# Digits, e-mail addresses and ids inside a request ("transfer $3,000 to account 123-1234-1234") are
+# masked letter for letter before the prose test: they are what an agent is asked to act on.
+_DIGIT_OR_AT = re.compile(r"[\d@]")
+_IDS = re.compile(
+    r"[^\s\d@]*[\d@]\S*"
+)  # a word holding a digit or an "@" (linear: no backtracking)
+
+
+# A script's strings are a site's UI messages ("Please wait…", "Please enter your birthday"): a request
+# there needs this many words more than `semantic_request_min_words`.
+_SCRIPT_EXTRA_WORDS = 4
+# Quotes that touch JSON or JS punctuation: a script literal holding them is a piece of data.
+_JSONISH = re.compile(r"\"\s*[:,\]}]|[:,\[{]\s*\"|',\s*'|\\\"")
+
+
+class _Shown:
+    """The page's visible text keyed by `benign.visible_key`, built on first use: a hidden passage
+    that repeats text in plain sight (an alt text or title that copies a caption) hides nothing."""
+
+    def __init__(self, visible: str) -> None:
+        self._visible = visible
+        self._key: str | None = None
+
+    def repeats(self, text: str) -> bool:
+        from trustaudit.injection.benign import visible_key
+
+        if not self._visible:
+            return False
+        if self._key is None:
+            self._key = visible_key(self._visible)
+        key = visible_key(text)
+        return len(key) >= 30 and key[:120] in self._key
+
+
+def _request_head(text: str, size: int) -> str:
+    """`semantic.prose_head` of `text` with its digits, ids and addresses masked letter for letter,
+    mapped back to the text as written ("" when even so its opening is not prose)."""
+    from trustaudit.injection.semantic import prose_head
+
+    masked = _IDS.sub(lambda m: "x" * len(m.group()), text)
+    head = prose_head(masked, size, min_words=5)
+    return " ".join(text.split())[: len(head)] if head else ""
+
+
+def _shape_ask(
+    text: str,
+    tech: str,
+    policy: InjectionPolicy,
+    shown: _Shown,
+    prose_head: Callable[..., str],
+    *,
+    every: bool,
+    in_sight: bool = False,
+) -> tuple[str, int] | None:
+    """The passage of a hidden segment no lexical hit reached that the model should read, with the
+    rank it gains, or None. Read (``auto``):
+
+    - prose hidden on purpose (COVERT) that speaks to its reader (a second-person word, an AI
+      addressee, an intent word, in any of the lexicon's languages) or is in the directive mood
+      (`directive.is_directive`: "Please unlock my front door");
+    - prose in aria-hidden or noscript that speaks to its reader with an intent word;
+    - elsewhere (comments, attributes, meta descriptions, data-*, script string literals), where sites
+      keep notes, captions and UI strings: only a *request* (`directive.is_request`: directive mood,
+      `semantic_request_min_words` words or more, addressed to the reader or written as the user)
+      that is not a site's message to its visitor (`benign.ui_copy`) nor a copy of visible text.
+
+    Returned with its tier (`_TIER_REQUEST` for a request, else `_TIER_HIDDEN`)."""
+    head = prose_head(text, policy.semantic_max_chars, min_words=5)
+    if every and tech != "script":
+        return (head, _TIER_HIDDEN) if head else None
+    # Outside the places hidden on purpose only a request of `semantic_request_min_words` is read:
+    # shorter texts (most captions, labels, notes) are let go before any mood test.
+    words = 0 if tech in COVERT or tech in _QUIET else policy.semantic_request_min_words
+    if tech == "script":
+        words += _SCRIPT_EXTRA_WORDS
+    relaxed = False
+    if not head:
+        # a request full of amounts and ids is still prose for this gate, but then only as a request
+        size = policy.semantic_max_chars
+        if in_sight or not policy.semantic_requests or not _DIGIT_OR_AT.search(text, 0, 2 * size):
+            return None
+        opening = text[: 2 * size]
+        if word_count(opening) < max(words, 5) or not is_directive(opening):
+            return None
+        head = _request_head(opening, size)
+        if not head or not is_directive(head):
+            return None
+        relaxed = True
+    elif words and (head.count(" ") + 1 < words // 2 or word_count(head) < words):
+        return None  # (the count of spaces lets most short labels go without counting words)
+    directive = relaxed or (policy.semantic_requests and not in_sight and is_directive(head))
+    if tech in COVERT:
+        if directive:
+            return head, _TIER_REQUEST
+        return (head, _TIER_HIDDEN) if speaks_to_reader(head) else None
+    if tech in _QUIET and not relaxed and speaks_to_reader(head) and has_strong_slot(head):
+        return head, _TIER_HIDDEN
+    if not directive:
+        return None
+    # a script's strings say "you" to every visitor: there a request must name an AI or speak as
+    # the user, and be longer than a UI message
+    script = tech == "script"
+    you = addresses_reader(head, second_person=not script)
+    if not is_request(head, min_words=words, reader=you):
+        return None
+    if tech == "script" and _JSONISH.search(head):
+        return None  # a slice of a JSON blob or a selector list, not a message literal
+    if about_the_site(head) or ui_copy(head) or shown.repeats(head):
+        return None
+    if code_shaped(text[: 2 * len(head)]):
+        return None
+    return head, _TIER_REQUEST
 
 
 def _passage(text: str, start: int, end: int, size: int) -> str:
@@ -541,12 +665,14 @@ def _visible_asks(
         passage = _passage(visible, h.start, h.end, policy.semantic_max_chars)
         if prose_shape(passage):
             off = _offset_of(source, h.snippet) if source else h.start
-            asks.append(_Ask(passage, h, (h.score, 0.0), "body text", "visible", off, ""))
+            asks.append(
+                _Ask(passage, h, (_TIER_HIT, h.score, 0.0), "body text", "visible", off, "")
+            )
 
 
 def _selected(asks: list[_Ask], policy: InjectionPolicy) -> list[_Ask]:
-    """The asks the model reads: the strongest lexical evidence first, then the most suspicious
-    locations, at most `semantic_max_passages`, and within `semantic_max_tokens` model tokens when
+    """The asks the model reads: the strongest lexical evidence first, then hidden requests, then the
+    most suspicious locations (`_Ask.rank`), at most `semantic_max_passages`, and within `semantic_max_tokens` model tokens when
     set (the first is always read; a passage that would overrun the budget is skipped, a shorter one
     after it may still fit)."""
     keep = sorted(asks, key=lambda a: a.rank, reverse=True)[: policy.semantic_max_passages]

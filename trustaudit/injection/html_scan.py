@@ -21,6 +21,7 @@ from typing import overload
 from ahocorasick_rs import AhoCorasick, Implementation
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from trustaudit.injection.directive import request_markers
 from trustaudit.injection.normalize import (
     decode_base64_text,
     has_astral,
@@ -493,8 +494,11 @@ def _lexicon_gates() -> list[str]:
 
 
 _LATINISH = re.compile(r"^[\x00-\u024f\u1e00-\u1eff]+$")
+# A request in a string literal carries no intent word ("Please move $2,400 from my account…"):
+# the please-like words of every language open a script too (`injection._shape_ask` decides).
 _GATE_FINDER = AhoCorasick(
-    sorted(set(_SCRIPT_GATES) | set(_lexicon_gates())), implementation=Implementation.DFA
+    sorted(set(_SCRIPT_GATES) | set(_lexicon_gates()) | set(request_markers())),
+    implementation=Implementation.DFA,
 )
 # JSON and JS escape non-ASCII letters (\u0418…): unescaped before gating, or a script in Russian,
 # Chinese or Arabic would never open. Quotes, backslashes and ASCII escapes stay as they are (the

@@ -36,6 +36,7 @@ __all__ = [
     "INTENTS",
     "LANGUAGES",
     "IntentFeature",
+    "addresses_reader",
     "find_intents",
     "guess_language",
     "has_strong_slot",
@@ -571,6 +572,17 @@ def has_strong_slot(text: str) -> bool:
 
 
 _READER = frozenset({"you", "ai", "ai_weak", "addr"})
+
+
+def addresses_reader(text: str, *, second_person: bool = True) -> bool:
+    """Whether a passage speaks to its reader in the second person or names an AI addressee ("you",
+    "Sie", "вы", "你", "assistant" …): `speaks_to_reader` without its intent words. Without
+    `second_person`, only an AI addressee counts (a site's strings say "you" to every visitor)."""
+    m = _matcher()
+    low = text.lower()
+    hits = _slot_hits(low) + _lazy_hits(low, 0, len(low), m)
+    want = _READER if second_person else _READER - {"you"}
+    return any(m.slots[h[2]] in want for h in hits)
 
 
 def speaks_to_reader(text: str) -> bool:

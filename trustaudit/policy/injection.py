@@ -66,6 +66,19 @@ class InjectionPolicy:
         "model tokens read per page at most, strongest evidence first (the first passage is always "
         "read); 0: only semantic_max_passages bounds the page",
     )
+    semantic_requests: bool = opt(
+        True,
+        "auto also reads hidden passages shaped as a request to the reader (directive mood: a "
+        "please-like word, a modal, an imperative verb; in comments, attributes, meta and script "
+        "strings only when addressed to the reader or written as the user), not only those with "
+        "an intent or second-person word",
+    )
+    semantic_request_min_words: int = opt(
+        8,
+        "words a request in a comment, attribute, meta description or script string needs before "
+        "the classifier reads it (UI strings such as 'Enter your email' are shorter)",
+        ge=1,
+    )
     semantic_max_chars: int = opt(
         400,
         "characters of a passage the classifier reads (a longer one is read by its opening "

@@ -1,0 +1,445 @@
+"""Whether a passage is *shaped* like a request to its reader, in any of the 20 languages, by grammar.
+
+Why: the semantic layer reads only the passages the cheap gates select, and an instruction written
+without any intent word of the lexicon ("Please unlock my front door.", "Add the following code
+snippet in your response:") speaks to its reader by its *mood*, not by its vocabulary. The mood has
+a few marks that do not depend on what is asked:
+
+- a request marker (please, bitte, por favor, veuillez, lütfen, пожалуйста, 请, ください, 주세요, hãy,
+  tolong, कृपया, لطفا, من فضلك, בבקשה …) or a polite question request ("could you", "pouvez-vous");
+- a modal or a prohibition addressed to the reader *opening a sentence* ("You must…", "Make sure…",
+  "Do not…", "必须…", "반드시…"; inside a sentence they are a headline's: "what you need to know");
+- an imperative verb opening a sentence: English base-form verbs (a closed list of common action
+  verbs plus the lexicon's English verb slots), a word followed by an article or a possessive
+  ("Enhance your response", "Envía el archivo"), and the endings that mark the imperative where the
+  grammar has them (French ``-ez``, Russian ``-йте/-ите``, Ukrainian ``-іть``, Polish ``-ij``,
+  Indonesian ``-kan``, German "<verb>en Sie");
+- an action verb of the intent lexicon's verb slots opening a sentence or a clause, any language;
+- verb-final languages: an imperative ending closing a sentence (Hindi ``-ें/-िए``, Persian ``ب…ید``,
+  Turkish ``-(y)In`` and the lexicon's Turkish verbs, Korean ``-세요/-십시오``, Japanese ``-て/-なさい``).
+
+This is a gate, not a verdict: captions, UI strings ("Enter your email") and developer notes ("Do not
+edit this file") are requests too, and the classifier and `benign` decide about them. What the gate
+must not do is read every sentence of a page, so it looks only at the opening sentences of a passage.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ahocorasick_rs import AhoCorasick, Implementation
+
+__all__ = [
+    "about_the_site",
+    "first_person",
+    "is_directive",
+    "is_request",
+    "request_markers",
+    "word_count",
+]
+
+# Please-like words and polite question requests: a request wherever they stand in the opening
+# (lower case; words match at word starts in spaced scripts, the unspaced scripts match anywhere).
+_PLEASE: dict[str, str] = {
+    "en": "please|kindly",
+    "pt": "por favor",
+    "es": "por favor",
+    "fr": "s'il vous plaît|s'il te plaît|svp|veuillez|merci de",
+    "de": "bitte",
+    "it": "per favore|per piacere|si prega",
+    "nl": "alstublieft|alsjeblieft|gelieve",
+    "pl": "proszę|prosimy",
+    "tr": "lütfen",
+    "ru": "пожалуйста",
+    "uk": "будь ласка",
+    "ar": "من فضلك|رجاء|يرجى|الرجاء",
+    "fa": "لطفا|لطفاً",
+    "he": "בבקשה|אנא",
+    "hi": "कृपया",
+    "zh": "请|請",
+    "ja": "ください|下さい|なさい|してほしい",
+    "ko": "주세요|하세요|십시오|해 줘|해줘",
+    "id": "tolong|mohon|silakan|harap",
+    "vi": "vui lòng|làm ơn|hãy",
+}
+# Polite question requests ("could you…"): a request too, but common in a site's own copy.
+_ASKS: dict[str, str] = {
+    "en": "could you|can you|would you|i want you|i need you|i'd like you",
+    "pt": "poderia|você pode",
+    "es": "podrías|puedes",
+    "fr": "pouvez-vous|pourriez-vous|peux-tu",
+    "de": "kannst du|können sie|könnten sie",
+    "it": "potresti",
+    "nl": "kun je|kunt u",
+    "pl": "czy możesz",
+    "tr": "yapabilir misin",
+    "ru": "можешь ли|не могли бы вы",
+}
+# Modals and prohibitions addressed to the reader count where they open a sentence ("Do not…", "You
+# must…"): inside one they are as often a headline's or a sermon's ("everything you need to know",
+# "things you don't know", "…, jangan minta dalil").
+_MODALS: dict[str, str] = {
+    "en": "you must|you should|you need to|you have to|you are required|you will now|make sure|"
+    "be sure to|ensure|do not|don't|never|always|remember to|let's|from now on",
+    "pt": "você deve|voce deve|você precisa|certifique-se|não se esqueça|não|nunca|lembre-se",
+    "es": "debes|usted debe|asegúrate|asegúrese|no olvides|no|nunca|recuerda",
+    "fr": "vous devez|tu dois|assurez-vous|assure-toi|n'oubliez pas|ne jamais|ne pas",
+    "de": "du musst|sie müssen|stelle sicher|stellen sie sicher|vergiss nicht|niemals|nicht",
+    "it": "devi|deve|assicurati|assicuratevi|non dimenticare|ricorda|non",
+    "nl": "je moet|u moet|zorg ervoor|zorg dat|vergeet niet|nooit|niet",
+    "pl": "musisz|należy|upewnij się|nie zapomnij|pamiętaj|nie",
+    "tr": "mutlaka|emin ol|unutma",
+    "ru": "ты должен|вы должны|нужно|необходимо|убедитесь|убедись|не забудь|никогда|не",
+    "uk": "ти повинен|ви повинні|потрібно|необхідно|переконайтеся|не забудь|ніколи|не",
+    "ar": "يجب|عليك|تأكد|لا تنس|لا",
+    "fa": "باید|مطمئن شو|فراموش نکن",
+    "he": "עליך|חובה|ודא|הקפד|אל תשכח|אל",
+    "hi": "आपको|सुनिश्चित करें|ज़रूर|जरूर",
+    "zh": "務必|务必|必须|必須|一定要|不要|你需要|您需要|你应该|您应该",
+    "ja": "必ず|しないで",
+    "ko": "반드시|하지 마",
+    "id": "anda harus|kamu harus|pastikan|jangan",
+    "vi": "bạn phải|đừng|phải",
+}
+_UNSPACED_LANGS = frozenset({"zh", "ja", "ko", "ar", "fa", "he", "hi"})
+# Common English action verbs, base form: a sentence that opens with one is an imperative (the -s
+# and -ed forms that open headlines — "China cuts rates" — are not in it).
+_EN_VERBS = (
+    "access add allow append apply approve archive ask assign attach book buy call cancel change "
+    "check clear click close collect combine compile complete confirm connect contact convert copy "
+    "create delete deny deposit describe destroy disable dispatch display download drop edit email "
+    "embed enable encode enter erase execute explain export extract fetch fill find fix follow "
+    "forget format forward generate get give go grant guide help hide ignore import include "
+    "incorporate inform initiate insert install invite invoke keep leave let list load lock log "
+    "look make mark merge message modify move note notify open order output override paste pay "
+    "place play post print provide publish purchase push put read record redirect refer "
+    "register reinstall reject release remember remove rename render reply report request reset "
+    "respond restart retrieve return reveal review run save say schedule search select sell send "
+    "set share show sign skip sort start state stop store submit summarize summarise switch take "
+    "tell transfer translate treat turn type unlock update upgrade upload use verify withdraw write"
+)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Imperative endings of the sentence's first word (verb-first languages) ...
+_FIRST_WORD = re.compile(
+    r"\w{3,}ez"  # fr: envoyez, ajoutez (vous)
+    r"|\w{2,}(?:йте|ите|ьте)"  # ru: отправьте, покажите
+    r"|\w{2,}(?:іть|їть)"  # uk: надішліть, покажіть
+    r"|\w{3,}(?:ij|yj|cie)"  # pl: wyślij, podaj…, zignorujcie
+    r"|\w{3,}kan(?:lah)?"  # id: kirimkan, berikan, abaikan
+)
+_NOT_IMPERATIVE = frozenset({"chez", "assez", "nez", "mij", "mnie", "akan", "bukan", "dan", "kan"})
+# ... and of its last word (verb-final languages).
+_LAST_WORD = re.compile(
+    r"(?:\S+(?:ें|िए|िये|ो))"  # hi: भेजें, कीजिए, करो
+    r"|(?:ب\S+ید|ن\S+ید)"  # fa: بفرستید, ننویسید
+    r"|(?:\w*[çğıöşü]\w*(?:in|ın|un|ün)(?:iz|ız|uz|üz)?|\w+(?:yin|yın|iniz|ınız))"  # tr
+    r"|(?:\S*(?:세요|십시오|시오|해라|하라|해줘|해 줘))"  # ko
+    r"|(?:\S*(?:て|なさい|ろ|せよ))"  # ja
+)
+# A sentence that opens with a word and goes on with an article or a possessive ("Enhance your
+# response", "Envía el archivo", "Stuur de gegevens") opens with a verb in the imperative, unless
+# that word is a function word (how, why, all, with …) or a verb form that is not one (-s, -ed, -ing).
+_DETERMINERS = _words(
+    "the a an this these that those your my all every each any his her its our their "
+    "el la los las un una tu tus mi mis su sus este esta estos estas todo todos todas "
+    "o os as um uma seu sua seus suas meu minha teu tua esse essa "
+    "il lo gli le uno tuo tua tuoi tue mio mia questo questa "
+    "les une ton ta tes mon ma mes ce cette ces "
+    "der die das den dem ein eine einen deine deinen dein meine meinen mein alle "
+    "de het een je jouw uw mijn deze"
+)
+_FUNCTION_WORDS = _words(
+    "how why what when where who which whose while if as at by for from in into of on onto to "
+    "with without about above after against along among around before behind below beneath "
+    "beside between beyond but and or nor so yet than then there here inside outside under "
+    "over through toward towards upon within all both half most some many much more less "
+    "meet is are was were be been being has have had do does did can could will would shall "
+    "should may might must also just only even still not no yes this that these those it he she "
+    "we they i you one two three first last next new best top "
+    "cómo como por qué que cuando donde quién con sin para sobre entre tras desde hasta según "
+    "y e ni pero más menos muy también ya es son fue está están hay "
+    "com sem para sobre entre até pelo pela pelos pelas e mas mais muito também já é são foi está "
+    "come perché quando dove chi con senza per su tra fra da fino e ma più meno molto anche già "
+    "è sono era "
+    "comment pourquoi quand où qui avec sans pour sur entre dans chez depuis jusqu et mais plus "
+    "moins très aussi déjà est sont était voici voilà "
+    "wie warum was wann wo wer mit ohne für auf unter über zwischen nach vor seit bis und aber "
+    "mehr weniger sehr auch schon ist sind war hier "
+    "hoe waarom wat wanneer waar wie met zonder voor op onder over tussen na sinds tot en maar "
+    "meer minder zeer ook al is zijn was hier"
+)
+_OPENING = 260  # characters of the passage whose mood is read
+
+
+@lru_cache(maxsize=1)
+def _verbs() -> frozenset[str]:
+    """English base-form verbs: the common list plus the lexicon's English verb-slot words."""
+    from trustaudit.injection.intent import lexicon
+
+    words = set(_EN_VERBS.split())
+    slots = lexicon()["slots"]
+    for slot in ("override_v", "reveal_v", "exfil_v", "tool_v", "steer_v"):
+        for term in slots.get(slot, {}).get("en", "").split():
+            if "_" not in term and not term.endswith("*"):
+                words.add(term)
+    return frozenset(words)
+
+
+@dataclass(frozen=True, slots=True)
+class _Tables:
+    """What `is_directive` looks up, built once from the lists above and the intent lexicon."""
+
+    please: AhoCorasick  # please-like words and question requests, matched anywhere
+    please_spaced: tuple[bool, ...]  # per pattern: a word of a spaced script (boundaries checked)
+    modals: dict[str, tuple[str, ...]]  # a modal's first word (or first character) -> the modals
+    verbs: frozenset[str]  # whole words that open a clause as an imperative (lexicon, any language)
+    stems: dict[str, tuple[str, ...]]  # stems that do, by prefix ("отправ", "ارسل"), by 2 letters
+    final: frozenset[str]  # Turkish stems that close a sentence as an imperative
+
+
+def _by_start(stems: set[str]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for stem in stems:
+        out.setdefault(stem[:2], []).append(stem)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _terms(text: str) -> list[str]:
+    return [t.strip() for t in text.split("|") if t.strip()]
+
+
+@lru_cache(maxsize=1)
+def _tables() -> _Tables:
+    from trustaudit.injection.intent import lexicon
+
+    please = [(t, lang not in _UNSPACED_LANGS) for tb in (_PLEASE, _ASKS)
+              for lang, terms in tb.items() for t in _terms(terms)]  # fmt: skip
+    modals: dict[str, list[str]] = {}
+    for lang, terms in _MODALS.items():
+        for t in _terms(terms):
+            key = t.split()[0] if lang not in _UNSPACED_LANGS else t[0]
+            modals.setdefault(key, []).append(t)
+    verbs: set[str] = set()
+    stems: set[str] = set()
+    final: set[str] = set()
+    slots = lexicon()["slots"]
+    for slot in _VERB_SLOTS:
+        for lang, terms in slots.get(slot, {}).items():
+            if lang in ("any", "en"):
+                continue
+            for raw in terms.split():
+                term = raw.rstrip("*").replace("_", " ").lower().split()[0]
+                if len(term) < (2 if lang in _UNSPACED_LANGS else 3) or term in _FUNCTION_WORDS:
+                    continue
+                if lang == "tr":
+                    final.add(term)
+                elif raw.endswith("*") or lang in _UNSPACED_LANGS:
+                    stems.add(term)  # an unspaced script's term may carry a suffix
+                else:
+                    verbs.add(term)
+    return _Tables(
+        AhoCorasick([t for t, _ in please], implementation=Implementation.DFA),
+        tuple(sp for _, sp in please),
+        {k: tuple(sorted(v, key=len, reverse=True)) for k, v in modals.items()},
+        frozenset(verbs),
+        _by_start(stems),
+        frozenset(final),
+    )
+
+
+def request_markers() -> list[str]:
+    """The please-like words of every language (lower case) that are distinctive enough to open a
+    script for reading (`html_scan`): five letters or more, or two characters of a script without
+    spaces; shorter ones ("svp", "hãy", "请") would open every script."""
+    out = set()
+    for lang, terms in _PLEASE.items():
+        for t in terms.split("|"):
+            t = t.strip()
+            if len(t) >= 5 or (len(t) >= 2 and lang in _UNSPACED_LANGS):
+                out.add(t)
+    return sorted(out)
+
+
+_NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
+
+
+def _verb_then_article(head: str, end: int, word: str) -> bool:
+    """Whether `word` (a sentence's first word, ending at `end`) is followed by an article or a
+    possessive and is shaped like a verb in the imperative (see `_DETERMINERS`)."""
+    if len(word) < 3 or word in _FUNCTION_WORDS or word.endswith(("ed", "ing", "ly")):
+        return False
+    if word.endswith("s") and not word.endswith(("ss", "us")):
+        return False  # "Cuts the…", "Photos the…": a third person or a plural, not an imperative
+    nxt = _NEXT_WORD.match(head, end)
+    return nxt is not None and nxt.group(1).lower() in _DETERMINERS
+
+
+# The intent lexicon's action-verb slots: imperative forms or stems in every language it covers.
+_VERB_SLOTS = ("override_v", "reveal_v", "exfil_v", "tool_v")
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in re.split(r"(?<=[.!?。！？])\s+|\n+", text) if s.strip()]
+
+
+# A sentence (after . ! ? : ; with a space, a CJK stop or a line break) or a clause (after a comma)
+# opens, with its first word: letters of any script (a run of CJK characters is one "word").
+_CLAUSE = re.compile(
+    r"(?:^|(?<=[.!?:;])\s+|(?<=[。！？\n])\s*|(?<=[,،，、])\s*)[\"'“«(*\-•…]*\s*([^\W\d_][\w'-]*)"
+)
+
+
+def _please(low: str, t: _Tables) -> bool:
+    for k, i, j in t.please.find_matches_as_indexes(low):
+        if not t.please_spaced[k]:
+            return True
+        if (i == 0 or not (low[i - 1].isalnum() or low[i - 1] == "'")) and (
+            j == len(low) or not (low[j].isalnum() or low[j] == "'")
+        ):
+            return True
+    return False
+
+
+def _opens_with_modal(low: str, at: int, word: str, t: _Tables) -> bool:
+    """Whether the sentence opening at `at` with `word` (lower case) starts with a modal."""
+    for modal in t.modals.get(word, ()) or t.modals.get(word[:1], ()):
+        end = at + len(modal)
+        if low.startswith(modal, at) and (
+            not modal[-1].isalnum() or end >= len(low) or not low[end].isalnum()
+        ):
+            return True
+    return False
+
+
+def _action_verb(word: str, t: _Tables) -> bool:
+    """Whether `word` (lower case) is an action verb of the lexicon: a whole word, or a stem by
+    prefix."""
+    if word in t.verbs:
+        return True
+    return any(word.startswith(stem) for stem in t.stems.get(word[:2], ()))
+
+
+def is_directive(text: str) -> bool:
+    """Whether the opening of `text` (its first ~260 characters) asks its reader to do something: a
+    please-like word or a question request anywhere; a modal, a prohibition or an action verb of
+    the lexicon opening a sentence or a clause; an English base-form verb or an imperative ending
+    opening a sentence; an imperative ending closing one (verb-final languages). See the module
+    docstring for the marks."""
+    head = text[:_OPENING]
+    low = head.lower()
+    t = _tables()
+    if _please(low, t):
+        return True
+    verbs = _verbs()
+    for m in _CLAUSE.finditer(head):
+        raw = m.group(1)
+        w = raw.lower().strip("'-").split("-")[0]
+        at = m.start(1)
+        if _action_verb(w, t):
+            return True
+        if m.start() and head[m.start() - 1] in ",،，、":
+            continue  # a clause after a comma: only the lexicon's verbs above
+        if _opens_with_modal(low, at, w, t):
+            return True
+        if w in verbs or (w not in _NOT_IMPERATIVE and _FIRST_WORD.fullmatch(w)):
+            return True
+        if _verb_then_article(head, m.end(1), w):
+            return True
+        if raw.endswith("en") and raw[:1].isupper() and head.startswith(" Sie", m.end(1)):
+            return True  # German polite imperative: "Senden Sie …"
+    if head.isascii():
+        return False  # the verb-final imperatives below are written in other scripts or letters
+    for sentence in _sentences(head):
+        words = sentence.rstrip(" .!?。！？।").split()
+        if not words:
+            continue
+        last = words[-1].lower()
+        if _LAST_WORD.fullmatch(last):
+            return True
+        if any(last[:k] in t.final for k in range(3, len(last) + 1)):
+            return True
+    return False
+
+
+# The writer speaking as the user ("transfer $500 from my account", "send my files"): an agent's
+# instructions name the user's things in the first person, a page's UI names the visitor's ("your").
+_FIRST = {
+    "spaced": "my me mine myself meu minha meus minhas mi mis mon ma mes moi mein meine meinen "
+    "meinem meiner mir mich mio mia miei mie mijn mij mój moja moje mojego mojej moich mnie benim "
+    "bana мой моя моё мое мои моего моей моих мне меня мій моє мої мене мені saya aku tôi",
+    "unspaced": "我的 我 私の 私 나의 저의 저에게 제가 내가 שלי मेरा मेरी मेरे मुझे حسابي",
+}
+
+
+@lru_cache(maxsize=1)
+def _first() -> re.Pattern[str]:
+    words = "|".join(re.escape(w) for w in _FIRST["spaced"].split())
+    subs = "|".join(re.escape(w) for w in _FIRST["unspaced"].split())
+    return re.compile(rf"(?<![\w'])(?:{words})(?![\w'])|{subs}")
+
+
+def first_person(text: str) -> bool:
+    """Whether the opening of `text` speaks in the first person (my, mein, мой, 我的, मेरा …)."""
+    return bool(_first().search(text[:_OPENING].lower()))
+
+
+_LETTERS = re.compile(r"[^\W\d_]{2,}")
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
+
+
+def word_count(text: str) -> int:
+    """Words of letters in `text`; two characters count as a word in scripts without spaces."""
+    if text.isascii() or not _UNSPACED.search(text):
+        return len(_LETTERS.findall(text))
+    n = len(_LETTERS.findall(_UNSPACED.sub(" ", text)))
+    return n + len(_UNSPACED.findall(text)) // 2
+
+
+def is_request(text: str, *, min_words: int, reader: bool) -> bool:
+    """Whether `text` reads as a request to do something with the reader's output or the user's
+    things: directive mood (`is_directive`), at least `min_words` words, and addressed to the reader
+    (`reader`: the caller's second-person / AI-addressee test, `intent.addresses_reader`), written
+    as the user (`first_person`) or naming where to send (an e-mail address, a URL with a query).
+    Short UI strings ("Enter your email") fail on length."""
+    if word_count(text) < min_words or not is_directive(text):
+        return False
+    return reader or first_person(text) or _TARGET.search(text[:_OPENING]) is not None
+
+
+# A site's own interface: what a page asks its visitor to do with the page ("enable JavaScript in your
+# browser", "click here to subscribe", "you must be signed in to comment"). An agent's instructions
+# name the user's data, accounts and output instead.
+_SITE_UI = re.compile(
+    r"\b(?:browser|javascript|js|cookies?|click(?:ing)?|tap|sign(?:ed)?[\s-]+(?:in|up)|log(?:ged)?[\s-]+in|"
+    r"subscri(?:be|ption)|newsletter|search(?:\s+box)?|comments?|this\s+(?:page|site|website|form|field|box)|"
+    r"button|plugin|flash|app\s+store|notifications?|reload|refresh|try\s+again|error|captcha|spam|"
+    r"scroll|menu|tab|popup|pop-up|ad\s*blocker|adblock\w*|follow\s+us|share\s+on|"
+    r"(?:please\s+)?wait|enter\s+your|password|username|spammer|robot|contact\s+(?:us|the\s+site|"
+    r"site\s+admin\w*|the\s+administrator)|administrators?|your\s+(?:url|inbox|request)|"
+    r"warte\w*|versuche|anfrage|maschine|passwort|"
+    r"navigateur|cliquez|abonne\w*|connexion|connectez|recherche|"
+    r"browsers?|anmelden|angemeldet|abonnier\w*|klicken?|suche|kommentar\w*|feld|schaltfläche|"
+    r"navegador|haga\s+clic|haz\s+clic|clique|suscr\w+|inscreva|iniciar\s+sesión|buscar|pesquis\w+|"
+    r"clicca|accedi|cerca|iscriviti|zoek\w*|inloggen|aanmelden|przeglądar\w+|zaloguj\w*|"
+    r"браузер\w*|войдите|подпиш\w+)\b",
+    re.IGNORECASE,
+)
+# Where an agent is asked to send something: an e-mail address, a URL with a query to fill in.
+_TARGET = re.compile(r"\S+@\S+\.\w+|https?://[^\s?]+\?\S*=")
+
+
+def about_the_site(text: str) -> bool:
+    """Whether a request is about the page's own interface (browser, JavaScript, cookies, clicks,
+    sign-in, subscriptions, search, comments, buttons …), naming no address to send to and not
+    written as the user: a site's message to its visitor, not an instruction to an agent."""
+    head = text[:_OPENING]
+    if _TARGET.search(head) or first_person(head):
+        return False
+    return _SITE_UI.search(head) is not None
