@@ -34,15 +34,19 @@ def _frame(batches: list[pa.RecordBatch], schema: pa.Schema) -> pl.DataFrame:
 
 
 class ParquetPages:
-    """The pages in `pages` and the links in `links_in` (Parquet files, in page order), with the
-    flagged links written to `links_out` (atomically, when `put_link_flags` is called).
+    """The pages in `pages` and the links in `links_in` (Parquet files), with the flagged links
+    written to `links_out` (atomically, when `put_link_flags` is called); the links pass in
+    batches of `link_rows`.
 
     `links_in` and `links_out` may be the same file (a rescore reads a run's flagged links and
     writes them again): the new file replaces the old only when it is complete.
     """
 
-    def __init__(self, pages: Path, links_in: Path, links_out: Path) -> None:
+    def __init__(
+        self, pages: Path, links_in: Path, links_out: Path, *, link_rows: int = _LINK_ROWS
+    ) -> None:
         self.pages, self.links_in, self.links_out = pages, links_in, links_out
+        self.link_rows = link_rows
         self._pages_file = pq.ParquetFile(pages)
         self.height = self._pages_file.metadata.num_rows
         self._names = self._pages_file.schema_arrow.names
@@ -95,8 +99,12 @@ class ParquetPages:
 
     def link_batches(self) -> Iterator[pl.DataFrame]:
         schema = pq.read_schema(self.links_in)
-        for batch in self._iter(self.links_in, _LINK_ROWS):
+        given = 0
+        for batch in self._iter(self.links_in, self.link_rows):
+            given += 1
             yield _frame([batch], schema)
+        if not given:  # no links: one empty batch, so every step still sees their columns
+            yield _frame([], schema)
 
     def put_link_flags(self, flags: pl.DataFrame) -> None:
         offset = 0
@@ -114,11 +122,6 @@ class ParquetPages:
                         schema = table.schema
                         writer = pq.ParquetWriter(tmp, schema, compression="zstd")
                     writer.write_table(table.cast(schema))
-                if writer is None:  # no links: an empty table of the flagged schema
-                    empty = pl.read_parquet(self.links_in).drop(
-                        "is_affiliate", "is_sponsored", strict=False
-                    )
-                    empty.hstack(flags.clear()).write_parquet(tmp, compression="zstd")
             finally:
                 if writer is not None:
                     writer.close()
