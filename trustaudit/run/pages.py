@@ -14,23 +14,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from trustaudit.io.atomic import atomic_path
-from trustaudit.stages import HEAVY_COLUMNS, page_text_bytes
+from trustaudit.stages import HEAVY_COLUMNS
 
 __all__ = ["ParquetPages"]
 
-# rows decoded at once when a table is read in batches (a batch of pages is cut from these)
-_READ_ROWS = 256
+# links taken at once by the whole-corpus passes over them (anchors, affiliate flags)
 _LINK_ROWS = 65_536
-
-
-def _frame(batches: list[pa.RecordBatch], schema: pa.Schema) -> pl.DataFrame:
-    frame = pl.from_arrow(pa.Table.from_batches(batches, schema=schema))
-    assert isinstance(frame, pl.DataFrame)
-    return frame
 
 
 class ParquetPages:
@@ -39,7 +30,9 @@ class ParquetPages:
     batches of `link_rows`.
 
     `links_in` and `links_out` may be the same file (a rescore reads a run's flagged links and
-    writes them again): the new file replaces the old only when it is complete.
+    writes them again): the new file replaces the old only when it is complete. Reads go through
+    Polars (slice pushdown: a batch decodes the row groups it overlaps, `ingest.PAGE_ROW_GROUP`);
+    a corpus of one batch is read once and kept for the stage, as it was held before.
     """
 
     def __init__(
@@ -47,86 +40,63 @@ class ParquetPages:
     ) -> None:
         self.pages, self.links_in, self.links_out = pages, links_in, links_out
         self.link_rows = link_rows
-        self._pages_file = pq.ParquetFile(pages)
-        self.height = self._pages_file.metadata.num_rows
-        self._names = self._pages_file.schema_arrow.names
+        scan = pl.scan_parquet(pages)
+        self._names = scan.collect_schema().names()
+        self.height = int(scan.select(pl.len()).collect().item())
+        self._whole: pl.DataFrame | None = None  # a one-batch corpus, read once
         self._flagged = False
 
-    def _iter(
-        self, path: Path, rows: int, columns: list[str] | None = None
-    ) -> Iterator[pa.RecordBatch]:
-        with pq.ParquetFile(path) as pf:
-            yield from pf.iter_batches(batch_size=rows, columns=columns)
-
     def meta(self) -> pl.DataFrame:
+        if self._whole is not None:
+            return self._whole.drop(HEAVY_COLUMNS, strict=False)
         return pl.read_parquet(
             self.pages, columns=[c for c in self._names if c not in HEAVY_COLUMNS]
         )
 
     def text_bytes(self) -> list[int]:
-        column = [c for c in ("text", "paragraphs") if c in self._names][:1]
-        if not column:
+        if "text" in self._names:
+            text = pl.col("text")
+        elif "paragraphs" in self._names:
+            text = pl.col("paragraphs").list.join("\n")
+        else:
             return [0] * self.height
-        sizes: list[int] = []
-        schema = self._pages_file.schema_arrow
-        for batch in self._iter(self.pages, _READ_ROWS * 4, column):
-            sizes += page_text_bytes(_frame([batch], pa.schema([schema.field(column[0])])))
-        return sizes
+        scan = pl.scan_parquet(self.pages).select(text.str.len_bytes().fill_null(0))
+        return scan.collect().to_series().to_list()
 
     def slices(self, bounds: list[tuple[int, int]]) -> Iterator[pl.DataFrame]:
-        schema = self._pages_file.schema_arrow
-        held: list[pa.RecordBatch] = []
-        rows = 0  # rows in `held`
-        batches = self._iter(self.pages, _READ_ROWS)
-        for _start, length in bounds:  # consecutive, from 0
-            while rows < length:
-                batch = next(batches)
-                held.append(batch)
-                rows += batch.num_rows
-            table = pa.Table.from_batches(held, schema=schema)
-            frame = pl.from_arrow(table.slice(0, length))
-            assert isinstance(frame, pl.DataFrame)
-            rest = table.slice(length)
-            held, rows = rest.to_batches(), rest.num_rows
-            del table, rest
-            yield frame
+        if bounds == [(0, self.height)]:
+            yield self.read_all()
+            return
+        for start, length in bounds:
+            yield pl.scan_parquet(self.pages).slice(start, length).collect()
 
     def read_all(self) -> pl.DataFrame:
-        return pl.read_parquet(self.pages)
+        if self._whole is None:
+            self._whole = pl.read_parquet(self.pages)
+        return self._whole
 
     def corpus_input(self) -> pl.DataFrame | list[Path]:
         return [self.pages]
 
     def link_batches(self) -> Iterator[pl.DataFrame]:
-        schema = pq.read_schema(self.links_in)
-        given = 0
-        for batch in self._iter(self.links_in, self.link_rows):
-            given += 1
-            yield _frame([batch], schema)
-        if not given:  # no links: one empty batch, so every step still sees their columns
-            yield _frame([], schema)
+        scan = pl.scan_parquet(self.links_in)
+        rows = int(scan.select(pl.len()).collect().item())
+        for start in range(0, max(rows, 1), self.link_rows):  # no links: one empty batch
+            yield scan.slice(start, self.link_rows).collect()
 
     def put_link_flags(self, flags: pl.DataFrame) -> None:
-        offset = 0
-        writer: pq.ParquetWriter | None = None
-        schema: pa.Schema | None = None
+        links = pl.scan_parquet(self.links_in).drop("is_affiliate", "is_sponsored", strict=False)
+        rows = int(links.select(pl.len()).collect().item())
+        if rows != flags.height:
+            raise ValueError(f"{flags.height} link flags for {rows} links")
+        # the flags are one small row per link: joined back by position, streaming to the file
+        flagged = (
+            links.with_row_index("_link")
+            .join(flags.with_row_index("_link").lazy(), on="_link", maintain_order="left")
+            .drop("_link")
+        )
         with atomic_path(self.links_out) as tmp:
-            try:
-                for batch in self.link_batches():
-                    part = batch.drop("is_affiliate", "is_sponsored", strict=False).hstack(
-                        flags.slice(offset, batch.height)
-                    )
-                    offset += batch.height
-                    table = part.to_arrow()
-                    if writer is None:
-                        schema = table.schema
-                        writer = pq.ParquetWriter(tmp, schema, compression="zstd")
-                    writer.write_table(table.cast(schema))
-            finally:
-                if writer is not None:
-                    writer.close()
-        if offset != flags.height:
-            raise ValueError(f"{flags.height} link flags for {offset} links")
+            flagged.sink_parquet(tmp, compression="zstd", row_group_size=self.link_rows)
         self._flagged = True
 
     def links_of(self, pages: pl.DataFrame) -> pl.DataFrame:
