@@ -293,7 +293,7 @@ class RayExecutor:
         # one object per batch of pages, put as it is read: the driver never holds them all
         refs = [ray.put(t) for t in tables]
         n = max(1, min(self.window, _height(pages)))
-        ds = ray.data.from_arrow_refs(refs).repartition(n)
+        ds = ray.data.from_arrow_refs(refs).repartition(n)  # type: ignore[arg-type]
         out = work / "out"
         try:
             corpus_signals_ray(
