@@ -15,13 +15,14 @@ from pathlib import Path
 
 import polars as pl
 
-from trustaudit.io.atomic import atomic_path
+from trustaudit.io.atomic import atomic_path, write_parquet
 from trustaudit.stages import HEAVY_COLUMNS
 
 __all__ = ["ParquetPages"]
 
-# links taken at once by the whole-corpus passes over them (anchors, affiliate flags)
-_LINK_ROWS = 65_536
+# links taken at once by the whole-corpus passes over them (anchors, affiliate flags): ≈ 35 MB
+# of real links; a corpus with fewer is read once and kept for the stage, as it was held before
+_LINK_ROWS = 262_144
 
 
 class ParquetPages:
@@ -44,6 +45,7 @@ class ParquetPages:
         self._names = scan.collect_schema().names()
         self.height = int(scan.select(pl.len()).collect().item())
         self._whole: pl.DataFrame | None = None  # a one-batch corpus, read once
+        self._links: pl.DataFrame | None = None  # links of one batch, read once (then flagged)
         self._flagged = False
 
     def meta(self) -> pl.DataFrame:
@@ -79,12 +81,27 @@ class ParquetPages:
         return [self.pages]
 
     def link_batches(self) -> Iterator[pl.DataFrame]:
+        if self._links is not None:
+            yield self._links
+            return
         scan = pl.scan_parquet(self.links_in)
         rows = int(scan.select(pl.len()).collect().item())
-        for start in range(0, max(rows, 1), self.link_rows):  # no links: one empty batch
+        if rows <= self.link_rows:
+            self._links = scan.collect()
+            yield self._links
+            return
+        for start in range(0, rows, self.link_rows):
             yield scan.slice(start, self.link_rows).collect()
 
     def put_link_flags(self, flags: pl.DataFrame) -> None:
+        if self._links is not None:  # one batch, in memory: flagged as the frames are
+            if self._links.height != flags.height:
+                raise ValueError(f"{flags.height} link flags for {self._links.height} links")
+            dropped = self._links.drop("is_affiliate", "is_sponsored", strict=False)
+            self._links = dropped.hstack(flags)
+            write_parquet(self.links_out, self._links)
+            self._flagged = True
+            return
         links = pl.scan_parquet(self.links_in).drop("is_affiliate", "is_sponsored", strict=False)
         rows = int(links.select(pl.len()).collect().item())
         if rows != flags.height:
@@ -102,10 +119,12 @@ class ParquetPages:
     def links_of(self, pages: pl.DataFrame) -> pl.DataFrame:
         if not self._flagged:
             raise RuntimeError("put_link_flags first")
-        lazy = pl.scan_parquet(self.links_out)
         if pages.height == self.height:
-            return lazy.collect()
-        return lazy.filter(pl.col("doc_id").is_in(pages["doc_id"].implode())).collect()
+            return self._links if self._links is not None else pl.read_parquet(self.links_out)
+        mine = pl.col("doc_id").is_in(pages["doc_id"].implode())
+        if self._links is not None:
+            return self._links.filter(mine)
+        return pl.scan_parquet(self.links_out).filter(mine).collect()
 
     def flagged_links(self) -> pl.DataFrame | None:
         return None
