@@ -24,9 +24,9 @@ _CORPUS_PAGE_COLUMNS = (
 class LocalCorpusMap:
     """Syndication and claims as the batched local driver (`corpus_stages.run_local`): the pages'
     corpus columns (a run's pages.parquet, or a frame written to one Parquet file under `work`)
-    are read in batches of
-    `engine.corpus_batch_pages`, and their keys are spilled there, so the shingles and signatures
-    of the whole corpus are never in memory at once. Same columns as `corpus_signals`.
+    are read in batches of `engine.corpus_batch_pages`, and their keys are spilled there, so the
+    shingles and signatures of the whole corpus are never in memory at once. Same columns as
+    `corpus_signals`.
 
     `min_pages` (`engine.local_corpus_min_pages`): below it `stages.distributed` keeps the one-call
     path, where a small corpus is faster.
