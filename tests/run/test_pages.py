@@ -138,3 +138,14 @@ def test_merge_streams_parts_and_drops_duplicates_with_their_links(
     )
     errors = pl.read_parquet(run.errors)
     assert (errors["code"] == "DUPLICATE_URL").sum() == dup_pages
+
+
+def test_merge_of_no_parts_writes_empty_tables(tmp_path: Path) -> None:
+    run = RunDir.at(tmp_path / "run")
+    run.parts.mkdir(parents=True)
+    counts = merge_to_disk(run)
+    assert counts == {"pages": 0, "links": 0, "errors": 0, "duplicates": 0}
+    pages = pl.read_parquet(run.pages)
+    assert pages.height == 0
+    assert {"doc_id", "url", "text", "registered_domain"} <= set(pages.columns)
+    assert pl.read_parquet(run.links).height == 0

@@ -483,11 +483,12 @@ def merge_to_disk(run: RunDir, *, links_to: Path | None = None) -> dict[str, int
     keys = ["doc_id", "source", "offset", "url", "host", "registered_domain"]
     if page_files:
         pages = _scan_parts(page_files).with_row_index("_row")
-        have = pages.collect_schema().names()
-        ids = pages.select([k for k in ["_row", *keys] if k in have]).collect()
     else:
-        pages = pl.from_arrow(PAGE_SCHEMA.empty_table()).lazy().with_row_index("_row")  # type: ignore[union-attr]
-        ids = pages.select("_row", *keys).collect()
+        empty = pl.from_arrow(PAGE_SCHEMA.empty_table())
+        assert isinstance(empty, pl.DataFrame)
+        pages = empty.lazy().with_row_index("_row")
+    have = pages.collect_schema().names()
+    ids = pages.select([k for k in ["_row", *keys] if k in have]).collect()
     first = ids.select(pl.col("_row").first().over("doc_id").alias("_first"))["_first"]
     dups = ids.filter(ids["_row"] != first)
     errors = (
