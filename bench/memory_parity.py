@@ -5,7 +5,8 @@ coherence, syndication and claims must give the scores of the one-call path).
 
 Copies RUN's merged tables twice, recomputes signals.parquet and scores.parquet in each copy with
 the local engine's path of this checkout and of OTHER_CHECKOUT (`git archive COMMIT | tar -x -C
-DIR`), each in its own process, and compares both tables frame for frame (values, dtypes, order).
+DIR`), each in its own process, and compares scores, signals, domains and the flagged links frame
+for frame (values, dtypes, order).
 `bench/memory.py --work W` leaves runs of 1x and 10x the real pages under W/run-local-1x, -10x.
 """
 
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     how_after = rescore(HERE.parent, args.run, work / "after")
     print(f"corpus family: before {how_before!r}, after {how_after!r}")
     same = True
-    for table in ("scores", "signals"):
+    for table in ("scores", "signals", "domains", "links"):
         a = pl.read_parquet(work / "before" / f"{table}.parquet")
         b = pl.read_parquet(work / "after" / f"{table}.parquet")
         try:

@@ -21,6 +21,7 @@ from trustaudit.run.ingest import (
     ingest,
     merge_parts,
     merge_tables,
+    merge_to_disk,
 )
 from trustaudit.run.signals import compute_signals, score_run
 
@@ -35,6 +36,7 @@ __all__ = [
     "make_executor",
     "merge_parts",
     "merge_tables",
+    "merge_to_disk",
     "rescore",
     "score_run",
     "split_inputs",

@@ -112,7 +112,9 @@ def test_audit_scores_do_not_depend_on_the_corpus_batches(tmp_path: Path) -> Non
     assert first["stages"]["signals"]["families"]["corpus"] == "computed"
     assert batched["stages"]["signals"]["families"]["corpus"].startswith("distributed")
     assert not (many / ".work" / "corpus").exists()  # the spill is gone with the run's end
-    for table in ("scores", "signals"):
+    # the merge's unflagged links are gone once links.parquet is written with the flags
+    assert not (many / ".work" / "links.merged.parquet").exists()
+    for table in ("scores", "signals", "domains", "links"):
         assert_frame_equal(
             pl.read_parquet(many / f"{table}.parquet"), pl.read_parquet(one / f"{table}.parquet")
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -16,7 +17,6 @@ from typing import Any
 
 from trustaudit import __version__
 from trustaudit.errors import NothingReadError, UsageError
-from trustaudit.io.atomic import BackgroundWrites, write_parquet
 from trustaudit.io.cache import ExtractCache
 from trustaudit.io.memo import StageMemo
 from trustaudit.io.readers import Source, detect_kind, open_sources
@@ -39,7 +39,7 @@ from trustaudit.run.executor import Executor
 from trustaudit.run.ingest import (
     fingerprint_input,
     ingest,
-    merge_tables,
+    merge_to_disk,
 )
 from trustaudit.run.local import LocalExecutor
 from trustaudit.run.signals import compute_signals, score_run
@@ -228,9 +228,10 @@ def audit(
         finally:
             if cache is not None:
                 cache.close()
-        background = stack.enter_context(BackgroundWrites())
-        merged = merge_tables(run, defer_links=True, background=background)
-        counts = merged.counts
+        # the merge streams the parts into pages.parquet and the links aside; the signal stage
+        # reads both a batch at a time and writes links.parquet with affiliate flags
+        merged_links = run.root / ".work" / "links.merged.parquet"
+        counts = merge_to_disk(run, links_to=merged_links)
         accounting = {
             "inputs": stats.records + stats.read_errors,
             "pages": counts["pages"],
@@ -264,8 +265,7 @@ def audit(
         manifest["engine"] = executor.describe()
         run.write_manifest(manifest)
         if counts["pages"] == 0:
-            background.wait()
-            write_parquet(run.links, merged.links)  # the run stays complete, if empty
+            os.replace(merged_links, run.links)  # the run stays complete, if empty
             write_reports(run, policy, manifest)
             raise NothingReadError(
                 f"nothing could be read: {counts['errors']} input record(s), all errors",
@@ -278,18 +278,13 @@ def audit(
             now=now,
             progress=progress,
             memo=memo,
-            merged=merged,
-            background=background,
+            links_in=merged_links,
             page_map=executor.page_map(policy),
             corpus_map=executor.corpus_map(policy, run.root / ".work" / "corpus"),
         )
-        del merged  # score and reports read the tables back: the pages and links go now
-        if policy.judge.configured:
-            background.wait()  # the judge reads page text from pages.parquet
         manifest["stages"]["score"] = score_run(
             run, policy, progress=progress, judge_urls=options.judge_urls, cache=options.cache
         )
-        background.wait()  # pages and links are on disk before the manifest says so
         run.write_manifest(manifest)
         summary = write_reports(run, policy, manifest, labels=labels, progress=progress)
         manifest["stages"]["report"] = {"status": "done"}

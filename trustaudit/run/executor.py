@@ -31,7 +31,8 @@ class Executor(Protocol):
         ...
 
     def page_map(self, policy: Policy) -> PageMap | None:
-        """How to run `stages.page_signals` on this engine; None: in the driver's process."""
+        """How to run `stages.page_signals` on this engine, given the batches of pages (each with
+        its links) and the corpus's page count; None: in the driver's process, batch by batch."""
         ...
 
     def corpus_map(self, policy: Policy, work: Path) -> CorpusMap | None:

@@ -8,7 +8,6 @@ killed run resumes from its committed parts whichever engine wrote them.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import hashlib
 import time
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 
-from trustaudit.io.atomic import BackgroundWrites, write_parquet, write_text
+from trustaudit.io.atomic import BackgroundWrites, atomic_path, write_parquet, write_text
 from trustaudit.io.cache import ExtractCache, record_keys, source_key
 from trustaudit.io.extract import ExtractResult, attach_extras
 from trustaudit.io.fs import fingerprint_uri, is_uri
@@ -425,46 +424,81 @@ def _batch_indexes(done: set[str], source_idx: int) -> Iterator[int]:
 
 @dataclass
 class Merged:
-    """What the merge wrote, and the tables themselves for a stage that follows in-process."""
+    """What the merge wrote, and the tables themselves for a caller that wants them in memory."""
 
     counts: dict[str, int]
     pages: pl.DataFrame
     links: pl.DataFrame
 
 
+# rows per Parquet row group of the merged tables: a reader of one batch of pages (the signal
+# stage, `run.pages.ParquetPages`) decodes about that much, never the whole table
+PAGE_ROW_GROUP = 256
+LINK_ROW_GROUP = 65_536
+
+
 def merge_parts(run: RunDir) -> dict[str, int]:
     """Concatenate committed parts into pages/links/errors; duplicate URLs keep the first record."""
-    return merge_tables(run).counts
+    return merge_to_disk(run)
 
 
 def merge_tables(
     run: RunDir, *, defer_links: bool = False, background: BackgroundWrites | None = None
 ) -> Merged:
-    """merge_parts, keeping the tables; with `defer_links` links.parquet is left to the signal stage
-    (which rewrites it with affiliate flags anyway) and removed meanwhile, so no stale copy remains."""
+    """merge_parts, keeping the tables (read back: the merge itself streams, `merge_to_disk`).
+    `defer_links` and `background` are accepted for older callers; the links are written."""
+    del defer_links, background
+    counts = merge_to_disk(run)
+    return Merged(counts, pl.read_parquet(run.pages), pl.read_parquet(run.links))
+
+
+def _part_files(bases: list[Path], kind: str) -> list[Path]:
+    """The parts' `kind` files that have columns (an empty part may be a schema-less file)."""
+    import pyarrow.parquet as pq
+
+    files = [b.with_suffix(f".{kind}.parquet") for b in bases]
+    return [f for f in files if len(pq.read_schema(f).names)]
+
+
+def _scan_parts(files: list[Path]) -> pl.LazyFrame:
+    return pl.concat([pl.scan_parquet(f) for f in files], how="diagonal_relaxed")
+
+
+def merge_to_disk(run: RunDir, *, links_to: Path | None = None) -> dict[str, int]:
+    """Concatenate committed parts into pages/links/errors Parquet files, streaming: duplicate
+    URLs keep the first record (their links go too, each becomes a DUPLICATE_URL error row).
+
+    Why streaming: holding the merged pages and links was the driver's peak (+485 MB at 7,970
+    pages, issue 16). Only the keys (doc_id, source, offset, url, host) are read whole; the pages
+    and links go part by part from the parts to the merged files through Polars' streaming sink,
+    in row groups of `PAGE_ROW_GROUP` pages and `LINK_ROW_GROUP` links, so the signal stage can
+    read them a batch at a time. `links_to` writes the links elsewhere (the signal stage rewrites
+    them into links.parquet with affiliate flags), and links.parquet is removed meanwhile.
+    """
     markers = sorted(run.parts.glob("*.done"))
     bases = [m.with_suffix("") for m in markers]
-
-    def read_all(kind: str, schema: pa.Schema) -> pl.DataFrame:
-        # Parquet decoding releases the GIL: two threads keep both cores busy (order is kept)
-        with cf.ThreadPoolExecutor(max_workers=2) as pool:
-            frames = list(
-                pool.map(pl.read_parquet, [b.with_suffix(f".{kind}.parquet") for b in bases])
-            )
-        frames = [f for f in frames if f.width]
-        if not frames:
-            return pl.from_arrow(schema.empty_table())  # type: ignore[return-value]
-        return pl.concat(frames, how="diagonal_relaxed")
-
-    pages = read_all("pages", PAGE_SCHEMA)
-    links = read_all("links", LINK_SCHEMA)
-    errors = read_all("errors", ERROR_SCHEMA)
-    pages = pages.with_row_index("_row")
-    first = pages.select(pl.col("_row").first().over("doc_id").alias("_first"))["_first"]
-    dup_mask = pages["_row"] != first
-    dups = pages.filter(dup_mask)
+    page_files = _part_files(bases, "pages")
+    link_files = _part_files(bases, "links")
+    error_files = _part_files(bases, "errors")
+    keys = ["doc_id", "source", "offset", "url", "host", "registered_domain"]
+    if page_files:
+        pages = _scan_parts(page_files).with_row_index("_row")
+    else:
+        empty = pl.from_arrow(PAGE_SCHEMA.empty_table())
+        assert isinstance(empty, pl.DataFrame)
+        pages = empty.lazy().with_row_index("_row")
+    have = pages.collect_schema().names()
+    ids = pages.select([k for k in ["_row", *keys] if k in have]).collect()
+    first = ids.select(pl.col("_row").first().over("doc_id").alias("_first"))["_first"]
+    dups = ids.filter(ids["_row"] != first)
+    errors = (
+        pl.concat([pl.read_parquet(f) for f in error_files], how="diagonal_relaxed")
+        if error_files
+        else pl.from_arrow(ERROR_SCHEMA.empty_table())
+    )
+    assert isinstance(errors, pl.DataFrame)
     if dups.height:
-        firsts = pages.select("doc_id", "source", "offset").unique("doc_id", keep="first")
+        firsts = ids.select("doc_id", "source", "offset").unique("doc_id", keep="first")
         dup_errors = (
             dups.select("doc_id", "source", "offset", "url")
             .join(firsts.rename({"source": "first_source", "offset": "first_offset"}), on="doc_id")
@@ -485,39 +519,68 @@ def merge_tables(
             )
         )
         errors = pl.concat([errors, dup_errors], how="diagonal_relaxed")
+        pages = pages.filter(~pl.col("_row").is_in(dups["_row"].implode()))
+    fill = _registered_domains(ids)
+    pages = _with_domains(pages.drop("_row"), fill)
+    run.pages.unlink(missing_ok=True)  # never a stale copy while the new one is written
+    with atomic_path(run.pages) as tmp:
+        pages.sink_parquet(tmp, compression="zstd", row_group_size=PAGE_ROW_GROUP)
+    if link_files:
+        links = _scan_parts(link_files)
+    else:
+        links = pl.from_arrow(LINK_SCHEMA.empty_table()).lazy()  # type: ignore[union-attr]
+    if dups.height:
         dup_keys = dups.select(
             _record=pl.concat_str([pl.col("source"), pl.lit("#"), pl.col("offset").cast(pl.String)])
         )
-        links = links.join(dup_keys, on="_record", how="anti")
-        pages = pages.filter(~dup_mask)  # a copy of every page: only when there is one to drop
-    pages = pages.drop("_row")
-    links = links.drop("_record")
-    pages = _ensure_registered_domain(pages)
-    links = _ensure_registered_domain(links)
-    if background is not None:
-        run.pages.unlink(missing_ok=True)  # never a stale copy while the new one is written
-    (background or _SYNC).write_parquet(run.pages, pages)
-    if defer_links:
+        links = links.join(dup_keys.lazy(), on="_record", how="anti", maintain_order="left")
+    link_fill = None
+    if _missing_domains(links):
+        link_fill = _registered_domains(links.select("host").unique().collect(), force=True)
+    links = _with_domains(links.drop("_record"), link_fill)
+    out = links_to or run.links
+    if links_to is not None:
         run.links.unlink(missing_ok=True)
-    else:
-        write_parquet(run.links, links)
+    with atomic_path(out) as tmp:
+        links.sink_parquet(tmp, compression="zstd", row_group_size=LINK_ROW_GROUP)
+    n_links = pl.scan_parquet(out).select(pl.len()).collect().item()
     write_parquet(run.errors, errors)
-    counts = {
-        "pages": pages.height,
-        "links": links.height,
+    return {
+        "pages": ids.height - dups.height,
+        "links": n_links,
         "errors": errors.height,
         "duplicates": dups.height,
     }
-    return Merged(counts, pages, links)
 
 
-def _ensure_registered_domain(df: pl.DataFrame) -> pl.DataFrame:
-    """Parts carry registered domains; parts from older runs may not: fill those in."""
-    if "registered_domain" in df.columns and (
-        df.select(
+def _registered_domains(ids: pl.DataFrame, *, force: bool = False) -> pl.DataFrame | None:
+    """host -> registered_domain for every host, or None where the parts carry them already
+    (parts from older runs may not: `with_registered_domain` fills those in, as before)."""
+    if (
+        not force
+        and "registered_domain" in ids.columns
+        and ids.select(
             (pl.col("registered_domain").is_null() & pl.col("host").is_not_null()).any()
         ).item()
         is not True
     ):
-        return df
-    return with_registered_domain(df)
+        return None
+    hosts = ids.select(pl.col("host").cast(pl.String)).unique()
+    return with_registered_domain(hosts).select("host", "registered_domain")
+
+
+def _missing_domains(frame: pl.LazyFrame) -> bool:
+    """Whether some row has a host but no registered domain (computed streaming)."""
+    if "registered_domain" not in frame.collect_schema().names():
+        return True
+    gap = pl.col("registered_domain").is_null() & pl.col("host").is_not_null()
+    return frame.select(gap.any()).collect().item() is True
+
+
+def _with_domains(frame: pl.LazyFrame, fill: pl.DataFrame | None) -> pl.LazyFrame:
+    """`frame` with registered_domain from `fill` (host -> domain), as with_registered_domain."""
+    if fill is None:
+        return frame
+    if "registered_domain" in frame.collect_schema().names():
+        frame = frame.drop("registered_domain")
+    return frame.join(fill.lazy(), on="host", how="left", maintain_order="left")

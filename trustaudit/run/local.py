@@ -23,9 +23,10 @@ _CORPUS_PAGE_COLUMNS = (
 
 class LocalCorpusMap:
     """Syndication and claims as the batched local driver (`corpus_stages.run_local`): the pages'
-    corpus columns go to one Parquet file under `work`, are read back in batches of
-    `engine.corpus_batch_pages`, and their keys are spilled there, so the shingles and signatures
-    of the whole corpus are never in memory at once. Same columns as `corpus_signals`.
+    corpus columns (a run's pages.parquet, or a frame written to one Parquet file under `work`)
+    are read in batches of `engine.corpus_batch_pages`, and their keys are spilled there, so the
+    shingles and signatures of the whole corpus are never in memory at once. Same columns as
+    `corpus_signals`.
 
     `min_pages` (`engine.local_corpus_min_pages`): below it `stages.distributed` keeps the one-call
     path, where a small corpus is faster.
@@ -36,18 +37,20 @@ class LocalCorpusMap:
         self.work = work
         self.min_pages = policy.engine.local_corpus_min_pages
 
-    def __call__(self, pages: pl.DataFrame, encode: Encode | None) -> pl.DataFrame:
+    def __call__(self, pages: pl.DataFrame | list[Path], encode: Encode | None) -> pl.DataFrame:
         from trustaudit.corpus_stages import run_local
 
         shutil.rmtree(self.work, ignore_errors=True)
         self.work.mkdir(parents=True)
         try:
-            source = self.work / "pages.parquet"
-            pages.select([c for c in _CORPUS_PAGE_COLUMNS if c in pages.columns]).write_parquet(
-                source
-            )
+            if isinstance(pages, pl.DataFrame):
+                sources = [self.work / "pages.parquet"]
+                columns = [c for c in _CORPUS_PAGE_COLUMNS if c in pages.columns]
+                pages.select(columns).write_parquet(sources[0])
+            else:  # a run's pages.parquet: run_local reads its columns a batch at a time
+                sources = pages
             done = run_local(
-                [source],
+                sources,
                 self.policy,
                 work=self.work,
                 batch_rows=self.policy.engine.corpus_batch_pages,

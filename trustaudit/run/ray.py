@@ -19,7 +19,7 @@ import os
 import shutil
 import socket
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import Any, cast
@@ -259,38 +259,41 @@ class RayExecutor:
                 yield read_part(row)
 
     def page_map(self, policy: Policy) -> PageMap:
-        """`stages.page_signals` over chunks of pages (each with its own links) on the workers;
-        below `engine.distributed_corpus_min_pages` pages in the driver's process, as the corpus
-        steps are: the driver holds those pages anyway, and a dataset costs more than it saves."""
+        """`stages.page_signals` over the batches of pages (each with its own links) on the
+        workers, a window of batches at a time; below `engine.distributed_corpus_min_pages` pages
+        in the driver's process, as the corpus steps are: a dataset costs more than it saves."""
 
-        def mapped(pages: pl.DataFrame, links: pl.DataFrame) -> pl.DataFrame:
-            if pages.height < policy.engine.distributed_corpus_min_pages:
+        def mapped(
+            batches: Iterable[tuple[pl.DataFrame, pl.DataFrame]], pages: int
+        ) -> list[pl.DataFrame]:
+            if pages < policy.engine.distributed_corpus_min_pages:
                 # the corpus steps are below the same threshold: nothing else runs on Ray
                 self.release()
-                return page_signals(pages, links, policy)
-            return self._page_signals(pages, links, policy)
+                return [page_signals(p, links, policy) for p, links in batches]
+            return self._page_signals(batches, policy)
 
         return mapped
 
     def corpus_map(self, policy: Policy, work: Path) -> CorpusMap:
         """Syndication and claims as map -> group-by -> map on the workers
         (`run.ray_corpus.corpus_signals_ray`), their keys spilled under `work`."""
-
         return _RayCorpusMap(self, policy, work)
 
     def _corpus_columns(
-        self, pages: pl.DataFrame, policy: Policy, encode: Encode | None, work: Path
+        self, pages: pl.DataFrame | list[Path], policy: Policy, encode: Encode | None, work: Path
     ) -> pl.DataFrame:
+        import ray
         import ray.data
 
         from trustaudit.run.ray_corpus import corpus_signals_ray
 
         if self._stopping is not None:  # page_map released Ray below the same threshold
             raise RuntimeError("the corpus steps need Ray, released after the page signals")
-
-        columns = [c for c in _CORPUS_PAGE_COLUMNS if c in pages.columns]
-        n = max(1, min(self.window, pages.height))
-        ds = ray.data.from_arrow(pages.select(columns).to_arrow()).repartition(n)
+        tables = _corpus_tables(pages, policy.engine.corpus_batch_pages)
+        # one object per batch of pages, put as it is read: the driver never holds them all
+        refs = [ray.put(t) for t in tables]
+        n = max(1, min(self.window, _height(pages)))
+        ds = ray.data.from_arrow_refs(refs).repartition(n)  # type: ignore[arg-type]
         out = work / "out"
         try:
             corpus_signals_ray(
@@ -306,45 +309,34 @@ class RayExecutor:
             shutil.rmtree(work, ignore_errors=True)
 
     def _page_signals(
-        self, pages: pl.DataFrame, links: pl.DataFrame, policy: Policy
-    ) -> pl.DataFrame:
+        self, batches: Iterable[tuple[pl.DataFrame, pl.DataFrame]], policy: Policy
+    ) -> list[pl.DataFrame]:
         import ray
 
-        n = max(1, min(self.window, pages.height))
-        size = -(-pages.height // n) if pages.height else 1
-        chunk_of = pages.select("doc_id").with_row_index("_i")
-        chunk_of = chunk_of.select("doc_id", _chunk=(pl.col("_i") // size).cast(pl.Int64))
-        by_chunk = links.join(chunk_of, on="doc_id", how="inner", maintain_order="left")
-        link_parts = by_chunk.partition_by("_chunk", as_dict=True, include_key=False)
-        n_chunks = -(-pages.height // size) if pages.height else 1
-        rows = pa.table(
-            {
-                "key": pa.array(range(n_chunks), pa.int64()),
-                "pages": pa.array(
-                    [to_ipc(pages.slice(i * size, size).to_arrow()) for i in range(n_chunks)],
-                    pa.binary(),
-                ),
-                "links": pa.array(
-                    [
-                        to_ipc(link_parts.get((i,), links.clear()).to_arrow())
-                        for i in range(n_chunks)
-                    ],
-                    pa.binary(),
-                ),
-            }
-        )
-        ds = ray.data.from_arrow(rows).repartition(n_chunks)
-        done = ds.map_batches(
-            functools.partial(signals_packed, policy=policy),
-            batch_size=1,
-            batch_format="pyarrow",
-            zero_copy_batch=True,
-        )
-        frames: dict[int, pl.DataFrame] = {}
-        for out in done.iter_batches(batch_size=None, batch_format="pyarrow"):
-            for row in cast(pa.Table, out).to_pylist():
-                frames[row["key"]] = pl.DataFrame(from_ipc(row["frame"]))
-        return pl.concat([frames[i] for i in range(n_chunks)], how="vertical")
+        frames: list[pl.DataFrame] = []
+        source = iter(batches)
+        while window := list(islice(source, self.window)):
+            rows = pa.table(
+                {
+                    "key": pa.array(range(len(window)), pa.int64()),
+                    "pages": pa.array([to_ipc(p.to_arrow()) for p, _ in window], pa.binary()),
+                    "links": pa.array([to_ipc(lk.to_arrow()) for _, lk in window], pa.binary()),
+                }
+            )
+            del window
+            ds = ray.data.from_arrow(rows).repartition(rows.num_rows)
+            done = ds.map_batches(
+                functools.partial(signals_packed, policy=policy),
+                batch_size=1,
+                batch_format="pyarrow",
+                zero_copy_batch=True,
+            )
+            got: dict[int, pl.DataFrame] = {}
+            for out in done.iter_batches(batch_size=None, batch_format="pyarrow"):
+                for row in cast(pa.Table, out).to_pylist():
+                    got[row["key"]] = pl.DataFrame(from_ipc(row["frame"]))
+            frames += [got[i] for i in range(rows.num_rows)]
+        return frames
 
     def run(
         self, tasks: Iterator[tuple[Any, pa.Table]], policy: Policy
@@ -386,9 +378,35 @@ class _RayCorpusMap:
             policy.engine.local_corpus_min_pages, policy.engine.distributed_corpus_min_pages
         )
 
-    def __call__(self, pages: pl.DataFrame, encode: Encode | None) -> pl.DataFrame:
-        if pages.height >= self.policy.engine.distributed_corpus_min_pages:
+    def __call__(self, pages: pl.DataFrame | list[Path], encode: Encode | None) -> pl.DataFrame:
+        if _height(pages) >= self.policy.engine.distributed_corpus_min_pages:
             return self.executor._corpus_columns(pages, self.policy, encode, self.work)
         from trustaudit.run.local import LocalCorpusMap
 
         return LocalCorpusMap(self.policy, self.work)(pages, encode)
+
+
+def _height(pages: pl.DataFrame | list[Path]) -> int:
+    """Pages in a frame or in Parquet files (their footers)."""
+    import pyarrow.parquet as pq
+
+    if isinstance(pages, pl.DataFrame):
+        return pages.height
+    return sum(pq.ParquetFile(p).metadata.num_rows for p in pages)
+
+
+def _corpus_tables(pages: pl.DataFrame | list[Path], rows: int) -> Iterator[pa.Table]:
+    """The corpus steps' columns of the pages (`_CORPUS_PAGE_COLUMNS`), `rows` pages a table."""
+    import pyarrow.parquet as pq
+
+    if isinstance(pages, pl.DataFrame):
+        columns = [c for c in _CORPUS_PAGE_COLUMNS if c in pages.columns]
+        table = pages.select(columns).to_arrow()
+        for start in range(0, max(table.num_rows, 1), rows):
+            yield table.slice(start, rows)
+        return
+    for path in pages:
+        with pq.ParquetFile(path) as pf:
+            columns = [c for c in _CORPUS_PAGE_COLUMNS if c in pf.schema_arrow.names]
+            for batch in pf.iter_batches(batch_size=rows, columns=columns):
+                yield pa.Table.from_batches([batch])

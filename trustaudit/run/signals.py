@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pyarrow as pa
 
 from trustaudit.embed import get_embedder
-from trustaudit.io.atomic import BackgroundWrites, write_parquet
+from trustaudit.io.atomic import write_parquet
 from trustaudit.io.memo import StageMemo, frame_digest
 from trustaudit.io.rundir import (
     RunDir,
@@ -22,12 +23,16 @@ from trustaudit.io.rundir import (
 )
 from trustaudit.policy import Policy
 from trustaudit.progress import NullProgress, Progress
-from trustaudit.run.ingest import (
-    _SYNC,
-    Merged,
-)
+from trustaudit.run.pages import ParquetPages
 from trustaudit.scoring.score import score
-from trustaudit.stages import CorpusMap, PageMap, read_domain_evidence, signal_tables
+from trustaudit.stages import (
+    CorpusMap,
+    FramePages,
+    PageMap,
+    PageSource,
+    read_domain_evidence,
+    source_signal_tables,
+)
 
 
 # ------------------------------------------------------------------ signals (reduce stages)
@@ -38,28 +43,27 @@ def compute_signals(
     now: date,
     progress: Progress | None = None,
     memo: StageMemo | None = None,
-    merged: Merged | None = None,
-    background: BackgroundWrites | None = None,
+    links_in: Path | None = None,
     page_map: PageMap | None = None,
     corpus_map: CorpusMap | None = None,
 ) -> dict[str, Any]:
-    """Reduce stage: every signal family over the pages/links tables -> signals.parquet, domains.parquet.
+    """Reduce stage: every signal family over the pages/links tables -> signals.parquet,
+    domains.parquet, and links.parquet again with affiliate flags.
 
-    With a memo (`audit --cache`), families whose inputs are unchanged are read back, not recomputed.
+    The tables are read a batch at a time (`run.pages.ParquetPages`), never held whole; the links
+    come from `links_in` (the merge's unflagged links; default links.parquet itself, as a rescore
+    has them) and `links_in` is removed once links.parquet is written. With a memo
+    (`audit --cache`), families whose inputs are unchanged are read back, not recomputed.
     """
     progress = progress or NullProgress()
     progress.start("signals")
     t0 = time.perf_counter()
-    if merged is not None:  # straight from the merge: no round trip through the disk
-        pages, links = merged.pages, merged.links
-    else:
-        pages, links = run.read("pages"), run.read("links")
+    source = _page_source(run, links_in or run.links)
     # RDAP results of a crawl (`crawl --rdap`, `audit --rdap`) fill in registration dates
     evidence = read_domain_evidence(policy, rdap_ages=run.root / "crawl" / "domain_ages.csv")
     salt = recorded_hash(run, policy)  # list paths inside the run: the same in every run
-    tables = signal_tables(
-        pages,
-        links,
+    tables = source_signal_tables(
+        source,
         policy,
         now=now,
         evidence=evidence,
@@ -70,17 +74,16 @@ def compute_signals(
         page_map=page_map,
         corpus_map=corpus_map,
     )
-    signals, links, domains, computed = (
-        tables.signals,
-        tables.links,
-        tables.domains,
-        tables.families,
-    )
+    signals, domains, computed = tables.signals, tables.domains, tables.families
     write_parquet(run.signals, signals)
-    (background or _SYNC).write_parquet(
-        run.links, links
-    )  # the largest table; nothing reads it next
+    if tables.links is not None:  # a source in memory: its flagged links
+        write_parquet(run.links, tables.links)
+    if links_in is not None and links_in != run.links:
+        links_in.unlink(missing_ok=True)
     write_parquet(run.domains, domains)
+    # Arrow's allocator keeps what the batches freed (≈ 140 MB after 7,970 pages) for reuse;
+    # the reports that follow allocate through Polars and Python, so hand it back now
+    pa.default_memory_pool().release_unused()
     seconds = time.perf_counter() - t0
     progress.done("signals", f"{signals.height} pages")
     out = {
@@ -93,6 +96,16 @@ def compute_signals(
     if memo is not None:
         out["memo"] = memo.summary()
     return out
+
+
+def _page_source(run: RunDir, links_in: Path) -> PageSource:
+    """The run's pages and links as a PageSource: its Parquet files read in batches; a table kept
+    as a folder of parts (`pages/part-*.parquet`) is read whole. The contract columns of the
+    pages are checked first (types, unique doc_id: a damaged run is a RunDirError, exit 2)."""
+    run.read("pages", columns=["doc_id", "url"])
+    if run.pages.is_file() and links_in.is_file():
+        return ParquetPages(run.pages, links_in, run.links)
+    return FramePages(run.read("pages"), run.read("links"))
 
 
 def score_run(
