@@ -247,20 +247,20 @@ class Encoder:
             x = torch.from_numpy(_dequant(self.word[flat], len(flat)))
             x = x + self.pos[torch.from_numpy(pos)] + self.type
             x = torch.nn.functional.layer_norm(x, (H,), *self.eln, eps=float(self.cfg["eps"]))
-            pad = _Padding(torch, lens)
+            spans = list(zip(np.cumsum([0, *lens[:-1]]).tolist(), lens, strict=True))
             for ly in self.layers:
-                x = self._layer(x, ly, pad)
+                x = self._layer(x, ly, spans)
             seg = torch.repeat_interleave(torch.arange(len(lens)), torch.tensor(lens))
             mean = torch.zeros(len(lens), H).index_add_(0, seg, x) / torch.tensor(lens)[:, None]
             out = torch.nn.functional.normalize(mean, dim=1)
         return out.numpy().astype(np.float32)
 
-    def _layer(self, x: Any, ly: _Layer, pad: _Padding) -> Any:
+    def _layer(self, x: Any, ly: _Layer, spans: list[tuple[int, int]]) -> Any:
         F = self._torch.nn.functional
         H, NH = int(self.cfg["H"]), int(self.cfg["NH"])
         eps = float(self.cfg["eps"])
         q, k, v = _mm(_quant(x), ly.qkv).split(H, dim=1)
-        ctx = pad.attention(q, k, v, NH)
+        ctx = _attention(q, k, v, NH, spans)
         x = F.layer_norm(_mm(_quant(ctx), ly.ao).add_(x), (H,), *ly.aln, eps=eps)
         mid = F.gelu(_mm(_quant(x), ly.fi))
         return F.layer_norm(_mm(_quant(mid), ly.fo).add_(x), (H,), *ly.oln, eps=eps)
@@ -283,49 +283,21 @@ def _mm(xq: tuple[Any, Any], w: tuple[Any, Any, Any]) -> Any:
     return torch._int_mm(a, wq).to(dtype=torch.float32).mul_(sa).mul_(sw).add_(bias)
 
 
-class _Padding:
-    """Attention within each passage of a packed batch [T, H]: passages sorted by length are padded
-    in groups of similar lengths (padding costs the square of the longest in a group)."""
+def _attention(q: Any, k: Any, v: Any, nh: int, spans: list[tuple[int, int]]) -> Any:
+    """Softmax attention of each token over its own passage's tokens, packed [T, H] in and out.
 
-    def __init__(self, torch: Any, lens: list[int]) -> None:
-        starts = np.concatenate([[0], np.cumsum(lens)[:-1]])
-        order = sorted(range(len(lens)), key=lens.__getitem__)
-        groups: list[list[int]] = []
-        for i in order:
-            if groups and lens[i] <= 1.25 * lens[groups[-1][0]] + 8:
-                groups[-1].append(i)
-            else:
-                groups.append([i])
-        self.groups = []
-        for g in groups:
-            L = max(lens[i] for i in g)
-            src = torch.tensor([starts[i] + j for i in g for j in range(lens[i])])
-            dst = torch.tensor([b * L + j for b, i in enumerate(g) for j in range(lens[i])])
-            keep = torch.zeros(len(g) * L, dtype=torch.bool)
-            keep[dst] = True
-            bias = torch.zeros(len(g), 1, 1, L).masked_fill_(
-                ~keep.view(len(g), 1, 1, L), float("-inf")
-            )
-            self.groups.append((src, dst, len(g), L, bias))
-
-    def attention(self, q: Any, k: Any, v: Any, nh: int) -> Any:
-        """Softmax attention of each token over its own passage's tokens, packed [T, H] out."""
-        T, H = q.shape
-        hd = H // nh
-        out = q.new_empty(T, H)
-        for src, dst, B, L, bias in self.groups:
-
-            def heads(t: Any, src: Any = src, dst: Any = dst, B: int = B, L: int = L) -> Any:
-                p = t.new_zeros(B * L, H)
-                p[dst] = t[src]
-                return p.view(B, L, nh, hd).transpose(1, 2)
-
-            # Plain softmax attention: torch's fused CPU kernel is ~10x slower on these short
-            # passages. Padded keys get -inf, so a passage's numbers do not depend on its batch.
-            s = heads(q) @ heads(k).transpose(-1, -2) * (1.0 / hd**0.5) + bias
-            ctx = s.softmax(dim=-1) @ heads(v)
-            out[src] = ctx.transpose(1, 2).reshape(B * L, H)[dst]
-        return out
+    One passage at a time (pages ask a few), with plain matrix products: torch's fused CPU kernel is
+    ~10x slower on such short passages, and padding passages to a common length costs more than the
+    loop. A passage's numbers thus never depend on the others in its batch."""
+    T, H = q.shape
+    hd = H // nh
+    scale = 1.0 / hd**0.5
+    out = q.new_empty(T, H)
+    for a, n in spans:
+        qh, kh, vh = (t[a : a + n].reshape(n, nh, hd).transpose(0, 1) for t in (q, k, v))
+        ctx = (qh @ kh.transpose(-1, -2)).mul_(scale).softmax(dim=-1) @ vh
+        out[a : a + n] = ctx.transpose(0, 1).reshape(n, H)
+    return out
 
 
 @lru_cache(maxsize=1)
