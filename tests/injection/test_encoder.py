@@ -81,12 +81,29 @@ def test_screening_leaves_the_findings_unchanged_and_spares_the_exact_model(
 
     monkeypatch.setattr(semantic, "probabilities", spy)
     for hidden in (PAYLOAD, BENIGN):
-        on = scan_html(_page(hidden), InjectionPolicy(semantic="on"))
-        off = scan_html(_page(hidden), InjectionPolicy(semantic="on", semantic_screen=False))
+        on = scan_html(_page(hidden), InjectionPolicy(semantic="on", semantic_screen="on"))
+        off = scan_html(_page(hidden), InjectionPolicy(semantic="on", semantic_screen="off"))
         assert on == off
     assert bool(scan_html(_page(PAYLOAD), InjectionPolicy()).findings)
     read.clear()
-    scan_html(_page(BENIGN), InjectionPolicy(semantic="on"))
+    scan_html(_page(BENIGN), InjectionPolicy(semantic="on", semantic_screen="on"))
     assert BENIGN not in read  # the exact model never read the benign passage
-    scan_html(_page(BENIGN), InjectionPolicy(semantic="on", semantic_screen=False))
+    scan_html(_page(BENIGN), InjectionPolicy(semantic="on", semantic_screen="off"))
     assert BENIGN in read
+
+
+def test_auto_loads_the_runner_once_the_exact_model_has_read_enough(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from functools import lru_cache
+
+    monkeypatch.setattr(encoder, "load", lru_cache(maxsize=1)(lambda: None))
+    monkeypatch.setattr(encoder, "_unscreened_chars", 0)
+    monkeypatch.setattr(encoder, "LOAD_AFTER_CHARS", 100)
+    assert encoder.ready(["x" * 60], eager=True)
+    assert not encoder.ready(["x" * 60], eager=False)
+    assert not encoder.ready(["x" * 60], eager=False)  # 60 characters read so far: not yet
+    assert encoder.ready(["x"], eager=False)  # 120 read: from now on
+    encoder.load()
+    monkeypatch.setattr(encoder, "_unscreened_chars", 0)
+    assert encoder.ready(["x"], eager=False)  # once loaded, always

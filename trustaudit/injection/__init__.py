@@ -568,8 +568,10 @@ def _screened(asks: list[_Ask], clf: Any, policy: InjectionPolicy) -> list[_Ask]
     """The asks the exact model must read: those the fast approximate runner (`encoder`) cannot
     place far below the probability from which they would become a finding (the classifier's
     threshold, and what `combine` needs to reach `min_score`); the others cannot be findings."""
-    from trustaudit.injection.encoder import far_below
+    from trustaudit.injection.encoder import far_below, ready
 
+    if not ready([a.text for a in asks], eager=policy.semantic_screen == "on"):
+        return asks
     floors = []
     w = policy.semantic_weight
     for a in asks:
@@ -594,7 +596,7 @@ def _semantic_findings(asks: list[_Ask], policy: InjectionPolicy) -> list[dict[s
     clf = classifier()
     if clf is None:
         return []
-    if policy.semantic_screen:
+    if policy.semantic_screen != "off":
         asks = _screened(asks, clf, policy)
     probs = probabilities([a.text for a in asks])
     if probs is None:

