@@ -195,7 +195,7 @@ class Encoder:
 
         self._torch = torch
         raw = np.memmap(path or model_file(), dtype=np.uint8, mode="r")
-        buf = memoryview(raw)
+        buf = raw.data  # a memoryview of the mapped file
         self.cfg, off = _read_header(buf)
         self.tokenize, special, off = _read_tokenizer(buf, off)
         self.bos, self.eos = special["bos"], special["eos"]
