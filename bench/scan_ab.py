@@ -15,7 +15,11 @@ negatives, the hard-negative pages), and every finding (all fields, scores exact
 text must be equal. Where both revisions ship the same classifier, they share its per-passage
 probability cache (each passage is embedded once: the model is not what is compared).
 
-Usage: .venv/bin/python bench/scan_ab.py [REV] [--reps 3] [--semantic auto|on|off]   (REV defaults to HEAD~1)
+`--screen` (default on) sets ``injection.semantic_screen``: a revision without the fast runner ignores
+it, so `--parity` against one checks that screening changes no finding.
+
+Usage: .venv/bin/python bench/scan_ab.py [REV] [--reps 3] [--semantic auto|on|off] [--screen on|auto|off]
+       (REV defaults to HEAD~1)
        .venv/bin/python bench/scan_ab.py main --parity [--semantic off] [--per-pool 10] [--per-class 10]
 """
 
@@ -168,6 +172,13 @@ def _semantic_modules(old: Any) -> list[Any]:
     return [sys.modules[n] for n in names if hasattr(sys.modules.get(n), "_SEEN")]
 
 
+def _forget_fast_logits() -> None:
+    """Clear the fast runner's memory too (`encoder`, where this checkout has one)."""
+    enc = sys.modules.get("trustaudit.injection.encoder")
+    if enc is not None and hasattr(enc, "_LOGITS"):
+        enc._LOGITS.clear()
+
+
 def _timing(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
     pages = [decode_html(body, None)[0] for _, body in real_pages()]
     scans: dict[str, Scan] = {"old": old.scan_html, "new": current.scan_html}
@@ -182,6 +193,7 @@ def _timing(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None
         # repeats skip the model (in `audit` a worker sees each page once).
         for sem in _semantic_modules(old):
             sem._SEEN.clear()
+        _forget_fast_logits()
         spent = {"old": 0.0, "new": 0.0}
         for i, html in enumerate(pages):
             found = {}
@@ -216,6 +228,12 @@ def main() -> int:
         default="auto",
         help="injection.semantic of both scanners (off: the lexical part alone)",
     )
+    ap.add_argument(
+        "--screen",
+        choices=("auto", "on", "off"),
+        default="on",
+        help="injection.semantic_screen of both (on: the fast runner screens from the first page)",
+    )
     ap.add_argument("--parity", action="store_true", help="compare findings on every bench page")
     ap.add_argument(
         "--per-pool", type=int, default=10, help="parity: injection_eval payloads per pool"
@@ -228,7 +246,7 @@ def main() -> int:
     )
     ap.add_argument("--seed", type=int, default=20240601, help="parity: seed of hosts and places")
     args = ap.parse_args()
-    policy = InjectionPolicy(semantic=args.semantic)
+    policy = InjectionPolicy(semantic=args.semantic, semantic_screen=args.screen)
     with tempfile.TemporaryDirectory() as tmp:
         old = load_revision(args.rev, Path(tmp))
         if args.parity:

