@@ -7,20 +7,30 @@ chosen by leave-one-family-out *inside* the training families — written to
 
 Data, all read where it lies:
 - positives: every payload family of ``bench/injection_lofo.py`` (BIPIA, InjecAgent, Greshake,
-  html-injection-pages, own payloads in 20 languages, own held-out), each cut to what the scan reads
+  html-injection-pages, own payloads in 20 languages, own held-out, own intent-class templates), each
+  cut to what the scan reads
   (its prose opening, ≤ 400 characters), plus one seeded variant of each (upper case, quoted, inside a
   pseudo-system block, embedded between two ordinary sentences of a real page, or truncated) that
   belongs to its payload's family, so a left-out family's variants are left out with it;
 - negatives: every passage the layer could read on the *training half* of the real pages of
   ../shared/corpora (hidden prose of any location, weak visible hits: the scan with
   ``injection.semantic=on``), two visible sentences per page, a seeded tenth of them in upper case,
-  and the hard negatives of bench/data/injection/hard_negatives.
+  the hard negatives of bench/data/injection/hard_negatives, and the boundary imperatives of
+  bench/data/injection/intent_classes.json (recipes, how-tos, job ads, booking terms, forum rules,
+  corrections, security explainers quoting an attack, in 20 languages).
+
+Head (``--head``, default HEAD): a logistic regression, class-balanced, the passages the scan's gates
+ask about weighted ASKED_WEIGHT among the negatives; ``logistic-fw`` also weights each positive by
+1/sqrt(its family's size); ``mlp`` is one tanh hidden layer (numpy, seeded). C is chosen by
+leave-one-family-out inside the training families.
 
 Thresholds: per kind of place (``covert``: hidden on purpose; ``exposed``: attributes, meta
 descriptions, comments…; ``visible``), the lowest probability (≥ 0.5) that flags at most its share of
 ``--fp-budget`` (0.5 %: the lexical scanner uses the other half of the 1 % limit) of the training
-pages through the passages of that kind the scan's gates ask about — with 400 training pages, none. False positives are counted on
-the other half of the pages, which nothing was fitted on.
+pages through the passages of that kind the scan's gates ask about — with 400 training pages, none —
+read from *cross-fitted* probabilities (each half of the training pages scored by a head trained
+without it), so a head that memorises its negatives does not set its thresholds on them. False
+positives are counted on the other half of the pages, which nothing was fitted on.
 
 Usage: .venv/bin/python bench/train_intent.py [--cache /tmp/emb/e] [--write]
 """
@@ -305,6 +315,10 @@ def training_data(
 
 HEADS = ("logistic", "logistic-fw", "mlp")
 HEAD = "logistic"  # the shape shipped (bench/injection_lofo.py --semantic --head compares them)
+# Weight of a training passage the scan's gates ask about, against 1 for the other negatives: those
+# few set the thresholds, so the head is taught hardest on them (cross-fitted thresholds, 9 folds of
+# bench/injection_lofo.py: mean held-out recall of the head alone 0.43 at 1, 0.50 at 10).
+ASKED_WEIGHT = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,12 +413,15 @@ def _fit(
     *,
     kind: str = "logistic",
     pos_weight: np.ndarray | None = None,
+    neg_weight: np.ndarray | None = None,
 ) -> Fitted:
-    """A head of `kind` fitted with classes balanced; `pos_weight`: per positive (rows where
-    y == 1, in order), multiplying its share (logistic-fw and mlp use `family_weights`)."""
+    """A head of `kind` fitted with classes balanced; `pos_weight` / `neg_weight`: per positive /
+    negative (rows where y == 1 / 0, in order), multiplying its share within its class."""
     sw = np.ones(len(y))
     if pos_weight is not None:
         sw[y == 1] = pos_weight
+    if neg_weight is not None:
+        sw[y == 0] = neg_weight
     # classes balanced: each class carries half of the total weight
     sw[y == 1] *= len(y) / (2 * sw[y == 1].sum())
     sw[y == 0] *= len(y) / (2 * sw[y == 0].sum())
@@ -418,7 +435,13 @@ def _fit(
 
 
 def _train(
-    xp: np.ndarray, fam: np.ndarray, xn: np.ndarray, c: float, seed: int, kind: str
+    xp: np.ndarray,
+    fam: np.ndarray,
+    xn: np.ndarray,
+    c: float,
+    seed: int,
+    kind: str,
+    neg_weight: np.ndarray | None = None,
 ) -> Fitted:
     """A head of `kind` on positives `xp` (families `fam`) against negatives `xn`."""
     pw = family_weights(fam) if kind != "logistic" else None
@@ -429,7 +452,38 @@ def _train(
         seed,
         kind=kind,
         pos_weight=pw,
+        neg_weight=neg_weight,
     )
+
+
+def neg_weights(data: TrainingData) -> np.ndarray:
+    """Per training negative, ASKED_WEIGHT for a passage the scan's gates ask about (the ones that
+    can make a false positive, ~80 of ~2,700), 1 for the others."""
+    return np.where(data.neg_asked, ASKED_WEIGHT, 1.0)
+
+
+def crossfit_proba(
+    xp: np.ndarray,
+    fam: np.ndarray,
+    xn: np.ndarray,
+    data: TrainingData,
+    c: float,
+    seed: int,
+    kind: str,
+) -> np.ndarray:
+    """The training negatives' probabilities, each from a head that never saw its page: the
+    training pages are dealt into two halves (by page index, itself a seeded shuffle), each half
+    scored by a head trained on the other half's passages, every positive and the page-less
+    negatives (hard, boundary, upper case). Thresholds set on these are not flattered by a head
+    that memorised the very passages it is measured on (in-sample thresholds left 0.75–1.5 % of
+    the unseen test pages flagged per fold; a head trained harder on them, 2–3 %)."""
+    nw = neg_weights(data)
+    out = np.zeros(len(xn))
+    for part in (0, 1):
+        held = (data.neg_page >= 0) & (data.neg_page % 2 == part)
+        f = _train(xp, fam, xn[~held], c, seed, kind, nw[~held])
+        out[held] = f.proba(xn[held])
+    return out
 
 
 def choose_c(
@@ -440,6 +494,7 @@ def choose_c(
     folds: int = 3,
     *,
     kind: str = "logistic",
+    neg_weight: np.ndarray | None = None,
 ) -> tuple[float, dict[float, float]]:
     """The regularisation that recalls best on families it was not trained on, among the families
     given (the caller has already left its held-out family out): the families are dealt into
@@ -454,7 +509,7 @@ def choose_c(
             tr = b != k
             if tr.all() or not tr.any():
                 continue
-            f = _train(xp[tr], fam[tr], xn, c, seed, kind)
+            f = _train(xp[tr], fam[tr], xn, c, seed, kind, neg_weight)
             thr = max(0.5, float(np.quantile(f.proba(xn), 0.99)))
             rec.append(float((f.proba(xp[~tr]) >= thr).mean()))
         score[c] = float(np.mean(rec)) if rec else 0.0
@@ -500,11 +555,13 @@ def fit_fold(
     kind: str = "logistic",
 ) -> Head:
     """A head of `kind` trained on the positives `xp[keep]` (the caller leaves a family out)
-    against every training negative, its C chosen among the kept families only, its thresholds on
-    the training pages. Used per fold by bench/injection_lofo.py --semantic and below."""
-    c, _ = choose_c(xp[keep], fam[keep], xn, seed, kind=kind)
-    f = _train(xp[keep], fam[keep], xn, c, seed, kind)
-    p = f.proba(xn)
+    against every training negative (the asked ones weighted, `neg_weights`), its C chosen among
+    the kept families only, its thresholds on the training pages' cross-fitted probabilities
+    (`crossfit_proba`). Used per fold by bench/injection_lofo.py --semantic and below."""
+    nw = neg_weights(data)
+    c, _ = choose_c(xp[keep], fam[keep], xn, seed, kind=kind, neg_weight=nw)
+    f = _train(xp[keep], fam[keep], xn, c, seed, kind, nw)
+    p = crossfit_proba(xp[keep], fam[keep], xn, data, c, seed, kind)
     thr = thresholds(p, data.neg_group, data.neg_page, data.neg_asked, data.n_train_pages, budget)
     return Head(f.weights, f.bias, c, thr, f.hidden, f.hidden_bias)
 
@@ -608,7 +665,7 @@ def main(argv: list[str] | None = None) -> int:
         print("(recall: the classifier alone on the held-out family's payloads and their variants)")
     everything = np.ones(len(fam), dtype=bool)
     head = fit_fold(xp, fam, everything, xn, data, args.seed, args.fp_budget, kind=args.head)
-    _, scores = choose_c(xp, fam, xn, args.seed, kind=args.head)
+    _, scores = choose_c(xp, fam, xn, args.seed, kind=args.head, neg_weight=neg_weights(data))
     fp = page_fp(head, xt, data.test_group, data.test_page, data.test_asked, data.n_test_pages)
     print(
         f"final: C={head.c} (inner recall by C: {scores}), thresholds {head.thresholds}, "

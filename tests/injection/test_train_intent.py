@@ -168,3 +168,39 @@ def test_boundary_negatives_cover_every_language_and_no_payload() -> None:
     neg = _LOFO.boundary_negatives()
     assert {lang for _, lang in neg} == set(_LOFO.LANGS)
     assert not {p.text for p in _LOFO.class_payloads()} & {t for t, _ in neg}
+
+
+def _data(n_neg: int, page: np.ndarray, asked: np.ndarray) -> object:
+    return _T.TrainingData(
+        pos=[],
+        pos_family=np.array([]),
+        neg=[""] * n_neg,
+        neg_group=np.array(["covert"] * n_neg),
+        neg_page=page,
+        neg_asked=asked,
+        test=[],
+        test_group=np.array([]),
+        test_page=np.array([]),
+        test_asked=np.array([]),
+        n_train_pages=int(page.max()) + 1,
+        n_test_pages=0,
+    )
+
+
+def test_crossfit_scores_each_page_with_a_head_that_never_saw_it() -> None:
+    rng = np.random.default_rng(2)
+    xp = rng.normal(2.0, 0.5, (60, 4))
+    xn = rng.normal(-2.0, 0.5, (80, 4))
+    xn[0] = [1.5, 1.5, 1.5, 1.5]  # one page's passage that looks like the positives
+    page = np.arange(80) % 40
+    asked = np.zeros(80, dtype=bool)
+    asked[0] = True
+    data = _data(80, page, asked)
+    fam = np.array(["a", "b"] * 30)
+    inside = _T._train(xp, fam, xn, 64.0, 1, "logistic", _T.neg_weights(data)).proba(xn)[0]
+    crossed = _T.crossfit_proba(xp, fam, xn, data, 64.0, 1, "logistic")[0]
+    assert crossed > inside  # the head that trained on it (weighted: asked) had learnt it away
+    head = fit_fold(xp, fam, np.ones(60, dtype=bool), xn, data, 1, budget=0.0)
+    own = _T.crossfit_proba(xp, fam, xn, data, head.c, 1, "logistic")[0]
+    # that out-of-fold score (at the fold's own C) sets the threshold, not the in-sample one
+    assert abs(head.thresholds["covert"] - min(0.999, own + 1e-4)) < 1e-3
