@@ -222,7 +222,8 @@ def class_payloads(per_template: int = 2, seed: int = 13) -> list[Payload]:
     slots: dict[str, list[str]] = spec["slots"]
     rng = random.Random(seed)
     out: list[Payload] = []
-    for lang, classes in spec["templates"].items():
+    rounds = [spec["templates"], spec.get("templates_more", {})]  # a later round draws after
+    for lang, classes in ((lg, c) for r in rounds for lg, c in r.items()):
         for cls, templates in classes.items():
             for tpl in templates:
                 for _ in range(per_template):
