@@ -26,7 +26,7 @@ leave-one-family-out inside the training families.
 
 Thresholds: per kind of place (``covert``: hidden on purpose; ``exposed``: attributes, meta
 descriptions, comments…; ``visible``), the lowest probability (≥ 0.5) that flags at most its share of
-``--fp-budget`` (0.5 %: the lexical scanner uses the other half of the 1 % limit) of the training
+``--fp-budget`` (FP_BUDGET, 1 %: the lexical scanner flags none of the real pages now) of the training
 pages through the passages of that kind the scan's gates ask about — with 400 training pages, none —
 read from *cross-fitted* probabilities (each half of the training pages scored by a head trained
 without it), so a head that memorises its negatives does not set its thresholds on them. False
@@ -70,8 +70,15 @@ OUT = ROOT / "trustaudit" / "injection" / "data" / "intent_clf.json"
 T = TypeVar("T")
 GROUPS = ("covert", "exposed", "visible")
 C_GRID = (4.0, 16.0, 64.0)
-# Shares of the model's false-positive budget by kind of place: hidden on purpose is where it adds most.
-SHARES = {"covert": 0.5, "exposed": 0.25, "visible": 0.25}
+# The model's page-level false-positive budget. The lexical scanner flags none of the 797 real pages
+# now (bench/injection_lofo.py, "FP real pages (lexical)"), so the model may use the issue's 1 %: with
+# 399 training pages that lets one page's hidden passage sit above the covert threshold (cross-fitted).
+FP_BUDGET = 0.01
+# Shares of the model's false-positive budget by kind of place, a third each: with 399 training pages
+# and the 1 % budget, one page per kind. (Halves and quarters left attributes and comments no page at
+# all: one instruction-like `title` on one training page set their threshold at 0.98, and held-out
+# recall in those places fell to 0.17–0.31 for InjecAgent against 0.43–0.47 hidden on purpose.)
+SHARES = {"covert": 1 / 3, "exposed": 1 / 3, "visible": 1 / 3}
 # The head learns from payloads' prose openings of up to 400 characters; the scan reads up to
 # InjectionPolicy.semantic_max_chars (200) of a passage. Retrained on 200-character cuts, the
 # per-kind thresholds fell (covert 0.90 → 0.72) and the model's false positives on the unseen test
@@ -526,7 +533,7 @@ def thresholds(
 ) -> dict[str, float]:
     """Per kind of place, the lowest probability ≥ 0.5 at which the passages of that kind the scan
     asks about (`asked`) flag at most its share (SHARES) of `budget` × `n_pages` pages (rounded
-    down: with the default budget, none of the training pages); exposed ≥ covert and
+    down: with the default budget and 399 training pages, one page per kind); exposed ≥ covert and
     visible ≥ exposed."""
     out: dict[str, float] = {}
     for g in GROUPS:
@@ -550,7 +557,7 @@ def fit_fold(
     xn: np.ndarray,
     data: TrainingData,
     seed: int,
-    budget: float = 0.005,
+    budget: float = FP_BUDGET,
     *,
     kind: str = "logistic",
 ) -> Head:
@@ -618,8 +625,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--fp-budget",
         type=float,
-        default=0.005,
-        help="page-level FP allowed to the model (the lexical scanner uses ~0.5 %% of the 1 %%)",
+        default=FP_BUDGET,
+        help="page-level FP allowed to the model (the lexical scanner flags no real page now)",
     )
     ap.add_argument("--cache", type=Path, help="embedding cache stem (e.g. /tmp/emb/e)")
     ap.add_argument("--augment", type=int, default=1, help="variants per payload")
