@@ -71,14 +71,16 @@ T = TypeVar("T")
 GROUPS = ("covert", "exposed", "visible")
 C_GRID = (4.0, 16.0, 64.0)
 # The model's page-level false-positive budget. The lexical scanner flags none of the 797 real pages
-# now (bench/injection_lofo.py, "FP real pages (lexical)"), so the model may use the issue's 1 %: with
-# 399 training pages that lets one page's hidden passage sit above the covert threshold (cross-fitted).
+# now (bench/injection_lofo.py, "FP real pages (lexical)"), so the model may use the issue's 1 %,
+# split by kind of place (SHARES).
 FP_BUDGET = 0.01
-# Shares of the model's false-positive budget by kind of place, a third each: with 399 training pages
-# and the 1 % budget, one page per kind. (Halves and quarters left attributes and comments no page at
-# all: one instruction-like `title` on one training page set their threshold at 0.98, and held-out
-# recall in those places fell to 0.17–0.31 for InjecAgent against 0.43–0.47 hidden on purpose.)
-SHARES = {"covert": 1 / 3, "exposed": 1 / 3, "visible": 1 / 3}
+# Shares of the model's false-positive budget by kind of place: with 399 training pages and the 1 %
+# budget, no page for text hidden on purpose (a third of it let a hidden chain of headlines on an unseen
+# page reach 0.87, a finding bench/injection_benign_ab.py counts), one page each for attributes /
+# comments / meta and for plain sight — both at least the covert threshold anyway. (Halves and
+# quarters left attributes no page: one instruction-like `title` set their threshold at 0.98, and
+# held-out InjecAgent recall there fell to 0.17–0.31 against 0.43–0.47 hidden on purpose.)
+SHARES = {"covert": 0.25, "exposed": 0.375, "visible": 0.375}
 # The head learns from payloads' prose openings of up to 400 characters; the scan reads up to
 # InjectionPolicy.semantic_max_chars (200) of a passage. Retrained on 200-character cuts, the
 # per-kind thresholds fell (covert 0.90 → 0.72) and the model's false positives on the unseen test
@@ -533,7 +535,7 @@ def thresholds(
 ) -> dict[str, float]:
     """Per kind of place, the lowest probability ≥ 0.5 at which the passages of that kind the scan
     asks about (`asked`) flag at most its share (SHARES) of `budget` × `n_pages` pages (rounded
-    down: with the default budget and 399 training pages, one page per kind); exposed ≥ covert and
+    down: with the default budget and 399 training pages, 0 / 1 / 1 pages); exposed ≥ covert and
     visible ≥ exposed."""
     out: dict[str, float] = {}
     for g in GROUPS:
