@@ -350,3 +350,23 @@ def test_a_chained_stitched_page_is_one_group_but_loose_paragraphs() -> None:
         pl.col("doc_id") == "chained"
     )
     assert not any(r.startswith("COHERENCE_LOOSE") for r in row["reasons_coherence"].item())
+
+
+def test_a_page_under_the_minimum_words_is_not_tested_for_loose_paragraphs() -> None:
+    """Short paragraphs share few words even from one author: below
+    `coherence.topic_neighbour_min_words` of prose the loose-paragraph test says nothing."""
+    pages = pl.DataFrame(
+        [{"doc_id": n, "paragraphs": TOPICS[n]} for n in TOPICS]
+        + [{"doc_id": "chained", "paragraphs": _chained()}]
+    )
+    words = sum(len(p.split()) for p in _chained())
+    high = P.with_overrides({"coherence": {"topic_neighbour_min_words": words + 1}})
+    row = coherence_signals(pages, high, HashingEmbedder(dim=256)).filter(
+        pl.col("doc_id") == "chained"
+    )
+    assert not any(r.startswith("COHERENCE_LOOSE") for r in row["reasons_coherence"].item())
+    low = P.with_overrides({"coherence": {"topic_neighbour_min_words": words - 20}})
+    row = coherence_signals(pages, low, HashingEmbedder(dim=256)).filter(
+        pl.col("doc_id") == "chained"
+    )
+    assert any(r.startswith("COHERENCE_LOOSE") for r in row["reasons_coherence"].item())

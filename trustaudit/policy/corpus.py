@@ -216,6 +216,12 @@ class CoherencePolicy:
     topic_neighbour_full: float = opt(
         0.02, "loose paragraphs: the full penalty at or below this coherence_topic_neighbours"
     )
+    # Short paragraphs share few words even when one author wrote them on one subject: a 5-paragraph,
+    # 84-word news brief read 0.0. Below this many words of prose the test says nothing (the
+    # affiliate density's own minimum, affiliate.min_words).
+    topic_neighbour_min_words: int = opt(
+        100, "loose paragraphs: pages with fewer words in their prose paragraphs are not tested"
+    )
     topic_neighbour_penalty: float = opt(
         0.20,
         "loose paragraphs: trust penalty at topic_neighbour_full (COHERENCE_LOOSE_PARAGRAPHS; one "

@@ -743,9 +743,11 @@ def _topic_adjustment(out: pl.DataFrame, policy: Policy, unsupported: pl.Expr) -
     mix_pen = pl.when(listed).then(mix_pen * c.topic_list_title_factor).otherwise(mix_pen)
     # Loose paragraphs (topicmix.neighbour_cohesion): a ramp from topic_neighbour_start down to
     # topic_neighbour_full, on the pages the topic mix tests (enough prose, Latin script, no list)
+    # with topic_neighbour_min_words of prose
     near = pl.col("topic_neighbour_cosine")
     testable = (
         (pl.col("topic_paragraphs").fill_null(0) >= c.topic_min_paragraphs)
+        & (pl.col("_prose_words").fill_null(0) >= c.topic_neighbour_min_words)
         & ~unsupported.fill_null(False)
         & (pl.col("coherence_structure_share").fill_null(0.0) < c.topic_list_share)
     )
@@ -1015,6 +1017,14 @@ def coherence_apply(
         )
         .join(list_shape(pages, policy), on="doc_id", how="full", coalesce=True)
         .join(list_title(pages), on="doc_id", how="full", coalesce=True)
+        .join(
+            prose.group_by("doc_id").agg(
+                _prose_words=pl.col("text").str.count_matches(r"\S+").sum()
+            ),
+            on="doc_id",
+            how="full",
+            coalesce=True,
+        )
     )
     means = corpus.means if corpus is not None else None
     per_doc, centred_langs = _vector_statistics(paras, langs, policy, embedder, means)
