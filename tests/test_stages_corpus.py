@@ -3,7 +3,9 @@ driver, joined into exactly `corpus_signals`' frame (the split `audit --engine r
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -15,7 +17,7 @@ from trustaudit.corpus_stages import run_local
 from trustaudit.embed import HashingEmbedder
 from trustaudit.policy import Policy
 from trustaudit.scoring.corpus import corpus_signals
-from trustaudit.stages import CorpusMap, Encode, corpus_family, corpus_status
+from trustaudit.stages import BatchMap, CorpusMap, Encode, corpus_family, corpus_status
 
 REPO = Path(__file__).resolve().parents[1]
 P = Policy().with_overrides({"engine": {"distributed_corpus_min_pages": 0}})
@@ -102,4 +104,56 @@ def test_a_small_corpus_keeps_the_corpus_family_on_the_driver(demo_pages: pl.Dat
     assert corpus_status(policy, corpus_map=fake, pages=demo_pages.height) == "computed"
     assert corpus_status(policy, corpus_map=fake, pages=demo_pages.height + 1).startswith(
         "distributed"
+    )
+
+
+class _WithBatchMap:
+    """A corpus map that offers coherence's maps (`batch_map`), run here with `embedder`, each
+    step's batch sizes recorded: the seam the Ray engine's tasks use (`run/ray.py`)."""
+
+    def __init__(self, inner: CorpusMap, policy: Policy, embedder: HashingEmbedder) -> None:
+        self.inner, self.policy, self.embedder = inner, policy, embedder
+        self.steps: list[tuple[str, list[int]]] = []
+
+    def __call__(self, pages: pl.DataFrame | list[Path], encode: Encode | None) -> pl.DataFrame:
+        return self.inner(pages, encode)  # type: ignore[arg-type]
+
+    def batch_map(self, pages: int) -> BatchMap | None:
+        def mapped(step: Callable[..., Any], batches: Iterable[pl.DataFrame], extra: Any) -> list:
+            held = list(batches)
+            self.steps.append((step.__name__, [b.height for b in held]))
+            # out of order and back: the merges must not depend on where a batch ran first
+            done = {
+                i: step(b, self.policy, self.embedder, extra)
+                for i, b in reversed(list(enumerate(held)))
+            }
+            return [done[i] for i in range(len(held))]
+
+        return mapped
+
+
+@pytest.mark.parametrize("batch_pages", [1_000, 9], ids=["one-batch", "batches"])
+def test_corpus_family_runs_coherence_through_the_engines_batch_map(
+    demo_pages: pl.DataFrame, tmp_path: Path, batch_pages: int
+) -> None:
+    policy = P.with_overrides({"engine": {"corpus_batch_pages": batch_pages}})
+    embedder = HashingEmbedder(64)
+    cmap = _WithBatchMap(_batched(tmp_path, policy, []), policy, embedder)
+    out = corpus_family(demo_pages, policy, embedder, corpus_map=cmap)
+    assert_frame_equal(out, corpus_signals(demo_pages, None, policy, embedder))
+    names = [name for name, _ in cmap.steps]
+    if batch_pages >= demo_pages.height:  # one batch is its own corpus: one apply
+        assert cmap.steps == [("coherence_apply_step", [demo_pages.height])]
+    else:
+        assert names == ["coherence_counts_step", "coherence_words_step", "coherence_apply_step"]
+        sizes = cmap.steps[0][1]
+        assert len(sizes) >= 2 and sum(sizes) == demo_pages.height
+        assert all(s == sizes for _, s in cmap.steps)  # the same page_bounds batches each map
+    assert out.get_column("coherence_score").drop_nulls().len() > 0
+    assert corpus_status(policy, corpus_map=cmap, pages=demo_pages.height) == (
+        "distributed (syndication, claims, coherence)"
+    )
+    off = policy.with_overrides({"coherence": {"enabled": False}})
+    assert corpus_status(off, corpus_map=cmap, pages=demo_pages.height) == (
+        "distributed (syndication, claims)"
     )

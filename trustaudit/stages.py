@@ -28,13 +28,24 @@ from trustaudit.policy import Policy
 from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
 from trustaudit.scoring.anchors import anchor_presence
 from trustaudit.scoring.behaviour import behaviour_signals, behaviour_status
-from trustaudit.scoring.coherence import coherence_apply, coherence_corpus, page_batches
+from trustaudit.scoring.coherence import (
+    CoherenceCorpus,
+    boilerplate_keys,
+    coherence_apply,
+    coherence_corpus,
+    coherence_counts,
+    coherence_words,
+    language_means,
+    merge_coherence_counts,
+    page_batches,
+)
 from trustaudit.scoring.corpus import CORPUS_COLUMNS, corpus_signals
 from trustaudit.scoring.domain import domain_signals
 from trustaudit.scoring.injection import injection_signals
 from trustaudit.scoring.quality import quality_signals
 from trustaudit.scoring.syndication import farm_signals
 from trustaudit.scoring.textual import textual_signals
+from trustaudit.scoring.topicmix import merge_word_counts
 
 # memo(family, key, compute) -> frame: a cache of one family's output keyed by a digest of its inputs
 Memo = Callable[[str, str, Callable[[], pl.DataFrame]], pl.DataFrame]
@@ -47,6 +58,10 @@ Encode = Callable[[list[str]], Any]
 # (`corpus_stages.SYNDICATION_COLUMNS`, `CLAIM_COLUMNS`), computed in batches where an engine
 # chooses; `pages` is a frame or the Parquet files that hold them (a run's pages.parquet)
 CorpusMap = Callable[[pl.DataFrame | list[Path], Encode | None], pl.DataFrame]
+# batch_map(step, batches, extra) -> [step(batch, policy, embedder, extra) for each batch], in
+# order, run where an engine chooses (its workers, each with the policy's own embedder): the maps
+# of coherence. A corpus map may offer one as `corpus_map.batch_map(pages) -> BatchMap | None`
+BatchMap = Callable[[Callable[..., Any], Iterable[pl.DataFrame], Any], list[Any]]
 
 # page columns no whole-corpus step reads: the text and what is derived from it. `PageSource.meta`
 # leaves them out; the per-page and corpus families read them a batch of pages at a time
@@ -238,9 +253,11 @@ def corpus_family(
     """The corpus family: `scoring.corpus.corpus_signals`' frame, with syndication and claims
     computed by `corpus_map` when an engine gives one (map -> group-by -> map, `run/ray_corpus.py`).
 
-    Why here: coherence runs in this process in its own batches (`corpus_coherence`), fed the
-    batched cross_consistency; the join mirrors `corpus_signals` so both paths give the same
-    columns. Below the batched steps' threshold the corpus is read whole (`corpus_signals`).
+    Why here: coherence runs in its own batches (`corpus_coherence`), fed the batched
+    cross_consistency: its maps on the engine's workers when the corpus map offers a `batch_map`
+    (`engine_batch_map`), else in this process; the join mirrors `corpus_signals` so both paths
+    give the same columns. Below the batched steps' threshold the corpus is read whole
+    (`corpus_signals`).
     """
     source = FramePages(pages, pl.DataFrame()) if isinstance(pages, pl.DataFrame) else pages
     if corpus_map is None or not distributed(policy, corpus_map=corpus_map, pages=source.height):
@@ -250,7 +267,8 @@ def corpus_family(
     out = source.meta().select("doc_id").join(batched, on="doc_id", how="left")
     if policy.coherence.enabled and embedder is not None:
         cross = batched.select("doc_id", "cross_consistency") if policy.claims.enabled else None
-        coh = corpus_coherence(source, policy, embedder, cross=cross)
+        batch_map = engine_batch_map(corpus_map, source.height)
+        coh = corpus_coherence(source, policy, embedder, cross=cross, batch_map=batch_map)
         out = out.drop("cross_consistency", strict=False).join(coh, on="doc_id", how="left")
     return out.select([c for c in CORPUS_COLUMNS if c in out.columns])
 
@@ -265,19 +283,75 @@ def page_bounds(source: PageSource, policy: Policy) -> list[tuple[int, int]]:
     )
 
 
+def engine_batch_map(corpus_map: CorpusMap | None, pages: int) -> BatchMap | None:
+    """The map over batches of pages an engine's corpus map offers for this many pages (the Ray
+    engine's, from `engine.distributed_corpus_min_pages`), or None: coherence in this process."""
+    offer = getattr(corpus_map, "batch_map", None)
+    return offer(pages) if offer is not None else None
+
+
+def coherence_counts_step(
+    pages: pl.DataFrame, policy: Policy, embedder: Embedder, _extra: None
+) -> Any:
+    """BatchMap step: coherence's first map (`coherence_counts`)."""
+    return coherence_counts(pages, policy, embedder)
+
+
+def coherence_words_step(
+    pages: pl.DataFrame, policy: Policy, _embedder: Embedder, keys: pl.Series
+) -> Any:
+    """BatchMap step: coherence's second map (`coherence_words`), given the boilerplate keys."""
+    return coherence_words(pages, policy, keys)
+
+
+def coherence_apply_step(
+    pages: pl.DataFrame,
+    policy: Policy,
+    embedder: Embedder,
+    extra: tuple[CoherenceCorpus | None, pl.DataFrame | None],
+) -> pl.DataFrame:
+    """BatchMap step: one batch scored against the merged corpus (`coherence_apply`)."""
+    corpus, cross = extra
+    return coherence_apply(pages, policy, embedder, corpus, cross=cross)
+
+
 def corpus_coherence(
-    source: PageSource, policy: Policy, embedder: Embedder, *, cross: pl.DataFrame | None = None
+    source: PageSource,
+    policy: Policy,
+    embedder: Embedder,
+    *,
+    cross: pl.DataFrame | None = None,
+    batch_map: BatchMap | None = None,
 ) -> pl.DataFrame:
     """`coherence.coherence_signals` over a PageSource: its corpus-wide aggregates merged over
     the batches (`coherence_corpus`), then each batch scored (`coherence_apply`), one batch of
-    pages read at a time; a corpus of one batch is its own corpus, as there."""
+    pages read at a time; a corpus of one batch is its own corpus, as there.
+
+    With `batch_map` (an engine's workers) the three maps (counts, words, apply) run there and
+    only their outputs come back: the merges (integer sums, in batch order), the boilerplate
+    keys and the language means stay here, so the scores are those of the loop below."""
     bounds = page_bounds(source, policy)
+    if batch_map is None:
+        if len(bounds) <= 1:
+            return coherence_apply(source.read_all(), policy, embedder, None, cross=cross)
+        corpus = coherence_corpus(lambda: source.slices(bounds), policy, embedder)
+        parts = [
+            coherence_apply(b, policy, embedder, corpus, cross=cross) for b in source.slices(bounds)
+        ]
+        return pl.concat(parts, how="vertical_relaxed")
     if len(bounds) <= 1:
-        return coherence_apply(source.read_all(), policy, embedder, None, cross=cross)
-    corpus = coherence_corpus(lambda: source.slices(bounds), policy, embedder)
-    parts = [
-        coherence_apply(b, policy, embedder, corpus, cross=cross) for b in source.slices(bounds)
-    ]
+        (one,) = batch_map(coherence_apply_step, [source.read_all()], (None, cross))
+        return one
+    counts = merge_coherence_counts(batch_map(coherence_counts_step, source.slices(bounds), None))
+    keys = boilerplate_keys(counts.boilerplate, policy)
+    words = merge_word_counts(batch_map(coherence_words_step, source.slices(bounds), keys))
+    means = (
+        language_means(counts.languages, policy)
+        if policy.coherence.center_by_language and counts.languages is not None
+        else {}
+    )
+    corpus = CoherenceCorpus(keys, words, means)
+    parts = batch_map(coherence_apply_step, source.slices(bounds), (corpus, cross))
     return pl.concat(parts, how="vertical_relaxed")
 
 
@@ -307,6 +381,8 @@ def corpus_status(policy: Policy, *, corpus_map: CorpusMap | None, pages: int) -
     ]
     if not distributed(policy, corpus_map=corpus_map, pages=pages):
         return "computed"
+    if policy.coherence.enabled and engine_batch_map(corpus_map, pages) is not None:
+        steps.append("coherence")
     return f"distributed ({', '.join(steps)})"
 
 

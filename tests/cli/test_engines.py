@@ -23,6 +23,8 @@ from helpers import article_html
 from polars.testing import assert_frame_equal
 from s3server import S3, moto_endpoint_fixture, s3_fixture  # noqa: F401 - the fixtures
 
+from trustaudit.scoring.coherence import COHERENCE_COLUMNS
+
 REPO = Path(__file__).resolve().parents[2]
 NOW = ["--now", "2026-11-01"]
 DEMO = [
@@ -106,26 +108,39 @@ def test_unreachable_ray_address_is_a_usage_error(runner, app, tmp_path: Path) -
 def test_ray_engine_gives_the_local_scores_on_the_demo_corpus(tmp_path: Path) -> None:
     pytest.importorskip("ray")
     local, ray_run = tmp_path / "local", tmp_path / "ray"
-    res = _audit(*DEMO, "--out", str(local), "--workers", "1")
+    # batches of 16 pages: coherence's corpus-wide parts are merged over several batches
+    batches = {"TRUSTAUDIT_ENGINE__CORPUS_BATCH_PAGES": "16"}
+    res = _audit(*DEMO, "--out", str(local), "--workers", "1", env=_env(**batches))
     assert res.returncode == 0, res.stderr
     # the demo is far below engine.distributed_corpus_min_pages: lower it so the Ray steps run
-    env = _env(TRUSTAUDIT_ENGINE__DISTRIBUTED_CORPUS_MIN_PAGES="0")
+    env = _env(TRUSTAUDIT_ENGINE__DISTRIBUTED_CORPUS_MIN_PAGES="0", **batches)
     res = _audit(*DEMO, "--out", str(ray_run), "--engine", "ray", "--workers", "2", env=env)
     assert res.returncode == 0, res.stderr
     assert_frame_equal(_scores(ray_run), _scores(local))
+    assert_frame_equal(
+        pl.read_parquet(ray_run / "scores.parquet"), pl.read_parquet(local / "scores.parquet")
+    )
     assert _manifest(ray_run)["engine"]["name"] == "ray"
     assert _manifest(local)["engine"]["name"] == "local"
-    # syndication and claims ran as Ray steps, coherence on the driver; local kept corpus_signals
+    # syndication, claims and coherence's maps ran as Ray steps; local kept corpus_signals
     families = {
         r: _manifest(r)["stages"]["signals"]["families"]["corpus"] for r in (ray_run, local)
     }
-    assert families == {ray_run: "distributed (syndication, claims)", local: "computed"}
+    assert families == {
+        ray_run: "distributed (syndication, claims, coherence)",
+        local: "computed",
+    }
     assert not (ray_run / ".work" / "corpus").exists()  # the spill folder is cleaned up
     # the demo has a syndicated cluster and claim groups: the parity is not of empty columns
     signals = pl.read_parquet(ray_run / "signals.parquet")
     assert signals.get_column("syndication_cluster_id").drop_nulls().n_unique() >= 1
     assert signals.get_column("claim_group").drop_nulls().n_unique() >= 2
-    assert_frame_equal(signals, pl.read_parquet(local / "signals.parquet"))
+    assert signals.height > 16  # several coherence batches
+    coherence = list(COHERENCE_COLUMNS)
+    assert signals.get_column("coherence_score").drop_nulls().n_unique() >= 5
+    local_signals = pl.read_parquet(local / "signals.parquet")
+    assert_frame_equal(signals.select(coherence), local_signals.select(coherence))
+    assert_frame_equal(signals, local_signals)
     assert _balanced(ray_run)["errors"] == _balanced(local)["errors"] > 0
 
 
@@ -147,7 +162,8 @@ def test_ray_finishes_a_run_the_local_engine_half_wrote(tmp_path: Path) -> None:
             f.unlink()
     (out / "scores.parquet").unlink()
     # below engine.distributed_corpus_min_pages the Ray engine runs syndication and claims as the
-    # local engine's spilled batches from engine.local_corpus_min_pages on (lowered to 1 here)
+    # local engine's spilled batches from engine.local_corpus_min_pages on (lowered to 1 here),
+    # and coherence on the driver (no Ray task below that threshold)
     env = _env(TRUSTAUDIT_ENGINE__LOCAL_CORPUS_MIN_PAGES="1")
     res = _audit(*args, "--out", str(out), "--engine", "ray", "--workers", "2", env=env)
     assert res.returncode == 0, res.stderr

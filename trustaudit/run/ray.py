@@ -19,7 +19,7 @@ import os
 import shutil
 import socket
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import Any, cast
@@ -43,7 +43,7 @@ from trustaudit.run.ray_read import (
     shard_rows,
     to_ipc,
 )
-from trustaudit.stages import CorpusMap, Encode, PageMap, page_signals
+from trustaudit.stages import BatchMap, CorpusMap, Encode, PageMap, page_signals
 
 __all__ = ["RayExecutor", "extract_packed", "from_ipc", "signals_packed", "to_ipc", "unpack"]
 
@@ -308,6 +308,24 @@ class RayExecutor:
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
+    def _batch_map(
+        self, policy: Policy, step: Callable[..., Any], batches: Iterable[pl.DataFrame], extra: Any
+    ) -> list[Any]:
+        """`stages.BatchMap` as Ray tasks: `step` over each batch of pages on the workers, each
+        with the policy's embedder (`_embedded_step`), a window of batches in flight; the outputs
+        come back in batch order (coherence's counts, words and scored pages)."""
+        import ray
+
+        if self._stopping is not None:  # page_map released Ray below the same threshold
+            raise RuntimeError("the coherence maps need Ray, released after the page signals")
+        task = ray.remote(_embedded_step)
+        shared = ray.put((policy, extra))  # once, not once per task
+        out: list[Any] = []
+        source = iter(batches)
+        while window := list(islice(source, self.window)):
+            out += ray.get([task.remote(step, b, shared) for b in window])
+        return out
+
     def _page_signals(
         self, batches: Iterable[tuple[pl.DataFrame, pl.DataFrame]], policy: Policy
     ) -> list[pl.DataFrame]:
@@ -384,6 +402,23 @@ class _RayCorpusMap:
         from trustaudit.run.local import LocalCorpusMap
 
         return LocalCorpusMap(self.policy, self.work)(pages, encode)
+
+    def batch_map(self, pages: int) -> BatchMap | None:
+        """Coherence's maps as Ray tasks from `engine.distributed_corpus_min_pages` pages (the
+        threshold of the page families and the corpus steps); below it, None: the driver."""
+        if pages < self.policy.engine.distributed_corpus_min_pages:
+            return None
+        return functools.partial(self.executor._batch_map, self.policy)
+
+
+def _embedded_step(step: Callable[..., Any], pages: pl.DataFrame, shared: Any) -> Any:
+    """A Ray task of `RayExecutor._batch_map`: `step(pages, policy, embedder, extra)` with this
+    worker's process-wide embedder (`embed.get_embedder`, loaded once per worker process; the
+    same model and float16 disk cache as the driver's, so the vectors are the driver's)."""
+    from trustaudit.embed import get_embedder
+
+    policy, extra = shared
+    return step(pages, policy, get_embedder(policy.embeddings), extra)
 
 
 def _height(pages: pl.DataFrame | list[Path]) -> int:
