@@ -13,9 +13,9 @@ class EnginePolicy:
 
     distributed_corpus_min_pages: int = opt(
         20_000,
-        "with --engine ray, syndication, claims and the per-page signals run as Ray steps only from"
-        " this many pages on; below it they run on the driver (same columns), where a small corpus"
-        " is faster, and the local Ray instance is stopped as soon as extraction is done",
+        "with --engine ray, syndication, claims, coherence's maps and the per-page signals run as"
+        " Ray steps only from this many pages on; below it they run on the driver (same columns), where"
+        " a small corpus is faster, and the local Ray instance is stopped as soon as extraction is done",
     )
     local_corpus_min_pages: int = opt(
         5_000,
