@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from trustaudit.injection.benign import code_shaped, drop_benign_findings, screen_hits, ui_copy
+from trustaudit.injection.benign import (
+    code_shaped,
+    copy_series,
+    drop_benign_findings,
+    in_copy_series,
+    label_list,
+    screen_hits,
+    ui_copy,
+)
 from trustaudit.injection.context import SecurityPage, form_ui_instruction, quoted_context
 from trustaudit.injection.detect import Hit, detect_text
 from trustaudit.injection.directive import about_the_site, is_directive, is_request, word_count
@@ -394,8 +402,7 @@ def _screen(
     if all(h.score < policy.min_score for h in hits):
         return hits  # most pages: nothing to screen
     techs = ["visible" if e.seg < 0 else segs[e.seg].technique for e in entries]
-    places = ["" if e.variant or e.seg < 0 else f"{techs[i]} {segs[e.seg].location}"
-              for i, e in enumerate(entries)]  # fmt: skip
+    places = ["" if e.variant or e.seg < 0 else _place(segs[e.seg]) for e in entries]
     return screen_hits(
         joined, hits, starts, techs, [e.prior for e in entries], policy.min_score,
         visible=visible, places=places, extra=extra,
@@ -485,6 +492,7 @@ def _hidden_asks(
 
     every = policy.semantic == "on"
     shown = _Shown(visible)
+    series: dict[str, int] | None = None
     for k, e in enumerate(entries):
         if e.variant is not None:
             break  # variants follow the segments as found
@@ -504,6 +512,13 @@ def _hidden_asks(
             )
             if picked is None:
                 continue
+            if not every:
+                # one of a series of blocks of copy hidden alike (the other items of a paginated
+                # list, slides, tabs) is page copy, as `benign.page_copy` reads a lexical hit there
+                if series is None:
+                    series = _copy_series(entries, segs, texts)
+                if in_copy_series(text, seg.technique, series.get(_place(seg), 0)):
+                    continue
             passage, tier = picked
             h = Hit(0, len(passage), _excerpt(passage, 0, len(passage)), "", e.prior, "", "")
             rank = (tier, e.prior, e.prior)
@@ -523,6 +538,20 @@ def _hidden_asks(
                 seg.obfuscation,
             )
         )
+
+
+def _place(seg: Segment) -> str:
+    """Where and how a segment is hidden (technique and element): blocks alike share it."""
+    return f"{seg.technique} {seg.location}"
+
+
+def _copy_series(
+    entries: Sequence[_Entry], segs: Sequence[Segment], texts: Sequence[str]
+) -> dict[str, int]:
+    """`benign.copy_series` over the page's hidden segments as found."""
+    return copy_series(
+        (_place(segs[e.seg]), texts[e.seg]) for e in entries if e.variant is None and e.seg >= 0
+    )
 
 
 # What the per-page cap keeps first (`_Ask.rank`): passages a lexical gate flags weakly, hidden or in
@@ -600,6 +629,8 @@ def _shape_ask(
     head = prose_head(text, policy.semantic_max_chars, min_words=5)
     if every and tech != "script":
         return (head, _TIER_HIDDEN) if head else None
+    if head and label_list(head):
+        return None  # an icon sprite's names, a tag cloud, a share bar: labels, not prose
     # Outside the places hidden on purpose only a request of `semantic_request_min_words` is read:
     # shorter texts (most captions, labels, notes) are let go before any mood test.
     words = 0 if tech in COVERT or tech in _QUIET else policy.semantic_request_min_words

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from trustaudit.injection.detect import Hit, detect_text, find_features
@@ -411,13 +411,55 @@ def _series(
     text: str, starts: Sequence[int], ends: Sequence[int], places: Sequence[str]
 ) -> dict[str, int]:
     """Per place, how many distinct blocks of copy (`copy_block`) the page hides there."""
+    return copy_series(
+        (place, text[a:b]) for place, a, b in zip(places, starts, ends, strict=False)
+    )
+
+
+def copy_series(blocks: Iterable[tuple[str, str]]) -> dict[str, int]:
+    """Per place ("" is no place), how many distinct blocks of copy (`copy_block`) are hidden there:
+    slides, tabs, the other items of a paginated list are hidden alike, a payload is one block."""
     seen: dict[str, set[str]] = {}
-    for place, a, b in zip(places, starts, ends, strict=False):
-        if place and b - a >= _BLOCK_CHARS:
-            block = text[a:b]
-            if copy_block(block):
-                seen.setdefault(place, set()).add(block)
+    for place, block in blocks:
+        if place and len(block) >= _BLOCK_CHARS and copy_block(block):
+            seen.setdefault(place, set()).add(block)
     return {p: len(v) for p, v in seen.items()}
+
+
+def in_copy_series(block: str, technique: str, count: int) -> bool:
+    """Whether a hidden block no lexical feature reached is page copy by the series rule
+    (`page_copy`'s ``series``): a block of copy hidden in a place sites hide copy for layout, one of
+    at least `_SERIES` hidden the same way (`count`, from `copy_series`), addressing no AI."""
+    return (
+        count >= _SERIES
+        and technique in PAGE_COPY_TECHNIQUES
+        and copy_block(block)
+        and not _addresses_ai(block)
+    )
+
+
+# A list of labels (an icon sprite's names, tags, a menu): one word makes this share of its words.
+_LABEL_SHARE = 0.3
+_LABEL_MIN_WORDS = 8
+
+
+def label_list(text: str) -> bool:
+    """Whether `text` is a list of labels rather than prose: at least `_LABEL_MIN_WORDS` words, at
+    most one sentence end, and one word of four letters or more, four times or more, makes
+    `_LABEL_SHARE` of them ("icon bookmark icon camera icon check icon close…"); the short
+    function words ("the", "de", "и") that fill a sentence do not count."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    if len(words) < _LABEL_MIN_WORDS or len(_LABEL_SENTENCE_END.findall(text)) > 1:
+        return False
+    top = (
+        max(words.count(w) for w in set(words) if len(w) >= 4)
+        if any(len(w) >= 4 for w in words)
+        else 0
+    )
+    return top >= 4 and top >= _LABEL_SHARE * len(words)
+
+
+_LABEL_SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)")
 
 
 def _ui_element(source: str, offset: int) -> bool:
