@@ -29,15 +29,10 @@ from trustaudit.scoring.affiliate import affiliate_signals, flag_affiliate_links
 from trustaudit.scoring.anchors import anchor_presence
 from trustaudit.scoring.behaviour import behaviour_signals, behaviour_status
 from trustaudit.scoring.coherence import (
-    CoherenceCorpus,
-    boilerplate_keys,
-    coherence_apply,
+    coherence_apply_step,
     coherence_corpus,
-    coherence_counts,
-    coherence_words,
-    language_means,
-    merge_coherence_counts,
     page_batches,
+    page_text_bytes,
 )
 from trustaudit.scoring.corpus import CORPUS_COLUMNS, corpus_signals
 from trustaudit.scoring.domain import domain_signals
@@ -45,7 +40,6 @@ from trustaudit.scoring.injection import injection_signals
 from trustaudit.scoring.quality import quality_signals
 from trustaudit.scoring.syndication import farm_signals
 from trustaudit.scoring.textual import textual_signals
-from trustaudit.scoring.topicmix import merge_word_counts
 
 # memo(family, key, compute) -> frame: a cache of one family's output keyed by a digest of its inputs
 Memo = Callable[[str, str, Callable[[], pl.DataFrame]], pl.DataFrame]
@@ -168,17 +162,6 @@ class FramePages:
         return digest(self.links if links else self.pages)
 
 
-def page_text_bytes(pages: pl.DataFrame) -> list[int]:
-    """Each page's text size in bytes, as coherence batches pages (its `_text_bytes`)."""
-    if "text" in pages.columns:
-        text = pl.col("text")
-    elif "paragraphs" in pages.columns:
-        text = pl.col("paragraphs").list.join("\n")
-    else:
-        return [0] * pages.height
-    return pages.select(text.str.len_bytes().fill_null(0)).to_series().to_list()
-
-
 @dataclass(frozen=True)
 class DomainEvidence:
     """What the domain family reads from files: the lists and registration dates."""
@@ -290,31 +273,6 @@ def engine_batch_map(corpus_map: CorpusMap | None, pages: int) -> BatchMap | Non
     return offer(pages) if offer is not None else None
 
 
-def coherence_counts_step(
-    pages: pl.DataFrame, policy: Policy, embedder: Embedder, _extra: None
-) -> Any:
-    """BatchMap step: coherence's first map (`coherence_counts`)."""
-    return coherence_counts(pages, policy, embedder)
-
-
-def coherence_words_step(
-    pages: pl.DataFrame, policy: Policy, _embedder: Embedder, keys: pl.Series
-) -> Any:
-    """BatchMap step: coherence's second map (`coherence_words`), given the boilerplate keys."""
-    return coherence_words(pages, policy, keys)
-
-
-def coherence_apply_step(
-    pages: pl.DataFrame,
-    policy: Policy,
-    embedder: Embedder,
-    extra: tuple[CoherenceCorpus | None, pl.DataFrame | None],
-) -> pl.DataFrame:
-    """BatchMap step: one batch scored against the merged corpus (`coherence_apply`)."""
-    corpus, cross = extra
-    return coherence_apply(pages, policy, embedder, corpus, cross=cross)
-
-
 def corpus_coherence(
     source: PageSource,
     policy: Policy,
@@ -329,30 +287,29 @@ def corpus_coherence(
 
     With `batch_map` (an engine's workers) the three maps (counts, words, apply) run there and
     only their outputs come back: the merges (integer sums, in batch order), the boilerplate
-    keys and the language means stay here, so the scores are those of the loop below."""
+    keys and the language means stay here, so the scores are those of the run in this process."""
     bounds = page_bounds(source, policy)
-    if batch_map is None:
-        if len(bounds) <= 1:
-            return coherence_apply(source.read_all(), policy, embedder, None, cross=cross)
-        corpus = coherence_corpus(lambda: source.slices(bounds), policy, embedder)
-        parts = [
-            coherence_apply(b, policy, embedder, corpus, cross=cross) for b in source.slices(bounds)
-        ]
-        return pl.concat(parts, how="vertical_relaxed")
+    run = batch_map or _in_process(policy, embedder)
     if len(bounds) <= 1:
-        (one,) = batch_map(coherence_apply_step, [source.read_all()], (None, cross))
+        (one,) = run(coherence_apply_step, [source.read_all()], (None, cross))
         return one
-    counts = merge_coherence_counts(batch_map(coherence_counts_step, source.slices(bounds), None))
-    keys = boilerplate_keys(counts.boilerplate, policy)
-    words = merge_word_counts(batch_map(coherence_words_step, source.slices(bounds), keys))
-    means = (
-        language_means(counts.languages, policy)
-        if policy.coherence.center_by_language and counts.languages is not None
-        else {}
+    corpus = coherence_corpus(
+        lambda: source.slices(bounds),
+        policy,
+        embedder,
+        run=lambda step, extra: run(step, source.slices(bounds), extra),
     )
-    corpus = CoherenceCorpus(keys, words, means)
-    parts = batch_map(coherence_apply_step, source.slices(bounds), (corpus, cross))
+    parts = run(coherence_apply_step, source.slices(bounds), (corpus, cross))
     return pl.concat(parts, how="vertical_relaxed")
+
+
+def _in_process(policy: Policy, embedder: Embedder) -> BatchMap:
+    """The BatchMap of this process: each step over each batch, in order."""
+
+    def run(step: Callable[..., Any], batches: Iterable[pl.DataFrame], extra: Any) -> list[Any]:
+        return [step(b, policy, embedder, extra) for b in batches]
+
+    return run
 
 
 def distributed(policy: Policy, *, corpus_map: CorpusMap | None, pages: int) -> bool:

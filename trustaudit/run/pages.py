@@ -16,6 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from trustaudit.io.atomic import atomic_path, write_parquet
+from trustaudit.scoring.coherence import text_bytes_expr
 from trustaudit.stages import HEAVY_COLUMNS
 
 __all__ = ["ParquetPages"]
@@ -56,14 +57,10 @@ class ParquetPages:
         )
 
     def text_bytes(self) -> list[int]:
-        if "text" in self._names:
-            text = pl.col("text")
-        elif "paragraphs" in self._names:
-            text = pl.col("paragraphs").list.join("\n")
-        else:
+        size = text_bytes_expr(self._names)
+        if size is None:
             return [0] * self.height
-        scan = pl.scan_parquet(self.pages).select(text.str.len_bytes().fill_null(0))
-        return scan.collect().to_series().to_list()
+        return pl.scan_parquet(self.pages).select(size).collect().to_series().to_list()
 
     def slices(self, bounds: list[tuple[int, int]]) -> Iterator[pl.DataFrame]:
         if bounds == [(0, self.height)]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -32,10 +33,13 @@ __all__ = [
     "boilerplate_keys",
     "center_vectors",
     "coherence_apply",
+    "coherence_apply_step",
     "coherence_corpus",
     "coherence_counts",
+    "coherence_counts_step",
     "coherence_signals",
     "coherence_words",
+    "coherence_words_step",
     "cross_from_variance",
     "edges_for",
     "intra_coherence",
@@ -47,8 +51,10 @@ __all__ = [
     "merge_coherence_counts",
     "merge_language_sums",
     "page_batches",
+    "page_text_bytes",
     "paragraph_table",
     "split_coherence",
+    "text_bytes_expr",
 ]
 
 # (low, high, center, width) of DESIGN §3, defined for all-MiniLM-L6-v2 cosines.
@@ -905,15 +911,52 @@ def _with_idf_language(
     )
 
 
+# The three maps in one shape, `step(pages, policy, embedder, extra)`, module-level so an engine
+# can ship them to its workers (`stages.BatchMap`, `run.ray.RayExecutor._batch_map`).
+def coherence_counts_step(
+    pages: pl.DataFrame, policy: Policy, embedder: Embedder, _extra: None
+) -> CoherenceCounts:
+    """Coherence's first map (`coherence_counts`)."""
+    return coherence_counts(pages, policy, embedder)
+
+
+def coherence_words_step(
+    pages: pl.DataFrame, policy: Policy, _embedder: Embedder, keys: pl.Series
+) -> WordCounts:
+    """Coherence's second map (`coherence_words`), given the boilerplate keys."""
+    return coherence_words(pages, policy, keys)
+
+
+def coherence_apply_step(
+    pages: pl.DataFrame,
+    policy: Policy,
+    embedder: Embedder,
+    extra: tuple[CoherenceCorpus | None, pl.DataFrame | None],
+) -> pl.DataFrame:
+    """One batch scored against the merged corpus (`coherence_apply`); extra = (corpus, cross)."""
+    corpus, cross = extra
+    return coherence_apply(pages, policy, embedder, corpus, cross=cross)
+
+
 def coherence_corpus(
-    batches: Callable[[], Iterable[pl.DataFrame]], policy: Policy, embedder: Embedder
+    batches: Callable[[], Iterable[pl.DataFrame]],
+    policy: Policy,
+    embedder: Embedder,
+    *,
+    run: Callable[[Callable[..., Any], Any], list[Any]] | None = None,
 ) -> CoherenceCorpus:
     """The corpus-wide parts over every batch of pages (`batches()` is iterated twice: counts,
-    then the words of what is prose once boilerplate is known). An engine may run the two maps
-    anywhere and merge their outputs in any order: the merges are sums of integers."""
-    counts = merge_coherence_counts([coherence_counts(b, policy, embedder) for b in batches()])
+    then the words of what is prose once boilerplate is known). `run(step, extra)` gives a step's
+    output for every batch, in batch order: an engine's workers (`stages.corpus_coherence`), by
+    default this process. The merges are sums of integers, so where the maps ran does not matter."""
+    if run is None:
+
+        def run(step: Callable[..., Any], extra: Any) -> list[Any]:
+            return [step(b, policy, embedder, extra) for b in batches()]
+
+    counts = merge_coherence_counts(run(coherence_counts_step, None))
     keys = boilerplate_keys(counts.boilerplate, policy)
-    words = merge_word_counts([coherence_words(b, policy, keys) for b in batches()])
+    words = merge_word_counts(run(coherence_words_step, keys))
     means = (
         language_means(counts.languages, policy)
         if policy.coherence.center_by_language and counts.languages is not None
@@ -922,10 +965,25 @@ def coherence_corpus(
     return CoherenceCorpus(keys, words, means)
 
 
-def _text_bytes(pages: pl.DataFrame) -> list[int]:
-    """Each page's text size in bytes: what its paragraphs and their vectors will hold."""
-    text = pl.col("text") if "text" in pages.columns else pl.col("paragraphs").list.join("\n")
-    return pages.select(text.str.len_bytes().fill_null(0)).to_series().to_list()
+def text_bytes_expr(columns: Iterable[str]) -> pl.Expr | None:
+    """Each page's text size in bytes, what its paragraphs and their vectors will hold (how
+    `page_batches` cuts a corpus), over a frame with these columns; None without text."""
+    names = set(columns)
+    if "text" in names:
+        text = pl.col("text")
+    elif "paragraphs" in names:
+        text = pl.col("paragraphs").list.join("\n")
+    else:
+        return None
+    return text.str.len_bytes().fill_null(0)
+
+
+def page_text_bytes(pages: pl.DataFrame) -> list[int]:
+    """Each page's text size in bytes (`text_bytes_expr`; 0 without text)."""
+    size = text_bytes_expr(pages.columns)
+    if size is None:
+        return [0] * pages.height
+    return pages.select(size).to_series().to_list()
 
 
 def page_batches(sizes: list[int], *, max_pages: int, max_bytes: int) -> list[tuple[int, int]]:
@@ -963,7 +1021,7 @@ def coherence_signals(
     over the whole corpus. A corpus of one batch is its own corpus (one pass, nothing to merge).
     """
     bounds = page_batches(
-        _text_bytes(pages),
+        page_text_bytes(pages),
         max_pages=batch_pages or policy.engine.corpus_batch_pages,
         max_bytes=policy.engine.coherence_batch_bytes,
     )
