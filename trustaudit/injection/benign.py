@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -451,12 +452,8 @@ def label_list(text: str) -> bool:
     words = [w.lower() for w in _WORD.findall(text)]
     if len(words) < _LABEL_MIN_WORDS or len(_LABEL_SENTENCE_END.findall(text)) > 1:
         return False
-    top = (
-        max(words.count(w) for w in set(words) if len(w) >= 4)
-        if any(len(w) >= 4 for w in words)
-        else 0
-    )
-    return top >= 4 and top >= _LABEL_SHARE * len(words)
+    top = Counter(w for w in words if len(w) >= 4).most_common(1)
+    return bool(top) and top[0][1] >= max(4, _LABEL_SHARE * len(words))
 
 
 _LABEL_SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)")
