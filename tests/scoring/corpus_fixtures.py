@@ -63,3 +63,20 @@ class VectorEmbedder:
     def encode(self, texts: list[str]) -> np.ndarray:
         v = np.array([self.table[t] for t in texts], dtype=np.float32)
         return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+
+
+def chained_paragraphs() -> list[str]:
+    """Three donors, three paragraphs each; one name bridges donors 1-2 and another 2-3, so their
+    words link the page into one group, yet each paragraph has one or two related neighbours."""
+    t = [TOPICS[n] for n in ("coffee", "volcano", "football")]
+    return [
+        t[0][0],
+        t[0][1] + " Lindqvist agreed.",
+        "Lindqvist said: " + t[1][0],
+        t[1][1] + " Wexford agreed.",
+        "Wexford said: " + t[2][0],
+        t[2][1],
+        t[0][2],
+        t[1][2],
+        t[2][2],
+    ]

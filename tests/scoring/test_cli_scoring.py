@@ -138,22 +138,9 @@ def _stitched(seed: str) -> str:
 
 
 def _stitched_chained(seed: str) -> str:
-    from scoring.corpus_fixtures import TOPICS
+    from scoring.corpus_fixtures import chained_paragraphs
 
-    # three donors bridged by two shared names: one linked group, but loose paragraphs
-    t = [TOPICS[n] for n in ("coffee", "volcano", "football")]
-    paras = [
-        t[0][0],
-        t[0][1] + " Lindqvist agreed.",
-        "Lindqvist said: " + t[1][0],
-        t[1][1] + " Wexford agreed.",
-        "Wexford said: " + t[2][0],
-        t[2][1],
-        t[0][2],
-        t[1][2],
-        t[2][2],
-    ]
-    return page_html(PAGES_URLS[seed], paragraphs=paras, title="Town news")
+    return page_html(PAGES_URLS[seed], paragraphs=chained_paragraphs(), title="Town news")
 
 
 def _stitched_strays(seed: str) -> str:

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import polars as pl
 import pytest
-from scoring.corpus_fixtures import TOPICS
+from scoring.corpus_fixtures import TOPICS, chained_paragraphs
 
 from trustaudit.embed import HashingEmbedder
 from trustaudit.policy import Policy
@@ -311,28 +311,11 @@ def test_neighbour_cohesion_matches_a_dense_brute_force() -> None:
         assert got[doc] == pytest.approx(np.quantile(near, 0.25)), doc
 
 
-def _chained() -> list[str]:
-    """Three donors, three paragraphs each; one name bridges donors 1-2 and another 2-3, so their
-    words link the page into one group, yet each paragraph has one or two related neighbours."""
-    t = [TOPICS[n] for n in ("coffee", "volcano", "football")]
-    return [
-        t[0][0],
-        t[0][1] + " Lindqvist agreed.",
-        "Lindqvist said: " + t[1][0],
-        t[1][1] + " Wexford agreed.",
-        "Wexford said: " + t[2][0],
-        t[2][1],
-        t[0][2],
-        t[1][2],
-        t[2][2],
-    ]
-
-
 def test_a_chained_stitched_page_is_one_group_but_loose_paragraphs() -> None:
     real = ("coffee", "volcano", "football")
     pages = pl.DataFrame(
         [{"doc_id": n, "paragraphs": TOPICS[n]} for n in TOPICS]
-        + [{"doc_id": "chained", "paragraphs": _chained()}]
+        + [{"doc_id": "chained", "paragraphs": chained_paragraphs()}]
     )
     out = {r["doc_id"]: r for r in coherence_signals(pages, P, HashingEmbedder(dim=256)).to_dicts()}
     chained = out["chained"]
@@ -357,9 +340,9 @@ def test_a_page_under_the_minimum_words_is_not_tested_for_loose_paragraphs() -> 
     `coherence.topic_neighbour_min_words` of prose the loose-paragraph test says nothing."""
     pages = pl.DataFrame(
         [{"doc_id": n, "paragraphs": TOPICS[n]} for n in TOPICS]
-        + [{"doc_id": "chained", "paragraphs": _chained()}]
+        + [{"doc_id": "chained", "paragraphs": chained_paragraphs()}]
     )
-    words = sum(len(p.split()) for p in _chained())
+    words = sum(len(p.split()) for p in chained_paragraphs())
     high = P.with_overrides({"coherence": {"topic_neighbour_min_words": words + 1}})
     row = coherence_signals(pages, high, HashingEmbedder(dim=256)).filter(
         pl.col("doc_id") == "chained"
