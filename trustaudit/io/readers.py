@@ -1216,19 +1216,43 @@ def open_source(
     kind = detect_kind(p)
     if kind == "special":
         return SpecialFileSource(p)
+    return _source_of_kind(
+        kind,
+        p,
+        folder=FolderSource,
+        max_bytes=max_bytes,
+        limits=limits,
+        url_map=url_map,
+        crawl_hint=f"fetch it first: trustaudit crawl {p} --out RUN",
+    )
+
+
+_CONTAINER_SOURCES: dict[str, Any] = {
+    "jsonl": JsonlSource,
+    "warc": WarcSource,
+    "parquet": ParquetSource,
+}
+
+
+def _source_of_kind(
+    kind: str,
+    path: Any,
+    *,
+    folder: Any,
+    max_bytes: int,
+    limits: InputsPolicy,
+    url_map: dict[str, str] | None,
+    crawl_hint: str,
+) -> Source:
+    """The one kind -> source dispatch, for a local path and an object-store key alike (only the
+    folder class and the hint differ), so a new input kind is added in one place."""
     if kind == "folder":
-        return FolderSource(p, max_bytes=max_bytes, url_map=url_map)
-    if kind == "jsonl":
-        return JsonlSource(p, max_bytes=max_bytes, limits=limits)
-    if kind == "warc":
-        return WarcSource(p, max_bytes=max_bytes, limits=limits)
-    if kind == "parquet":
-        return ParquetSource(p, limits=limits, max_bytes=max_bytes)
+        return folder(path, max_bytes=max_bytes, url_map=url_map)
+    if kind in _CONTAINER_SOURCES:
+        return _CONTAINER_SOURCES[kind](path, max_bytes=max_bytes, limits=limits)
     if kind == "urls":
-        raise UsageError(
-            f"{p} is a URL list", hint=f"fetch it first: trustaudit crawl {p} --out RUN"
-        )
-    return UnreadableSource(p)
+        raise UsageError(f"{path} is a URL list", hint=crawl_hint)
+    return UnreadableSource(path)
 
 
 def open_sources(
@@ -1295,19 +1319,15 @@ def _open_remote_source(
     uri: str, *, max_bytes: int, limits: InputsPolicy, url_map: dict[str, str] | None
 ) -> Source:
     """`open_source` for one object-store key (the readers stream it; no local copy)."""
-    kind = _detect_remote_kind(uri)
-    path: Any = uri  # the sources keep the URI string as their path and name
-    if kind == "folder":
-        return RemoteFolderSource(path, max_bytes=max_bytes, url_map=url_map)
-    if kind == "jsonl":
-        return JsonlSource(path, max_bytes=max_bytes, limits=limits)
-    if kind == "warc":
-        return WarcSource(path, max_bytes=max_bytes, limits=limits)
-    if kind == "parquet":
-        return ParquetSource(path, limits=limits, max_bytes=max_bytes)
-    if kind == "urls":
-        raise UsageError(f"{uri} is a URL list", hint="fetch it first: trustaudit crawl FILE")
-    return UnreadableSource(path)
+    return _source_of_kind(
+        _detect_remote_kind(uri),
+        uri,  # the sources keep the URI string as their path and name
+        folder=RemoteFolderSource,
+        max_bytes=max_bytes,
+        limits=limits,
+        url_map=url_map,
+        crawl_hint="fetch it first: trustaudit crawl FILE",
+    )
 
 
 def _open_remote_sources(
