@@ -209,6 +209,10 @@ def load_families(corpora: Path = DEFAULT_CORPORA) -> dict[str, list[Payload]]:
     if held:
         fam["own-heldout"] = held
     fam["own-class"] = class_payloads()
+    from bench.injection_families_extra import registry_families  # installed from a registry
+
+    for name, rows in registry_families().items():
+        fam[name] = [Payload(t, name, lang, intent) for t, lang, intent in rows]
     return fam
 
 

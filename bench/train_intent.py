@@ -27,8 +27,8 @@ leave-one-family-out inside the training families.
 Thresholds: per kind of place (``covert``: hidden on purpose; ``exposed``: attributes, meta
 descriptions, comments…; ``visible``), the lowest probability (≥ 0.5) that flags at most its share of
 ``--fp-budget`` (FP_BUDGET, 1 %: the lexical scanner flags none of the real pages now) of the training
-pages through the passages of that kind the scan's gates ask about — with 400 training pages, none —
-read from *cross-fitted* probabilities (each half of the training pages scored by a head trained
+pages through the passages of that kind the scan's gates ask about — with 399 training pages, one
+page of each kind — read from *cross-fitted* probabilities (each half of the training pages scored by a head trained
 without it), so a head that memorises its negatives does not set its thresholds on them. False
 positives are counted on the other half of the pages, which nothing was fitted on.
 
@@ -72,15 +72,19 @@ GROUPS = ("covert", "exposed", "visible")
 C_GRID = (4.0, 16.0, 64.0)
 # The model's page-level false-positive budget. The lexical scanner flags none of the 797 real pages
 # now (bench/injection_lofo.py, "FP real pages (lexical)"), so the model may use the issue's 1 %,
-# split by kind of place (SHARES).
+# each kind of place a share of it (SHARES).
 FP_BUDGET = 0.01
-# Shares of the model's false-positive budget by kind of place: with 399 training pages and the 1 %
-# budget, no page for text hidden on purpose (a third of it let a hidden chain of headlines on an unseen
-# page reach 0.87, a finding bench/injection_benign_ab.py counts), one page each for attributes /
-# comments / meta and for plain sight — both at least the covert threshold anyway. (Halves and
-# quarters left attributes no page: one instruction-like `title` set their threshold at 0.98, and
-# held-out InjecAgent recall there fell to 0.17–0.31 against 0.43–0.47 hidden on purpose.)
-SHARES = {"covert": 0.25, "exposed": 0.375, "visible": 0.375}
+# Shares of the model's false-positive budget by kind of place, split evenly: with 399 training
+# pages and the 1 % budget, one page each for text hidden on purpose, for attributes / comments /
+# meta and for plain sight (3 pages in all, within the budget; exposed and visible are at least the
+# covert threshold anyway). Measured by bench/injection_lofo.py --semantic (docs/injection.md, "The
+# semantic head"): against no covert page and one each elsewhere, mean held-out hidden recall of the
+# seven public and held-out own families 0.457 -> 0.468, unseen test pages flagged per fold
+# 0-0.25 % -> 0-0.5 %; two pages for each kind reached 0.483 but flagged 0.75 % of the unseen pages
+# in one fold. (Halves and quarters left attributes no page: one instruction-like `title` set their
+# threshold at 0.98, and held-out InjecAgent recall there fell to 0.17–0.31 against 0.43–0.47
+# hidden on purpose.)
+SHARES = {"covert": 1 / 3, "exposed": 1 / 3, "visible": 1 / 3}
 # The head learns from payloads' prose openings of up to 400 characters; the scan reads up to
 # InjectionPolicy.semantic_max_chars (200) of a passage. Retrained on 200-character cuts, the
 # per-kind thresholds fell (covert 0.90 → 0.72) and the model's false positives on the unseen test
@@ -535,7 +539,7 @@ def thresholds(
 ) -> dict[str, float]:
     """Per kind of place, the lowest probability ≥ 0.5 at which the passages of that kind the scan
     asks about (`asked`) flag at most its share (SHARES) of `budget` × `n_pages` pages (rounded
-    down: with the default budget and 399 training pages, 0 / 1 / 1 pages); exposed ≥ covert and
+    down: with the default budget and 399 training pages, 1 / 1 / 1 pages); exposed ≥ covert and
     visible ≥ exposed."""
     out: dict[str, float] = {}
     for g in GROUPS:

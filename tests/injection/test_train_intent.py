@@ -83,6 +83,20 @@ def test_thresholds_count_only_passages_the_scan_asks_about() -> None:
     assert thr["exposed"] > 0.99 and thr["visible"] >= thr["exposed"]
 
 
+def test_default_budget_lets_one_page_of_each_kind_through() -> None:
+    # 399 training pages and the 1 % budget split three ways: each threshold clears the top page of
+    # its kind only (and exposed is never below covert)
+    p = np.array([0.99, 0.98, 0.97, 0.96, 0.95, 0.94])
+    group = np.array(["covert"] * 3 + ["exposed"] * 3)
+    page = np.arange(6)
+    asked = np.ones(6, dtype=bool)
+    thr = thresholds(p, group, page, asked, n_pages=399, budget=_T.FP_BUDGET)
+    assert 0.98 < thr["covert"] < 0.99
+    assert thr["exposed"] == thr["covert"]  # exposed alone would sit at 0.95
+    thr = thresholds(p[3:], group[3:], page[3:], asked[3:], n_pages=399, budget=_T.FP_BUDGET)
+    assert 0.95 < thr["exposed"] < 0.96
+
+
 def test_choose_c_reads_only_the_families_it_is_given() -> None:
     rng = np.random.default_rng(0)
     xp = rng.normal(1.0, 1.0, (60, 8))
