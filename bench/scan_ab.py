@@ -172,11 +172,13 @@ def _semantic_modules(old: Any) -> list[Any]:
     return [sys.modules[n] for n in names if hasattr(sys.modules.get(n), "_SEEN")]
 
 
-def _forget_fast_logits() -> None:
-    """Clear the fast runner's memory too (`encoder`, where this checkout has one)."""
-    enc = sys.modules.get("trustaudit.injection.encoder")
-    if enc is not None and hasattr(enc, "_LOGITS"):
-        enc._LOGITS.clear()
+def _forget_fast_logits(old: Any) -> None:
+    """Clear the fast runners' memories too (`encoder`, in both revisions where they have one):
+    a runner that remembers the last repeat's logits would look free."""
+    for name in ("trustaudit.injection.encoder", old.__name__ + ".encoder"):
+        enc = sys.modules.get(name)
+        if enc is not None and hasattr(enc, "_LOGITS"):
+            enc._LOGITS.clear()
 
 
 def _timing(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
@@ -193,7 +195,7 @@ def _timing(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None
         # repeats skip the model (in `audit` a worker sees each page once).
         for sem in _semantic_modules(old):
             sem._SEEN.clear()
-        _forget_fast_logits()
+        _forget_fast_logits(old)
         spent = {"old": 0.0, "new": 0.0}
         for i, html in enumerate(pages):
             found = {}

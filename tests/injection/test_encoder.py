@@ -107,3 +107,22 @@ def test_auto_loads_the_runner_once_the_exact_model_has_read_enough(
     encoder.load()
     monkeypatch.setattr(encoder, "_unscreened_chars", 0)
     assert encoder.ready(["x"], eager=False)  # once loaded, always
+
+
+def test_prepacked_products_are_those_of_the_plain_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    gen = torch.Generator().manual_seed(7)
+    w = torch.randn(96, 64, generator=gen).to(torch.bfloat16)
+    b = torch.randn(96, generator=gen)
+    x = torch.randn(5, 64, generator=gen)
+    packed = encoder._prepacked(w)
+    F = torch.nn.functional
+    assert torch.equal(encoder._linear(F, x, (packed, b)), encoder._linear(F, x, (w, b)))
+
+    # where this torch cannot pack (no oneDNN), the plain weights are kept
+    def no_pack(*_: object) -> None:
+        raise RuntimeError("no mkldnn")
+
+    monkeypatch.setattr(torch.ops.mkldnn, "_reorder_linear_weight", no_pack)
+    assert encoder._prepacked(w) is w

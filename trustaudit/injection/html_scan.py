@@ -595,9 +595,11 @@ def _data_attr_segments(html: str, segs: list[Segment]) -> None:
     for m in _DATA_ATTR.finditer(html):
         if not html[m.start() - 1].isspace():
             continue
-        value = m.group(2) if m.group(2) is not None else (m.group(3) or "")
-        off = m.start(2) if m.group(2) is not None else m.start(3)
-        name = m.group(1)
+        name, dq, sq = m.groups()  # one call for the three groups (~38k values on 800 pages)
+        if dq is not None:
+            value, off = dq, m.start(2)
+        else:
+            value, off = sq or "", m.start(3)
         decoded = False
         if len(value) >= 24 and " " not in value and _B64_VALUE.fullmatch(value):
             for boff, txt in decode_base64_text(value, limit=4):

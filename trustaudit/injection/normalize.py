@@ -290,11 +290,12 @@ _LEET_PROBES = (b"a0a", b"0a0")
 _LEET_SCAN = 4000  # "a0a" shapes looked at per text (a page of ids holds thousands)
 
 
-def _leet_windows(text: str) -> list[tuple[int, int]]:
+def _leet_windows(text: str, raw: bytes | None = None) -> list[tuple[int, int]]:
     """Character windows of `text` where leetspeak clusters: two letter-digit-letter or
     digit-letter-digit shapes ("r3v", "7h3") within 60 bytes in two different words (not one id such as "a1b3c5").
-    Found with bytes.find on the text's shape; the word regex then reads only these windows."""
-    raw = text.encode("utf-8", "surrogatepass")
+    Found with bytes.find on the text's shape; the word regex then reads only these windows.
+    `raw`: `text` encoded as UTF-8 (surrogatepass), when the caller holds it."""
+    raw = text.encode("utf-8", "surrogatepass") if raw is None else raw
     shape = raw.translate(_LEET_SHAPE)
     pos: list[int] = []
     for probe in _LEET_PROBES:
@@ -490,12 +491,22 @@ _B64_SHAPE = _byte_table(
     {b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-": b"b"}, b"."
 )
 _B64_RUN = b"b" * 20
+# `_B64_PROBE`'s class ([A-Za-z0-9+/], no "-" or "_"): the probe as a shape, at memchr speed.
+_B64_PROBE_SHAPE = _byte_table(
+    {b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/": b"b"}, b"."
+)
 
 
-def _b64_matches(s: str) -> Iterator[re.Match[str]]:
+def _b64_probe(raw: bytes) -> bool:
+    """`_B64_PROBE.search` of the text `raw` encodes (UTF-8): 20 characters of its class in a row.
+    A regex with no literal to skip to costs ~10 ns a character on a page; translate + find ~1."""
+    return raw.translate(_B64_PROBE_SHAPE).find(_B64_RUN) != -1
+
+
+def _b64_matches(s: str, raw: bytes | None = None) -> Iterator[re.Match[str]]:
     """`_B64` matches of `s`, found where the text's base64 shape has a run of 20 (bytes.find):
     the regex alone scans a page at ~10 ns a character, the shape at memchr speed."""
-    raw = s.encode("utf-8", "surrogatepass")
+    raw = s.encode("utf-8", "surrogatepass") if raw is None else raw
     shape = raw.translate(_B64_SHAPE)
     ascii_only = len(raw) == len(s)
     b = shape.find(_B64_RUN)
@@ -515,15 +526,17 @@ def _b64_matches(s: str) -> Iterator[re.Match[str]]:
         b = shape.find(_B64_RUN, max(end_b, b + 1))
 
 
-def decode_base64_text(s: str, *, limit: int = 64) -> list[tuple[int, str]]:
+def decode_base64_text(
+    s: str, *, limit: int = 64, raw: bytes | None = None
+) -> list[tuple[int, str]]:
     """(offset, text) for base64 runs in `s` that decode to readable UTF-8 text with spaces.
 
     Binary payloads (images, fonts) are rejected by a printable-ratio test; at most `limit` candidates
-    are tried so a page full of data URIs stays cheap.
+    are tried so a page full of data URIs stays cheap. `raw`: `s` as UTF-8, when the caller has it.
     """
     out: list[tuple[int, str]] = []
     tried = 0
-    for m in _b64_matches(s):
+    for m in _b64_matches(s, raw):
         blob = m.group()
         pad = (-len(blob)) % 4
         if pad == 3:
@@ -554,11 +567,11 @@ def decode_base64_text(s: str, *, limit: int = 64) -> list[tuple[int, str]]:
     return out
 
 
-def _hex_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
+def _hex_runs(s: str, limit: int, raw: bytes | None = None) -> list[tuple[int, int, str]]:
     """Hex runs of `s` that decode to readable text. The regex only runs where the hex shape of the
     text (`_HEX_SHAPES`, found with bytes.find) says a run starts: hex letters are everywhere in
-    prose, and a regex trying each of them costs ~1 ms on a page."""
-    raw = s.encode("utf-8", "surrogatepass")
+    prose, and a regex trying each of them costs ~1 ms on a page. `raw`: `s` as UTF-8, if known."""
+    raw = s.encode("utf-8", "surrogatepass") if raw is None else raw
     hexes = raw.translate(_HEX_SHAPE)
     starts: list[int] = []
     for p in _HEX_SHAPES:  # tables of numbers match too: every start is read, up to a bound
@@ -596,10 +609,12 @@ def _hex_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
 def _pct_probe(text: str) -> bool:
     """Enough escapes of spaces and letters (%2x, %4x-%7x) for a %-encoded sentence; CSS
     percentages ("100%;") do not count."""
-    return text.count("%") >= 6 and (  # one pass decides on most texts (none has six "%")
-        text.count("%2") + text.count("%4") + text.count("%5") + text.count("%6") + text.count("%7")
-        >= 6
-    )
+    # one pass decides on most texts (none has six "%"); then one regex pass counts the five
+    # escapes at once (occurrences of "%2", "%4"… never overlap: each starts at its own "%")
+    return text.count("%") >= 6 and len(_PCT_ESCAPES.findall(text)) >= 6
+
+
+_PCT_ESCAPES = re.compile("%[24567]")
 
 
 def _pct_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
@@ -691,13 +706,13 @@ def gates(text: str, *, kinds: frozenset[str] = ALL_KINDS) -> frozenset[str]:
             "homoglyph" in found or _SPACED_SHAPE_RX.search(shape) or "·" in text or "•" in text
         ):
             found.add("spaced")
-        if "leet" in kinds and ("homoglyph" in found or _leet_windows(text)):
+        if "leet" in kinds and ("homoglyph" in found or _leet_windows(text, raw)):
             found.add("leet")
     # Encoded runs: decoded here once (bounded), so a page whose long tokens are identifiers,
-    # hashes or URLs costs every segment nothing.
-    if "base64" in kinds and _B64_PROBE.search(text) and decode_base64_text(text, limit=48):
+    # hashes or URLs costs every segment nothing. The page is encoded once for every probe.
+    if "base64" in kinds and _b64_probe(raw) and decode_base64_text(text, limit=48, raw=raw):
         found.add("base64")
-    if "hex" in kinds and _hex_runs(text, 1):
+    if "hex" in kinds and _hex_runs(text, 1, raw):
         found.add("hex")
     if "percent" in kinds and _pct_probe(text) and _pct_runs(text, 1):
         found.add("percent")
