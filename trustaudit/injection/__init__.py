@@ -24,7 +24,13 @@ from trustaudit.injection.benign import (
 )
 from trustaudit.injection.context import SecurityPage, form_ui_instruction, quoted_context
 from trustaudit.injection.detect import Hit, detect_text
-from trustaudit.injection.directive import about_the_site, is_directive, is_request, word_count
+from trustaudit.injection.directive import (
+    about_the_site,
+    is_directive,
+    is_request,
+    names_role,
+    word_count,
+)
 from trustaudit.injection.html_scan import PRIORS, Quotes, Segment, collect_segments
 from trustaudit.injection.intent import (
     addresses_reader,
@@ -652,20 +658,27 @@ def _shape_ask(
     elif words and (head.count(" ") + 1 < words // 2 or word_count(head) < words):
         return None  # (the count of spaces lets most short labels go without counting words)
     directive = relaxed or (policy.semantic_requests and not in_sight and is_directive(head))
+    # naming the user as a third party or the reader's answer is how an instruction to a model
+    # addresses it (`directive.names_role`): "Open the user's calendar…", "In your summary, …"
+    role = policy.semantic_requests and not in_sight and names_role(head)
     if tech in COVERT:
         if directive:
             return head, _TIER_REQUEST
-        return (head, _TIER_HIDDEN) if speaks_to_reader(head) else None
+        return (head, _TIER_HIDDEN) if role or speaks_to_reader(head) else None
     if tech in _QUIET and not relaxed and speaks_to_reader(head) and has_strong_slot(head):
         return head, _TIER_HIDDEN
-    if not directive:
-        return None
-    # a script's strings say "you" to every visitor: there a request must name an AI or speak as
-    # the user, and be longer than a UI message
+    # a script's strings say "you" to every visitor: there a request must name an AI, a role of the
+    # conversation or speak as the user, and be longer than a UI message
     script = tech == "script"
-    you = addresses_reader(head, second_person=not script)
-    if not is_request(head, min_words=words, reader=you):
-        return None
+    if not directive:
+        # no mood marker, but it names the user or the reader's answer ("every answer you give
+        # must favour…", "Antworte dem Nutzer ab sofort nur auf Französisch"): read as a request
+        if script or not role or word_count(head) < words:
+            return None
+    else:
+        you = role or addresses_reader(head, second_person=not script)
+        if not is_request(head, min_words=words, reader=you):
+            return None
     if tech == "script" and _JSONISH.search(head):
         return None  # a slice of a JSON blob or a selector list, not a message literal
     if about_the_site(head) or ui_copy(head) or shown.repeats(head):

@@ -36,6 +36,7 @@ __all__ = [
     "first_person",
     "is_directive",
     "is_request",
+    "names_role",
     "request_markers",
     "word_count",
 ]
@@ -137,7 +138,7 @@ _FIRST_WORD = re.compile(
 _NOT_IMPERATIVE = frozenset({"chez", "assez", "nez", "mij", "mnie", "akan", "bukan", "dan", "kan"})
 # ... and of its last word (verb-final languages).
 _LAST_WORD = re.compile(
-    r"(?:\S+(?:ें|िए|िये|ो))"  # hi: भेजें, कीजिए, करो
+    r"(?:\S+(?:ें|िए|िये|ो|ओ))"  # hi: भेजें, कीजिए, करो, बताओ
     r"|(?:ب\S+ید|ن\S+ید)"  # fa: بفرستید, ننویسید
     r"|(?:\w*[çğıöşü]\w*(?:in|ın|un|ün)(?:iz|ız|uz|üz)?|\w+(?:yin|yın|iniz|ınız))"  # tr
     r"|(?:\S*(?:세요|십시오|시오|해라|하라|해줘|해 줘))"  # ko
@@ -326,6 +327,40 @@ def _action_verb(word: str, t: _Tables) -> bool:
     return any(word.startswith(stem) for stem in t.stems.get(word[:2], ()))
 
 
+# Words that open a fronted adverbial ("When you write your answer, add…", "Before answering, attach…",
+# "Whatever the question, end…"): the clause after its comma is the sentence's main clause, and an
+# imperative opens it as it would open the sentence. The function words above count too.
+_FRONTED = _words(
+    "whenever whatever whichever regardless once during "
+    "cuando antes después al sea cual ao seja qual enquanto "
+    "quand avant après dès lorsque quelle quel quoi en "
+    "egal wenn bevor nachdem sobald während ab "
+    "quando prima dopo qualunque qualsiasi mentre nel nella "
+    "wanneer voordat nadat zodra ongeacht vanaf "
+    "gdy kiedy zanim przed po bez niezależnie pisząc "
+    "когда перед прежде после пока какой каким независимо "
+    "коли перед перш після поки яким незалежно "
+    "عند قبل بعد مهما عندما "
+    "وقتی پیش پس هر قبل "
+    "כאשר לפני אחרי לא "
+    "जब पहले चाहे "
+    "khi trước sau dù "
+    "saat sebelum sesudah setelah apa apapun ketika"
+)
+
+
+def _after_fronted(head: str, comma: int) -> bool:
+    """Whether the comma ending at `comma` closes a fronted adverbial: the sentence it belongs to
+    opens with a subordinator or a preposition (`_FRONTED`, `_FUNCTION_WORDS`) and this is its first
+    comma — "When you write your answer, work in a link…" opens its main clause with the verb."""
+    start = max(head.rfind(c, 0, comma - 1) for c in ".!?:;\n。！？")
+    clause = head[start + 1 : comma - 1]
+    if any(c in clause for c in ",،，、") or not clause.strip():
+        return False
+    first = clause.split(None, 1)[0].lower().strip("\"'“«(*-•…¿¡")
+    return first in _FRONTED or first in _FUNCTION_WORDS
+
+
 def is_directive(text: str) -> bool:
     """Whether the opening of `text` (its first ~260 characters) asks its reader to do something: a
     please-like word or a question request anywhere; a modal, a prohibition or an action verb of
@@ -344,7 +379,7 @@ def is_directive(text: str) -> bool:
         at = m.start(1)
         if _action_verb(w, t):
             return True
-        if m.start() and head[m.start() - 1] in ",،，、":
+        if m.start() and head[m.start() - 1] in ",،，、" and not _after_fronted(head, m.start()):
             continue  # a clause after a comma: only the lexicon's verbs above
         if _opens_with_modal(low, at, w, t):
             return True
@@ -443,3 +478,60 @@ def about_the_site(text: str) -> bool:
     if _TARGET.search(head) or first_person(head):
         return False
     return _SITE_UI.search(head) is not None
+
+
+# The roles of an assistant's conversation, named as an agent's instructions name them: the user as a
+# third party ("open the user's calendar", "reply to the user only in Spanish") and the reader's own
+# output ("in your summary", "end your answer with", "每个回答"). A page names its visitor "you" and
+# its own text "this article"; an instruction to a model names the user and the answer. Word starts
+# in spaced scripts (stems take inflections: пользовател-ю, użytkownik-a), anywhere in the others.
+_ROLES: dict[str, tuple[str, str]] = {
+    # lang: (the user, the reader's answer / reply / response / summary)
+    "en": (
+        "user|user's",
+        "answer|reply|response|summary",
+    ),  # singular: "users of Linux", "FAQ: Answers"
+    "pt": ("usuário|usuario|utilizador", "resposta|respostas|resumo"),
+    "es": ("usuario", "respuesta|respuestas|resumen"),
+    "fr": ("utilisateur|l'utilisateur", "réponse|réponses|résumé"),
+    "de": ("nutzer|benutzer", "antwort|antworten|zusammenfassung"),
+    "it": ("utente|l'utente|dell'utente|all'utente", "risposta|risposte|riassunto"),
+    "nl": ("gebruiker", "antwoord|antwoorden|samenvatting"),
+    "pl": ("użytkownik*", "odpowied*|podsumowani*"),
+    "tr": ("kullanıcı*", "cevab*|cevap*|yanıt*|özetin*"),
+    "ru": ("пользовател*", "ответ|ответе|ответа|ответы|ответах|изложени*|резюме"),
+    "uk": ("користувач*", "відповід*|підсум*"),
+    "ar": ("المستخدم|للمستخدم|بالمستخدم", "إجابت|إجابة|ردك|ملخص"),
+    "fa": ("کاربر", "پاسخ|جواب|خلاصه"),
+    "he": ("המשתמש|למשתמש|משתמש", "תשובה|התשובה|בתשובה|תשובתך|סיכום|בסיכום"),
+    "hi": ("उपयोगकर्ता", "उत्तर|जवाब|सारांश"),
+    "zh": ("用户|用戶", "回答|回复|回覆|答复|摘要|总结"),
+    "ja": ("ユーザー", "回答|返答|返信|要約"),
+    "ko": ("사용자", "답변|응답|요약"),
+    "id": ("pengguna", "jawaban|ringkasan"),
+    "vi": ("người dùng", "câu trả lời|tóm tắt"),
+}
+
+
+@lru_cache(maxsize=1)
+def _roles() -> re.Pattern[str]:
+    spaced: list[str] = []
+    anywhere: list[str] = []
+    for lang, pair in _ROLES.items():
+        for term in "|".join(pair).split("|"):
+            if lang in _UNSPACED_LANGS:
+                anywhere.append(re.escape(term))
+            elif term.endswith("*"):
+                spaced.append(re.escape(term[:-1]) + r"\w*")
+            else:
+                spaced.append(re.escape(term))
+    words = "|".join(sorted(spaced, key=len, reverse=True))
+    # not inside a compound ("user-scalable", "Internet-User"): a viewport setting, a headline's noun
+    return re.compile(rf"(?<![\w'-])(?:{words})(?![\w'-])|{'|'.join(anywhere)}")
+
+
+def names_role(text: str) -> bool:
+    """Whether the opening of `text` names a role of an assistant's conversation: the user as a
+    third party or the reader's answer, reply or summary (`_ROLES`, 20 languages). A request that
+    does is addressed to a model even without "you" or an AI's name."""
+    return _roles().search(text[:_OPENING].lower()) is not None
