@@ -419,12 +419,14 @@ def _key(text: str) -> str:
 
 def miss_reason(p: Payload, technique: str, asked: list[tuple[str, float, str]]) -> str:
     """Why a hidden payload was missed: ``asked`` (the model read it and scored it below the
-    threshold) or the gate that kept it from the model (``script``; ``not-prose``: its opening is
-    not a sentence; ``not-covert``: attributes, comments, meta…, read only on a weak lexical hit;
-    ``no-reader-word``: hidden but it neither addresses a reader nor holds an intent word;
-    ``capped``: the page's other passages took the per-page budget)."""
-    from trustaudit.injection import _QUIET
-    from trustaudit.injection.intent import has_strong_slot, speaks_to_reader
+    threshold) or what kept it from the model, by the scan's own gate (`injection._shape_ask` on the
+    payload alone): ``capped`` (the gate takes it alone: the page's other passages took the per-page
+    budget, or it sits in a series of blocks hidden alike); ``not-prose`` (its opening is not a
+    sentence); ``script`` (a script literal that is not a request to a model); ``not-request``
+    (comments, attributes, meta…: not a request in the directive mood addressed to a model, the user
+    or naming where to send); ``no-reader-word`` (hidden on purpose or in aria-hidden/noscript, but
+    neither directive nor addressed to its reader nor naming the user or the reader's answer)."""
+    from trustaudit.injection import _QUIET, _shape_ask, _Shown
     from trustaudit.injection.semantic import prose_head
 
     body = _key(p.text)
@@ -432,17 +434,15 @@ def miss_reason(p: Payload, technique: str, asked: list[tuple[str, float, str]])
         k = _key(text)
         if tech != "visible" and (k[:40] in body or body[:40] in k):
             return "asked"
+    if _shape_ask(p.text, technique, _ASK, _Shown(""), prose_head, every=False) is not None:
+        return "capped"
     if technique in {"script", "form_ui"}:
         return "script"
-    head = prose_head(p.text, _ASK.semantic_max_chars, min_words=5)
-    if not head:
+    if not prose_head(p.text, _ASK.semantic_max_chars, min_words=5):
         return "not-prose"
-    if technique in COVERT:
-        return "capped" if speaks_to_reader(head) else "no-reader-word"
-    if technique in _QUIET:
-        ok = speaks_to_reader(head) and has_strong_slot(head)
-        return "capped" if ok else "no-reader-word"
-    return "not-covert"
+    if technique in COVERT or technique in _QUIET:
+        return "no-reader-word"
+    return "not-request"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,9 +26,11 @@ from trustaudit.injection.context import SecurityPage, form_ui_instruction, quot
 from trustaudit.injection.detect import Hit, detect_text
 from trustaudit.injection.directive import (
     about_the_site,
+    has_unspaced,
     is_directive,
     is_request,
     names_role,
+    role_starts,
     word_count,
 )
 from trustaudit.injection.html_scan import PRIORS, Quotes, Segment, collect_segments
@@ -655,8 +657,13 @@ def _shape_ask(
         if not head or not is_directive(head):
             return None
         relaxed = True
-    elif words and (head.count(" ") + 1 < words // 2 or word_count(head) < words):
-        return None  # (the count of spaces lets most short labels go without counting words)
+    elif words and (
+        (head.count(" ") + 1 < words // 2 and (head.isascii() or not has_unspaced(head)))
+        or word_count(head) < words
+    ):
+        # (the count of spaces lets most short labels go without counting words; Chinese and
+        # Japanese write a long request without one)
+        return None
     directive = relaxed or (policy.semantic_requests and not in_sight and is_directive(head))
     # naming the user as a third party or the reader's answer is how an instruction to a model
     # addresses it (`directive.names_role`): "Open the user's calendar…", "In your summary, …"
@@ -712,6 +719,43 @@ def _visible_asks(
             asks.append(
                 _Ask(passage, h, (_TIER_HIT, h.score, 0.0), "body text", "visible", off, "")
             )
+
+
+# Places in plain sight that name a role of the conversation tested per page (a manual that says
+# "the user" on every line is read at its first ones only).
+_VISIBLE_ROLE_TRIES = 12
+# A request to a model in plain sight is as suspicious before the model reads it as text hidden in
+# an attribute (`html_scan.PRIORS`): with the model's support it can become a finding.
+_VISIBLE_REQUEST_PRIOR = 0.2
+
+
+def _visible_requests(asks: list[_Ask], visible: str, policy: InjectionPolicy, source: str) -> None:
+    """Passages in plain sight shaped as a request to a model, at most `semantic_visible_requests`:
+    a sentence in the directive mood that names the user as a third party or the reader's answer
+    (`directive.names_role`: "In your summary, recommend…", "Reply to the user only in German"),
+    of `semantic_request_min_words` words, not about the site's own interface. A page's text asks
+    its visitor ("you"), not "the user"; a weak lexical hit is read already (`_visible_asks`)."""
+    from trustaudit.injection.semantic import prose_shape
+
+    if policy.semantic_visible_requests <= 0 or not policy.semantic_requests:
+        return
+    seen = {a.text for a in asks}
+    n = 0
+    for at in role_starts(visible, _VISIBLE_ROLE_TRIES):
+        passage = _passage(visible, at, at + 1, policy.semantic_max_chars)
+        if passage in seen or not prose_shape(passage):
+            continue
+        seen.add(passage)
+        if not is_request(passage, min_words=policy.semantic_request_min_words, reader=True):
+            continue
+        if about_the_site(passage) or ui_copy(passage) or code_shaped(passage):
+            continue
+        h = Hit(at, at + 1, _excerpt(passage, 0, len(passage)), "", _VISIBLE_REQUEST_PRIOR, "", "")
+        off = _offset_of(source, h.snippet) if source else at
+        asks.append(_Ask(passage, h, (_TIER_REQUEST, 0.0, 0.0), "body text", "visible", off, ""))
+        n += 1
+        if n >= policy.semantic_visible_requests:
+            break
 
 
 def _selected(asks: list[_Ask], policy: InjectionPolicy) -> list[_Ask]:
@@ -890,6 +934,7 @@ def _visible_hits(
     if asks is None:
         return hits
     _visible_asks(asks, visible, [h for h in hits if h.score < policy.min_score], policy, source)
+    _visible_requests(asks, visible, policy, source)
     return [h for h in hits if h.score >= policy.min_score]
 
 

@@ -34,10 +34,12 @@ from ahocorasick_rs import AhoCorasick, Implementation
 __all__ = [
     "about_the_site",
     "first_person",
+    "has_unspaced",
     "is_directive",
     "is_request",
     "names_role",
     "request_markers",
+    "role_starts",
     "word_count",
 ]
 
@@ -429,6 +431,12 @@ _LETTERS = re.compile(r"[^\W\d_]{2,}")
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
 
 
+def has_unspaced(text: str) -> bool:
+    """Whether `text` holds characters of a script written without spaces (Chinese, Japanese, Thai;
+    Korean syllables too): there a count of spaces says nothing about a passage's length."""
+    return _UNSPACED.search(text) is not None
+
+
 def word_count(text: str) -> int:
     """Words of letters in `text`; two characters count as a word in scripts without spaces."""
     if text.isascii() or not _UNSPACED.search(text):
@@ -494,7 +502,7 @@ _ROLES: dict[str, tuple[str, str]] = {
     "pt": ("usuário|usuario|utilizador", "resposta|respostas|resumo"),
     "es": ("usuario", "respuesta|respuestas|resumen"),
     "fr": ("utilisateur|l'utilisateur", "réponse|réponses|résumé"),
-    "de": ("nutzer|benutzer", "antwort|antworten|zusammenfassung"),
+    "de": ("nutzer|nutzers|benutzer|benutzers", "antwort|antworten|zusammenfassung"),
     "it": ("utente|l'utente|dell'utente|all'utente", "risposta|risposte|riassunto"),
     "nl": ("gebruiker", "antwoord|antwoorden|samenvatting"),
     "pl": ("użytkownik*", "odpowied*|podsumowani*"),
@@ -535,3 +543,14 @@ def names_role(text: str) -> bool:
     third party or the reader's answer, reply or summary (`_ROLES`, 20 languages). A request that
     does is addressed to a model even without "you" or an AI's name."""
     return _roles().search(text[:_OPENING].lower()) is not None
+
+
+def role_starts(text: str, limit: int) -> list[int]:
+    """Where `text` names a role of an assistant's conversation (`names_role`), at most `limit`
+    offsets: the places in plain sight worth a request test (a page rarely names "the user")."""
+    out = []
+    for m in _roles().finditer(text.lower()):
+        out.append(m.start())
+        if len(out) >= limit:
+            break
+    return out
