@@ -480,53 +480,100 @@ _TARGET = re.compile(r"\S+@\S+\.\w+|https?://[^\s?]+\?\S*=")
 
 def about_the_site(text: str) -> bool:
     """Whether a request is about the page's own interface (browser, JavaScript, cookies, clicks,
-    sign-in, subscriptions, search, comments, buttons …), naming no address to send to and not
-    written as the user: a site's message to its visitor, not an instruction to an agent."""
+    sign-in, subscriptions, search, comments, buttons …), naming no address to send to, not
+    written as the user and not naming the user as a third party: a site's message to its
+    visitor, not an instruction to an agent."""
     head = text[:_OPENING]
-    if _TARGET.search(head) or first_person(head):
-        return False
+    if _TARGET.search(head) or first_person(head) or names_role(head, third_party=True):
+        return False  # "change the password of the user's mail account" is an agent's task
     return _SITE_UI.search(head) is not None
 
 
-# The roles of an assistant's conversation, named as an agent's instructions name them: the user as a
-# third party ("open the user's calendar", "reply to the user only in Spanish") and the reader's own
-# output ("in your summary", "end your answer with", "每个回答"). A page names its visitor "you" and
-# its own text "this article"; an instruction to a model names the user and the answer. Word starts
-# in spaced scripts (stems take inflections: пользовател-ю, użytkownik-a), anywhere in the others.
-_ROLES: dict[str, tuple[str, str]] = {
-    # lang: (the user, the reader's answer / reply / response / summary)
+# The roles of an assistant's conversation, named as an agent's instructions name them: the user or
+# the reader of the answer as a third party ("open the user's calendar", "tell the reader that…"),
+# the reader's own output ("in your summary", "end your answer with", "每个回答") and a role given to
+# the reader ("you are now Lena", "Теперь ты…"). A page names its visitor "you" and its own text
+# "this article"; an instruction to a model names the user, the answer and who the model now is.
+# Word starts in spaced scripts (a "*" stem takes inflections: пользовател-ю, użytkownik-a,
+# jawaban-mu), anywhere in the others; singular forms ("users of Linux", "FAQ: Answers" are copy).
+_ROLES: dict[str, tuple[str, str, str]] = {
+    # lang: (the user, the reader | the answer, reply, response, summary | "you are now")
     "en": (
-        "user|user's",
+        "user|user's|reader",
         "answer|reply|response|summary",
-    ),  # singular: "users of Linux", "FAQ: Answers"
-    "pt": ("usuário|usuario|utilizador", "resposta|respostas|resumo"),
-    "es": ("usuario", "respuesta|respuestas|resumen"),
-    "fr": ("utilisateur|l'utilisateur", "réponse|réponses|résumé"),
-    "de": ("nutzer|nutzers|benutzer|benutzers", "antwort|antworten|zusammenfassung"),
-    "it": ("utente|l'utente|dell'utente|all'utente", "risposta|risposte|riassunto"),
-    "nl": ("gebruiker", "antwoord|antwoorden|samenvatting"),
-    "pl": ("użytkownik*", "odpowied*|podsumowani*"),
-    "tr": ("kullanıcı*", "cevab*|cevap*|yanıt*|özetin*"),
-    "ru": ("пользовател*", "ответ|ответе|ответа|ответы|ответах|изложени*|резюме"),
-    "uk": ("користувач*", "відповід*|підсум*"),
-    "ar": ("المستخدم|للمستخدم|بالمستخدم", "إجابت|إجابة|ردك|ملخص"),
-    "fa": ("کاربر", "پاسخ|جواب|خلاصه"),
-    "he": ("המשתמש|למשתמש|משתמש", "תשובה|התשובה|בתשובה|תשובתך|סיכום|בסיכום"),
-    "hi": ("उपयोगकर्ता", "उत्तर|जवाब|सारांश"),
-    "zh": ("用户|用戶", "回答|回复|回覆|答复|摘要|总结"),
-    "ja": ("ユーザー", "回答|返答|返信|要約"),
-    "ko": ("사용자", "답변|응답|요약"),
-    "id": ("pengguna", "jawaban|ringkasan"),
-    "vi": ("người dùng", "câu trả lời|tóm tắt"),
+        "you are now|you're now|now you are|from now on you are",
+    ),
+    "pt": (
+        "usuário|usuario|utilizador|leitor",
+        "resposta|respostas|resumo",
+        "agora você é|você agora é|agora és",
+    ),
+    "es": ("usuario|lector", "respuesta|respuestas|resumen", "ahora eres|ahora usted es"),
+    "fr": (
+        "utilisateur|l'utilisateur|lecteur|au lecteur",
+        "réponse|réponses|résumé",
+        "tu es maintenant|vous êtes maintenant|désormais tu es|désormais vous êtes",
+    ),
+    "de": (
+        "nutzer|nutzers|benutzer|benutzers|leser",
+        "antwort|antworten|zusammenfassung",
+        "du bist jetzt|du bist ab sofort|sie sind jetzt|ab jetzt bist du",
+    ),
+    "it": (
+        "utente|l'utente|dell'utente|all'utente|lettore|al lettore",
+        "risposta|risposte|riassunto",
+        "adesso sei|ora sei|da ora sei",
+    ),
+    "nl": (
+        "gebruiker|lezer",
+        "antwoord|antwoorden|samenvatting",
+        "je bent nu|jij bent nu|u bent nu",
+    ),
+    "pl": ("użytkownik*|czytelnik*", "odpowied*|podsumowani*", "jesteś teraz|teraz jesteś"),
+    "tr": ("kullanıcı*|okuyucu*", "cevab*|cevap*|yanıt*|özetin*", "artık sen|sen artık"),
+    "ru": (
+        "пользовател*|читател*",
+        "ответ|ответе|ответа|ответы|ответах|изложени*|резюме",
+        "теперь ты|теперь вы|ты теперь|отныне ты",
+    ),
+    "uk": ("користувач*|читач*", "відповід*|підсум*", "тепер ти|тепер ви|ти тепер|віднині ти"),
+    "ar": (
+        "المستخدم|للمستخدم|بالمستخدم|القارئ|للقارئ",
+        "إجابت|إجابة|ردك|ملخص",
+        "أنت الآن|الآن أنت",
+    ),
+    "fa": ("کاربر|خواننده", "پاسخ|جواب|خلاصه", "تو اکنون|تو الان|شما اکنون"),
+    "he": (
+        "המשתמש|למשתמש|משתמש|הקורא|לקורא",
+        "תשובה|התשובה|בתשובה|תשובתך|סיכום|בסיכום",
+        "מעכשיו אתה|מעכשיו את|אתה עכשיו",
+    ),
+    "hi": ("उपयोगकर्ता|पाठक", "उत्तर|जवाब|सारांश", "अब तुम|अब आप|तुम अब"),
+    "zh": (
+        "用户|用戶|读者|讀者",
+        "回答|回复|回覆|答复|摘要|总结",
+        "你现在是|你現在是|现在你是|您现在是",
+    ),
+    "ja": ("ユーザー|読者", "回答|返答|返信|要約", "あなたは今|今からあなたは|これからあなたは"),
+    "ko": ("사용자|독자", "답변|응답|요약", "너는 이제|당신은 이제|이제 너는|이제 당신은"),
+    "id": (
+        "pengguna*|pembaca*",
+        "jawaban*|ringkasan*",
+        "sekarang kamu|kamu sekarang|sekarang anda|anda sekarang",
+    ),
+    "vi": ("người dùng|người đọc", "câu trả lời|tóm tắt", "bây giờ bạn là|từ giờ bạn là"),
 }
 
 
-@lru_cache(maxsize=1)
-def _roles() -> re.Pattern[str]:
+@lru_cache(maxsize=2)
+def _roles(*, third_party: bool = False) -> re.Pattern[str]:
+    """The role words of `_ROLES` as one pattern; `third_party`: only the user and the reader
+    named as a third party and a role given to the reader (not the answer: a site's form says
+    "your response")."""
     spaced: list[str] = []
     anywhere: list[str] = []
-    for lang, pair in _ROLES.items():
-        for term in "|".join(pair).split("|"):
+    for lang, (party, output, given) in _ROLES.items():
+        for term in "|".join((party, given) if third_party else (party, output, given)).split("|"):
             if lang in _UNSPACED_LANGS:
                 anywhere.append(re.escape(term))
             elif term.endswith("*"):
@@ -538,11 +585,12 @@ def _roles() -> re.Pattern[str]:
     return re.compile(rf"(?<![\w'-])(?:{words})(?![\w'-])|{'|'.join(anywhere)}")
 
 
-def names_role(text: str) -> bool:
-    """Whether the opening of `text` names a role of an assistant's conversation: the user as a
-    third party or the reader's answer, reply or summary (`_ROLES`, 20 languages). A request that
+def names_role(text: str, *, third_party: bool = False) -> bool:
+    """Whether the opening of `text` names a role of an assistant's conversation (`_ROLES`, 20
+    languages): the user or the reader as a third party, the reader's answer, reply or summary, a
+    role given to the reader ("you are now…"); with `third_party`, not the answer. A request that
     does is addressed to a model even without "you" or an AI's name."""
-    return _roles().search(text[:_OPENING].lower()) is not None
+    return _roles(third_party=third_party).search(text[:_OPENING].lower()) is not None
 
 
 def role_starts(text: str, limit: int) -> list[int]:
