@@ -563,10 +563,12 @@ def _copy_series(
 
 
 # What the per-page cap keeps first (`_Ask.rank`): passages a lexical gate flags weakly, hidden or in
-# plain sight (by score); then hidden passages shaped as a request (`_shape_ask`); then the other
-# hidden passages that speak to their reader. A request outranks the hidden menus, tabs and captions
-# a host page holds by the dozen, which would otherwise use up the budget in page order.
-_TIER_HIT, _TIER_REQUEST, _TIER_HIDDEN = 2, 1, 0
+# plain sight (by score); then hidden passages shaped as a request or naming a role of the
+# conversation (`_shape_ask`); then the other hidden passages that speak to their reader; last the
+# requests in plain sight (`_visible_requests`: hiding is the stronger evidence). A request outranks
+# the hidden menus, tabs and captions a host page holds by the dozen, which would otherwise use up the
+# budget in page order.
+_TIER_HIT, _TIER_REQUEST, _TIER_HIDDEN, _TIER_IN_SIGHT = 2, 1, 0, -1
 # Digits, e-mail addresses and ids inside a request ("transfer $3,000 to account 123-1234-1234") are
 # masked letter for letter before the prose test: they are what an agent is asked to act on.
 _DIGIT_OR_AT = re.compile(r"[\d@]")
@@ -671,7 +673,9 @@ def _shape_ask(
     if tech in COVERT:
         if directive:
             return head, _TIER_REQUEST
-        return (head, _TIER_HIDDEN) if role or speaks_to_reader(head) else None
+        if role:
+            return head, _TIER_REQUEST  # named like a model's task: as strong as the mood
+        return (head, _TIER_HIDDEN) if speaks_to_reader(head) else None
     if tech in _QUIET and not relaxed and speaks_to_reader(head) and has_strong_slot(head):
         return head, _TIER_HIDDEN
     # a script's strings say "you" to every visitor: there a request must name an AI, a role of the
@@ -752,7 +756,7 @@ def _visible_requests(asks: list[_Ask], visible: str, policy: InjectionPolicy, s
             continue
         h = Hit(at, at + 1, _excerpt(passage, 0, len(passage)), "", _VISIBLE_REQUEST_PRIOR, "", "")
         off = _offset_of(source, h.snippet) if source else at
-        asks.append(_Ask(passage, h, (_TIER_REQUEST, 0.0, 0.0), "body text", "visible", off, ""))
+        asks.append(_Ask(passage, h, (_TIER_IN_SIGHT, 0.0, 0.0), "body text", "visible", off, ""))
         n += 1
         if n >= policy.semantic_visible_requests:
             break
