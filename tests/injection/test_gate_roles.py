@@ -192,3 +192,21 @@ def test_audit_flags_a_request_naming_the_user_in_a_comment(
     found = audit("on", "semantic_requests = true")
     assert [(f["technique"], "semantic" in f["rule"]) for f in found] == [("comment", True)]
     assert audit("off", "semantic_requests = false") == []
+
+
+MENUS = "".join(
+    f'<div style="display:none">You will find tour {i} on our harbour map next to pier {i}.</div>'
+    for i in range(6)
+)
+
+
+def test_a_hidden_passage_naming_a_role_outranks_hidden_copy_that_says_you() -> None:
+    _, asked = scan_html_asks(_page(f'<div style="display:none">{LOYALTY}</div>', MENUS))
+    assert len(asked) == InjectionPolicy().semantic_max_passages
+    assert asked[0][0] == LOYALTY
+
+
+def test_hidden_passages_outrank_a_request_in_plain_sight() -> None:
+    assert _asked("", body=f"<p>{STEER}</p>") == ["visible"]
+    _, asked = scan_html_asks(_page("", MENUS + f"<p>{STEER}</p>"))
+    assert [t for _, _, t in asked] == ["display_none"] * InjectionPolicy().semantic_max_passages
