@@ -417,7 +417,9 @@ def _key(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def miss_reason(p: Payload, technique: str, asked: list[tuple[str, float, str]]) -> str:
+def miss_reason(
+    p: Payload, technique: str, asked: list[tuple[str, float, str]], html: str = ""
+) -> str:
     """Why a hidden payload was missed: ``asked`` (the model read it and scored it below the
     threshold) or what kept it from the model, by the scan's own gate (`injection._shape_ask` on the
     payload alone): ``capped`` (the gate takes it alone: the page's other passages took the per-page
@@ -425,7 +427,9 @@ def miss_reason(p: Payload, technique: str, asked: list[tuple[str, float, str]])
     sentence); ``script`` (a script literal that is not a request to a model); ``not-request``
     (comments, attributes, meta…: not a request in the directive mood addressed to a model, the user
     or naming where to send); ``no-reader-word`` (hidden on purpose or in aria-hidden/noscript, but
-    neither directive nor addressed to its reader nor naming the user or the reader's answer)."""
+    neither directive nor addressed to its reader nor naming the user or the reader's answer);
+    ``host-markup`` (the insertion point fell inside the host page's own comment, template or
+    script, so the payload is read as that place: a template is form UI, never asked)."""
     from trustaudit.injection import _QUIET, _shape_ask, _Shown
     from trustaudit.injection.semantic import prose_head
 
@@ -435,6 +439,13 @@ def miss_reason(p: Payload, technique: str, asked: list[tuple[str, float, str]])
         if tech != "visible" and (k[:40] in body or body[:40] in k):
             return "asked"
     if _shape_ask(p.text, technique, _ASK, _Shown(""), prose_head, every=False) is not None:
+        if html:
+            from trustaudit.injection.html_scan import collect_segments
+
+            probe = p.text[:15]
+            places = {s.technique for s in collect_segments(html)[0] if probe in s.text}
+            if places and technique not in places:
+                return "host-markup"
         return "capped"
     if technique in {"script", "form_ui"}:
         return "script"
@@ -610,7 +621,7 @@ def main(argv: list[str] | None = None) -> int:
                 p = payloads[c.payload]
                 if p.family != fam or c.technique == "visible" or caught[k]:
                     continue
-                r = miss_reason(p, c.technique, case_asks[k])
+                r = miss_reason(p, c.technique, case_asks[k], c.html)
                 why[r] += 1
                 if r == "asked":
                     below.append(max(probs[t] for t, _, tt in case_asks[k] if tt != "visible"))

@@ -509,6 +509,14 @@ def _hidden_asks(
             continue
         text = texts[e.seg]
         h = weak.get(k) if seg.technique != "script" else None
+        if h is not None:
+            passage = _passage(text, h.start, h.end, policy.semantic_max_chars)
+            if prose_shape(passage, min_words=5):
+                rank = (_TIER_HIT, h.score, e.prior)
+            else:
+                # the sentences around the hit are cut short by an id or a "Sommer2025!": the
+                # passage is still read if its shape selects it, as it would be without the hit
+                h = None
         if h is None:
             if len(text) < 20:
                 continue
@@ -530,11 +538,6 @@ def _hidden_asks(
             passage, tier = picked
             h = Hit(0, len(passage), _excerpt(passage, 0, len(passage)), "", e.prior, "", "")
             rank = (tier, e.prior, e.prior)
-        else:
-            passage = _passage(text, h.start, h.end, policy.semantic_max_chars)
-            if not prose_shape(passage, min_words=5):
-                continue
-            rank = (_TIER_HIT, h.score, e.prior)
         asks.append(
             _Ask(
                 passage,
