@@ -73,6 +73,9 @@ def test_the_user_and_the_readers_answer_are_roles(text: str) -> None:
         "A forum for users of Linux, FreeBSD and other Unix-like systems.",
         "width=device-width, initial-scale=1, user-scalable=no",
         "So können Internet-User ihre Daten schützen.",
+        # assistive software, not the reader of an answer
+        "Screen reader users can press the skip link to reach the main content.",
+        "Utilisez un lecteur d'écran pour écouter la page.",
         "FAQ: Answers to frequently asked questions about the harbour.",
         "The harbour tours resume on Saturday after the storm repairs.",
     ],

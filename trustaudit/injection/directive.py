@@ -499,7 +499,7 @@ def about_the_site(text: str) -> bool:
 _ROLES: dict[str, tuple[str, str, str]] = {
     # lang: (the user, the reader | the answer, reply, response, summary | "you are now")
     "en": (
-        "user|user's|reader",
+        "user|user's|the reader",  # "the": a "screen reader" is software
         "answer|reply|response|summary",
         "you are now|you're now|now you are|from now on you are",
     ),
@@ -565,6 +565,11 @@ _ROLES: dict[str, tuple[str, str, str]] = {
 }
 
 
+# A screen reader is assistive software, not the reader of an answer ("lecteur d'écran", "lector de
+# pantalla"): accessibility notes name it in every language.
+_NOT_SCREEN = r"(?!\s+(?:d'écran|de pantalla|de tela|de ecrã|di schermo|dello schermo))"
+
+
 @lru_cache(maxsize=2)
 def _roles(*, third_party: bool = False) -> re.Pattern[str]:
     """The role words of `_ROLES` as one pattern; `third_party`: only the user and the reader
@@ -582,7 +587,7 @@ def _roles(*, third_party: bool = False) -> re.Pattern[str]:
                 spaced.append(re.escape(term))
     words = "|".join(sorted(spaced, key=len, reverse=True))
     # not inside a compound ("user-scalable", "Internet-User"): a viewport setting, a headline's noun
-    return re.compile(rf"(?<![\w'-])(?:{words})(?![\w'-])|{'|'.join(anywhere)}")
+    return re.compile(rf"(?<![\w'-])(?:{words})(?![\w'-]){_NOT_SCREEN}|{'|'.join(anywhere)}")
 
 
 def names_role(text: str, *, third_party: bool = False) -> bool:
