@@ -238,3 +238,19 @@ def test_lofo_diagnose_names_a_payload_inserted_inside_host_markup() -> None:
     assert miss_reason(Payload("Boat tours resume.", "x", "en", "tool"), "comment", []) == (
         "not-prose"
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We use cookies to understand how our site is used and to improve the user experience here.",
+        "The user interface of the new harbour app was redesigned for the summer season.",
+    ],
+)
+def test_user_as_a_modifier_is_not_a_party(text: str) -> None:
+    assert not names_role(text)
+
+
+def test_a_hidden_comment_form_link_naming_the_reply_is_the_sites() -> None:
+    assert names_role("Hier klicken, um die Antwort abzubrechen.")
+    assert _asked('<div style="display:none">Hier klicken, um die Antwort abzubrechen.</div>') == []

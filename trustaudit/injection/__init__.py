@@ -676,8 +676,10 @@ def _shape_ask(
     if tech in COVERT:
         if directive:
             return head, _TIER_REQUEST
-        if role:
-            return head, _TIER_REQUEST  # named like a model's task: as strong as the mood
+        if role and not (about_the_site(head) or ui_copy(head)):
+            # named like a model's task: as strong as the mood ("Click here to cancel the
+            # reply", a hidden comment form's link, is the site's)
+            return head, _TIER_REQUEST
         return (head, _TIER_HIDDEN) if speaks_to_reader(head) else None
     if tech in _QUIET and not relaxed and speaks_to_reader(head) and has_strong_slot(head):
         return head, _TIER_HIDDEN

@@ -499,7 +499,9 @@ def about_the_site(text: str) -> bool:
 _ROLES: dict[str, tuple[str, str, str]] = {
     # lang: (the user, the reader | the answer, reply, response, summary | "you are now")
     "en": (
-        "user|user's|the reader",  # "the": a "screen reader" is software
+        # with "the" or the possessive: "user experience", "user interface", "screen reader" are
+        # things, not parties
+        "the user|user's|the reader",
         "answer|reply|response|summary",
         "you are now|you're now|now you are|from now on you are",
     ),
@@ -566,8 +568,13 @@ _ROLES: dict[str, tuple[str, str, str]] = {
 
 
 # A screen reader is assistive software, not the reader of an answer ("lecteur d'écran", "lector de
-# pantalla"): accessibility notes name it in every language.
-_NOT_SCREEN = r"(?!\s+(?:d'écran|de pantalla|de tela|de ecrã|di schermo|dello schermo))"
+# pantalla"), and "the user experience", "the user interface" are things, not a party: a role word
+# followed by one of these is not a role.
+_NOT_A_PARTY = (
+    r"(?!\s+(?:d'écran|de pantalla|de tela|de ecrã|di schermo|dello schermo|experience|interface|"
+    r"agent|guide|manual|name|account|id|data|base|group|menu|settings|journey|research|testing|"
+    r"friendly|generated|reviews?|ratings?|comments?|content)\b)"
+)
 
 
 @lru_cache(maxsize=2)
@@ -587,7 +594,7 @@ def _roles(*, third_party: bool = False) -> re.Pattern[str]:
                 spaced.append(re.escape(term))
     words = "|".join(sorted(spaced, key=len, reverse=True))
     # not inside a compound ("user-scalable", "Internet-User"): a viewport setting, a headline's noun
-    return re.compile(rf"(?<![\w'-])(?:{words})(?![\w'-]){_NOT_SCREEN}|{'|'.join(anywhere)}")
+    return re.compile(rf"(?<![\w'-])(?:{words})(?![\w'-]){_NOT_A_PARTY}|{'|'.join(anywhere)}")
 
 
 def names_role(text: str, *, third_party: bool = False) -> bool:
