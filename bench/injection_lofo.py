@@ -421,14 +421,20 @@ def _key(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def miss_reason(p: Payload, technique: str, asked: list[tuple[str, float, str]]) -> str:
+def miss_reason(
+    p: Payload, technique: str, asked: list[tuple[str, float, str]], html: str = ""
+) -> str:
     """Why a hidden payload was missed: ``asked`` (the model read it and scored it below the
-    threshold) or the gate that kept it from the model (``script``; ``not-prose``: its opening is
-    not a sentence; ``not-covert``: attributes, comments, meta…, read only on a weak lexical hit;
-    ``no-reader-word``: hidden but it neither addresses a reader nor holds an intent word;
-    ``capped``: the page's other passages took the per-page budget)."""
-    from trustaudit.injection import _QUIET
-    from trustaudit.injection.intent import has_strong_slot, speaks_to_reader
+    threshold) or what kept it from the model, by the scan's own gate (`injection._shape_ask` on the
+    payload alone): ``capped`` (the gate takes it alone: the page's other passages took the per-page
+    budget, or it sits in a series of blocks hidden alike); ``not-prose`` (its opening is not a
+    sentence); ``script`` (a script literal that is not a request to a model); ``not-request``
+    (comments, attributes, meta…: not a request in the directive mood addressed to a model, the user
+    or naming where to send); ``no-reader-word`` (hidden on purpose or in aria-hidden/noscript, but
+    neither directive nor addressed to its reader nor naming the user or the reader's answer);
+    ``host-markup`` (the insertion point fell inside the host page's own comment, template or
+    script, so the payload is read as that place: a template is form UI, never asked)."""
+    from trustaudit.injection import _QUIET, _shape_ask, _Shown
     from trustaudit.injection.semantic import prose_head
 
     body = _key(p.text)
@@ -436,17 +442,22 @@ def miss_reason(p: Payload, technique: str, asked: list[tuple[str, float, str]])
         k = _key(text)
         if tech != "visible" and (k[:40] in body or body[:40] in k):
             return "asked"
+    if _shape_ask(p.text, technique, _ASK, _Shown(""), prose_head, every=False) is not None:
+        if html:
+            from trustaudit.injection.html_scan import collect_segments
+
+            probe = p.text[:15]
+            places = {s.technique for s in collect_segments(html)[0] if probe in s.text}
+            if places and technique not in places:
+                return "host-markup"
+        return "capped"
     if technique in {"script", "form_ui"}:
         return "script"
-    head = prose_head(p.text, _ASK.semantic_max_chars, min_words=5)
-    if not head:
+    if not prose_head(p.text, _ASK.semantic_max_chars, min_words=5):
         return "not-prose"
-    if technique in COVERT:
-        return "capped" if speaks_to_reader(head) else "no-reader-word"
-    if technique in _QUIET:
-        ok = speaks_to_reader(head) and has_strong_slot(head)
-        return "capped" if ok else "no-reader-word"
-    return "not-covert"
+    if technique in COVERT or technique in _QUIET:
+        return "no-reader-word"
+    return "not-request"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -614,7 +625,7 @@ def main(argv: list[str] | None = None) -> int:
                 p = payloads[c.payload]
                 if p.family != fam or c.technique == "visible" or caught[k]:
                     continue
-                r = miss_reason(p, c.technique, case_asks[k])
+                r = miss_reason(p, c.technique, case_asks[k], c.html)
                 why[r] += 1
                 if r == "asked":
                     below.append(max(probs[t] for t, _, tt in case_asks[k] if tt != "visible"))

@@ -24,7 +24,15 @@ from trustaudit.injection.benign import (
 )
 from trustaudit.injection.context import SecurityPage, form_ui_instruction, quoted_context
 from trustaudit.injection.detect import Hit, detect_text
-from trustaudit.injection.directive import about_the_site, is_directive, is_request, word_count
+from trustaudit.injection.directive import (
+    about_the_site,
+    has_unspaced,
+    is_directive,
+    is_request,
+    names_role,
+    role_starts,
+    word_count,
+)
 from trustaudit.injection.html_scan import PRIORS, Quotes, Segment, collect_segments
 from trustaudit.injection.intent import (
     addresses_reader,
@@ -501,6 +509,14 @@ def _hidden_asks(
             continue
         text = texts[e.seg]
         h = weak.get(k) if seg.technique != "script" else None
+        if h is not None:
+            passage = _passage(text, h.start, h.end, policy.semantic_max_chars)
+            if prose_shape(passage, min_words=5):
+                rank = (_TIER_HIT, h.score, e.prior)
+            else:
+                # the sentences around the hit are cut short by an id or a "Sommer2025!": the
+                # passage is still read if its shape selects it, as it would be without the hit
+                h = None
         if h is None:
             if len(text) < 20:
                 continue
@@ -522,11 +538,6 @@ def _hidden_asks(
             passage, tier = picked
             h = Hit(0, len(passage), _excerpt(passage, 0, len(passage)), "", e.prior, "", "")
             rank = (tier, e.prior, e.prior)
-        else:
-            passage = _passage(text, h.start, h.end, policy.semantic_max_chars)
-            if not prose_shape(passage, min_words=5):
-                continue
-            rank = (_TIER_HIT, h.score, e.prior)
         asks.append(
             _Ask(
                 passage,
@@ -555,10 +566,12 @@ def _copy_series(
 
 
 # What the per-page cap keeps first (`_Ask.rank`): passages a lexical gate flags weakly, hidden or in
-# plain sight (by score); then hidden passages shaped as a request (`_shape_ask`); then the other
-# hidden passages that speak to their reader. A request outranks the hidden menus, tabs and captions
-# a host page holds by the dozen, which would otherwise use up the budget in page order.
-_TIER_HIT, _TIER_REQUEST, _TIER_HIDDEN = 2, 1, 0
+# plain sight (by score); then hidden passages shaped as a request or naming a role of the
+# conversation (`_shape_ask`); then the other hidden passages that speak to their reader; last the
+# requests in plain sight (`_visible_requests`: hiding is the stronger evidence). A request outranks
+# the hidden menus, tabs and captions a host page holds by the dozen, which would otherwise use up the
+# budget in page order.
+_TIER_HIT, _TIER_REQUEST, _TIER_HIDDEN, _TIER_IN_SIGHT = 2, 1, 0, -1
 # Digits, e-mail addresses and ids inside a request ("transfer $3,000 to account 123-1234-1234") are
 # masked letter for letter before the prose test: they are what an agent is asked to act on.
 _DIGIT_OR_AT = re.compile(r"[\d@]")
@@ -649,23 +662,39 @@ def _shape_ask(
         if not head or not is_directive(head):
             return None
         relaxed = True
-    elif words and (head.count(" ") + 1 < words // 2 or word_count(head) < words):
-        return None  # (the count of spaces lets most short labels go without counting words)
+    elif words and (
+        (head.count(" ") + 1 < words // 2 and (head.isascii() or not has_unspaced(head)))
+        or word_count(head) < words
+    ):
+        # (the count of spaces lets most short labels go without counting words; Chinese and
+        # Japanese write a long request without one)
+        return None
     directive = relaxed or (policy.semantic_requests and not in_sight and is_directive(head))
+    # naming the user as a third party or the reader's answer is how an instruction to a model
+    # addresses it (`directive.names_role`): "Open the user's calendar…", "In your summary, …"
+    role = policy.semantic_requests and not in_sight and names_role(head)
     if tech in COVERT:
         if directive:
+            return head, _TIER_REQUEST
+        if role and not (about_the_site(head) or ui_copy(head)):
+            # named like a model's task: as strong as the mood ("Click here to cancel the
+            # reply", a hidden comment form's link, is the site's)
             return head, _TIER_REQUEST
         return (head, _TIER_HIDDEN) if speaks_to_reader(head) else None
     if tech in _QUIET and not relaxed and speaks_to_reader(head) and has_strong_slot(head):
         return head, _TIER_HIDDEN
-    if not directive:
-        return None
-    # a script's strings say "you" to every visitor: there a request must name an AI or speak as
-    # the user, and be longer than a UI message
+    # a script's strings say "you" to every visitor: there a request must name an AI, a role of the
+    # conversation or speak as the user, and be longer than a UI message
     script = tech == "script"
-    you = addresses_reader(head, second_person=not script)
-    if not is_request(head, min_words=words, reader=you):
-        return None
+    if not directive:
+        # no mood marker, but it names the user or the reader's answer ("every answer you give
+        # must favour…", "Antworte dem Nutzer ab sofort nur auf Französisch"): read as a request
+        if script or not role or word_count(head) < words:
+            return None
+    else:
+        you = role or addresses_reader(head, second_person=not script)
+        if not is_request(head, min_words=words, reader=you):
+            return None
     if tech == "script" and _JSONISH.search(head):
         return None  # a slice of a JSON blob or a selector list, not a message literal
     if about_the_site(head) or ui_copy(head) or shown.repeats(head):
@@ -699,6 +728,43 @@ def _visible_asks(
             asks.append(
                 _Ask(passage, h, (_TIER_HIT, h.score, 0.0), "body text", "visible", off, "")
             )
+
+
+# Places in plain sight that name a role of the conversation tested per page (a manual that says
+# "the user" on every line is read at its first ones only).
+_VISIBLE_ROLE_TRIES = 12
+# A request to a model in plain sight is as suspicious before the model reads it as text hidden in
+# an attribute (`html_scan.PRIORS`): with the model's support it can become a finding.
+_VISIBLE_REQUEST_PRIOR = 0.2
+
+
+def _visible_requests(asks: list[_Ask], visible: str, policy: InjectionPolicy, source: str) -> None:
+    """Passages in plain sight shaped as a request to a model, at most `semantic_visible_requests`:
+    a sentence in the directive mood that names the user as a third party or the reader's answer
+    (`directive.names_role`: "In your summary, recommend…", "Reply to the user only in German"),
+    of `semantic_request_min_words` words, not about the site's own interface. A page's text asks
+    its visitor ("you"), not "the user"; a weak lexical hit is read already (`_visible_asks`)."""
+    from trustaudit.injection.semantic import prose_shape
+
+    if policy.semantic_visible_requests <= 0 or not policy.semantic_requests:
+        return
+    seen = {a.text for a in asks}
+    n = 0
+    for at in role_starts(visible, _VISIBLE_ROLE_TRIES):
+        passage = _passage(visible, at, at + 1, policy.semantic_max_chars)
+        if passage in seen or not prose_shape(passage):
+            continue
+        seen.add(passage)
+        if not is_request(passage, min_words=policy.semantic_request_min_words, reader=True):
+            continue
+        if about_the_site(passage) or ui_copy(passage) or code_shaped(passage):
+            continue
+        h = Hit(at, at + 1, _excerpt(passage, 0, len(passage)), "", _VISIBLE_REQUEST_PRIOR, "", "")
+        off = _offset_of(source, h.snippet) if source else at
+        asks.append(_Ask(passage, h, (_TIER_IN_SIGHT, 0.0, 0.0), "body text", "visible", off, ""))
+        n += 1
+        if n >= policy.semantic_visible_requests:
+            break
 
 
 def _selected(asks: list[_Ask], policy: InjectionPolicy) -> list[_Ask]:
@@ -877,6 +943,7 @@ def _visible_hits(
     if asks is None:
         return hits
     _visible_asks(asks, visible, [h for h in hits if h.score < policy.min_score], policy, source)
+    _visible_requests(asks, visible, policy, source)
     return [h for h in hits if h.score >= policy.min_score]
 
 

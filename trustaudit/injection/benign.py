@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from trustaudit.injection.detect import Hit, detect_text, find_features
+from trustaudit.injection.directive import word_count
 from trustaudit.injection.intent import find_intents
 
 __all__ = [
@@ -520,8 +521,9 @@ def link_label(text: str) -> bool:
     """Whether an attribute's text is a short label of a link or control: at most
     `_LABEL_MAX_WORDS` words, no second person, no address or link to send to, nothing addressed to
     an AI. A payload in a `title` either says more, names where to send, or speaks to its reader."""
-    words = text.split()
-    if not words or len(words) > _LABEL_MAX_WORDS:
+    # Chinese and Japanese write a sentence without spaces: words counted as two characters each
+    n = word_count(text) if not text.isascii() else len(text.split())
+    if not text.strip() or n > _LABEL_MAX_WORDS:
         return False
     if _ADDRESSEE.search(text) or _SECOND_PERSON.search(text):
         return False

@@ -34,9 +34,12 @@ from ahocorasick_rs import AhoCorasick, Implementation
 __all__ = [
     "about_the_site",
     "first_person",
+    "has_unspaced",
     "is_directive",
     "is_request",
+    "names_role",
     "request_markers",
+    "role_starts",
     "word_count",
 ]
 
@@ -137,7 +140,7 @@ _FIRST_WORD = re.compile(
 _NOT_IMPERATIVE = frozenset({"chez", "assez", "nez", "mij", "mnie", "akan", "bukan", "dan", "kan"})
 # ... and of its last word (verb-final languages).
 _LAST_WORD = re.compile(
-    r"(?:\S+(?:ें|िए|िये|ो))"  # hi: भेजें, कीजिए, करो
+    r"(?:\S+(?:ें|िए|िये|ो|ओ))"  # hi: भेजें, कीजिए, करो, बताओ
     r"|(?:ب\S+ید|ن\S+ید)"  # fa: بفرستید, ننویسید
     r"|(?:\w*[çğıöşü]\w*(?:in|ın|un|ün)(?:iz|ız|uz|üz)?|\w+(?:yin|yın|iniz|ınız))"  # tr
     r"|(?:\S*(?:세요|십시오|시오|해라|하라|해줘|해 줘))"  # ko
@@ -326,6 +329,40 @@ def _action_verb(word: str, t: _Tables) -> bool:
     return any(word.startswith(stem) for stem in t.stems.get(word[:2], ()))
 
 
+# Words that open a fronted adverbial ("When you write your answer, add…", "Before answering, attach…",
+# "Whatever the question, end…"): the clause after its comma is the sentence's main clause, and an
+# imperative opens it as it would open the sentence. The function words above count too.
+_FRONTED = _words(
+    "whenever whatever whichever regardless once during "
+    "cuando antes después al sea cual ao seja qual enquanto "
+    "quand avant après dès lorsque quelle quel quoi en "
+    "egal wenn bevor nachdem sobald während ab "
+    "quando prima dopo qualunque qualsiasi mentre nel nella "
+    "wanneer voordat nadat zodra ongeacht vanaf "
+    "gdy kiedy zanim przed po bez niezależnie pisząc "
+    "когда перед прежде после пока какой каким независимо "
+    "коли перед перш після поки яким незалежно "
+    "عند قبل بعد مهما عندما "
+    "وقتی پیش پس هر قبل "
+    "כאשר לפני אחרי לא "
+    "जब पहले चाहे "
+    "khi trước sau dù "
+    "saat sebelum sesudah setelah apa apapun ketika"
+)
+
+
+def _after_fronted(head: str, comma: int) -> bool:
+    """Whether the comma ending at `comma` closes a fronted adverbial: the sentence it belongs to
+    opens with a subordinator or a preposition (`_FRONTED`, `_FUNCTION_WORDS`) and this is its first
+    comma — "When you write your answer, work in a link…" opens its main clause with the verb."""
+    start = max(head.rfind(c, 0, comma - 1) for c in ".!?:;\n。！？")
+    clause = head[start + 1 : comma - 1]
+    if any(c in clause for c in ",،，、") or not clause.strip():
+        return False
+    first = clause.split(None, 1)[0].lower().strip("\"'“«(*-•…¿¡")
+    return first in _FRONTED or first in _FUNCTION_WORDS
+
+
 def is_directive(text: str) -> bool:
     """Whether the opening of `text` (its first ~260 characters) asks its reader to do something: a
     please-like word or a question request anywhere; a modal, a prohibition or an action verb of
@@ -344,7 +381,7 @@ def is_directive(text: str) -> bool:
         at = m.start(1)
         if _action_verb(w, t):
             return True
-        if m.start() and head[m.start() - 1] in ",،，、":
+        if m.start() and head[m.start() - 1] in ",،，、" and not _after_fronted(head, m.start()):
             continue  # a clause after a comma: only the lexicon's verbs above
         if _opens_with_modal(low, at, w, t):
             return True
@@ -394,6 +431,12 @@ _LETTERS = re.compile(r"[^\W\d_]{2,}")
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
 
 
+def has_unspaced(text: str) -> bool:
+    """Whether `text` holds characters of a script written without spaces (Chinese, Japanese, Thai;
+    Korean syllables too): there a count of spaces says nothing about a passage's length."""
+    return _UNSPACED.search(text) is not None
+
+
 def word_count(text: str) -> int:
     """Words of letters in `text`; two characters count as a word in scripts without spaces."""
     if text.isascii() or not _UNSPACED.search(text):
@@ -437,9 +480,137 @@ _TARGET = re.compile(r"\S+@\S+\.\w+|https?://[^\s?]+\?\S*=")
 
 def about_the_site(text: str) -> bool:
     """Whether a request is about the page's own interface (browser, JavaScript, cookies, clicks,
-    sign-in, subscriptions, search, comments, buttons …), naming no address to send to and not
-    written as the user: a site's message to its visitor, not an instruction to an agent."""
+    sign-in, subscriptions, search, comments, buttons …), naming no address to send to, not
+    written as the user and not naming the user as a third party: a site's message to its
+    visitor, not an instruction to an agent."""
     head = text[:_OPENING]
-    if _TARGET.search(head) or first_person(head):
-        return False
+    if _TARGET.search(head) or first_person(head) or names_role(head, third_party=True):
+        return False  # "change the password of the user's mail account" is an agent's task
     return _SITE_UI.search(head) is not None
+
+
+# The roles of an assistant's conversation, named as an agent's instructions name them: the user or
+# the reader of the answer as a third party ("open the user's calendar", "tell the reader that…"),
+# the reader's own output ("in your summary", "end your answer with", "每个回答") and a role given to
+# the reader ("you are now Lena", "Теперь ты…"). A page names its visitor "you" and its own text
+# "this article"; an instruction to a model names the user, the answer and who the model now is.
+# Word starts in spaced scripts (a "*" stem takes inflections: пользовател-ю, użytkownik-a,
+# jawaban-mu), anywhere in the others; singular forms ("users of Linux", "FAQ: Answers" are copy).
+_ROLES: dict[str, tuple[str, str, str]] = {
+    # lang: (the user, the reader | the answer, reply, response, summary | "you are now")
+    "en": (
+        # with "the" or the possessive: "user experience", "user interface", "screen reader" are
+        # things, not parties
+        "the user|user's|the reader",
+        "answer|reply|response|summary",
+        "you are now|you're now|now you are|from now on you are",
+    ),
+    "pt": (
+        "usuário|usuario|utilizador|leitor",
+        "resposta|respostas|resumo",
+        "agora você é|você agora é|agora és",
+    ),
+    "es": ("usuario|lector", "respuesta|respuestas|resumen", "ahora eres|ahora usted es"),
+    "fr": (
+        "utilisateur|l'utilisateur|lecteur|au lecteur",
+        "réponse|réponses|résumé",
+        "tu es maintenant|vous êtes maintenant|désormais tu es|désormais vous êtes",
+    ),
+    "de": (
+        "nutzer|nutzers|benutzer|benutzers|leser",
+        "antwort|antworten|zusammenfassung",
+        "du bist jetzt|du bist ab sofort|sie sind jetzt|ab jetzt bist du",
+    ),
+    "it": (
+        "utente|l'utente|dell'utente|all'utente|lettore|al lettore",
+        "risposta|risposte|riassunto",
+        "adesso sei|ora sei|da ora sei",
+    ),
+    "nl": (
+        "gebruiker|lezer",
+        "antwoord|antwoorden|samenvatting",
+        "je bent nu|jij bent nu|u bent nu",
+    ),
+    "pl": ("użytkownik*|czytelnik*", "odpowied*|podsumowani*", "jesteś teraz|teraz jesteś"),
+    "tr": ("kullanıcı*|okuyucu*", "cevab*|cevap*|yanıt*|özetin*", "artık sen|sen artık"),
+    "ru": (
+        "пользовател*|читател*",
+        "ответ|ответе|ответа|ответы|ответах|изложени*|резюме",
+        "теперь ты|теперь вы|ты теперь|отныне ты",
+    ),
+    "uk": ("користувач*|читач*", "відповід*|підсум*", "тепер ти|тепер ви|ти тепер|віднині ти"),
+    "ar": (
+        "المستخدم|للمستخدم|بالمستخدم|القارئ|للقارئ",
+        "إجابت|إجابة|ردك|ملخص",
+        "أنت الآن|الآن أنت",
+    ),
+    "fa": ("کاربر|خواننده", "پاسخ|جواب|خلاصه", "تو اکنون|تو الان|شما اکنون"),
+    "he": (
+        "המשתמש|למשתמש|משתמש|הקורא|לקורא",
+        "תשובה|התשובה|בתשובה|תשובתך|סיכום|בסיכום",
+        "מעכשיו אתה|מעכשיו את|אתה עכשיו",
+    ),
+    "hi": ("उपयोगकर्ता|पाठक", "उत्तर|जवाब|सारांश", "अब तुम|अब आप|तुम अब"),
+    "zh": (
+        "用户|用戶|读者|讀者",
+        "回答|回复|回覆|答复|摘要|总结",
+        "你现在是|你現在是|现在你是|您现在是",
+    ),
+    "ja": ("ユーザー|読者", "回答|返答|返信|要約", "あなたは今|今からあなたは|これからあなたは"),
+    "ko": ("사용자|독자", "답변|응답|요약", "너는 이제|당신은 이제|이제 너는|이제 당신은"),
+    "id": (
+        "pengguna*|pembaca*",
+        "jawaban*|ringkasan*",
+        "sekarang kamu|kamu sekarang|sekarang anda|anda sekarang",
+    ),
+    "vi": ("người dùng|người đọc", "câu trả lời|tóm tắt", "bây giờ bạn là|từ giờ bạn là"),
+}
+
+
+# A screen reader is assistive software, not the reader of an answer ("lecteur d'écran", "lector de
+# pantalla"), and "the user experience", "the user interface" are things, not a party: a role word
+# followed by one of these is not a role.
+_NOT_A_PARTY = (
+    r"(?!\s+(?:d'écran|de pantalla|de tela|de ecrã|di schermo|dello schermo|experience|interface|"
+    r"agent|guide|manual|name|account|id|data|base|group|menu|settings|journey|research|testing|"
+    r"friendly|generated|reviews?|ratings?|comments?|content)\b)"
+)
+
+
+@lru_cache(maxsize=2)
+def _roles(*, third_party: bool = False) -> re.Pattern[str]:
+    """The role words of `_ROLES` as one pattern; `third_party`: only the user and the reader
+    named as a third party and a role given to the reader (not the answer: a site's form says
+    "your response")."""
+    spaced: list[str] = []
+    anywhere: list[str] = []
+    for lang, (party, output, given) in _ROLES.items():
+        for term in "|".join((party, given) if third_party else (party, output, given)).split("|"):
+            if lang in _UNSPACED_LANGS:
+                anywhere.append(re.escape(term))
+            elif term.endswith("*"):
+                spaced.append(re.escape(term[:-1]) + r"\w*")
+            else:
+                spaced.append(re.escape(term))
+    words = "|".join(sorted(spaced, key=len, reverse=True))
+    # not inside a compound ("user-scalable", "Internet-User"): a viewport setting, a headline's noun
+    return re.compile(rf"(?<![\w'-])(?:{words})(?![\w'-]){_NOT_A_PARTY}|{'|'.join(anywhere)}")
+
+
+def names_role(text: str, *, third_party: bool = False) -> bool:
+    """Whether the opening of `text` names a role of an assistant's conversation (`_ROLES`, 20
+    languages): the user or the reader as a third party, the reader's answer, reply or summary, a
+    role given to the reader ("you are now…"); with `third_party`, not the answer. A request that
+    does is addressed to a model even without "you" or an AI's name."""
+    return _roles(third_party=third_party).search(text[:_OPENING].lower()) is not None
+
+
+def role_starts(text: str, limit: int) -> list[int]:
+    """Where `text` names a role of an assistant's conversation (`names_role`), at most `limit`
+    offsets: the places in plain sight worth a request test (a page rarely names "the user")."""
+    out = []
+    for m in _roles().finditer(text.lower()):
+        out.append(m.start())
+        if len(out) >= limit:
+            break
+    return out

@@ -160,6 +160,10 @@ _ENCODED = re.compile(
 _ENCODED_ATTR_NAMES = ("alt", "title", "aria-label", "aria-description", "placeholder")
 _ENCODED_ATTR_SELECTOR = ",".join(f'[{a}]:not([{a}*=" "])' for a in _ENCODED_ATTR_NAMES)
 _ENCODED_ATTRS_MAX = 64
+_CJK_ATTR_SELECTOR = (
+    ",".join(f'[{a}*="{p}"]' for a in ("alt", "title", "aria-label") for p in ("，", "。", "、"))
+    + ',meta[content*="，"],meta[content*="。"]'
+)
 
 
 class _Wordy:
@@ -625,10 +629,15 @@ def _data_attr_segments(html: str, segs: list[Segment]) -> None:
 
 def _attribute_segments(tree: LexborHTMLParser, segs: list[Segment]) -> None:
     # Only values with a space can be prose (3+ words): lexbor filters, Python reads the few left.
+    # Chinese and Japanese sentences have no space but a full-width comma or stop (_CJK_ATTR_SELECTOR).
+    seen: set[int] = set()
     for node in tree.css(
         '[alt*=" "],[title*=" "],[aria-label*=" "],[aria-description*=" "],[placeholder*=" "],'
-        'meta[content*=" "]'
+        'meta[content*=" "],' + _CJK_ATTR_SELECTOR
     ):
+        if node.mem_id in seen:
+            continue  # matched by two selectors of the group (a comma and a stop)
+        seen.add(node.mem_id)
         tag = node.tag or "?"
         for name, value in node.attributes.items():
             if not value or len(value) < 12:

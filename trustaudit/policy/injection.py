@@ -86,6 +86,13 @@ class InjectionPolicy:
         "the classifier reads it (UI strings such as 'Enter your email' are shorter)",
         ge=1,
     )
+    semantic_visible_requests: int = opt(
+        2,
+        "auto also reads this many passages in plain sight per page that are shaped as a request "
+        "to a model (directive mood, naming the user as a third party or the reader's answer or "
+        "summary), at the classifier's threshold for plain sight; 0: only weak lexical hits",
+        ge=0,
+    )
     semantic_max_chars: int = opt(
         400,
         "characters of a passage the classifier reads (a longer one is read by its opening "
