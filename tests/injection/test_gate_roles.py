@@ -15,7 +15,13 @@ from typer.testing import CliRunner
 
 from trustaudit.cli.main import app
 from trustaudit.injection import scan_html, scan_html_asks
-from trustaudit.injection.directive import about_the_site, is_directive, names_role
+from trustaudit.injection.directive import (
+    _roles,
+    about_the_site,
+    is_directive,
+    names_role,
+    role_starts,
+)
 from trustaudit.policy.injection import InjectionPolicy
 
 # Written for these tests (not taken from any payload collection): tool and steering instructions
@@ -254,3 +260,18 @@ def test_user_as_a_modifier_is_not_a_party(text: str) -> None:
 def test_a_hidden_comment_form_link_naming_the_reply_is_the_sites() -> None:
     assert names_role("Hier klicken, um die Antwort abzubrechen.")
     assert _asked('<div style="display:none">Hier klicken, um die Antwort abzubrechen.</div>') == []
+
+
+def test_role_starts_finds_what_the_role_pattern_finds_anywhere_in_a_page() -> None:
+    """The automaton only preselects: the offsets are those of the pattern itself, compounds,
+    modifiers and screen readers excluded, words of unspaced scripts found inside others."""
+    text = (
+        "Menu user-scalable. The user interface is new. Reply to the user in German; "
+        "the reader of this page and the screen reader differ. Dem Nutzer und dem Benutzer "
+        "antworten. 请把回答发给用户，你现在是助手。 Теперь ты помощник пользователя. " * 3
+    )
+    expected = [m.start() for m in _roles().finditer(text.lower())]
+    assert len(expected) > 12
+    assert role_starts(text, 100) == expected
+    assert role_starts(text, 5) == expected[:5]
+    assert role_starts("user-scalable, user interface, screen reader", 12) == []

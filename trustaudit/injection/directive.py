@@ -605,12 +605,37 @@ def names_role(text: str, *, third_party: bool = False) -> bool:
     return _roles(third_party=third_party).search(text[:_OPENING].lower()) is not None
 
 
+@lru_cache(maxsize=1)
+def _role_terms() -> AhoCorasick:
+    """Every role word of `_ROLES` as a literal (a stem without its `*`): one automaton pass finds
+    where `_roles()` could match, which is then tried only there. The pattern alone, a 600-way
+    alternation behind a lookbehind, tried at every character of a page's text, cost ≈ 5 ms a page."""
+    terms = {
+        term.rstrip("*").lower()
+        for groups in _ROLES.values()
+        for group in groups
+        for term in group.split("|")
+    }
+    return AhoCorasick(sorted(terms), implementation=Implementation.DFA)
+
+
 def role_starts(text: str, limit: int) -> list[int]:
     """Where `text` names a role of an assistant's conversation (`names_role`), at most `limit`
-    offsets: the places in plain sight worth a request test (a page rarely names "the user")."""
-    out = []
-    for m in _roles().finditer(text.lower()):
-        out.append(m.start())
+    offsets: the places in plain sight worth a request test (a page rarely names "the user").
+    The same offsets as `_roles().finditer`, which only matches where a role word starts."""
+    low = text.lower()
+    pattern = _roles()
+    out: list[int] = []
+    end = 0
+    starts = sorted({i for _, i, _ in _role_terms().find_matches_as_indexes(low, overlapping=True)})
+    for at in starts:
+        if at < end:
+            continue  # inside the previous match, as finditer would skip it
+        m = pattern.match(low, at)
+        if m is None:
+            continue
+        out.append(at)
+        end = max(m.end(), at + 1)
         if len(out) >= limit:
             break
     return out
