@@ -329,8 +329,7 @@ class RayExecutor:
     def _page_signals(
         self, batches: Iterable[tuple[pl.DataFrame, pl.DataFrame]], policy: Policy
     ) -> list[pl.DataFrame]:
-        import ray
-
+        """The per-page signal families, one Ray task per batch of pages, in input order."""
         frames: list[pl.DataFrame] = []
         source = iter(batches)
         while window := list(islice(source, self.window)):
@@ -342,17 +341,10 @@ class RayExecutor:
                 }
             )
             del window
-            ds = ray.data.from_arrow(rows).repartition(rows.num_rows)
-            done = ds.map_batches(
-                functools.partial(signals_packed, policy=policy),
-                batch_size=1,
-                batch_format="pyarrow",
-                zero_copy_batch=True,
-            )
-            got: dict[int, pl.DataFrame] = {}
-            for out in done.iter_batches(batch_size=None, batch_format="pyarrow"):
-                for row in cast(pa.Table, out).to_pylist():
-                    got[row["key"]] = pl.DataFrame(from_ipc(row["frame"]))
+            got = {
+                row["key"]: pl.DataFrame(from_ipc(row["frame"]))
+                for row in _task_per_row(rows, functools.partial(signals_packed, policy=policy))
+            }
             frames += [got[i] for i in range(rows.num_rows)]
         return frames
 
@@ -360,8 +352,6 @@ class RayExecutor:
         self, tasks: Iterator[tuple[Any, pa.Table]], policy: Policy
     ) -> Iterator[tuple[Any, ExtractResult]]:
         """(key, records) in -> (key, ExtractResult) out, as batches finish (not in input order)."""
-        import ray
-
         source = iter(tasks)
         while window := list(islice(source, self.window)):
             keys = [key for key, _ in window]
@@ -372,16 +362,8 @@ class RayExecutor:
                 }
             )
             del window
-            ds = ray.data.from_arrow(rows).repartition(rows.num_rows)
-            done = ds.map_batches(
-                functools.partial(extract_packed, policy=policy),
-                batch_size=1,
-                batch_format="pyarrow",
-                zero_copy_batch=True,
-            )
-            for out in done.iter_batches(batch_size=None, batch_format="pyarrow"):
-                for row in cast(pa.Table, out).to_pylist():
-                    yield keys[row["key"]], unpack(row)
+            for row in _task_per_row(rows, functools.partial(extract_packed, policy=policy)):
+                yield keys[row["key"]], unpack(row)
 
 
 class _RayCorpusMap:
@@ -409,6 +391,17 @@ class _RayCorpusMap:
         if pages < self.policy.engine.distributed_corpus_min_pages:
             return None
         return functools.partial(self.executor._batch_map, self.policy)
+
+
+def _task_per_row(rows: pa.Table, fn: Callable[[pa.Table], pa.Table]) -> Iterator[dict[str, Any]]:
+    """Each row of `rows` (a window of packed batches) as its own Ray task through `fn`; the output
+    rows as the tasks finish, not in input order (callers key them)."""
+    import ray
+
+    ds = ray.data.from_arrow(rows).repartition(rows.num_rows)
+    done = ds.map_batches(fn, batch_size=1, batch_format="pyarrow", zero_copy_batch=True)
+    for out in done.iter_batches(batch_size=None, batch_format="pyarrow"):
+        yield from cast(pa.Table, out).to_pylist()
 
 
 def _embedded_step(step: Callable[..., Any], pages: pl.DataFrame, shared: Any) -> Any:
