@@ -263,7 +263,16 @@ def main() -> None:
     )
     ap.add_argument(
         "--only",
-        choices=["audit", "incremental", "signals", "peer", "hostile", "corpus-scale", "memory"],
+        choices=[
+            "audit",
+            "incremental",
+            "signals",
+            "peer",
+            "hostile",
+            "corpus-scale",
+            "memory",
+            "embed-cache",
+        ],
         default=None,
         help="run one section (peer needs the audit section's figures, so it runs both)",
     )
@@ -285,6 +294,8 @@ def main() -> None:
     if want("memory"):  # issue 16: peak RSS of audit over 1x and 10x the real pages
         memory = [sys.executable, str(HERE / "memory.py"), "--work", str(work / "memory")]
         subprocess.run([*memory, "--times", "1", "10", "--baseline"], check=True)
+    if want("embed-cache"):  # what one worker holds per cached paragraph vector
+        subprocess.run([sys.executable, str(HERE / "embed_cache.py")], check=True)
 
 
 if __name__ == "__main__":

@@ -91,15 +91,59 @@ def test_keys_ending_in_nul_bytes_hit_after_a_reload(tmp_path: Path) -> None:
     assert again.misses == 0 and inner.computed == len(nul)
 
 
-def test_cache_compacts_parts(tmp_path: Path) -> None:
+def test_cache_compacts_parts_and_leaves_the_largest_alone(tmp_path: Path) -> None:
     inner = CountingEmbedder()
     c = CachedEmbedder(inner, tmp_path, compact_at=3)
-    for i in range(5):
+    c.encode([f"bulk text {i}" for i in range(50)])
+    (largest,) = tmp_path.glob("part-*.npy")
+    for i in range(6):
         c.encode([f"text number {i}"])
-    assert len(list(tmp_path.glob("part-*.npz"))) == 5
+        assert len(list(tmp_path.glob("part-*.npy"))) <= 3  # bounded while a run writes
+    assert largest.exists()  # merges rewrite the small parts, not the whole cache
     c2 = CachedEmbedder(inner, tmp_path, compact_at=3)
-    c2.encode(["text number 0"])
-    assert len(list(tmp_path.glob("part-*.npz"))) == 1 and c2.hits == 1
+    c2.encode([f"text number {i}" for i in range(6)] + ["bulk text 7"])
+    assert c2.hits == 7 and c2.misses == 0 and len(c2) == 56 and inner.computed == 56
+
+
+def test_cache_parts_are_memory_mapped_not_held(tmp_path: Path) -> None:
+    """A worker keeps the sorted keys; the vectors stay in the mapped file."""
+    inner = CountingEmbedder()
+    texts = [f"paragraph {i}" for i in range(500)]
+    first = CachedEmbedder(inner, tmp_path).encode(texts)
+    again = CachedEmbedder(inner, tmp_path)
+    vecs = again.encode(texts[::-1])
+    assert np.array_equal(vecs, first[::-1]) and inner.computed == 500
+    (part,) = again._parts
+    assert isinstance(part.rows, np.memmap) and part.keys.nbytes == 500 * 20
+    assert not isinstance(part.keys, np.memmap) and np.all(part.keys[:-1] < part.keys[1:])
+
+
+def test_cache_reads_and_rewrites_earlier_npz_parts(tmp_path: Path) -> None:
+    from trustaudit.embed import text_key
+
+    inner = CountingEmbedder()
+    texts = ["old part one", "old part two"]
+    vecs = inner.encode(texts)
+    keys = np.array([text_key(t) for t in texts], dtype="S20")
+    np.savez(tmp_path / "part-1-legacy.npz", keys=keys, vecs=vecs.astype(np.float16))
+    c = CachedEmbedder(inner, tmp_path)
+    out = c.encode(texts)
+    assert c.hits == 2 and inner.computed == 2  # served from the old part, nothing recomputed
+    assert np.allclose(out, vecs, atol=2e-3)
+    assert not list(tmp_path.glob("*.npz")) and len(list(tmp_path.glob("part-*.npy"))) == 1
+
+
+def test_two_writers_share_a_folder_without_losing_vectors(tmp_path: Path) -> None:
+    inner = CountingEmbedder()
+    a = CachedEmbedder(inner, tmp_path, compact_at=2)
+    b = CachedEmbedder(inner, tmp_path, compact_at=2)
+    a.encode(["shared", "only a"])
+    b.encode(["shared", "only b"])  # b reads a's part: "shared" is served, not recomputed
+    for i in range(4):
+        (a if i % 2 else b).encode([f"more {i}"])
+    fresh = CachedEmbedder(inner, tmp_path)
+    fresh.encode(["shared", "only a", "only b", *[f"more {i}" for i in range(4)]])
+    assert fresh.misses == 0
 
 
 def test_damaged_part_is_ignored(tmp_path: Path) -> None:
@@ -114,7 +158,7 @@ def test_get_embedder_hashing_is_cached_per_process(tmp_path: Path) -> None:
     assert a is get_embedder(pol)
     assert a.name == "hashing-32" and a.dim == 32
     a.encode(["some paragraph text"])
-    assert list((tmp_path / "embeddings" / "hashing-32").glob("part-*.npz"))
+    assert list((tmp_path / "embeddings" / "hashing-32").glob("part-*.npy"))
 
 
 def test_cache_root_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -158,3 +202,29 @@ def test_default_static_model_end_to_end() -> None:
     ref = inner.model.encode(texts, use_multiprocessing=False)
     ref = ref / np.linalg.norm(ref, axis=1, keepdims=True)
     assert np.allclose((ours * ref).sum(axis=1), 1.0, atol=1e-3)
+
+
+def test_audit_reuses_the_disk_cache_end_to_end(tmp_path: Path) -> None:
+    """Two audits of the demo pages through the CLI: the second is served from the first's parts,
+    written in the memory-mapped format, and scores the same."""
+    import polars as pl
+    from typer.testing import CliRunner
+
+    from trustaudit.cli.main import app
+
+    cache = tmp_path / "cache"
+    policy = tmp_path / "p.toml"
+    policy.write_text(f'[embeddings]\nstatic_model = "hashing-256"\ncache_dir = "{cache}"\n')
+    runs = []
+    for name in ("r1", "r2"):
+        out = tmp_path / name
+        res = CliRunner().invoke(
+            app, ["audit", "fixtures/corpus/pages", "--policy", str(policy), "--out", str(out)]
+        )
+        assert res.exit_code in (0, 1), res.output
+        parts = sorted((cache / "embeddings" / "hashing-256").glob("part-*.npy"))
+        runs.append((pl.read_parquet(out / "scores.parquet").sort("doc_id"), parts))
+    (first, parts1), (second, parts2) = runs
+    assert parts1 and parts2 == parts1  # the second run wrote nothing new
+    assert not list(cache.rglob("*.npz"))
+    assert first.select("doc_id", "trust_score").equals(second.select("doc_id", "trust_score"))
