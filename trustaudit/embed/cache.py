@@ -10,9 +10,9 @@ cache that holds every vector in a Python dict costs ≈1 KB per paragraph in *e
 part is memory-mapped: a worker keeps only the sorted keys (20 bytes a paragraph) and reads the rows
 its pages ask for, by binary search; the operating system shares the pages between workers.
 
-When a folder holds more than `compact_at` parts, the smaller ones are merged into one (deduplicated,
-sorted), largest part left alone, so the number of parts a lookup searches stays bounded and a merge
-rewrites the small parts, not the whole cache.
+When a folder holds more than `compact_at` parts, the smallest are merged into one (deduplicated,
+sorted) until half as many remain, so the number of parts a lookup searches stays bounded and a merge
+rewrites small parts, not the whole cache.
 """
 
 from __future__ import annotations
@@ -191,11 +191,12 @@ class CachedEmbedder:
         self._parts = [p for p in self._parts if p not in parts] + [merged]
 
     def _compact(self) -> None:
-        """Merge every part but the largest when more than `compact_at` exist."""
+        """Past `compact_at` parts, merge the smallest ones into one, down to half as many parts:
+        a merge reads the small parts, never the bulk of a large cache."""
         if len(self._parts) <= self.compact_at:
             return
-        largest = max(self._parts, key=lambda p: len(p.keys))
-        self._merge([p for p in self._parts if p is not largest])
+        by_size = sorted(self._parts, key=lambda p: len(p.keys))
+        self._merge(by_size[: len(self._parts) - self.compact_at // 2 + 1])
 
     def _lookup(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(found mask, float32 vectors) of the query keys across the parts."""
