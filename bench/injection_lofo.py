@@ -391,8 +391,10 @@ def _semantic_folds(
     real_lex = [max((f["score"] for f in fs), default=0.0) for fs in real]
 
     def fold(fam: str) -> tuple[list[float], list[float], list[float]]:
+        keep = data.pos_family != fam
+        blind = not args.language_aware
         head = fit_fold(
-            xp, data.pos_family, data.pos_family != fam, xn, data, args.seed, kind=args.head
+            xp, data.pos_family, keep, xn, data, args.seed, kind=args.head, language_blind=blind
         )
         probs = dict(zip(asked, head.proba(xa).tolist(), strict=True))
         LAST_FOLD.update(probs=probs, thr=head.thresholds["covert"], c=head.c)
@@ -500,6 +502,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--head", default=None, help="with --semantic: the head's shape (bench/train_intent.HEADS)"
+    )
+    ap.add_argument(
+        "--language-aware",
+        action="store_true",
+        help="with --semantic: let the head use the language directions (train_intent.fit_fold)",
     )
     ap.add_argument(
         "--folds",

@@ -246,6 +246,9 @@ class TrainingData:
     test_asked: np.ndarray
     n_train_pages: int
     n_test_pages: int
+    # language of each boundary negative (rows of `neg` whose group is "boundary", in order): the
+    # parallel texts `language_subspace` reads
+    boundary_lang: np.ndarray | None = None
 
 
 def training_data(
@@ -305,7 +308,8 @@ def training_data(
                 fam.append(name)
     upper = [t.upper() for t in rng.sample(nt, len(nt) // 10)]
     hard = [t for t, _, _ in load_hard_negatives()]
-    edge = [t for t, _ in boundary_negatives()]
+    bounds = boundary_negatives()
+    edge = [t for t, _ in bounds]
     extra = len(upper) + len(hard) + len(edge)
     return TrainingData(
         pos,
@@ -320,6 +324,7 @@ def training_data(
         np.array(ta),
         len(train),
         len(test),
+        np.array([lang for _, lang in bounds]),
     )
 
 
@@ -556,6 +561,27 @@ def thresholds(
     return out
 
 
+def language_subspace(x: np.ndarray, lang: np.ndarray) -> np.ndarray:
+    """Orthonormal rows spanning the directions along which the embeddings of *the same texts in
+    different languages* differ: the centroids of the parallel boundary negatives (the same eight
+    ordinary imperatives in each of the 20 languages) less their mean, all languages − 1 of them.
+
+    Why: e5's vectors carry the language as strongly as the meaning, and a head free to use it
+    learns which languages its training payloads came in (held out, own-heldout read 0.00 in
+    Spanish and 1.00 in Hindi). A head fitted on the embeddings with this subspace projected out
+    cannot; no language detector is needed when scanning, since the projection is folded into the
+    stored weights (`fit_fold`). Its size is not tuned: one direction per language past the first."""
+    names = sorted(set(lang.tolist()))
+    cent = np.stack([x[lang == n].mean(axis=0) for n in names])
+    _, _, vt = np.linalg.svd(cent - cent.mean(axis=0), full_matrices=False)
+    return vt[: len(names) - 1]
+
+
+def without(x: np.ndarray, basis: np.ndarray | None) -> np.ndarray:
+    """`x` with the span of `basis`'s rows projected out (unchanged when `basis` is None)."""
+    return x if basis is None or not len(basis) else x - (x @ basis.T) @ basis
+
+
 def fit_fold(
     xp: np.ndarray,
     fam: np.ndarray,
@@ -566,17 +592,29 @@ def fit_fold(
     budget: float = FP_BUDGET,
     *,
     kind: str = "logistic",
+    language_blind: bool = True,
 ) -> Head:
     """A head of `kind` trained on the positives `xp[keep]` (the caller leaves a family out)
     against every training negative (the asked ones weighted, `neg_weights`), its C chosen among
     the kept families only, its thresholds on the training pages' cross-fitted probabilities
-    (`crossfit_proba`). Used per fold by bench/injection_lofo.py --semantic and below."""
+    (`crossfit_proba`). Used per fold by bench/injection_lofo.py --semantic and below.
+
+    `language_blind` (default LANGUAGE_BLIND): fitted on the embeddings without their
+    `language_subspace` (when `data` knows its boundary negatives' languages), the projection
+    folded into the returned weights, so the head reads raw embeddings as before."""
+    basis = None
+    if language_blind and data.boundary_lang is not None:
+        basis = language_subspace(xn[data.neg_group == "boundary"], data.boundary_lang)
+        xp, xn = without(xp, basis), without(xn, basis)
     nw = neg_weights(data)
     c, _ = choose_c(xp[keep], fam[keep], xn, seed, kind=kind, neg_weight=nw)
     f = _train(xp[keep], fam[keep], xn, c, seed, kind, nw)
     p = crossfit_proba(xp[keep], fam[keep], xn, data, c, seed, kind)
     thr = thresholds(p, data.neg_group, data.neg_page, data.neg_asked, data.n_train_pages, budget)
-    return Head(f.weights, f.bias, c, thr, f.hidden, f.hidden_bias)
+    if f.hidden is not None:  # (x - x B'B) H = x (H - B'B H): the same folding for the MLP
+        hidden = f.hidden if basis is None else without(f.hidden.T, basis).T
+        return Head(f.weights, f.bias, c, thr, hidden, f.hidden_bias)
+    return Head(without(f.weights[None, :], basis)[0], f.bias, c, thr)
 
 
 def page_fp(
@@ -639,6 +677,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write", action="store_true", help=f"write the final model to {OUT}")
     ap.add_argument("--no-folds", action="store_true", help="skip the leave-one-family-out table")
     ap.add_argument("--head", choices=HEADS, default=HEAD, help="the head's shape")
+    ap.add_argument(
+        "--language-aware",
+        action="store_true",
+        help="let the head use the language directions (the default projects them out)",
+    )
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -654,6 +697,7 @@ def main(argv: list[str] | None = None) -> int:
     xt = embed_cached(data.test, args.cache)
     print(f"embedded [{time.perf_counter() - t0:.0f}s]", flush=True)
     fam = data.pos_family
+    blind = not args.language_aware
     hard = data.neg_group == "hard"
     head_line = (
         f"{'family (held out)':22s} {'n':>5s} {'C':>5s} {'covert thr':>10s} "
@@ -664,7 +708,17 @@ def main(argv: list[str] | None = None) -> int:
         print("\n" + head_line + "\n" + "-" * len(head_line))
         for name in names:
             keep = fam != name
-            head = fit_fold(xp, fam, keep, xn, data, args.seed, args.fp_budget, kind=args.head)
+            head = fit_fold(
+                xp,
+                fam,
+                keep,
+                xn,
+                data,
+                args.seed,
+                args.fp_budget,
+                kind=args.head,
+                language_blind=blind,
+            )
             ph = head.proba(xp[~keep])
             fp = page_fp(
                 head, xt, data.test_group, data.test_page, data.test_asked, data.n_test_pages
@@ -677,7 +731,17 @@ def main(argv: list[str] | None = None) -> int:
             )
         print("(recall: the classifier alone on the held-out family's payloads and their variants)")
     everything = np.ones(len(fam), dtype=bool)
-    head = fit_fold(xp, fam, everything, xn, data, args.seed, args.fp_budget, kind=args.head)
+    head = fit_fold(
+        xp,
+        fam,
+        everything,
+        xn,
+        data,
+        args.seed,
+        args.fp_budget,
+        kind=args.head,
+        language_blind=blind,
+    )
     _, scores = choose_c(xp, fam, xn, args.seed, kind=args.head, neg_weight=neg_weights(data))
     fp = page_fp(head, xt, data.test_group, data.test_page, data.test_asked, data.n_test_pages)
     print(

@@ -218,3 +218,64 @@ def test_crossfit_scores_each_page_with_a_head_that_never_saw_it() -> None:
     own = _T.crossfit_proba(xp, fam, xn, data, head.c, 1, "logistic")[0]
     # that out-of-fold score (at the fold's own C) sets the threshold, not the in-sample one
     assert abs(head.thresholds["covert"] - min(0.999, own + 1e-4)) < 1e-3
+
+
+def _lang_world(seed: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, object]:
+    """Embeddings = meaning + language: dimension 0 says "instruction", dimensions 1–2 carry three
+    languages. The training positives are all in language 0, the negatives in languages 1 and 2,
+    so language alone separates them; the parallel boundary texts give the language directions."""
+    rng = np.random.default_rng(seed)
+    lang_vec = np.array([[0, 0, 0, 0], [0, 3, 0, 0], [0, 0, 3, 0]], dtype=float)
+
+    def draw(n: int, meaning: float, lang: int) -> np.ndarray:
+        x = rng.normal(0, 0.3, (n, 4)) + lang_vec[lang]
+        x[:, 0] += meaning
+        return x
+
+    xp = draw(80, 0.5, 0)
+    xn = np.vstack([draw(80, -0.5, 1), draw(80, -0.5, 2)])
+    bound = np.vstack([draw(5, -1.0, k) for k in range(3)])  # the same texts in three languages
+    blang = np.repeat(np.array(["l0", "l1", "l2"]), 5)
+    xn = np.vstack([xn, bound])
+    group = np.array(["covert"] * 160 + ["boundary"] * 15)
+    page = np.concatenate([np.arange(160) % 40, -np.ones(15, dtype=int)])
+    data = _T.TrainingData(
+        pos=[],
+        pos_family=np.array([]),
+        neg=[""] * 175,
+        neg_group=group,
+        neg_page=page,
+        neg_asked=np.zeros(175, dtype=bool),
+        test=[],
+        test_group=np.array([]),
+        test_page=np.array([]),
+        test_asked=np.array([]),
+        n_train_pages=40,
+        n_test_pages=0,
+        boundary_lang=blang,
+    )
+    held = draw(50, 0.5, 2)  # instructions in a language no positive was written in
+    return xp, xn, held, bound, data
+
+
+def test_language_subspace_spans_the_language_directions_only() -> None:
+    _, _, _, bound, data = _lang_world()
+    basis = _T.language_subspace(bound, data.boundary_lang)
+    assert basis.shape == (2, 4) and np.allclose(basis @ basis.T, np.eye(2), atol=1e-9)
+    assert np.abs(basis[:, 0]).max() < 0.2  # the meaning dimension is left alone
+    assert np.allclose(_T.without(basis, basis), 0.0, atol=1e-9)
+    x = np.random.default_rng(0).normal(size=(5, 4))
+    assert _T.without(x, None) is x
+
+
+def test_language_blind_head_carries_instructions_to_an_unseen_language() -> None:
+    xp, xn, held, _, data = _lang_world()
+    fam = np.array(["a", "b"] * 40)
+    keep = np.ones(80, dtype=bool)
+    aware = fit_fold(xp, fam, keep, xn, data, 1, budget=0.0, language_blind=False)
+    blind = fit_fold(xp, fam, keep, xn, data, 1, budget=0.0, language_blind=True)
+    r_aware, r_blind = (float((h.proba(held) >= 0.5).mean()) for h in (aware, blind))
+    assert r_blind > 0.9 and r_blind > r_aware + 0.3
+    # the projection is folded into the weights: the head reads raw embeddings
+    basis = _T.language_subspace(xn[data.neg_group == "boundary"], data.boundary_lang)
+    assert np.allclose(basis @ blind.weights, 0.0, atol=1e-9)
