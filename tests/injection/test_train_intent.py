@@ -10,6 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -218,3 +219,50 @@ def test_crossfit_scores_each_page_with_a_head_that_never_saw_it() -> None:
     own = _T.crossfit_proba(xp, fam, xn, data, head.c, 1, "logistic")[0]
     # that out-of-fold score (at the fold's own C) sets the threshold, not the in-sample one
     assert abs(head.thresholds["covert"] - min(0.999, own + 1e-4)) < 1e-3
+
+
+def _bags(rng: np.random.Generator, n: int, *, planted: bool, strength: float = 3.0) -> np.ndarray:
+    """Bags of 1–4 random windows; `planted`: one window of each carries the signal (axis 0)."""
+    out = np.empty(n, dtype=object)
+    for i in range(n):
+        b = rng.normal(size=(int(rng.integers(1, 5)), 8))
+        if planted:
+            b[int(rng.integers(len(b))), 0] += strength
+        out[i] = b
+    return out
+
+
+def test_multiple_instance_head_scores_a_passage_by_its_best_window() -> None:
+    rng = np.random.default_rng(0)
+    x = np.concatenate([_bags(rng, 100, planted=True), _bags(rng, 300, planted=False)])
+    y = np.r_[np.ones(100), np.zeros(300)]
+    f = _T._fit(x, y, 4.0, 13)
+    assert f.weights[0] > 2 * np.abs(f.weights[1:]).max()  # it found the planted direction
+    p = f.proba(x)
+    assert p[:100].mean() > 0.8 and p[100:].mean() < 0.3
+    win = f.proba(np.vstack([x[0]]).astype(np.float64))
+    assert p[0] == pytest.approx(win.max())  # a bag's probability is its best window's
+
+
+def test_fit_fold_takes_bags_like_rows() -> None:
+    rng = np.random.default_rng(1)
+    xp = _bags(rng, 60, planted=True, strength=8.0)
+    xn = _bags(rng, 120, planted=False)
+    fam = np.array(["a", "b", "c"] * 20)
+    data = _T.TrainingData(
+        [],
+        fam,
+        [],
+        np.array(["covert", "visible"] * 60),
+        np.arange(120) % 40,
+        np.arange(120) % 3 == 0,
+        [],
+        np.array([]),
+        np.array([]),
+        np.array([]),
+        40,
+        40,
+    )
+    head = _T.fit_fold(xp, fam, fam != "a", xn, data, 13)
+    assert set(head.thresholds) == {"covert", "exposed", "visible"}
+    assert (head.proba(xp[fam == "a"]) >= head.thresholds["covert"]).mean() > 0.5
