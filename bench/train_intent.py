@@ -369,7 +369,7 @@ def training_data(
 # --------------------------------------------------------------------------------------------- head
 
 
-HEADS = ("logistic", "logistic-fw", "mlp")
+HEADS = ("logistic", "logistic-fw", "mlp", "attn")
 HEAD = "logistic"  # the shape shipped (bench/injection_lofo.py --semantic --head compares them)
 # Weight of a training passage the scan's gates ask about, against 1 for the other negatives: those
 # few set the thresholds, so the head is taught hardest on them (cross-fitted thresholds, 9 folds of
@@ -390,13 +390,17 @@ class Head:
     thresholds: dict[str, float]
     hidden: np.ndarray | None = None
     hidden_bias: np.ndarray | None = None
+    query: np.ndarray | None = None  # attention pooling of a bag's windows (``--head attn``)
 
     def proba(self, x: np.ndarray) -> np.ndarray:
         """P(instruction aimed at an AI) per row of `x`; for bags of windows (an object array,
-        ``--repr mil``) the highest of its windows'."""
+        ``--repr mil``) the highest of its windows', or with `query` the probability of their
+        attention-pooled mean (weights softmax(window · query))."""
         if x.dtype == object:
             if not len(x):
                 return np.zeros(0)
+            if self.query is not None:
+                return self.proba(np.stack([_attend(b, self.query) for b in x]))
             p = self.proba(np.vstack(list(x)).astype(np.float64))
             ends = np.cumsum([len(b) for b in x])
             return np.maximum.reduceat(p, np.concatenate([[0], ends[:-1]]))
@@ -413,10 +417,20 @@ class Fitted:
     bias: float
     hidden: np.ndarray | None = None
     hidden_bias: np.ndarray | None = None
+    query: np.ndarray | None = None
 
     def proba(self, x: np.ndarray) -> np.ndarray:
         """P(positive) per row of `x`."""
-        return Head(self.weights, self.bias, 0.0, {}, self.hidden, self.hidden_bias).proba(x)
+        head = Head(self.weights, self.bias, 0.0, {}, self.hidden, self.hidden_bias, self.query)
+        return head.proba(x)
+
+
+def _attend(bag: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """The attention-pooled window of `bag` [W, H]: softmax(bag @ query)-weighted mean."""
+    b = bag.astype(np.float64)
+    s = b @ query
+    a = np.exp(s - s.max())
+    return (a / a.sum()) @ b
 
 
 def family_weights(fam: np.ndarray) -> np.ndarray:
@@ -468,6 +482,51 @@ def _fit_mlp(x: np.ndarray, y: np.ndarray, sw: np.ndarray, c: float, seed: int) 
     return Fitted(w2, float(b2a[0]), w1 / sd[:, None], b1 - (mu / sd) @ w1)
 
 
+# Attention pooling: full-batch Adam steps and step size (torch, float64, one thread: the same floats
+# every run).
+_ATTN_STEPS, _ATTN_LR = 300, 0.05
+
+
+def _fit_attn(x: np.ndarray, y: np.ndarray, sw: np.ndarray, c: float, seed: int) -> Fitted:
+    """A logistic regression on the attention-pooled windows of each bag, the pooling's query
+    learned with it (one vector; zero at the start, i.e. the plain mean of the windows): the
+    weighted log loss plus ``1/(2C)`` × the squared weights and query (sklearn's convention)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        torch.manual_seed(seed)
+        sizes = np.array([len(b) for b in x])
+        n, d = len(x), int(x[0].shape[1])
+        bag = torch.from_numpy(np.repeat(np.arange(n), sizes))
+        xw = torch.from_numpy(np.vstack(list(x)).astype(np.float64))
+        yt, st = torch.from_numpy(y.astype(np.float64)), torch.from_numpy(sw.astype(np.float64))
+        w = torch.zeros(d, dtype=torch.float64, requires_grad=True)
+        b = torch.zeros(1, dtype=torch.float64, requires_grad=True)
+        q = torch.zeros(d, dtype=torch.float64, requires_grad=True)
+        opt = torch.optim.Adam([w, b, q], lr=_ATTN_LR)
+        for _ in range(_ATTN_STEPS):
+            opt.zero_grad()
+            s = xw @ q
+            top = torch.full((n,), -1e30, dtype=torch.float64).scatter_reduce(
+                0, bag, s, "amax", include_self=True
+            )
+            e = torch.exp(s - top[bag])
+            den = torch.zeros(n, dtype=torch.float64).index_add(0, bag, e)
+            pooled = torch.zeros(n, d, dtype=torch.float64).index_add(
+                0, bag, (e / den[bag])[:, None] * xw
+            )
+            z = pooled @ w + b
+            ll = torch.nn.functional.binary_cross_entropy_with_logits(z, yt, reduction="none")
+            loss = (st * ll).sum() + (w @ w + q @ q) / (2 * c)
+            loss.backward()
+            opt.step()
+    finally:
+        torch.set_num_threads(threads)
+    return Fitted(w.detach().numpy().copy(), float(b.detach()[0]), query=q.detach().numpy().copy())
+
+
 def _fit_mil(x: np.ndarray, y: np.ndarray, sw: np.ndarray, c: float, seed: int) -> Fitted:
     """A logistic regression on windows (`x`: bags of windows, one per passage), a passage's
     probability its best window's (`Head.proba`). First every window carries its bag's label and
@@ -515,7 +574,7 @@ def _fit(
     sw[y == 1] *= len(y) / (2 * sw[y == 1].sum())
     sw[y == 0] *= len(y) / (2 * sw[y == 0].sum())
     if x.dtype == object:
-        return _fit_mil(x, y, sw, c, seed)
+        return _fit_attn(x, y, sw, c, seed) if kind == "attn" else _fit_mil(x, y, sw, c, seed)
     if kind == "mlp":
         return _fit_mlp(x, y, sw, c, seed)
     from sklearn.linear_model import LogisticRegression
@@ -654,7 +713,7 @@ def fit_fold(
     f = _train(xp[keep], fam[keep], xn, c, seed, kind, nw)
     p = crossfit_proba(xp[keep], fam[keep], xn, data, c, seed, kind)
     thr = thresholds(p, data.neg_group, data.neg_page, data.neg_asked, data.n_train_pages, budget)
-    return Head(f.weights, f.bias, c, thr, f.hidden, f.hidden_bias)
+    return Head(f.weights, f.bias, c, thr, f.hidden, f.hidden_bias, f.query)
 
 
 def page_fp(

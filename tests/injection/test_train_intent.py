@@ -266,3 +266,16 @@ def test_fit_fold_takes_bags_like_rows() -> None:
     head = _T.fit_fold(xp, fam, fam != "a", xn, data, 13)
     assert set(head.thresholds) == {"covert", "exposed", "visible"}
     assert (head.proba(xp[fam == "a"]) >= head.thresholds["covert"]).mean() > 0.5
+
+
+def test_attention_head_learns_where_to_look_and_is_seeded() -> None:
+    pytest.importorskip("torch")
+    rng = np.random.default_rng(2)
+    x = np.concatenate([_bags(rng, 80, planted=True), _bags(rng, 160, planted=False)])
+    y = np.r_[np.ones(80), np.zeros(160)]
+    f = _T._fit(x, y, 4.0, 13, kind="attn")
+    assert f.query is not None and f.query[0] > 0  # it attends to the planted window
+    p = f.proba(x)
+    assert p[:80].mean() > 0.7 and p[80:].mean() < 0.3
+    again = _T._fit(x, y, 4.0, 13, kind="attn")
+    assert np.array_equal(f.weights, again.weights) and np.array_equal(f.query, again.query)
