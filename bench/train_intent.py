@@ -369,7 +369,7 @@ def training_data(
 # --------------------------------------------------------------------------------------------- head
 
 
-HEADS = ("logistic", "logistic-fw", "mlp", "attn")
+HEADS = ("logistic", "logistic-fw", "mlp", "attn", "attn-mean")
 HEAD = "logistic"  # the shape shipped (bench/injection_lofo.py --semantic --head compares them)
 # Weight of a training passage the scan's gates ask about, against 1 for the other negatives: those
 # few set the thresholds, so the head is taught hardest on them (cross-fitted thresholds, 9 folds of
@@ -482,15 +482,19 @@ def _fit_mlp(x: np.ndarray, y: np.ndarray, sw: np.ndarray, c: float, seed: int) 
     return Fitted(w2, float(b2a[0]), w1 / sd[:, None], b1 - (mu / sd) @ w1)
 
 
-# Attention pooling: full-batch Adam steps and step size (torch, float64, one thread: the same floats
+# Attention pooling: full-batch Adam steps and step size (torch, float32, one thread: the same floats
 # every run).
-_ATTN_STEPS, _ATTN_LR = 300, 0.05
+_ATTN_STEPS, _ATTN_LR = 150, 0.1
 
 
-def _fit_attn(x: np.ndarray, y: np.ndarray, sw: np.ndarray, c: float, seed: int) -> Fitted:
+def _fit_attn(
+    x: np.ndarray, y: np.ndarray, sw: np.ndarray, c: float, seed: int, *, learn_query: bool = True
+) -> Fitted:
     """A logistic regression on the attention-pooled windows of each bag, the pooling's query
     learned with it (one vector; zero at the start, i.e. the plain mean of the windows): the
-    weighted log loss plus ``1/(2C)`` × the squared weights and query (sklearn's convention)."""
+    weighted log loss plus ``1/(2C)`` × the squared weights and query (sklearn's convention).
+    Without `learn_query` (``--head attn-mean``, the control) the query stays zero: the same
+    optimiser on the plain mean of the windows."""
     import torch
 
     threads = torch.get_num_threads()
@@ -500,21 +504,21 @@ def _fit_attn(x: np.ndarray, y: np.ndarray, sw: np.ndarray, c: float, seed: int)
         sizes = np.array([len(b) for b in x])
         n, d = len(x), int(x[0].shape[1])
         bag = torch.from_numpy(np.repeat(np.arange(n), sizes))
-        xw = torch.from_numpy(np.vstack(list(x)).astype(np.float64))
-        yt, st = torch.from_numpy(y.astype(np.float64)), torch.from_numpy(sw.astype(np.float64))
-        w = torch.zeros(d, dtype=torch.float64, requires_grad=True)
-        b = torch.zeros(1, dtype=torch.float64, requires_grad=True)
-        q = torch.zeros(d, dtype=torch.float64, requires_grad=True)
-        opt = torch.optim.Adam([w, b, q], lr=_ATTN_LR)
+        xw = torch.from_numpy(np.vstack(list(x)).astype(np.float32))
+        yt, st = torch.from_numpy(y.astype(np.float32)), torch.from_numpy(sw.astype(np.float32))
+        w = torch.zeros(d, dtype=torch.float32, requires_grad=True)
+        b = torch.zeros(1, dtype=torch.float32, requires_grad=True)
+        q = torch.zeros(d, dtype=torch.float32, requires_grad=learn_query)
+        opt = torch.optim.Adam([w, b, q] if learn_query else [w, b], lr=_ATTN_LR)
         for _ in range(_ATTN_STEPS):
             opt.zero_grad()
             s = xw @ q
-            top = torch.full((n,), -1e30, dtype=torch.float64).scatter_reduce(
+            top = torch.full((n,), -1e30, dtype=torch.float32).scatter_reduce(
                 0, bag, s, "amax", include_self=True
             )
             e = torch.exp(s - top[bag])
-            den = torch.zeros(n, dtype=torch.float64).index_add(0, bag, e)
-            pooled = torch.zeros(n, d, dtype=torch.float64).index_add(
+            den = torch.zeros(n, dtype=torch.float32).index_add(0, bag, e)
+            pooled = torch.zeros(n, d, dtype=torch.float32).index_add(
                 0, bag, (e / den[bag])[:, None] * xw
             )
             z = pooled @ w + b
@@ -574,7 +578,9 @@ def _fit(
     sw[y == 1] *= len(y) / (2 * sw[y == 1].sum())
     sw[y == 0] *= len(y) / (2 * sw[y == 0].sum())
     if x.dtype == object:
-        return _fit_attn(x, y, sw, c, seed) if kind == "attn" else _fit_mil(x, y, sw, c, seed)
+        if kind.startswith("attn"):
+            return _fit_attn(x, y, sw, c, seed, learn_query=kind == "attn")
+        return _fit_mil(x, y, sw, c, seed)
     if kind == "mlp":
         return _fit_mlp(x, y, sw, c, seed)
     from sklearn.linear_model import LogisticRegression

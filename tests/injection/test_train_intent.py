@@ -279,3 +279,8 @@ def test_attention_head_learns_where_to_look_and_is_seeded() -> None:
     assert p[:80].mean() > 0.7 and p[80:].mean() < 0.3
     again = _T._fit(x, y, 4.0, 13, kind="attn")
     assert np.array_equal(f.weights, again.weights) and np.array_equal(f.query, again.query)
+    control = _T._fit(x, y, 4.0, 13, kind="attn-mean")  # the same optimiser, windows averaged
+    assert control.query is not None and not control.query.any()
+    assert (
+        p[:80].mean() - p[80:].mean() > control.proba(x)[:80].mean() - control.proba(x)[80:].mean()
+    )
