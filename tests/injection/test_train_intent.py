@@ -284,3 +284,16 @@ def test_attention_head_learns_where_to_look_and_is_seeded() -> None:
     assert (
         p[:80].mean() - p[80:].mean() > control.proba(x)[:80].mean() - control.proba(x)[80:].mean()
     )
+
+
+def test_adam_head_is_a_plain_logistic_on_rows() -> None:
+    pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(300, 6))
+    y = (x[:, 0] + 0.3 * rng.normal(size=300) > 0).astype(float)
+    f = _T._fit(x, y, 4.0, 13, kind="adam")
+    assert f.query is None and f.hidden is None  # the shipped JSON format could hold it
+    assert f.weights[0] > 3 * np.abs(f.weights[1:]).max()
+    p = f.proba(x)
+    assert np.allclose(p, 1 / (1 + np.exp(-(x @ f.weights + f.bias))))
+    assert ((p >= 0.5) == (y == 1)).mean() > 0.9
