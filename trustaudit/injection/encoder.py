@@ -263,8 +263,8 @@ class Encoder:
         """Per-token hidden states of one passage after each of `layers` (1-based; 12 is the last,
         what `embed` mean-pools), float32 [len(layers), tokens, 384], <s> and </s> included.
 
-        Why: a head on the token states (``injection.token_head``) can see the one clause that
-        speaks to an AI inside an ordinary passage, which the mean of every token dilutes."""
+        Why: to measure heads on the token states (``injection.token_head``, ``bench/train_intent.py
+        --repr``) against the mean `embed` returns (docs/injection.md, "Fourth round")."""
         torch = self._torch
         H = int(self.cfg["H"])
         seq = self.ids(text)
