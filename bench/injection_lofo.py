@@ -372,9 +372,7 @@ def _semantic_folds(
     its positives and their variants from the other families, its C chosen among them, its
     negatives and thresholds from the training half of the real pages and the hard negatives —
     so the hard negatives' figure is in-sample here; bench/injection_blind.py counts unseen ones)."""
-    import numpy as np
-
-    from bench.train_intent import embed_cached, fit_fold, training_data
+    from bench.train_intent import fit_fold, represent, training_data
 
     data = training_data(args.corpora, args.seed, cache=args.cache)
     asked = sorted(
@@ -385,9 +383,9 @@ def _semantic_folds(
         f"passages, {len(asked)} asked passages",
         flush=True,
     )
-    xp = embed_cached(data.pos, args.cache)
-    xn = embed_cached(data.neg, args.cache)
-    xa = embed_cached(asked, args.cache) if asked else np.zeros((0, 384), dtype=np.float32)
+    xp = represent(data.pos, args.cache, args.repr)
+    xn = represent(data.neg, args.cache, args.repr)
+    xa = represent(asked, args.cache, args.repr) if asked else xp[:0]
     real_lex = [max((f["score"] for f in fs), default=0.0) for fs in real]
 
     def fold(fam: str) -> tuple[list[float], list[float], list[float]]:
@@ -507,6 +505,11 @@ def main(argv: list[str] | None = None) -> int:
         "--language-aware",
         action="store_true",
         help="with --semantic: let the head use the language directions (train_intent.fit_fold)",
+    )
+    ap.add_argument(
+        "--repr",
+        default="pooled",
+        help="with --semantic: the head's input (bench/train_intent.represent; token_head.REPRS)",
     )
     ap.add_argument(
         "--folds",

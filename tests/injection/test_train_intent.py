@@ -10,6 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -279,3 +280,81 @@ def test_language_blind_head_carries_instructions_to_an_unseen_language() -> Non
     # the projection is folded into the weights: the head reads raw embeddings
     basis = _T.language_subspace(xn[data.neg_group == "boundary"], data.boundary_lang)
     assert np.allclose(basis @ blind.weights, 0.0, atol=1e-9)
+
+
+def _bags(rng: np.random.Generator, n: int, *, planted: bool, strength: float = 3.0) -> np.ndarray:
+    """Bags of 1–4 random windows; `planted`: one window of each carries the signal (axis 0)."""
+    out = np.empty(n, dtype=object)
+    for i in range(n):
+        b = rng.normal(size=(int(rng.integers(1, 5)), 8))
+        if planted:
+            b[int(rng.integers(len(b))), 0] += strength
+        out[i] = b
+    return out
+
+
+def test_multiple_instance_head_scores_a_passage_by_its_best_window() -> None:
+    rng = np.random.default_rng(0)
+    x = np.concatenate([_bags(rng, 100, planted=True), _bags(rng, 300, planted=False)])
+    y = np.r_[np.ones(100), np.zeros(300)]
+    f = _T._fit(x, y, 4.0, 13)
+    assert f.weights[0] > 2 * np.abs(f.weights[1:]).max()  # it found the planted direction
+    p = f.proba(x)
+    assert p[:100].mean() > 0.8 and p[100:].mean() < 0.3
+    win = f.proba(np.vstack([x[0]]).astype(np.float64))
+    assert p[0] == pytest.approx(win.max())  # a bag's probability is its best window's
+
+
+def test_fit_fold_takes_bags_like_rows() -> None:
+    rng = np.random.default_rng(1)
+    xp = _bags(rng, 60, planted=True, strength=8.0)
+    xn = _bags(rng, 120, planted=False)
+    fam = np.array(["a", "b", "c"] * 20)
+    data = _T.TrainingData(
+        [],
+        fam,
+        [],
+        np.array(["covert", "visible"] * 60),
+        np.arange(120) % 40,
+        np.arange(120) % 3 == 0,
+        [],
+        np.array([]),
+        np.array([]),
+        np.array([]),
+        40,
+        40,
+    )
+    head = _T.fit_fold(xp, fam, fam != "a", xn, data, 13)
+    assert set(head.thresholds) == {"covert", "exposed", "visible"}
+    assert (head.proba(xp[fam == "a"]) >= head.thresholds["covert"]).mean() > 0.5
+
+
+def test_attention_head_learns_where_to_look_and_is_seeded() -> None:
+    pytest.importorskip("torch")
+    rng = np.random.default_rng(2)
+    x = np.concatenate([_bags(rng, 80, planted=True), _bags(rng, 160, planted=False)])
+    y = np.r_[np.ones(80), np.zeros(160)]
+    f = _T._fit(x, y, 4.0, 13, kind="attn")
+    assert f.query is not None and f.query[0] > 0  # it attends to the planted window
+    p = f.proba(x)
+    assert p[:80].mean() > 0.7 and p[80:].mean() < 0.3
+    again = _T._fit(x, y, 4.0, 13, kind="attn")
+    assert np.array_equal(f.weights, again.weights) and np.array_equal(f.query, again.query)
+    control = _T._fit(x, y, 4.0, 13, kind="attn-mean")  # the same optimiser, windows averaged
+    assert control.query is not None and not control.query.any()
+    assert (
+        p[:80].mean() - p[80:].mean() > control.proba(x)[:80].mean() - control.proba(x)[80:].mean()
+    )
+
+
+def test_adam_head_is_a_plain_logistic_on_rows() -> None:
+    pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(300, 6))
+    y = (x[:, 0] + 0.3 * rng.normal(size=300) > 0).astype(float)
+    f = _T._fit(x, y, 4.0, 13, kind="adam")
+    assert f.query is None and f.hidden is None  # the shipped JSON format could hold it
+    assert f.weights[0] > 3 * np.abs(f.weights[1:]).max()
+    p = f.proba(x)
+    assert np.allclose(p, 1 / (1 + np.exp(-(x @ f.weights + f.bias))))
+    assert ((p >= 0.5) == (y == 1)).mean() > 0.9

@@ -259,6 +259,28 @@ class Encoder:
             out = torch.nn.functional.normalize(mean, dim=1)
         return out.numpy().astype(np.float32)
 
+    def token_states(self, text: str, layers: Sequence[int] = (12,)) -> np.ndarray:
+        """Per-token hidden states of one passage after each of `layers` (1-based; 12 is the last,
+        what `embed` mean-pools), float32 [len(layers), tokens, 384], <s> and </s> included.
+
+        Why: to measure heads on the token states (``injection.token_head``, ``bench/train_intent.py
+        --repr``) against the mean `embed` returns (docs/injection.md, "Fourth round")."""
+        torch = self._torch
+        H = int(self.cfg["H"])
+        seq = self.ids(text)
+        want = set(layers)
+        out: list[Any] = []
+        with torch.inference_mode():
+            x = torch.from_numpy(_dequant(self.word[np.asarray(seq, dtype=np.int64)], len(seq)))
+            x = x + self.pos[: len(seq)] + self.type
+            x = torch.nn.functional.layer_norm(x, (H,), *self.eln, eps=float(self.cfg["eps"]))
+            for i, ly in enumerate(self.layers, start=1):
+                x = self._layer(x, ly, [(0, len(seq))])
+                if i in want:
+                    out.append(x.clone())
+        by_layer = dict(zip(sorted(want), out, strict=True))
+        return torch.stack([by_layer[k] for k in layers]).numpy().astype(np.float32)
+
     def _layer(self, x: Any, ly: _Layer, spans: list[tuple[int, int]]) -> Any:
         F = self._torch.nn.functional
         H, NH = int(self.cfg["H"]), int(self.cfg["NH"])
