@@ -39,7 +39,7 @@ CONTAINERS = [
     ('<div role="alert" style="display:none">', "</div>"),
     ('<div aria-live="polite"><p style="display:none">', "</p></div>"),
     ('<div class="formFehlerMeldung" style="display:none">', "</div>"),
-    ('<form action="/s"><p style="display:none">', "</p></form>"),
+    ('<dialog><p style="display:none">', "</p></dialog>"),
     ('<div class="tooltip-inner" style="visibility:hidden">', "</div>"),
     ('<p data-w-id="0e72" style="opacity:0">', "</p>"),
 ]

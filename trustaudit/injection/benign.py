@@ -218,7 +218,8 @@ _UI_CLASS = re.compile(
 )
 # ARIA roles of a site's interface messages and dialogs, and the elements that are one.
 _UI_ROLES = frozenset({"alert", "alertdialog", "dialog", "status", "tooltip"})
-_UI_TAGS = frozenset({"dialog", "form"})
+# (not <form>: ASP.NET and other frameworks wrap whole pages in one; a form's messages are named)
+_UI_TAGS = frozenset({"dialog"})
 # Attributes of scroll animations: the element waits at opacity 0 until a script fades it in.
 _ANIMATION_ATTRS = ("data-w-id", "data-aos", "data-animate", "data-animation", "data-sal")
 # How far up from a hidden element its interface container is looked for (a page wrapped whole in
@@ -555,7 +556,7 @@ def _link_list(node: Any) -> bool:
 def ui_container(node: Any) -> str:
     """Why a hidden element (a parsed node: ``tag``, ``attributes``, ``parent``, ``css``, ``text``)
     is the site's own interface rather than text hidden for a reader's AI, or "": it or one of its
-    `_UI_DEPTH` nearest ancestors is a form, a dialog, an ARIA alert / status / tooltip / live
+    `_UI_DEPTH` nearest ancestors is a dialog, an ARIA alert / status / tooltip / live
     region, or is named as a form message, dialog, tooltip, sign-up, consent, paywall or buy box
     (`ui_names`); or it is a list of links; or a scroll animation holds it at opacity 0 until shown.
     Sites hide these by the dozen until the visitor acts; the model is not asked about them (the
