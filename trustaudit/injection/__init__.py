@@ -507,6 +507,8 @@ def _hidden_asks(
         seg = segs[e.seg]
         if seg.technique in _NEVER_ASKED or e.seg in done or (e.prior <= 0 and not every):
             continue
+        if seg.ui and not every:
+            continue  # the site's own interface, hidden until the visitor acts (`benign.ui_container`)
         text = texts[e.seg]
         h = weak.get(k) if seg.technique != "script" else None
         if h is not None:
@@ -674,9 +676,11 @@ def _shape_ask(
     # addresses it (`directive.names_role`): "Open the user's calendar…", "In your summary, …"
     role = policy.semantic_requests and not in_sight and names_role(head)
     if tech in COVERT:
+        if ui_copy(head):
+            return None  # the site's message about the visitor's own action ("enter a valid…")
         if directive:
             return head, _TIER_REQUEST
-        if role and not (about_the_site(head) or ui_copy(head)):
+        if role and not about_the_site(head):
             # named like a model's task: as strong as the mood ("Click here to cancel the
             # reply", a hidden comment form's link, is the site's)
             return head, _TIER_REQUEST

@@ -40,7 +40,10 @@ __all__ = [
     "page_copy",
     "screen_hits",
     "sentences",
+    "ui_container",
     "ui_copy",
+    "ui_names",
+    "ui_selector",
     "visible_key",
 ]
 
@@ -180,16 +183,54 @@ _UI_TEXT = re.compile(
     r"|\bconfirmer\s+(?:votre|ton)\s+(?:inscription|abonnement)\b|\bmerci\s+pour\s+votre\s+"
     r"(?:inscription|message|commande)"
     r"|\bspammap\b|\bverplicht\s+veld\b|\bbevestig\s+je\s+(?:inschrijving|aanmelding)\b"
-    r"|\bbedankt\s+voor\s+je\s+(?:inschrijving|aanmelding|bericht)",
+    r"|\bbedankt\s+voor\s+je\s+(?:inschrijving|aanmelding|bericht)"
+    # a call to action whose object is the visitor's own address ("enter your best e-mail address")
+    # and a field's validation message ("is not valid", "you may only specify up to 10")
+    r"|\benter\s+your\s+(?:best\s+|work\s+)?(?:e-?mail|address|phone)"
+    r"|\b(?:is\s+not|isn't)\s+(?:a\s+)?valid\b|\byou\s+(?:may|can)\s+only\s+(?:specify|enter|select|add|choose)\b"
+    r"|\b(?:trage|gib|geben\s+sie|tragen\s+sie)\s+(?:deine|ihre|dein|ihr)\s+(?:beste\s+)?e-?mail"
+    r"|\bist\s+(?:nicht\s+gültig|ungültig)\b"
+    r"|\b(?:saisissez|entrez|indiquez)\s+(?:votre|ton)\s+(?:adresse|e-?mail|courriel)|\bn['’]est\s+pas\s+valide\b"
+    r"|\b(?:introduce|ingresa|escribe|introduzca|ingrese)\s+(?:tu|su)\s+(?:correo|e-?mail|dirección)"
+    r"|\bno\s+es\s+válid[oa]\b"
+    r"|\b(?:digite|insira|informe)\s+(?:o\s+|a\s+)?(?:seu|sua)\s+(?:e-?mail|endereço)|\bnão\s+é\s+válid[oa]\b"
+    r"|\b(?:inserisci|immetti)\s+(?:il\s+)?tu[oa]\s+(?:indirizzo|e-?mail)|\bnon\s+è\s+valid[oa]\b"
+    r"|\b(?:vul|voer)\s+(?:je|uw)\s+e-?mail|\bis\s+ongeldig\b",
     re.IGNORECASE,
 )
 _ADDRESSEE = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|https?://|www\.", re.IGNORECASE)
-# Class or id names of a form's message element (success, validation error, notice).
-_UI_CLASS = re.compile(
-    r"""\b(?:class|id)\s*=\s*["'][^"']*(?:success|error|invalid|validat|notice|alert|"""
-    r"""feedback|confirm|thank|message|msg|toast|newsletter|subscri|signup)""",
-    re.IGNORECASE,
+# Names a site gives the elements of its own interface, in class and id values (the start of a
+# name part: "js-email-error", "newsletter__form", "modal-dialog", "resetPasswordSuccess"): a form's
+# messages (success, validation error, notice), dialogs, tooltips, sign-up and consent boxes,
+# paywalls and buy boxes, calls to action. Front-end names are English on most sites of any
+# language; the common German, French, Spanish and Italian ones are listed too.
+_UI_NAME_BODY = (
+    r"error|errmsg|err(?![a-z])|invalid|validat|succes|alert|notice|notif|warning|feedback|confirm|"
+    r"thank|toast|tooltip|popover|modal|dialog|popup|newsletter|subscri|sign-?up|sign-?in|"
+    r"log-?in|regist|cookie|consent|gdpr|paywall|captcha|buybox|checkout|cta(?![a-z])|"
+    r"fehler|meldung|hinweis|erreur|alerte|aviso|avviso|errore"
 )
+_UI_NAME = re.compile(rf"(?:^|[^a-z])(?:{_UI_NAME_BODY})")
+# The same names inside an opening tag's class or id (`_ui_element`), where a form's message also
+# goes by "message" or "msg" (there only a short, plain message is let go).
+_UI_CLASS = re.compile(
+    rf"""\b(?:class|id)\s*=\s*["'][^"']*(?:{_UI_NAME_BODY}|message|msg)""", re.IGNORECASE
+)
+# ARIA roles of a site's interface messages and dialogs, and the elements that are one.
+_UI_ROLES = frozenset({"alert", "alertdialog", "dialog", "status", "tooltip"})
+# (not <form>: ASP.NET and other frameworks wrap whole pages in one; a form's messages are named)
+_UI_TAGS = frozenset({"dialog"})
+# Attributes of scroll animations: the element waits at opacity 0 until a script fades it in.
+_ANIMATION_ATTRS = ("data-w-id", "data-aos", "data-animate", "data-animation", "data-sal")
+# How far up from a hidden element its interface container is looked for (a page wrapped whole in
+# one <form>, as ASP.NET pages are, sits further up).
+_UI_DEPTH = 4
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_STOP_TAGS = frozenset({"body", "html", "main", "article"})
+# A list of links (headlines, a menu, related articles): this many links or more making this share
+# of the element's text.
+_LINK_LIST_MIN = 3
+_LINK_LIST_SHARE = 0.6
 
 
 def _prose_run(run: str) -> bool:
@@ -453,10 +494,18 @@ def label_list(text: str) -> bool:
     words = [w.lower() for w in _WORD.findall(text)]
     if len(words) < _LABEL_MIN_WORDS or len(_LABEL_SENTENCE_END.findall(text)) > 1:
         return False
+    tokens = text.split()
+    if len(tokens) >= _LABEL_MIN_WORDS and sum(
+        _IDENTIFIER.fullmatch(t) is not None for t in tokens
+    ) >= _IDENTIFIER_SHARE * len(tokens):
+        return True  # icon or class names ("aoc-heart-solid aoc-compass aoc-share …")
     top = Counter(w for w in words if len(w) >= 4).most_common(1)
     return bool(top) and top[0][1] >= max(4, _LABEL_SHARE * len(words))
 
 
+# A name written as code writes it: lower-case parts joined by "-" or "_" ("icon-arrow-left").
+_IDENTIFIER = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)+")
+_IDENTIFIER_SHARE = 0.6
 _LABEL_SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)")
 
 
@@ -467,6 +516,67 @@ def _ui_element(source: str, offset: int) -> bool:
         return False
     lt = source.rfind("<", max(0, offset - 600), offset)
     return lt != -1 and _UI_CLASS.search(source, lt, offset) is not None
+
+
+def ui_names(value: str) -> str:
+    """The interface name part a class or id value holds ("error" in "js-email-error", "succes"
+    in "resetPasswordSucces"), or ""."""
+    m = _UI_NAME.search(_CAMEL.sub("-", value).lower())
+    return m.group().lstrip("-_ ") if m else ""
+
+
+def _ui_self(node: Any) -> str:
+    """Why one element is a piece of the site's interface, or ""."""
+    attrs = node.attributes or {}
+    if node.tag in _UI_TAGS:
+        return node.tag
+    role = str(attrs.get("role") or "").lower()
+    if role in _UI_ROLES:
+        return f"role={role}"
+    if "aria-live" in attrs or "aria-modal" in attrs:
+        return "aria-live" if "aria-live" in attrs else "aria-modal"
+    for key in ("class", "id"):
+        name = ui_names(str(attrs.get(key) or ""))
+        if name:
+            return name
+    return ""
+
+
+def _link_list(node: Any) -> bool:
+    """Whether most of an element's text is the text of its links (`_LINK_LIST_MIN` or more): a
+    menu, a list of headlines or related articles — as boilerplate detectors measure link density."""
+    links = node.css("a")
+    if len(links) < _LINK_LIST_MIN:
+        return False
+    total = len("".join(node.text(deep=True).split()))
+    linked = sum(len("".join(a.text(deep=True).split())) for a in links)
+    return total > 0 and linked >= _LINK_LIST_SHARE * total
+
+
+def ui_container(node: Any) -> str:
+    """Why a hidden element (a parsed node: ``tag``, ``attributes``, ``parent``, ``css``, ``text``)
+    is the site's own interface rather than text hidden for a reader's AI, or "": it or one of its
+    `_UI_DEPTH` nearest ancestors is a dialog, an ARIA alert / status / tooltip / live
+    region, or is named as a form message, dialog, tooltip, sign-up, consent, paywall or buy box
+    (`ui_names`); or it is a list of links; or a scroll animation holds it at opacity 0 until shown.
+    Sites hide these by the dozen until the visitor acts; the model is not asked about them (the
+    lexical scanner still reads them, and a strong instruction there is still found)."""
+    attrs = node.attributes or {}
+    if any(a in attrs for a in _ANIMATION_ATTRS):
+        return "animation"
+    why = _ui_self(node)
+    at: Any = node.parent
+    for _ in range(_UI_DEPTH):
+        if why or at is None or at.tag in _STOP_TAGS:
+            break
+        why = _ui_self(at)
+        at = at.parent
+    return why or ("links" if _link_list(node) else "")
+
+
+def ui_selector(selector: str) -> str:
+    """`ui_names` of a CSS rule's selector (a `content:` string shown on ``.error:after``), or ""."""
+    return ui_names(" ".join(re.findall(r"[.#]([\w-]+)", selector)))
 
 
 def drop_benign_findings(

@@ -21,6 +21,7 @@ from typing import overload
 from ahocorasick_rs import AhoCorasick, Implementation
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from trustaudit.injection.benign import ui_container, ui_selector
 from trustaudit.injection.directive import request_markers
 from trustaudit.injection.normalize import (
     decode_base64_text,
@@ -85,6 +86,9 @@ class Segment:
     obfuscation: str = (
         ""  # how the text was encoded or disguised (base64, tag_chars…), "" for plain
     )
+    # why a hidden element is the site's own interface (`benign.ui_container`: a form message, a
+    # dialog, a list of links…), "" otherwise: the semantic layer does not read it
+    ui: str = ""
 
     @property
     def prior(self) -> float:
@@ -876,7 +880,9 @@ def collect_segments(
     for cm in _CSS_CONTENT.finditer(css_all):
         lit = cm.group(1) or cm.group(2) or ""
         if _WORDY.search(lit):
-            segs.append(Segment("css_content", "<style> content:", lit, -1))
+            rule = css_all[css_all.rfind("}", 0, cm.start()) + 1 : cm.start()]
+            ui = ui_selector(rule[: rule.find("{")] if "{" in rule else rule)
+            segs.append(Segment("css_content", "<style> content:", lit, -1, ui=ui))
     page_bg = _page_background(tree, css_all)
     # Code and style text is not prose: dropped before hidden subtrees are read (scripts were read above).
     tree.strip_tags(["script", "style"])
@@ -981,5 +987,6 @@ def _hidden_segments(
         ):
             how = f"{tech} {how}".strip()
             tech = "form_ui"
+        ui = ui_container(node)
         node.decompose()
-        segs.append(Segment(tech, f"<{tag}> {how}".strip(), hidden_text, -1))
+        segs.append(Segment(tech, f"<{tag}> {how}".strip(), hidden_text, -1, ui=ui))
