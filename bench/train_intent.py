@@ -93,15 +93,6 @@ FP_BUDGET = 0.01
 # threshold at 0.98, and held-out InjecAgent recall there fell to 0.17–0.31 against 0.43–0.47
 # hidden on purpose.)
 SHARES = {"covert": 1 / 3, "exposed": 1 / 3, "visible": 1 / 3}
-# Share of the hard negatives (security explainers, prompt tutorials, exam sheets, support macros…,
-# bench/data/injection/hard_negatives) a threshold may let through, read from cross-fitted
-# probabilities (`crossfit_proba`: each half of them scored by a head trained without it). Why:
-# once the gate stopped sending site UI to the model (docs/injection.md, third round of the gate),
-# the real pages alone set the covert threshold at 0.57, and hidden exam rubrics and prompt advice
-# then passed it: 26 of the 191 hard-negative pages of bench/injection_obfuscation.py quarantined,
-# the issue's limit being 10 %. The held-out check of this floor is bench/injection_blind.py's own
-# hard negatives, which nothing here reads.
-HARD_BUDGET = 0.05
 # The head learns from payloads' prose openings of up to 400 characters; the scan reads up to
 # InjectionPolicy.semantic_max_chars (200) of a passage. Retrained on 200-character cuts, the
 # per-kind thresholds fell (covert 0.90 → 0.72) and the model's false positives on the unseen test
@@ -661,10 +652,8 @@ def crossfit_proba(
     the unseen test pages flagged per fold; a head trained harder on them, 2–3 %)."""
     nw = neg_weights(data)
     out = np.zeros(len(xn))
-    hard = np.flatnonzero(data.neg_group == "hard")
     for part in (0, 1):
         held = (data.neg_page >= 0) & (data.neg_page % 2 == part)
-        held[hard[part::2]] = True  # the hard negatives are dealt into halves too
         f = _train(xp, fam, xn[~held], c, seed, kind, nw[~held])
         out[held] = f.proba(xn[held])
     return out
@@ -707,18 +696,12 @@ def thresholds(
     asked: np.ndarray,
     n_pages: int,
     budget: float,
-    hard_budget: float = HARD_BUDGET,
 ) -> dict[str, float]:
     """Per kind of place, the lowest probability ≥ 0.5 at which the passages of that kind the scan
     asks about (`asked`) flag at most its share (SHARES) of `budget` × `n_pages` pages (rounded
-    down: with the default budget and 399 training pages, 1 / 1 / 1 pages), and at most
-    `hard_budget` of the hard negatives (rows of `group` "hard", rounded down); exposed ≥ covert and
+    down: with the default budget and 399 training pages, 1 / 1 / 1 pages); exposed ≥ covert and
     visible ≥ exposed."""
     out: dict[str, float] = {}
-    hard = np.sort(p[group == "hard"])[::-1]
-    floor = 0.5
-    if len(hard) > int(hard_budget * len(hard)):
-        floor = float(hard[int(hard_budget * len(hard))]) + 1e-4
     for g in GROUPS:
         allowed = int(SHARES[g] * budget * n_pages)
         sel = (group == g) & (page >= 0) & asked
@@ -727,7 +710,7 @@ def thresholds(
             best[pg] = max(best.get(pg, 0.0), pr)
         tops = sorted(best.values(), reverse=True)
         thr = tops[allowed] + 1e-4 if len(tops) > allowed else 0.5
-        out[g] = round(min(0.999, max(0.5, floor, thr)), 4)
+        out[g] = round(min(0.999, max(0.5, thr)), 4)
     out["exposed"] = max(out["exposed"], out["covert"])
     out["visible"] = max(out["visible"], out["exposed"])
     return out

@@ -84,40 +84,6 @@ def test_thresholds_count_only_passages_the_scan_asks_about() -> None:
     assert thr["exposed"] > 0.99 and thr["visible"] >= thr["exposed"]
 
 
-def test_hard_negatives_put_a_floor_under_every_threshold() -> None:
-    # one real page at 0.6 would set the covert threshold; 40 hard negatives, two of them (5 %)
-    # allowed through, the third highest at 0.8: every kind of place is held at 0.8 or above
-    hard_p = np.linspace(0.1, 0.9, 40)
-    p = np.concatenate([[0.6, 0.55], hard_p])
-    group = np.array(["covert", "visible"] + ["hard"] * 40)
-    page = np.concatenate([[0, 1], -np.ones(40, dtype=int)])
-    asked = np.concatenate([[True, True], np.zeros(40, dtype=bool)])
-    thr = thresholds(p, group, page, asked, n_pages=4, budget=0.0)
-    third = float(np.sort(hard_p)[-3])
-    assert all(abs(thr[g] - (third + 1e-4)) < 1e-3 for g in ("covert", "exposed", "visible"))
-    assert float((hard_p >= thr["covert"]).mean()) <= _T.HARD_BUDGET
-    loose = thresholds(p, group, page, asked, n_pages=4, budget=0.0, hard_budget=1.0)
-    assert 0.6 < loose["covert"] < 0.61  # without the floor the real page sets it
-
-
-def test_crossfit_scores_hard_negatives_with_heads_that_never_saw_them() -> None:
-    rng = np.random.default_rng(3)
-    xp = rng.normal(2.0, 0.5, (60, 4))
-    xn = np.vstack([rng.normal(-2.0, 0.5, (40, 4)), np.full((2, 4), 1.5)])  # two hard ones
-    page = np.concatenate([np.arange(40) % 20, [-1, -1]])
-    data = _data(42, page, np.zeros(42, dtype=bool))
-    data = _T.TrainingData(
-        **{
-            **{f: getattr(data, f) for f in data.__dataclass_fields__},
-            "neg_group": np.array(["covert"] * 40 + ["hard"] * 2),
-        }
-    )
-    fam = np.array(["a", "b"] * 30)
-    inside = _T._train(xp, fam, xn, 64.0, 1, "logistic", _T.neg_weights(data)).proba(xn)[40:]
-    crossed = _T.crossfit_proba(xp, fam, xn, data, 64.0, 1, "logistic")[40:]
-    assert (crossed > inside).all()
-
-
 def test_default_budget_lets_one_page_of_each_kind_through() -> None:
     # 399 training pages and the 1 % budget split three ways: each threshold clears the top page of
     # its kind only (and exposed is never below covert)
