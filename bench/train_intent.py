@@ -82,17 +82,17 @@ C_GRID = (4.0, 16.0, 64.0)
 # now (bench/injection_lofo.py, "FP real pages (lexical)"), so the model may use the issue's 1 %,
 # each kind of place a share of it (SHARES).
 FP_BUDGET = 0.01
-# Shares of the model's false-positive budget by kind of place, split evenly: with 399 training
-# pages and the 1 % budget, one page each for text hidden on purpose, for attributes / comments /
-# meta and for plain sight (3 pages in all, within the budget; exposed and visible are at least the
-# covert threshold anyway). Measured by bench/injection_lofo.py --semantic (docs/injection.md, "The
-# semantic head"): against no covert page and one each elsewhere, mean held-out hidden recall of the
-# seven public and held-out own families 0.457 -> 0.468, unseen test pages flagged per fold
-# 0-0.25 % -> 0-0.5 %; two pages for each kind reached 0.483 but flagged 0.75 % of the unseen pages
-# in one fold. (Halves and quarters left attributes no page: one instruction-like `title` set their
-# threshold at 0.98, and held-out InjecAgent recall there fell to 0.17–0.31 against 0.43–0.47
-# hidden on purpose.)
-SHARES = {"covert": 1 / 3, "exposed": 1 / 3, "visible": 1 / 3}
+# Shares of the model's false-positive budget by kind of place: none of the 399 training pages may
+# be flagged through text hidden on purpose, one through attributes / comments / meta and one in
+# plain sight. Until the gate stopped sending the site's own interface to the model (docs/injection.md,
+# third round of the gate) the split was even, one page each: the covert threshold then sat at 0.94,
+# set by a newsletter form's validation message. With those gone, one covert page allowed put the
+# threshold at 0.76, where hidden exam rubrics and prompt advice pass (22 of the 191 hard-negative
+# pages of bench/injection_obfuscation.py quarantined) and up to 1.3 % of the unseen test pages were
+# flagged per fold by the head alone; with none allowed the threshold is 0.81 (20 of 191, unseen
+# pages 0-0.25 %). A floor from the hard negatives themselves was measured and not kept: they score
+# 0.93-0.996 even in-sample, so any useful floor put every threshold above 0.98.
+SHARES = {"covert": 0.0, "exposed": 1 / 3, "visible": 1 / 3}
 # The head learns from payloads' prose openings of up to 400 characters; the scan reads up to
 # InjectionPolicy.semantic_max_chars (200) of a passage. Retrained on 200-character cuts, the
 # per-kind thresholds fell (covert 0.90 → 0.72) and the model's false positives on the unseen test

@@ -84,15 +84,15 @@ def test_thresholds_count_only_passages_the_scan_asks_about() -> None:
     assert thr["exposed"] > 0.99 and thr["visible"] >= thr["exposed"]
 
 
-def test_default_budget_lets_one_page_of_each_kind_through() -> None:
-    # 399 training pages and the 1 % budget split three ways: each threshold clears the top page of
-    # its kind only (and exposed is never below covert)
+def test_default_budget_lets_no_covert_page_and_one_page_of_the_other_kinds_through() -> None:
+    # 399 training pages and the 1 % budget: nothing through text hidden on purpose (its threshold
+    # clears its top page), one page each through attributes/comments/meta and in plain sight
     p = np.array([0.99, 0.98, 0.97, 0.96, 0.95, 0.94])
     group = np.array(["covert"] * 3 + ["exposed"] * 3)
     page = np.arange(6)
     asked = np.ones(6, dtype=bool)
     thr = thresholds(p, group, page, asked, n_pages=399, budget=_T.FP_BUDGET)
-    assert 0.98 < thr["covert"] < 0.99
+    assert 0.99 < thr["covert"] < 0.9902
     assert thr["exposed"] == thr["covert"]  # exposed alone would sit at 0.95
     thr = thresholds(p[3:], group[3:], page[3:], asked[3:], n_pages=399, budget=_T.FP_BUDGET)
     assert 0.95 < thr["exposed"] < 0.96
