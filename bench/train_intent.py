@@ -866,21 +866,18 @@ def main(argv: list[str] | None = None) -> int:
         f"{'recall@covert':>13s} {'recall@exposed':>14s} {'FP test pages':>13s} {'FP hard':>8s}"
     )
     names = [*dict.fromkeys(fam.tolist())]
+
+    def fit(keep: np.ndarray) -> Head:
+        """The recipe's head on the positives `keep` selects."""
+        return fit_fold(
+            xp, fam, keep, xn, data, args.seed, args.fp_budget, kind=args.head, language_blind=blind
+        )
+
     if not args.no_folds:
         print("\n" + head_line + "\n" + "-" * len(head_line))
         for name in names:
             keep = fam != name
-            head = fit_fold(
-                xp,
-                fam,
-                keep,
-                xn,
-                data,
-                args.seed,
-                args.fp_budget,
-                kind=args.head,
-                language_blind=blind,
-            )
+            head = fit(keep)
             ph = head.proba(xp[~keep])
             fp = page_fp(
                 head, xt, data.test_group, data.test_page, data.test_asked, data.n_test_pages
@@ -893,17 +890,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         print("(recall: the classifier alone on the held-out family's payloads and their variants)")
     everything = np.ones(len(fam), dtype=bool)
-    head = fit_fold(
-        xp,
-        fam,
-        everything,
-        xn,
-        data,
-        args.seed,
-        args.fp_budget,
-        kind=args.head,
-        language_blind=blind,
-    )
+    head = fit(everything)
     _, scores = choose_c(xp, fam, xn, args.seed, kind=args.head, neg_weight=neg_weights(data))
     fp = page_fp(head, xt, data.test_group, data.test_page, data.test_asked, data.n_test_pages)
     print(

@@ -3,36 +3,9 @@ are chosen from)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
+from injection.bench_module import load
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load() -> ModuleType:
-    """bench/gate_negatives.py with the repository's bench/ folder first (tests/bench is a test
-    package of the same name)."""
-    saved = sys.modules.pop("bench", None)
-    path = sys.path[:]
-    sys.path[:] = [str(ROOT)] + [p for p in path if Path(p or ".").resolve() != ROOT / "tests"]
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "gate_negatives", ROOT / "bench" / "gate_negatives.py"
-        )
-        assert spec is not None and spec.loader is not None
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod
-        spec.loader.exec_module(mod)
-        return mod
-    finally:
-        sys.path[:] = path
-        if saved is not None:
-            sys.modules["bench"] = saved
-
-
-_G = _load()
+_G = load("gate_negatives")
 
 PAGE = (
     '<html><body><div id="box" class="newsletter form-wrap"><form role="form">'

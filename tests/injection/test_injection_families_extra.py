@@ -4,28 +4,11 @@ what they hold, and that the benches run without them."""
 from __future__ import annotations
 
 import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
+from injection.bench_module import load
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load() -> ModuleType:
-    """bench/injection_families_extra.py by its path (tests/bench is a test package named bench)."""
-    spec = importlib.util.spec_from_file_location(
-        "injection_families_extra", ROOT / "bench" / "injection_families_extra.py"
-    )
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-_X = _load()
+_X = load("injection_families_extra")
 needs_package = pytest.mark.skipif(
     importlib.util.find_spec("bastioncorpus") is None, reason="bastioncorpus not installed"
 )

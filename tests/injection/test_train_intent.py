@@ -3,40 +3,14 @@ thresholds per kind of place, and the choice of C among the training families on
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import sys
-from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
+from injection.bench_module import load
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load() -> ModuleType:
-    """bench/train_intent.py, whose `bench.*` imports need the repository's bench/ folder (tests/bench
-    is a test package of the same name)."""
-    saved = sys.modules.pop("bench", None)
-    path = sys.path[:]
-    sys.path[:] = [str(ROOT)] + [p for p in path if Path(p or ".").resolve() != ROOT / "tests"]
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "train_intent", ROOT / "bench" / "train_intent.py"
-        )
-        assert spec is not None and spec.loader is not None
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod  # dataclasses look their module up there
-        spec.loader.exec_module(mod)
-        return mod
-    finally:
-        sys.path[:] = path
-        if saved is not None:
-            sys.modules["bench"] = saved
-
-
-_T = _load()
+_T = load("train_intent")
 augment, choose_c, group_of = _T.augment, _T.choose_c, _T.group_of
 page_split, reads_as, thresholds = _T.page_split, _T.reads_as, _T.thresholds
 
