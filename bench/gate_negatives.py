@@ -38,7 +38,9 @@ from bench.train_intent import (  # noqa: E402
     crossfit_proba,
     embed_cached,
     fit_fold,
+    language_basis,
     training_data,
+    without,
 )
 
 _ATTRS = ("id", "class", "role")
@@ -110,7 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     paths = clean_page_paths(args.corpora)
     halves = []
     if args.half in ("train", "both"):
-        p = crossfit_proba(xp, fam, xn, data, head.c, args.seed, "logistic")
+        # on the embeddings the head is fitted on (fit_fold projects the language directions out)
+        basis = language_basis(xn, data)
+        p = crossfit_proba(
+            without(xp, basis), fam, without(xn, basis), data, head.c, args.seed, "logistic"
+        )
         halves.append(
             ("train (cross-fitted)", data.neg, data.neg_group, data.neg_page, data.neg_asked, p)
         )

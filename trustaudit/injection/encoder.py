@@ -263,7 +263,7 @@ class Encoder:
         """Per-token hidden states of one passage after each of `layers` (1-based; 12 is the last,
         what `embed` mean-pools), float32 [len(layers), tokens, 384], <s> and </s> included.
 
-        Why: to measure heads on the token states (``injection.token_head``, ``bench/train_intent.py
+        Why: to measure heads on the token states (``bench/token_head.py``, ``bench/train_intent.py
         --repr``) against the mean `embed` returns (docs/injection.md, "Fourth round")."""
         torch = self._torch
         H = int(self.cfg["H"])
