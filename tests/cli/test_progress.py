@@ -106,8 +106,8 @@ def test_audit_of_a_gzipped_jsonl_reports_bytes_read(
     seen: list[tuple[int, int, str]] = []
     original = RichProgress.position
 
-    def record(self: RichProgress, stage: str, done: int, total: int) -> None:
-        original(self, stage, done, total)
+    def record(self: RichProgress, stage: str, done: int, total: int, *, skipped: int = 0) -> None:
+        original(self, stage, done, total, skipped=skipped)
         seen.append((done, total, _render(self)))
 
     monkeypatch.setattr(RichProgress, "position", record)
@@ -127,3 +127,83 @@ def test_audit_of_a_gzipped_jsonl_reports_bytes_read(
     assert done == sorted(done) and any(0 < d < size for d in done), done
     assert done[-1] > size * 0.9
     assert any(re.search(r"\b[1-9]\d?%", text) for _, _, text in seen)  # a percentage below 100
+
+
+def test_skipped_work_counts_as_done_but_not_in_rate_or_eta(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import trustaudit.cli.progress as progress
+
+    now = [0.0]
+    monkeypatch.setattr(progress.time, "perf_counter", lambda: now[0])
+    rp = RichProgress(Console(file=io.StringIO(), width=200), records=100)
+    rp.start("extract")
+    now[0] = 10.0  # restoring 90 committed records took 10 s
+    rp.skip("extract", 90)
+    text = _render(rp)
+    assert "90%" in text and "90 items" in text and "ETA -:--:--" in text and "- /s" in text
+    now[0] = 15.0  # then 5 records extracted in 5 s: 1 a second, 5 to go
+    rp.advance("extract", 5)
+    text = _render(rp)
+    assert "95%" in text and "1.0 /s" in text and "ETA 0:00:05" in text, text
+    bytes_bar = RichProgress(Console(file=io.StringIO(), width=200))  # records unknown
+    now[0] = 0.0
+    bytes_bar.start("extract")
+    now[0] = 4.0
+    bytes_bar.skip("extract", 50)
+    bytes_bar.position("extract", 600, 1000, skipped=500)  # a restored input of 500 bytes
+    now[0] = 6.0
+    bytes_bar.advance("extract", 10)
+    bytes_bar.position("extract", 700, 1000, skipped=500)  # 200 bytes read in 2 s
+    text = _render(bytes_bar)
+    assert "70%" in text and "60 items" in text and "5.0 /s" in text and "ETA 0:00:03" in text
+
+
+def test_a_resumed_audit_reports_what_it_skipped(runner, app, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import gzip
+    import json
+
+    from helpers import article_html
+
+    import trustaudit.run.local as local
+    from trustaudit.io.meter import ReadMeter
+
+    srcs = []
+    for name in ("a", "b"):
+        lines = [
+            json.dumps(
+                {"url": f"https://{name}{i}.example.com/", "html": article_html(f"{name}{i}")}
+            )
+            for i in range(32)
+        ]
+        srcs.append(tmp_path / f"{name}.jsonl.gz")
+        srcs[-1].write_bytes(gzip.compress("\n".join(lines).encode()))
+    policy = tmp_path / "p.toml"
+    policy.write_text("[extract]\nbatch_size = 16\n", encoding="utf-8")
+    real, calls = local.extract_records, {"n": 0}
+
+    def flaky(records, pol):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 3:  # the first batch of b: a is done
+            raise KeyboardInterrupt
+        return real(records, pol)
+
+    monkeypatch.setattr(local, "extract_records", flaky)
+    args = ["audit", *map(str, srcs), "--out", str(tmp_path / "run"), "-w", "1"]
+    assert runner.invoke(app, [*args, "--policy", str(policy)]).exit_code == 130
+    monkeypatch.setattr(local, "extract_records", real)
+    monkeypatch.setattr(ReadMeter.__init__, "__kwdefaults__", {"clock": lambda: 0.0, "every_s": -1})
+    seen: list[tuple[int, int, int]] = []
+    bars: list[RichProgress] = []
+    original = RichProgress.position
+
+    def record(self: RichProgress, stage: str, done: int, total: int, *, skipped: int = 0) -> None:
+        original(self, stage, done, total, skipped=skipped)
+        seen.append((done, total, skipped))
+        bars.append(self)
+
+    monkeypatch.setattr(RichProgress, "position", record)
+    res = runner.invoke(app, [*args, "--policy", str(policy)])
+    assert res.exit_code == 0, res.output
+    size_a, total = srcs[0].stat().st_size, sum(s.stat().st_size for s in srcs)
+    assert seen[-1][:2] == (total, total)
+    assert seen[-1][2] == size_a, seen  # a's bytes were read through, not worked on
+    assert bars[-1]._skipped["extract"] == 32 and bars[-1]._count["extract"] == 64

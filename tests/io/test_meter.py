@@ -77,6 +77,7 @@ def test_meter_sums_sources_in_order_and_throttles() -> None:
 class _Bar:
     def __init__(self) -> None:
         self.calls: list[tuple[str, int, int]] = []
+        self.skipped: list[int] = []
         self.advanced = 0
 
     def start(self, stage: str, total: int | None = None) -> None: ...
@@ -86,8 +87,9 @@ class _Bar:
 
     def done(self, stage: str, info: str = "") -> None: ...
 
-    def position(self, stage: str, done: int, total: int) -> None:
+    def position(self, stage: str, done: int, total: int, *, skipped: int = 0) -> None:
         self.calls.append((stage, done, total))
+        self.skipped.append(skipped)
 
 
 def test_with_read_position_feeds_bars_that_can_show_it() -> None:
@@ -98,3 +100,33 @@ def test_with_read_position_feeds_bars_that_can_show_it() -> None:
     wrapped.advance("extract", 3)
     wrapped.advance("signals", 1)
     assert bar.advanced == 4 and bar.calls == [("extract", 5, 20)]
+
+
+def test_a_restored_source_counts_at_once_and_as_skipped(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # a resumed run: source 0 restored whole (never read), source 1 half done before (its committed
+    # batches are read through and skipped), then worked on
+    sources = [_Src(0, 100), _Src(0, 60), _Src(0, 40)]
+    meter = ReadMeter(sources, clock=lambda: 0.0, every_s=-1)
+    assert meter.position() == (0, 200)
+    assert meter.finish(0) == 100 and meter.finish(0) == 0  # once
+    assert meter.position() == (100, 200)  # before the next source starts
+    now = [0.0]
+    monkeypatch.setattr(
+        ReadMeter.__init__, "__kwdefaults__", {"clock": lambda: now[0], "every_s": 1.0}
+    )
+    bar = _Bar()
+    wrapped = with_read_position(bar, sources)
+    wrapped.skip("extract", 7, source=0)  # type: ignore[attr-defined]
+    assert bar.advanced == 7 and bar.calls[-1] == ("extract", 100, 200) and bar.skipped[-1] == 100
+    sources[1].read, now[0] = 30, 2.0
+    wrapped.skip("extract", 3)  # type: ignore[attr-defined]
+    assert bar.skipped[-1] == 130  # read through for committed batches only
+    sources[1].read, now[0] = 60, 4.0
+    wrapped.advance("extract", 3)
+    assert bar.calls[-1] == ("extract", 160, 200) and bar.skipped[-1] == 130
+    sources[2].read = 20
+    wrapped.skip("extract", 1)  # type: ignore[attr-defined]
+    assert bar.calls[-1][1] == 160  # throttled: not read again yet
+    now[0] = 6.0
+    wrapped.advance("extract", 3)  # one stretch of bytes for both steps: split by records
+    assert bar.calls[-1][1] == 180 and bar.skipped[-1] == 135

@@ -5,6 +5,7 @@ else bytes of the inputs read (WARC, compressed JSONL: `position`, fed by io/met
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,6 @@ from rich.progress import (
     TaskProgressColumn,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 
 # The stages after extraction work on the pages it produced: their count is known from the start.
@@ -123,8 +123,7 @@ class RichProgress:
             TextColumn("{task.fields[rate]:>8} /s"),
             TextColumn("{task.fields[errors]} errors"),
             TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
+            TextColumn("ETA {task.fields[eta]}"),
             console=console,
             transient=False,
             disable=quiet,
@@ -136,6 +135,12 @@ class RichProgress:
         self._errors: dict[str, int] = {}
         self._count: dict[str, int] = {}  # records (the bar may measure bytes instead)
         self._by_bytes: set[str] = set()
+        # What a resumed run finds already done (`skip`) counts towards completion, not speed: the
+        # records and bar units it added, and the time spent restoring it.
+        self._skipped: dict[str, int] = {}
+        self._skipped_units: dict[str, float] = {}
+        self._idle: dict[str, float] = {}
+        self._last: dict[str, float] = {}
 
     def __enter__(self) -> RichProgress:
         self._bar.__enter__()
@@ -145,20 +150,39 @@ class RichProgress:
         self._bar.__exit__(None, None, None)
 
     def start(self, stage: str, total: int | None = None) -> None:
-        self._t0[stage] = time.perf_counter()
+        self._t0[stage] = self._last[stage] = time.perf_counter()
         self._errors[stage] = 0
         self._count[stage] = 0
+        self._skipped[stage] = 0
+        self._skipped_units[stage] = 0.0
+        self._idle[stage] = 0.0
         total = total if total is not None else self._totals.get(stage)
         count = "0 items"
         if stage in PAGE_STAGES and self._pages is not None:
             count = f"{self._pages:,} pages"  # the stage works on all of them at once
-        self._tasks[stage] = self._bar.add_task(stage, total=total, rate="-", errors=0, count=count)
+        self._tasks[stage] = self._bar.add_task(
+            stage, total=total, rate="-", errors=0, count=count, eta="-:--:--"
+        )
 
     def advance(self, stage: str, n: int = 1, *, errors: int = 0) -> None:
+        self._step(stage, n, errors, skipped=False)
+
+    def skip(self, stage: str, n: int, *, errors: int = 0) -> None:
+        """Records already done (a resumed run's committed parts, a restored source): counted and
+        shown as done, but kept out of the rate and the ETA, which would otherwise promise the
+        speed of skipping."""
+        self._step(stage, n, errors, skipped=True)
+
+    def _step(self, stage: str, n: int, errors: int, *, skipped: bool) -> None:
         task = self._tasks.get(stage)
         if task is None:
             self.start(stage)
             task = self._tasks[stage]
+        now = time.perf_counter()
+        if skipped:  # the time since the last report went into restoring, not working
+            self._idle[stage] += now - self._last[stage]
+            self._skipped[stage] += n
+        self._last[stage] = now
         self._errors[stage] += errors
         self._count[stage] += n
         done = self._count[stage]
@@ -166,18 +190,20 @@ class RichProgress:
         by_bytes = stage in self._by_bytes
         if not by_bytes and t.total is not None and done > t.total:
             t.total = None  # the estimate was low: no percentage past 100 (update() cannot unset)
-        elapsed = max(time.perf_counter() - self._t0[stage], 1e-6)
+        if skipped and not by_bytes:
+            self._skipped_units[stage] += n
         self._bar.update(
             task,
             advance=0 if by_bytes else n,
-            rate=f"{done / elapsed:,.1f}",
             errors=self._errors[stage],
             count=f"{done:,.0f} items",
         )
+        self._speed(stage)
 
-    def position(self, stage: str, done: int, total: int) -> None:
+    def position(self, stage: str, done: int, total: int, *, skipped: int = 0) -> None:
         """Bytes of the inputs read so far: the percentage and ETA of a stage whose record count
-        was not known up front (WARC, compressed JSONL); ignored when it was."""
+        was not known up front (WARC, compressed JSONL); ignored when it was. `skipped`: the bytes
+        of inputs restored without reading (kept out of the ETA)."""
         task = self._tasks.get(stage)
         if task is None or total <= 0:
             return
@@ -186,7 +212,23 @@ class RichProgress:
             if t.total is not None:  # a record total is known: it is the better measure
                 return
             self._by_bytes.add(stage)
+        self._skipped_units[stage] = float(min(skipped, total))
         self._bar.update(task, total=total, completed=min(done, total))
+        self._speed(stage)
+
+    def _speed(self, stage: str) -> None:
+        """Rate and ETA from the work done in this run: what was skipped, and the time spent
+        skipping it, are left out of both."""
+        task = self._tasks[stage]
+        t = self._bar.tasks[task]
+        worked = max(time.perf_counter() - self._t0[stage] - self._idle[stage], 1e-6)
+        records = self._count[stage] - self._skipped[stage]
+        units = t.completed - self._skipped_units[stage]
+        eta = "-:--:--"
+        if t.total is not None and units > 0 and records > 0:
+            eta = str(timedelta(seconds=round(max(t.total - t.completed, 0) * worked / units)))
+        rate = f"{records / worked:,.1f}" if records > 0 else "-"
+        self._bar.update(task, rate=rate, eta=eta)
 
     def done(self, stage: str, info: str = "") -> None:
         task = self._tasks.get(stage)
@@ -198,4 +240,6 @@ class RichProgress:
         fields: dict[str, Any] = {}
         if info:
             fields["count"] = info
-        self._bar.update(task, total=t.completed or 1, completed=t.completed or 1, **fields)
+        self._bar.update(
+            task, total=t.completed or 1, completed=t.completed or 1, eta="0:00:00", **fields
+        )

@@ -28,7 +28,7 @@ from trustaudit.io.records import ErrorRow, RecordBatch, display_text, errors_ta
 from trustaudit.io.rundir import RunDir
 from trustaudit.io.since import PreviousRun
 from trustaudit.policy import Policy
-from trustaudit.progress import NullProgress, Progress
+from trustaudit.progress import NullProgress, Progress, skip
 from trustaudit.run.executor import Executor, Shard, shard_reader
 from trustaudit.schema import ERROR_SCHEMA, LINK_SCHEMA, PAGE_SCHEMA
 from trustaudit.scoring.domain import with_registered_domain
@@ -335,7 +335,7 @@ def ingest(
             stats.batches += 1
         stats.records += n_rec
         stats.read_errors += n_err
-        progress.advance("extract", n_rec + n_err)
+        skip(progress, "extract", n_rec + n_err, source=si)
         return True
 
     def planned() -> Iterator[_Planned]:
@@ -356,7 +356,7 @@ def ingest(
                     )
                 if base.with_suffix(".done").exists():
                     stats.batches_skipped += 1
-                    progress.advance("extract", batch.records.num_rows + len(batch.errors))
+                    skip(progress, "extract", batch.records.num_rows + len(batch.errors))
                     continue
                 yield _plan(base, batch, cache, policy)
 
@@ -394,7 +394,7 @@ def ingest(
             stats.read_errors += len(part.read_errors)
             if part.result is None:
                 stats.batches_skipped += 1
-                progress.advance("extract", n_read)
+                skip(progress, "extract", n_read)
                 continue
             base = _part_base(run, part.shard, part.batch)
             _commit_part(base, part.result, part.read_errors, part.records)
