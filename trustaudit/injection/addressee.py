@@ -91,8 +91,10 @@ _ROLES: dict[str, str] = {
     "بازدیدکنندگان|مهمانان|مشتریان|کارکنان|کارمندان|والدین|بیماران|مسافران|آزمون|امتحان",
     "he": "מועמדים|מועמדות|נבחנים|נבחנות|תלמידים|תלמידות|סטודנטים|משתתפים|משתתפות|מבקרים|אורחים|"
     "לקוחות|עובדים|עובדות|הורים|מטופלים|נוסעים|הבחינה|המבחן",
-    "hi": "उम्मीदवार|अभ्यर्थी|परीक्षार्थी|छात्र|छात्रों|विद्यार्थी|विद्यार्थियों|प्रतिभागी|प्रतिभागियों|"
-    "आगंतुक|अतिथि|मेहमान|ग्राहक|ग्राहकों|कर्मचारी|कर्मचारियों|अभिभावक|मरीज|यात्री|यात्रियों|आवेदक|परीक्षा",
+    "hi": "उम्मीदवारों|उम्मीदवार|अभ्यर्थियों|अभ्यर्थी|परीक्षार्थियों|परीक्षार्थी|छात्रों|छात्र|"
+    "विद्यार्थियों|विद्यार्थी|प्रतिभागियों|प्रतिभागी|आगंतुकों|आगंतुक|अतिथियों|अतिथि|मेहमानों|मेहमान|"
+    "ग्राहकों|ग्राहक|कर्मचारियों|कर्मचारी|अभिभावकों|अभिभावक|मरीजों|मरीज|यात्रियों|यात्री|आवेदकों|"
+    "आवेदक|परीक्षा",
     "zh": "考生|学生|學生|应试者|應試者|参赛者|參賽者|参与者|參與者|参加者|申请人|申請人|应聘者|"
     "應聘者|访客|訪客|游客|遊客|来宾|來賓|顾客|顧客|客户|客戶|员工|員工|家长|家長|患者|乘客|旅客|"
     "学员|學員|考试|考試",
@@ -322,8 +324,9 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.P
         role_parts.append(rf"(?:{_BEFORE[lang]})\s*{role}")
         if _AFTER[lang]:
             role_parts.append(rf"{role}{_AFTER[lang]}")
-        # the role as the opening word of a heading or vocative: "Candidates:", "Students,"
-        role_parts.append(rf"(?:^|(?<=[.!?\n。！？:：]))\s*{role}\s*[:：,，]")
+        # the role as the opening word of a heading or vocative: "Candidates:", "Students," (a
+        # sentence starts after a full stop and a space: "http.client," is code)
+        role_parts.append(rf"(?:^|(?<=[.!?:]\s)|(?<=[\n。！？：]))\s*{role}\s*[:：,，]")
         if _MODAL[lang]:
             role_parts.append(rf"{role}\s*{_MODAL[lang]}")
         if lang in _MODAL_BEFORE:
@@ -348,7 +351,7 @@ def tool_spans(text: str) -> list[tuple[int, int]]:
 
 def address_free(text: str, tools: list[tuple[int, int]] | None = None) -> bool:
     """Whether nothing in `text` addresses an AI: no AI noun outside the requests in `tools`
-    (`tool_spans`), no role of an assistant's conversation named as a third party ("the user"),
+    (`tool_spans`) and what they ask, no role of an assistant's conversation named as a third party ("the user"),
     no phrase addressing an AI or its output and no strong intent (`benign.addresses_ai`) — save,
     after a request to a tool in the same sentence, what that request asks of the tool
     (`_REPORTED`: a persona, an output)."""
@@ -357,11 +360,16 @@ def address_free(text: str, tools: list[tuple[int, int]] | None = None) -> bool:
     masked = low
     for a, b in tools:
         masked = masked[:a] + " " * (b - a) + masked[b:]
-    if _patterns()[2].search(masked) or names_role(masked, third_party=True):
+    reported = _reported_after(masked, tools)
+    # an AI noun inside what the tool is asked ("…to act as a travel agent") is the persona asked for
+    named = any(
+        not any(a <= m.start() < b for a, b in reported) for m in _patterns()[2].finditer(masked)
+    )
+    if named or names_role(masked, third_party=True):
         return False
     if not tools:
         return not addresses_ai(text)
-    return not addresses_ai(masked, allowed=_REPORTED, after=_reported_after(masked, tools))
+    return not addresses_ai(masked, allowed=_REPORTED, after=reported)
 
 
 def _reported_after(text: str, tools: list[tuple[int, int]]) -> list[tuple[int, int]]:
