@@ -243,42 +243,43 @@ _ACTS: dict[str, str] = {
     "vi": "ghi\\s+họ\\s+tên|viết\\s+tên|ký\\s+tên|mang\\s+theo|tắt\\s+điện\\s+thoại",
 }
 # The human's request with an AI as its object, before the AI ("ask the model to", "让 AI") or,
-# where the verb comes last, after it ("AIに…頼む", "modelden … isteyin"). The AI itself is one of
+# where the verb comes last, after it ("AIに…頼む", "modelden … isteyin"). Verbs of asking and
+# telling only: a causative or an order ("have the assistant reply…", "make the AI…") reads as an
+# instruction to the AI in the third person as easily as advice to a person. The AI itself is one of
 # the lexicon's AI nouns (`_ai_nouns`), or a pronoun standing for it right after (zh 它).
 _ASK_BEFORE: dict[str, str] = {
     "en": "(?:ask|asks|asking|asked|tell|tells|telling|told|instruct|instructs|instructing|prompt|"
-    "prompts|prompting|get|getting|have|let|lets|want|wants|make|makes|making|direct|order|ordering)"
-    "\\s+(?:the|your|a|an|our|any)?\\s*",
-    "pt": "(?:peça|pedir|pede|peçam|diga|dizer|instrua|mande|solicite|solicitar)\\s+"
+    "prompts|prompting)\\s+(?:the|your|a|an|our|any)?\\s*",
+    "pt": "(?:peça|pedir|pede|peçam|diga|dizer|instrua|solicite|solicitar)\\s+"
     "(?:a|ao|à|para\\s+o|para\\s+a)?\\s*(?:o|a|seu|sua)?\\s*",
-    "es": "(?:pide|pedir|pídele|pida|pídale|dile|decir|dígale|indica|indícale|ordena|solicita)\\s+"
+    "es": "(?:pide|pedir|pídele|pida|pídale|dile|decir|dígale|indica|indícale|solicita)\\s+"
     "(?:a|al|a\\s+la)?\\s*(?:tu|su)?\\s*",
-    "fr": "(?:demandez|demande|demander|dites|dis|dire|indiquez|ordonnez)\\s+"
+    "fr": "(?:demandez|demande|demander|dites|dis|dire|indiquez)\\s+"
     "(?:à\\s+l'|à\\s+la|à|au|à\\s+votre|à\\s+ton)?\\s*",
-    "de": "(?:bitte|bitten|bittet|sag|sage|sagen|sagt|lass|lasse|lassen|frag|frage|fragen|weise|weisen)"
+    "de": "(?:bitte|bitten|bittet|sag|sage|sagen|sagt|frag|frage|fragen|weise|weisen)"
     "\\s+(?:sie\\s+|du\\s+)?(?:das|den|die|dem|der|ihr|ihre|ihrem|ihren|dein|deine|deinem|deinen)?\\s*",
-    "it": "(?:chiedi|chiedere|chiedete|di'|dì|dire|dite|ordina)\\s+(?:al|alla|all'|a)?\\s*",
-    "nl": "(?:vraag|vragen|vraagt|zeg|zeggen|laat|laten)\\s+(?:aan\\s+)?(?:het|de|je|uw)?\\s*",
-    "pl": "(?:poproś|poprosić|poproście|poleć|polecić|każ|kazać|powiedz|powiedzieć)\\s+",
+    "it": "(?:chiedi|chiedere|chiedete|di'|dì|dire|dite)\\s+(?:al|alla|all'|a)?\\s*",
+    "nl": "(?:vraag|vragen|vraagt|zeg|zeggen)\\s+(?:aan\\s+)?(?:het|de|je|uw)?\\s*",
+    "pl": "(?:poproś|poprosić|poproście|poleć|polecić|powiedz|powiedzieć)\\s+",
     "tr": "",
-    "ru": "(?:попросите|попроси|попросить|скажите|скажи|велите|прикажите|заставьте|поручите)\\s+",
-    "uk": "(?:попросіть|попроси|попросити|скажіть|скажи|накажіть|доручіть)\\s+",
-    "ar": "(?:اطلب\\s+من|اطلبي\\s+من|اطلبوا\\s+من|قل\\s+ل|أخبر|اجعل|دع)\\s*",
+    "ru": "(?:попросите|попроси|попросить|скажите|скажи)\\s+",
+    "uk": "(?:попросіть|попроси|попросити|скажіть|скажи)\\s+",
+    "ar": "(?:اطلب\\s+من|اطلبي\\s+من|اطلبوا\\s+من|قل\\s+ل|أخبر)\\s*",
     "fa": "",
     "he": "(?:בקשו\\s+מ|בקש\\s+מ|תבקשו\\s+מ|אמרו\\s+ל|אמור\\s+ל|תגידו\\s+ל|הנחו\\s+את)",
     "hi": "",
-    "zh": "(?:让|讓|叫|要求|请|請|告诉|告訴|指示|命令)\\s*",
+    "zh": "(?:让|讓|要求|告诉|告訴)\\s*",
     "ja": "",
     "ko": "",
-    "id": "(?:minta(?:lah)?|meminta|suruh|perintahkan|katakan\\s+kepada|beri\\s+tahu)\\s+",
-    "vi": "(?:yêu\\s+cầu|bảo|nhờ|ra\\s+lệnh\\s+cho|hướng\\s+dẫn)\\s+",
+    "id": "(?:minta(?:lah)?|meminta|katakan\\s+kepada|beri\\s+tahu)\\s+",
+    "vi": "(?:yêu\\s+cầu|bảo|nhờ)\\s+",
 }
 _ASK_AFTER: dict[str, str] = {
     "tr": "(?:'?(?:den|dan|ten|tan|ye|ya|e|a))\\s+[^.!?]{0,80}?(?:isteyin|iste|söyleyin|söyle)",
     "fa": "\\s*[^.!?]{0,80}?(?:بخواهید|بخواه|بگویید|بگو)",
     "hi": "\\s*(?:से|को)\\s+[^.!?।]{0,80}?(?:कहें|कहिए|कहो|पूछें|बोलें|निर्देश\\s+दें)",
-    "ja": "\\s*(?:に|へ)[^。！？]{0,80}?(?:頼|依頼|指示|お願い|させ|求め|伝え)",
-    "ko": "\\s*(?:에게|한테|께)[^.!?]{0,80}?(?:요청|부탁|지시|시키|말하|명령)",
+    "ja": "\\s*(?:に|へ)[^。！？]{0,80}?(?:頼|依頼|お願い|求め|伝え)",
+    "ko": "\\s*(?:에게|한테|께)[^.!?]{0,80}?(?:요청|부탁|말하)",
 }
 # Features of the detector that a tutorial's reported request to a tool may hold ("ask the model to
 # act as a lawyer", "…to keep its answer short"): what is asked of the tool, not of the reader.
