@@ -1032,7 +1032,7 @@ def _scan_html(
                 break
         findings = drop_benign_findings(findings, html, visible)
         if policy.quoted_context:
-            mark_addressed(findings)  # addressed to a person, not to the AI (`addressee`)
+            mark_addressed(findings, html)  # addressed to a person, not to the AI (`addressee`)
         return ScanResult(
             _finalize(findings, policy), "\n".join(hidden_parts)[: policy.max_hidden_chars]
         )
@@ -1103,7 +1103,7 @@ def scan_text(text: str, policy: InjectionPolicy | None = None) -> ScanResult:
                 f["offset"] = f["_span"][0]
         _mark_quoted(findings, text, hits, (), policy)
         if policy.quoted_context:
-            mark_addressed(findings)
+            mark_addressed(findings, text)
         hidden = "\n".join(" ".join(s.text.split()) for s in segs)
         return ScanResult(_finalize(findings, policy), hidden[: policy.max_hidden_chars])
     except Exception:

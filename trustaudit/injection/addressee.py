@@ -29,6 +29,7 @@ reason `INJECTION_QUOTED`, not quarantined), as it does a quotation (`context`).
 
 from __future__ import annotations
 
+import html
 import re
 from functools import lru_cache
 from typing import Any
@@ -203,6 +204,41 @@ _MODAL_BEFORE: dict[str, str] = {
     "ar": "(?:يجب\\s+على|ينبغي\\s+على|يتعين\\s+على|على)\\s*",
     "he": "(?:על\\s+ה|יש\\s+ל)",
 }
+# A letter's salutation: a greeting, then a person's name as a mail-merge placeholder ("{first_name}",
+# "{{name}}", "%NAME%", "[Name]") or after an honorific ("Mr", "Frau", "Mme", "господин", "様"). A
+# support macro or a newsletter is written to the person it is sent to.
+_GREETINGS: dict[str, str] = {
+    "en": "hi|hello|hey|dear|good\\s+(?:morning|afternoon|evening)",
+    "pt": "olá|oi|caro|cara|prezado|prezada|bom\\s+dia|boa\\s+tarde",
+    "es": "hola|estimado|estimada|querido|querida|buenos\\s+días|buenas\\s+tardes",
+    "fr": "bonjour|bonsoir|salut|cher|chère|madame|monsieur",
+    "de": "hallo|liebe|lieber|sehr\\s+geehrte[rs]?|guten\\s+tag|moin|servus",
+    "it": "ciao|salve|gentile|caro|cara|buongiorno",
+    "nl": "hallo|hoi|beste|geachte|dag",
+    "pl": "cześć|witaj|witam|dzień\\s+dobry|szanown[ya]|drog[ia]",
+    "tr": "merhaba|sayın|sevgili|değerli|iyi\\s+günler",
+    "ru": "здравствуйте|привет|добрый\\s+день|уважаем\\w*|дорог\\w*",
+    "uk": "вітаю|привіт|добрий\\s+день|шановн\\w*|дорог\\w*",
+    "ar": "مرحبًا|مرحبا|أهلًا|أهلا|عزيزي|عزيزتي|السلام\\s+عليكم",
+    "fa": "سلام|درود|گرامی|عزیز",
+    "he": "שלום|היי|לכבוד",
+    "hi": "नमस्ते|नमस्कार|प्रिय",
+    "zh": "您好|你好|亲爱的|親愛的|尊敬的",
+    "ja": "こんにちは|拝啓",
+    "ko": "안녕하세요|친애하는",
+    "id": "halo|hai|yth\\.?|selamat\\s+(?:pagi|siang|sore)",
+    "vi": "xin\\s+chào|chào|kính\\s+gửi|thân\\s+gửi",
+}
+_HONORIFICS = (
+    "mr|mrs|ms|miss|dr|prof|sir|madam|herr|frau|m\\.|mme|mlle|sr\\.?|sra\\.?|sig\\.?|sig\\.ra|dhr\\.?|"
+    "mevr\\.?|pan|pani|bay|bayan|господин|госпожа|пане|пані|السيد|السيدة|آقای|خانم|מר|גברת|श्री|"
+    "श्रीमती|bapak|ibu|pak|bu|anh|chị|ông|bà"
+)
+# A name slot of a mail merge: {first_name}, {{name}}, %NAME%, [Name], <name>.
+_PLACEHOLDER = (
+    r"(?:\{\{?\s*[^\s{}<>]{1,30}\s*\}\}?|%[^\s%]{1,30}%|\[[^\s\[\]]{1,30}\]|<[^\s<>/]{1,30}>)"
+)
+_LETTER_AFTER = r"\s*(?:様|さま|さん|殿|님|先生|女士|老师|老師)"
 # "You" asked to do what only a person there in the body can do: write their name on the sheet,
 # sign, bring a document or a pencil, arrive early, switch off their phone, raise a hand.
 _ACTS: dict[str, str] = {
@@ -314,8 +350,9 @@ def _ai_nouns() -> str:
 
 
 @lru_cache(maxsize=1)
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """(role addressed, act of a person, AI named, AI as a tool) patterns over lower-cased text."""
+def _patterns() -> tuple[re.Pattern[str], ...]:
+    """(role addressed, act of a person, AI named, AI as a tool, letter) patterns over lower-cased
+    text."""
     role_parts: list[str] = []
     for lang, roles in _ROLES.items():
         spaced = lang not in _UNSPACED
@@ -332,6 +369,12 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.P
             role_parts.append(rf"{role}\s*{_MODAL[lang]}")
         if lang in _MODAL_BEFORE:
             role_parts.append(rf"{_MODAL_BEFORE[lang]}{role}")
+    greetings = "|".join(f"(?:{g})" for g in _GREETINGS.values())
+    # the salutation opens the passage: a greeting, then a name slot or an honorific and a name
+    letter = (
+        rf"^\W{{0,3}}(?:(?:{greetings})[\s,，、!！]*(?:{_PLACEHOLDER}|(?:{_HONORIFICS})\s+\w+)"
+        rf"|{_PLACEHOLDER}{_LETTER_AFTER}|(?:{_HONORIFICS})\s+\w+\s*[,，])"
+    )
     acts = "|".join(f"(?:{a})" for a in _ACTS.values())
     ai = _ai_nouns()
     asks: list[str] = [rf"(?:{b}){ai}" for b in _ASK_BEFORE.values() if b]
@@ -341,6 +384,7 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.P
         re.compile(rf"{_LATIN_EDGE}(?:{acts})", re.IGNORECASE),
         re.compile(ai, re.IGNORECASE),
         re.compile("|".join(f"(?:{a})" for a in asks), re.IGNORECASE),
+        re.compile(letter, re.IGNORECASE),
     )
 
 
@@ -384,17 +428,19 @@ def _reported_after(text: str, tools: list[tuple[int, int]]) -> list[tuple[int, 
 
 def addressee(text: str) -> str:
     """Who the imperatives of `text` are addressed to when it is a person, else "": ``role`` (a
-    human role named as the addressee), ``act`` ("you" asked to do what only a person present
+    human role named as the addressee), ``letter`` (a salutation to a person by name), ``act`` ("you" asked to do what only a person present
     can), ``tool`` (an AI named as the object of the reader's request); always "" when anything in
     the text addresses an AI (`address_free`)."""
     if not text or not text.strip():
         return ""
-    role, act, _, _ = _patterns()
+    role, act, _, _, letter = _patterns()
     low = text.lower()
     tools = tool_spans(text)
     if tools:
         return "tool" if address_free(text, tools) else ""
-    kind = "role" if role.search(low) else "act" if act.search(low) else ""
+    kind = next(
+        (k for k, rx in (("role", role), ("letter", letter), ("act", act)) if rx.search(low)), ""
+    )
     return kind if kind and address_free(text) else ""
 
 
@@ -403,12 +449,37 @@ def addressee(text: str) -> str:
 _PLACES = PAGE_COPY_TECHNIQUES | {"visible"}
 
 
-def mark_addressed(findings: list[dict[str, Any]]) -> None:
-    """Set `quoted` to ``person`` on findings whose text is addressed to a person (`addressee`),
+def mark_addressed(findings: list[dict[str, Any]], source: str = "") -> None:
+    """Set `quoted` to ``person`` on findings whose passage is addressed to a person (`addressee`),
     in plain sight or in a place sites hide copy for layout, not obfuscated and not quoted
-    already: the caller's scoring reports them as `INJECTION_QUOTED` and does not quarantine."""
+    already: the caller's scoring reports them as `INJECTION_QUOTED` and does not quarantine.
+
+    The passage is the finding's text widened to the element of `source` it sits in (`_passage`):
+    a snippet cut around the hit can miss the heading or the salutation that says who is addressed,
+    and whatever the wider text says to an AI counts against it."""
     for f in findings:
         if f.get("quoted") or f.get("obfuscation") or f["technique"] not in _PLACES:
             continue
-        if addressee(f.get("decoded") or f["snippet"]):
+        text = f.get("decoded") or f["snippet"]
+        if addressee(_passage(source, int(f.get("offset", -1)), text)):
             f["quoted"] = PERSON
+
+
+_WIDEN = 400  # characters of the source read around a finding, each side, at most
+_TAGS = re.compile(r"<[^<>]*>")
+
+
+def _passage(source: str, offset: int, text: str) -> str:
+    """`text` (a finding's snippet) with the text of the element around `offset` in `source`: back to
+    the tag before it, on to the tag after the snippet, `_WIDEN` characters each side at most; just
+    `text` when the source there does not hold it."""
+    if not source or offset < 0 or offset >= len(source):
+        return text
+    lo = max(0, offset - _WIDEN)
+    lt = source.rfind(">", lo, offset)
+    lo = lt + 1 if lt != -1 else lo
+    hi = min(len(source), offset + len(text) + _WIDEN)
+    gt = source.find("<", offset + 1, hi)
+    window = html.unescape(_TAGS.sub(" ", source[lo : gt if gt != -1 else hi]))
+    probe = " ".join(text.split())[:30]
+    return window if probe and probe in " ".join(window.split()) else text
