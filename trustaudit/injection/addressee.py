@@ -395,35 +395,29 @@ def tool_spans(text: str) -> list[tuple[int, int]]:
 
 
 def address_free(text: str, tools: list[tuple[int, int]] | None = None) -> bool:
-    """Whether nothing in `text` addresses an AI: no AI noun outside the requests in `tools`
-    (`tool_spans`) and what they ask, no role of an assistant's conversation named as a third party ("the user"),
-    no phrase addressing an AI or its output and no strong intent (`benign.addresses_ai`) — save,
-    after a request to a tool in the same sentence, what that request asks of the tool
-    (`_REPORTED`: a persona, an output)."""
-    tools = tools or []
+    """Whether nothing in `text` addresses an AI: no AI noun but the tools a person is told to ask
+    in `tools` (`tool_spans`) and what they are asked to be, no role of an assistant's
+    conversation named as a third party ("the user"), no phrase addressing an AI or its output and
+    no strong intent (`benign.addresses_ai`) — save, after the tool in the same sentence, what the
+    request asks of it (`_REPORTED`: a persona, an output)."""
     low = text.lower()
+    ai = _patterns()[2]
+    # only the tool's name is masked: what it is asked stays in the text the guard reads ("AIに
+    # 以前の指示を無視するよう頼んで" keeps its override)
+    nouns = [m.span() for a, b in tools or [] for m in ai.finditer(low, a, b)]
     masked = low
-    for a, b in tools:
+    for a, b in nouns:
         masked = masked[:a] + " " * (b - a) + masked[b:]
-    reported = _reported_after(masked, tools)
+    reported = [
+        (b, stop.start() if (stop := _STOP.search(masked, b)) else len(masked)) for _, b in nouns
+    ]
     # an AI noun inside what the tool is asked ("…to act as a travel agent") is the persona asked for
-    named = any(
-        not any(a <= m.start() < b for a, b in reported) for m in _patterns()[2].finditer(masked)
-    )
+    named = any(not any(a <= m.start() < b for a, b in reported) for m in ai.finditer(masked))
     if named or names_role(masked, third_party=True):
         return False
-    if not tools:
+    if not nouns:
         return not addresses_ai(text)
     return not addresses_ai(masked, allowed=_REPORTED, after=reported)
-
-
-def _reported_after(text: str, tools: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The rest of each sentence after a request to a tool: what is asked of the tool."""
-    out = []
-    for _, b in tools:
-        stop = _STOP.search(text, b)
-        out.append((b, stop.start() if stop else len(text)))
-    return out
 
 
 def addressee(text: str) -> str:
