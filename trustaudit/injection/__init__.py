@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from trustaudit.injection.addressee import mark_addressed
 from trustaudit.injection.benign import (
     code_shaped,
     copy_series,
@@ -1030,6 +1031,8 @@ def _scan_html(
             if size >= policy.max_hidden_chars:
                 break
         findings = drop_benign_findings(findings, html, visible)
+        if policy.quoted_context:
+            mark_addressed(findings, html)  # addressed to a person, not to the AI (`addressee`)
         return ScanResult(
             _finalize(findings, policy), "\n".join(hidden_parts)[: policy.max_hidden_chars]
         )
@@ -1099,6 +1102,8 @@ def scan_text(text: str, policy: InjectionPolicy | None = None) -> ScanResult:
                 f["location"] = "text"
                 f["offset"] = f["_span"][0]
         _mark_quoted(findings, text, hits, (), policy)
+        if policy.quoted_context:
+            mark_addressed(findings, text)
         hidden = "\n".join(" ".join(s.text.split()) for s in segs)
         return ScanResult(_finalize(findings, policy), hidden[: policy.max_hidden_chars])
     except Exception:

@@ -33,6 +33,7 @@ from trustaudit.injection.intent import find_intents
 
 __all__ = [
     "PAGE_COPY_TECHNIQUES",
+    "addresses_ai",
     "code_runs",
     "code_shaped",
     "copy_block",
@@ -309,10 +310,20 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
 
 
-def _addresses_ai(text: str) -> bool:
-    """Whether `text` holds a phrase addressing an AI or its output, or a complete strong intent."""
-    if any(f[2] in _ADDRESSING for f in find_features(text)):
-        return True
+def addresses_ai(
+    text: str,
+    *,
+    allowed: frozenset[str] = frozenset(),
+    after: Sequence[tuple[int, int]] = (),
+) -> bool:
+    """Whether `text` holds a phrase addressing an AI or its output, or a complete strong intent.
+
+    `allowed` features count not when they start inside one of the spans `after`: what a person is
+    told to ask of a tool ("ask the model *to act as a lawyer*", `addressee`) is not said to the
+    reader."""
+    for start, _, name, _ in find_features(text):
+        if name in _ADDRESSING and not (name in allowed and any(a <= start < b for a, b in after)):
+            return True
     return any(f.score >= _STRONG_INTENT for f in find_intents(text.lower(), text))
 
 
@@ -443,7 +454,7 @@ def screen_hits(
             _sentences_around(text, h.start, h.end, lo, hi),
             visible_norm,
             series=in_series,
-            addresses_ai=in_series and _addresses_ai(segment),
+            addresses_ai=in_series and addresses_ai(segment),
         )
         if not kind or _best(sentences(window), 0.0, extra) >= min_score:
             out.append(h)
@@ -477,7 +488,7 @@ def in_copy_series(block: str, technique: str, count: int) -> bool:
         count >= _SERIES
         and technique in PAGE_COPY_TECHNIQUES
         and copy_block(block)
-        and not _addresses_ai(block)
+        and not addresses_ai(block)
     )
 
 
@@ -624,7 +635,7 @@ def _plain_message(text: str) -> bool:
     """Whether a model-only finding's text could be a form's message at all: short, naming no
     address or link to send to, addressing no AI (what `ui_copy` asks of its text). An element's
     class alone ("msg", "notice") is the page author's word, which an attacker writes too."""
-    return len(text) <= _UI_MAX and not _ADDRESSEE.search(text) and not _addresses_ai(text)
+    return len(text) <= _UI_MAX and not _ADDRESSEE.search(text) and not addresses_ai(text)
 
 
 def link_label(text: str) -> bool:
@@ -637,7 +648,7 @@ def link_label(text: str) -> bool:
         return False
     if _ADDRESSEE.search(text) or _SECOND_PERSON.search(text):
         return False
-    return not _addresses_ai(text)
+    return not addresses_ai(text)
 
 
 def shown_in_pieces(key: str, units: Sequence[str]) -> bool:

@@ -49,7 +49,7 @@ LABELS: dict[str, str] = {
     "DOMAIN_YOUNG": "Young domain",
     "INJECTION_HIDDEN": "Prompt injection, hidden",
     "INJECTION_NOT_COMPUTED": "Injection scan not computed",
-    "INJECTION_QUOTED": "Prompt injection quoted (discussed, not aimed at the reader)",
+    "INJECTION_QUOTED": "Prompt injection quoted or addressed to a person (not aimed at the reader)",
     "INJECTION_VISIBLE": "Prompt injection, visible",
     "JUDGE_FAILED": "Tail judge failed (no adjustment)",
     "JUDGE_SCORE": "Tail judge verdict",

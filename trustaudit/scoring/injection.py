@@ -36,6 +36,11 @@ _OUT_SCHEMA = pl.Schema(
 )
 
 
+# `quoted` of a finding addressed to a person, hidden or not (`injection.addressee.PERSON`; the
+# scoring layer does not import the scanner)
+_PERSON = "person"
+
+
 def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     """One row per doc_id: injection counts, max score, techniques, reasons and the quarantine flag.
 
@@ -44,7 +49,8 @@ def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     quotes (code, quotation, example, security article); an obfuscated finding names its obfuscation
     and shows the decoded text: `(score s, base64): decoded "<text>"`. Snippets are raw (reports escape
     them). Any finding that is not quoted quarantines the page (hidden instructions always do, so a page
-    that quotes an injection and also hides one is quarantined); a page that only quotes gets
+    that quotes an injection and also hides one is quarantined, unless the hidden text is addressed
+    to a person, ``quoted`` = ``person``: an exam's rubric); a page that only quotes gets
     `adjust_injection_quoted` = -`quoted_penalty` instead. A page whose `injection_findings` column is
     absent gets null counts and `INJECTION_NOT_COMPUTED`.
     """
@@ -84,7 +90,8 @@ def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         )
         .with_columns(
             (
-                ~pl.col("_hidden")
+                # hidden text is never quoted, but it may be addressed to a person (`addressee`)
+                (~pl.col("_hidden") | (pl.col("quoted").fill_null("") == _PERSON))
                 & (pl.col("quoted").fill_null("") != "")
                 & pl.lit(policy.injection.quoted_context)
             ).alias("_quoted")
@@ -96,10 +103,10 @@ def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
         .otherwise(pl.lit('"') + pl.col("snippet").str.slice(0, _SNIPPET_IN_REASON))
     )
     detail = (
-        pl.when(pl.col("_hidden"))
-        .then(pl.lit("INJECTION_HIDDEN: "))
-        .when(pl.col("_quoted"))
+        pl.when(pl.col("_quoted"))
         .then(pl.lit("INJECTION_QUOTED: "))
+        .when(pl.col("_hidden"))
+        .then(pl.lit("INJECTION_HIDDEN: "))
         .otherwise(pl.lit("INJECTION_VISIBLE: "))
         + pl.col("technique")
         + pl.lit(" in ")
