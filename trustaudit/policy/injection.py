@@ -38,7 +38,9 @@ class InjectionPolicy:
     quoted_context: bool = opt(
         True,
         "visible instructions quoted as code, in a quotation, after 'for example' or on a page about "
-        "security are INJECTION_QUOTED: scored lower, not quarantined unless the page also hides one",
+        "security, and instructions addressed to a person (a named role such as candidates, a "
+        "letter, a person's own act, an AI as the reader's tool; visible or hidden for layout) are "
+        "INJECTION_QUOTED: scored lower, not quarantined unless the page also hides one",
     )
     quoted_security_page: bool = opt(
         True, "a page about prompt injection/LLM security quotes the instructions it shows"
