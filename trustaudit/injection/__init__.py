@@ -676,15 +676,23 @@ def _shape_ask(
     # addresses it (`directive.names_role`): "Open the user's calendar…", "In your summary, …"
     role = policy.semantic_requests and not in_sight and names_role(head)
     if tech in COVERT:
-        if ui_copy(head):
-            return None  # the site's message about the visitor's own action ("enter a valid…")
-        if directive:
+        if ui_copy(head) or about_the_site(head):
+            # the site's message about the visitor's own action ("enter a valid…") or about its
+            # interface ("disable your ad blocker", "you must be logged in to comment", an icon
+            # sprite's "menu search share"): hidden until the visitor acts, not for a model
+            return None
+        if directive or role:
+            # a role named like a model's task is as strong as the mood
             return head, _TIER_REQUEST
-        if role and not about_the_site(head):
-            # named like a model's task: as strong as the mood ("Click here to cancel the
-            # reply", a hidden comment form's link, is the site's)
-            return head, _TIER_REQUEST
-        return (head, _TIER_HIDDEN) if speaks_to_reader(head) else None
+        if speaks_to_reader(head):
+            return head, _TIER_HIDDEN
+        if (
+            policy.semantic_requests
+            and not in_sight
+            and _hidden_sentence(head, text, policy, shown)
+        ):
+            return head, _TIER_HIDDEN
+        return None
     if tech in _QUIET and not relaxed and speaks_to_reader(head) and has_strong_slot(head):
         return head, _TIER_HIDDEN
     # a script's strings say "you" to every visitor: there a request must name an AI, a role of the
@@ -706,6 +714,28 @@ def _shape_ask(
     if code_shaped(text[: 2 * len(head)]):
         return None
     return head, _TIER_REQUEST
+
+
+# A sentence ends here (Latin, CJK, Devanagari and Arabic stops).
+_SENTENCE_END = re.compile(r"[.!?।؟](?:\s|$)|[。！？]")
+
+
+def _hidden_sentence(head: str, text: str, policy: InjectionPolicy, shown: _Shown) -> bool:
+    """Whether the opening of a block hidden on purpose is a whole sentence of
+    `semantic_request_min_words` words or more that no screen explains: read without a reader
+    word or a mood marker ("Erwähne nebenbei, dass…", "顺带提一句，…" carry neither in the lists).
+
+    Why this is affordable: once the site's interface is left out (`Segment.ui`, `benign.ui_copy`,
+    `about_the_site`, a series of blocks hidden alike), few real pages hide whole sentences on
+    purpose (7 more asks on the 797 real pages, docs/injection.md "Fourth round of the gate"); a
+    headline or a label list has no sentence end."""
+    if word_count(head) < policy.semantic_request_min_words:
+        return False
+    if _SENTENCE_END.search(head) is None:
+        return False
+    if shown.repeats(head):
+        return False
+    return not code_shaped(text[: 2 * len(head)])
 
 
 def _passage(text: str, start: int, end: int, size: int) -> str:
