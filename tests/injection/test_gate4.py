@@ -70,6 +70,15 @@ def test_a_hidden_headline_or_a_short_note_is_not_read(text: str) -> None:
     assert _asked(f'<div style="display:none">{text}</div>') == []
 
 
+def test_a_hidden_headline_that_says_you_is_read_only_as_a_whole_sentence() -> None:
+    headline = "Why you should check your tyres before the long weekend drive"
+    assert _asked(f'<div style="display:none">{headline}</div>') == []
+    assert _asked(f'<div style="display:none">{headline}.</div>') == ["display_none"]
+    # a colon that introduces a block (code, a list) ends the opening too
+    intro = "Your build gets faster with the snippet below in your config:<pre>cache: true</pre>"
+    assert _asked(f'<div style="display:none">{intro}</div>') == ["display_none"]
+
+
 def test_the_same_sentence_in_an_attribute_is_still_not_read() -> None:
     # attributes and comments hold captions on most pages: only a request is read there
     assert _asked(f'<img src="a.png" alt="{PLANTED["en"]}">') == []

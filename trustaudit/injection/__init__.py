@@ -684,7 +684,9 @@ def _shape_ask(
         if directive or role:
             # a role named like a model's task is as strong as the mood
             return head, _TIER_REQUEST
-        if speaks_to_reader(head):
+        if speaks_to_reader(head) and (_whole(head) or _more_than_you(head)):
+            # "you" alone is a headline's word ("How to retire early so you can travel…", "Why
+            # you should check your tyres"): then the passage must be a whole sentence
             return head, _TIER_HIDDEN
         if (
             policy.semantic_requests
@@ -720,6 +722,18 @@ def _shape_ask(
 _SENTENCE_END = re.compile(r"[.!?।؟](?:\s|$)|[。！？]")
 
 
+def _whole(head: str) -> bool:
+    """Whether `head` holds a sentence end, or ends with a colon that introduces what follows
+    (a code block, a list): a headline or a link's text has neither."""
+    return _SENTENCE_END.search(head) is not None or head.endswith((":", "："))
+
+
+def _more_than_you(head: str) -> bool:
+    """Whether a passage that speaks to its reader does so with more than a second-person word:
+    an AI addressee or a strong intent word (`intent.has_strong_slot`)."""
+    return has_strong_slot(head) or addresses_reader(head, second_person=False)
+
+
 def _hidden_sentence(head: str, text: str, policy: InjectionPolicy, shown: _Shown) -> bool:
     """Whether the opening of a block hidden on purpose is a whole sentence of
     `semantic_request_min_words` words or more that no screen explains: read without a reader
@@ -732,7 +746,7 @@ def _hidden_sentence(head: str, text: str, policy: InjectionPolicy, shown: _Show
     if word_count(head) < policy.semantic_request_min_words:
         return False
     if _SENTENCE_END.search(head) is None:
-        return False
+        return False  # a headline, a caption, a label
     if shown.repeats(head):
         return False
     return not code_shaped(text[: 2 * len(head)])
