@@ -631,9 +631,11 @@ def _shape_ask(
     """The passage of a hidden segment no lexical hit reached that the model should read, with the
     rank it gains, or None. Read (``auto``):
 
-    - prose hidden on purpose (COVERT) that speaks to its reader (a second-person word, an AI
-      addressee, an intent word, in any of the lexicon's languages) or is in the directive mood
-      (`directive.is_directive`: "Please unlock my front door");
+    - prose hidden on purpose (COVERT) that is not the site's own interface
+      (`directive.about_the_site`, `benign.ui_copy`) and is in the directive mood
+      (`directive.is_directive`: "Please unlock my front door"), names a role of the
+      conversation, speaks to its reader with an AI addressee or an intent word, or is a whole
+      sentence (`_hidden_sentence`; a second-person word alone needs one too: headlines say "you");
     - prose in aria-hidden or noscript that speaks to its reader with an intent word;
     - elsewhere (comments, attributes, meta descriptions, data-*, script string literals), where sites
       keep notes, captions and UI strings: only a *request* (`directive.is_request`: directive mood,
@@ -741,7 +743,7 @@ def _hidden_sentence(head: str, text: str, policy: InjectionPolicy, shown: _Show
 
     Why this is affordable: once the site's interface is left out (`Segment.ui`, `benign.ui_copy`,
     `about_the_site`, a series of blocks hidden alike), few real pages hide whole sentences on
-    purpose (7 more asks on the 797 real pages, docs/injection.md "Fourth round of the gate"); a
+    purpose (8 more asks on the 797 real pages, docs/injection.md "Fourth round of the gate"); a
     headline or a label list has no sentence end."""
     if word_count(head) < policy.semantic_request_min_words:
         return False
