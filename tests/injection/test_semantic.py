@@ -82,8 +82,9 @@ def test_hidden_prose_that_speaks_to_its_reader_is_asked_where_it_is_hidden_on_p
     caption = "The ferry leaves the harbour at nine every morning in winter."
     _, asked = scan_html_asks(_page(f'<img src="a.png" alt="{caption}">'))
     assert asked == []
-    # hidden, but nothing in it speaks to a reader
-    quiet = "The ferry leaves the harbour at nine every morning in winter."
+    # hidden, but nothing in it speaks to a reader and it is no whole sentence (a headline); a
+    # whole sentence hidden on purpose is read since the gate's fourth round (test_gate4.py)
+    quiet = "The ferry leaves the harbour at nine every morning in winter"
     _, asked = scan_html_asks(_page(f'<div style="display:none">{quiet}</div>'))
     assert asked == []
 

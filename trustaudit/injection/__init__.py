@@ -632,9 +632,11 @@ def _shape_ask(
     """The passage of a hidden segment no lexical hit reached that the model should read, with the
     rank it gains, or None. Read (``auto``):
 
-    - prose hidden on purpose (COVERT) that speaks to its reader (a second-person word, an AI
-      addressee, an intent word, in any of the lexicon's languages) or is in the directive mood
-      (`directive.is_directive`: "Please unlock my front door");
+    - prose hidden on purpose (COVERT) that is not the site's own interface
+      (`directive.about_the_site`, `benign.ui_copy`) and is in the directive mood
+      (`directive.is_directive`: "Please unlock my front door"), names a role of the
+      conversation, speaks to its reader with an AI addressee or an intent word, or is a whole
+      sentence (`_hidden_sentence`; a second-person word alone needs one too: headlines say "you");
     - prose in aria-hidden or noscript that speaks to its reader with an intent word;
     - elsewhere (comments, attributes, meta descriptions, data-*, script string literals), where sites
       keep notes, captions and UI strings: only a *request* (`directive.is_request`: directive mood,
@@ -677,15 +679,25 @@ def _shape_ask(
     # addresses it (`directive.names_role`): "Open the user's calendar…", "In your summary, …"
     role = policy.semantic_requests and not in_sight and names_role(head)
     if tech in COVERT:
-        if ui_copy(head):
-            return None  # the site's message about the visitor's own action ("enter a valid…")
-        if directive:
+        if ui_copy(head) or about_the_site(head):
+            # the site's message about the visitor's own action ("enter a valid…") or about its
+            # interface ("disable your ad blocker", "you must be logged in to comment", an icon
+            # sprite's "menu search share"): hidden until the visitor acts, not for a model
+            return None
+        if directive or role:
+            # a role named like a model's task is as strong as the mood
             return head, _TIER_REQUEST
-        if role and not about_the_site(head):
-            # named like a model's task: as strong as the mood ("Click here to cancel the
-            # reply", a hidden comment form's link, is the site's)
-            return head, _TIER_REQUEST
-        return (head, _TIER_HIDDEN) if speaks_to_reader(head) else None
+        if speaks_to_reader(head) and (_whole(head) or _more_than_you(head)):
+            # "you" alone is a headline's word ("How to retire early so you can travel…", "Why
+            # you should check your tyres"): then the passage must be a whole sentence
+            return head, _TIER_HIDDEN
+        if (
+            policy.semantic_requests
+            and not in_sight
+            and _hidden_sentence(head, text, policy, shown)
+        ):
+            return head, _TIER_HIDDEN
+        return None
     if tech in _QUIET and not relaxed and speaks_to_reader(head) and has_strong_slot(head):
         return head, _TIER_HIDDEN
     # a script's strings say "you" to every visitor: there a request must name an AI, a role of the
@@ -707,6 +719,40 @@ def _shape_ask(
     if code_shaped(text[: 2 * len(head)]):
         return None
     return head, _TIER_REQUEST
+
+
+# A sentence ends here (Latin, CJK, Devanagari and Arabic stops).
+_SENTENCE_END = re.compile(r"[.!?।؟](?:\s|$)|[。！？]")
+
+
+def _whole(head: str) -> bool:
+    """Whether `head` holds a sentence end, or ends with a colon that introduces what follows
+    (a code block, a list): a headline or a link's text has neither."""
+    return _SENTENCE_END.search(head) is not None or head.endswith((":", "："))
+
+
+def _more_than_you(head: str) -> bool:
+    """Whether a passage that speaks to its reader does so with more than a second-person word:
+    an AI addressee or a strong intent word (`intent.has_strong_slot`)."""
+    return has_strong_slot(head) or addresses_reader(head, second_person=False)
+
+
+def _hidden_sentence(head: str, text: str, policy: InjectionPolicy, shown: _Shown) -> bool:
+    """Whether the opening of a block hidden on purpose is a whole sentence of
+    `semantic_request_min_words` words or more that no screen explains: read without a reader
+    word or a mood marker ("Erwähne nebenbei, dass…", "顺带提一句，…" carry neither in the lists).
+
+    Why this is affordable: once the site's interface is left out (`Segment.ui`, `benign.ui_copy`,
+    `about_the_site`, a series of blocks hidden alike), few real pages hide whole sentences on
+    purpose (8 more asks on the 797 real pages, docs/injection.md "Fourth round of the gate"); a
+    headline or a label list has no sentence end."""
+    if word_count(head) < policy.semantic_request_min_words:
+        return False
+    if _SENTENCE_END.search(head) is None:
+        return False  # a headline, a caption, a label
+    if shown.repeats(head):
+        return False
+    return not code_shaped(text[: 2 * len(head)])
 
 
 def _passage(text: str, start: int, end: int, size: int) -> str:

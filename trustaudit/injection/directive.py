@@ -179,6 +179,16 @@ _FUNCTION_WORDS = _words(
     "meer minder zeer ook al is zijn was hier"
 )
 _OPENING = 260  # characters of the passage whose mood is read
+_WORD_TAIL = re.compile(r"[\w'-]*")
+
+
+def _opening(text: str) -> str:
+    """The first `_OPENING` characters of `text`, up to the end of the word they cut: a word cut
+    short reads as another ("lectores" cut to "lector", a role; a verb cut to an imperative ending)."""
+    if len(text) <= _OPENING:
+        return text
+    m = _WORD_TAIL.match(text, _OPENING)
+    return text[: m.end() if m else _OPENING]
 
 
 @lru_cache(maxsize=1)
@@ -369,7 +379,7 @@ def is_directive(text: str) -> bool:
     the lexicon opening a sentence or a clause; an English base-form verb or an imperative ending
     opening a sentence; an imperative ending closing one (verb-final languages). See the module
     docstring for the marks."""
-    head = text[:_OPENING]
+    head = _opening(text)
     low = head.lower()
     t = _tables()
     if _please(low, t):
@@ -424,7 +434,7 @@ def _first() -> re.Pattern[str]:
 
 def first_person(text: str) -> bool:
     """Whether the opening of `text` speaks in the first person (my, mein, мой, 我的, मेरा …)."""
-    return bool(_first().search(text[:_OPENING].lower()))
+    return bool(_first().search(_opening(text).lower()))
 
 
 _LETTERS = re.compile(r"[^\W\d_]{2,}")
@@ -453,7 +463,7 @@ def is_request(text: str, *, min_words: int, reader: bool) -> bool:
     Short UI strings ("Enter your email") fail on length."""
     if word_count(text) < min_words or not is_directive(text):
         return False
-    return reader or first_person(text) or _TARGET.search(text[:_OPENING]) is not None
+    return reader or first_person(text) or _TARGET.search(_opening(text)) is not None
 
 
 # A site's own interface: what a page asks its visitor to do with the page ("enable JavaScript in your
@@ -469,7 +479,7 @@ _SITE_UI = re.compile(
     r"warte\w*|versuche|anfrage|maschine|passwort|"
     r"navigateur|cliquez|abonne\w*|connexion|connectez|recherche|"
     r"browsers?|anmelden|angemeldet|abonnier\w*|klicken?|suche|kommentar\w*|feld|schaltfläche|"
-    r"navegador|haga\s+clic|haz\s+clic|clique|suscr\w+|inscreva|iniciar\s+sesión|buscar|pesquis\w+|"
+    r"navegador|haga\s+clic|haz\s+clic|clique|suscr\w+|inscreva|iniciar\s+sesión|ingres(?:ar|a|e|á|ás)|buscar|pesquis\w+|"
     r"clicca|accedi|cerca|iscriviti|zoek\w*|inloggen|aanmelden|przeglądar\w+|zaloguj\w*|"
     r"браузер\w*|войдите|подпиш\w+)\b",
     re.IGNORECASE,
@@ -483,7 +493,7 @@ def about_the_site(text: str) -> bool:
     sign-in, subscriptions, search, comments, buttons …), naming no address to send to, not
     written as the user and not naming the user as a third party: a site's message to its
     visitor, not an instruction to an agent."""
-    head = text[:_OPENING]
+    head = _opening(text)
     if _TARGET.search(head) or first_person(head) or names_role(head, third_party=True):
         return False  # "change the password of the user's mail account" is an agent's task
     return _SITE_UI.search(head) is not None
@@ -602,7 +612,7 @@ def names_role(text: str, *, third_party: bool = False) -> bool:
     languages): the user or the reader as a third party, the reader's answer, reply or summary, a
     role given to the reader ("you are now…"); with `third_party`, not the answer. A request that
     does is addressed to a model even without "you" or an AI's name."""
-    return _roles(third_party=third_party).search(text[:_OPENING].lower()) is not None
+    return _roles(third_party=third_party).search(_opening(text).lower()) is not None
 
 
 @lru_cache(maxsize=1)
