@@ -24,6 +24,11 @@ current revision's setting reaches the old one's calls too. Alternate the two ru
 With `--batch N` the current scanner reads the pages through `injection.ScanBatch` (N pages' semantic
 steps judged together, as `audit`'s extraction does); the clock includes the flushes.
 
+`--extract` times the scan as `audit` runs it: the real pages in record batches of
+`extract.batch_size` through `io.extract.extract_records`, each batch once with the scan and once
+without (order flipped every batch); the scan's cost is the difference. It reads `trustaudit` from
+the import path, not REV: run it under PYTHONPATH=<a checkout of the other revision> to compare.
+
 `--batch-parity N` checks that `ScanBatch` (N pages a flush) gives every page the findings and hidden
 text `scan_html` gives it alone, on the real pages and the bench pages, the model's and the fast
 runner's memories emptied between the two passes (so each embeds the passages in its own batches).
@@ -34,6 +39,7 @@ Usage: .venv/bin/python bench/scan_ab.py [REV] [--reps 3] [--semantic auto|on|of
        .venv/bin/python bench/scan_ab.py main --parity [--semantic off] [--per-pool 10] [--per-class 10]
        .venv/bin/python bench/scan_ab.py HEAD --alone current --batch 16 [--reps 2]
        .venv/bin/python bench/scan_ab.py HEAD --batch-parity 16 [--per-pool 10] [--per-class 10]
+       .venv/bin/python bench/scan_ab.py --extract [--reps 2] [--screen auto]
 """
 
 from __future__ import annotations
@@ -269,12 +275,50 @@ def _alone(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
     )
 
 
+def _extract(args: argparse.Namespace, policy: InjectionPolicy) -> None:
+    """The scan's CPU inside `audit`'s extraction stage (`extract_records`), scan on minus off."""
+    import dataclasses
+
+    from trustaudit.io.extract import extract_records
+    from trustaudit.io.records import records_table
+    from trustaudit.policy import Policy
+
+    base = Policy()
+    on = dataclasses.replace(base, injection=policy)
+    off = dataclasses.replace(base, injection=dataclasses.replace(policy, enabled=False))
+    rows = [
+        {"source": "real", "offset": i, "url": url, "body": body}
+        for i, (url, body) in enumerate(real_pages())
+    ]
+    size = base.extract.batch_size
+    batches = [records_table(rows[i : i + size]) for i in range(0, len(rows), size)]
+    extract_records(batches[0], on)  # warm: patterns, the model (and the runner where eager)
+    per_rep = []
+    for rep in range(args.reps):
+        _forget_models()
+        spent = {"on": 0.0, "off": 0.0}
+        for i, batch in enumerate(batches):
+            for which in ("on", "off") if (i + rep) % 2 == 0 else ("off", "on"):
+                t = time.process_time()
+                extract_records(batch, on if which == "on" else off)
+                spent[which] += time.process_time() - t
+        per_rep.append((spent["on"] - spent["off"]) / len(rows) * 1000)
+    ms = statistics.median(per_rep)
+    print(
+        f"extract_records, semantic={policy.semantic} screen={policy.semantic_screen}, "
+        f"{len(rows)} pages x {args.reps} in batches of {size}: the scan costs {ms:.3f} ms/page "
+        f"(best {min(per_rep):.3f}) = {1000 / ms:.0f} pages/s per core "
+        f"(≈ {2000 / ms:.0f} on 2 cores)"
+    )
+
+
 def _forget_models() -> None:
     """Empty the current revision's model and fast-runner memories."""
     from trustaudit.injection import encoder, semantic
 
     semantic._SEEN.clear()
-    encoder._LOGITS.clear()
+    if hasattr(encoder, "_LOGITS"):
+        encoder._LOGITS.clear()
 
 
 def _batch_parity(args: argparse.Namespace, policy: InjectionPolicy) -> int:
@@ -346,6 +390,11 @@ def main() -> int:
         help="--alone current: scan through injection.ScanBatch of this many pages",
     )
     ap.add_argument(
+        "--extract",
+        action="store_true",
+        help="time the scan inside extract_records (audit's extraction), scan on minus off",
+    )
+    ap.add_argument(
         "--batch-parity",
         type=int,
         default=0,
@@ -365,6 +414,9 @@ def main() -> int:
     policy = InjectionPolicy(semantic=args.semantic, semantic_screen=args.screen)
     if args.batch_parity:
         return _batch_parity(args, policy)
+    if args.extract:
+        _extract(args, policy)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         old = load_revision(args.rev, Path(tmp))
         if args.parity:
