@@ -1030,7 +1030,7 @@ class _Collected:
     visible: str
     findings: list[dict[str, Any]]
     vhits: list[Hit]
-    quotes: Quotes
+    quotes: Sequence[tuple[str, str]]  # a `Quotes` (reads the tree when first asked) or a list
     asks: list[_Ask] | None
     hidden_text: str
 
@@ -1108,6 +1108,13 @@ class ScanBatch:
             return ScanResult()
         if not page.asks:  # nothing for the model: finished now
             return self._finished(page, [], ScanResult(hidden_text=page.hidden_text))
+        # A waiting page must not hold its parse tree (the quotes are read from it lazily): read
+        # them now where a finding in plain sight may need them, else they are never read.
+        visible = page.vhits or any(a.technique == "visible" for a in page.asks)
+        if self.policy.quoted_context and visible:
+            page.quotes = list(page.quotes)
+        else:
+            page.quotes = []
         res = ScanResult(hidden_text=page.hidden_text)
         self._waiting.append((page, res))
         if len(self._waiting) >= self.max_pages:
