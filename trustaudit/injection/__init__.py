@@ -1,7 +1,8 @@
 """Prompt-injection scanner: instructions aimed at an AI, visible or hidden, found in raw HTML or text.
 
-`scan_html` runs once per document inside the extraction workers, before any text extractor drops hidden
-nodes; `scan_text` does the same for inputs that carry text only. Both never raise: a page that cannot
+`scan_html` scans one document's raw HTML before any text extractor drops hidden nodes (the extraction
+workers scan through a `ScanBatch`, which judges several pages' semantic passages together);
+`scan_text` does the same for inputs that carry text only. Both never raise: a page that cannot
 be scanned yields an empty result (the absence of findings is not a verdict of safety, only of no hit).
 """
 
