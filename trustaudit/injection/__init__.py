@@ -1111,7 +1111,9 @@ class ScanBatch:
             return self._finished(page, [], ScanResult(hidden_text=page.hidden_text))
         # A waiting page must not hold its parse tree (the quotes are read from it lazily): read
         # them now where a finding in plain sight may need them, else they are never read.
-        visible = page.vhits or any(a.technique == "visible" for a in page.asks)
+        visible = any(f["technique"] == "visible" for f in page.findings) or any(
+            a.technique == "visible" for a in page.asks
+        )
         if self.policy.quoted_context and visible:
             page.quotes = list(page.quotes)
         else:
