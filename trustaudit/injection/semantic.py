@@ -84,6 +84,8 @@ def _marks() -> str:
 
 # A word: letters and the combining marks inside them (no digits, no "_").
 _WORD = re.compile(rf"[^\W\d_](?:[^\W\d_]|[{_marks()}])+")
+# The same words in an ASCII text, which holds no combining mark: twice as fast (most passages).
+_ASCII_WORD = re.compile(r"[A-Za-z]{2,}")
 _CACHE_MAX = 4096
 _MARKUP = re.compile(r"<[a-zA-Z/!]|[{}]|=\"|\[if |\\u[0-9a-fA-F]{4}")
 _URL = re.compile(r"\S+://\S+|!\[[^\]]*\]\([^)]*\)")
@@ -101,7 +103,7 @@ def prose_shape(text: str, *, min_words: int = 8) -> bool:
         return len(_UNSPACED.findall(text)) >= 12
     # (both shortcuts are exact: a URL needs "://" or "![", the case count only a long enough text)
     bare = _URL.sub(" ", text) if "://" in text or "![" in text else text
-    words = _WORD.findall(bare)
+    words = (_ASCII_WORD if bare.isascii() else _WORD).findall(bare)
     if len(words) < min_words:
         return False
     title = sum(w[0].isupper() and not w.isupper() for w in words)

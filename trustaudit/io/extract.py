@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 import pyarrow as pa
@@ -27,6 +27,9 @@ from trustaudit.io.records import RECORD_COLUMNS, ErrorRow, doc_id_for, normaliz
 from trustaudit.policy import Policy
 from trustaudit.schema import FINDING_TYPE as FINDING_TYPE  # re-exported for old callers
 from trustaudit.schema import LINK_SCHEMA, PAGE_SCHEMA
+
+if TYPE_CHECKING:
+    from trustaudit.injection import ScanBatch, ScanResult
 
 _HTML_TYPES = ("text/html", "application/xhtml", "text/plain", "application/xml", "text/xml")
 _DATE_RE = re.compile(r"(19[89]\d|20\d\d)[-/.](1[0-2]|0?[1-9])[-/.](3[01]|[12]\d|0?[1-9])(?!\d)")
@@ -347,19 +350,55 @@ def _paragraphs(text: str) -> list[str]:
 
 
 def _scan(
-    html: str | None, text: str | None, policy: Policy, tree: LexborHTMLParser | None = None
-) -> tuple[list[dict[str, Any]], str | None]:
-    """Injection findings from raw HTML (every hiding place) or, for text-only inputs, from the text."""
+    html: str | None,
+    text: str | None,
+    policy: Policy,
+    tree: LexborHTMLParser | None = None,
+    scans: ScanBatch | None = None,
+) -> ScanResult | None:
+    """The injection scan of raw HTML (every hiding place) or, for text-only inputs, of the text;
+    None when the scan is off. With `scans`, an HTML page's findings are complete once the batch
+    is flushed (`ScanBatch`)."""
     if not policy.injection.enabled:
-        return [], None
+        return None
     from trustaudit.injection import scan_html, scan_text
 
-    res = (
-        scan_html(html, policy.injection, tree=tree)
-        if html is not None
-        else scan_text(text or "", policy.injection)
-    )
-    return list(res.findings), res.hidden_text or None
+    if html is None:
+        return scan_text(text or "", policy.injection)
+    if scans is not None:
+        return scans.scan_html(html, tree=tree)
+    return scan_html(html, policy.injection, tree=tree)
+
+
+@dataclass(slots=True)
+class _PageScan:
+    """A page's scan results: its head and, past `max_html_chars`, the windows of the rest (with
+    where each starts), read into the page once they are complete (`_settle`)."""
+
+    head: ScanResult | None
+    rest: list[tuple[int, ScanResult]] = field(default_factory=list)
+
+
+def _settle(page: dict[str, Any], scan: _PageScan, policy: Policy) -> None:
+    """Set the page's `injection_findings` and `html_hidden_text` from its (complete) scan."""
+    head = scan.head
+    findings = list(head.findings) if head is not None else []
+    hidden = (head.hidden_text or None) if head is not None else None
+    if scan.rest:
+        more: list[dict[str, Any]] = []
+        for start, res in scan.rest:
+            for f in res.findings:
+                f = dict(f)
+                if isinstance(f.get("offset"), int) and f["offset"] >= 0:
+                    f["offset"] += start
+                more.append(f)
+        findings = _merge_findings(findings, more, policy.injection.max_findings)
+        more_hidden = [res.hidden_text for _, res in scan.rest if res.hidden_text]
+        if more_hidden:
+            joined = "\n".join([hidden or "", *more_hidden]).strip("\n")
+            hidden = joined[: policy.injection.max_hidden_chars] or None
+    page["injection_findings"] = findings
+    page["html_hidden_text"] = hidden
 
 
 # Elements that never nest (void) or that HTML closes implicitly: they do not add nesting depth.
@@ -454,30 +493,24 @@ _SCAN_OVERLAP = 65_536
 
 
 def _scan_rest(
-    html: str, scanned_upto: int, policy: Policy
-) -> tuple[list[dict[str, Any]], list[str]]:
+    html: str, scanned_upto: int, policy: Policy, scans: ScanBatch | None = None
+) -> list[tuple[int, ScanResult]]:
     """Injection scan of html[scanned_upto:] in bounded windows (overlapping, so nothing at a seam
-    escapes): the scan covers the whole document even when extraction reads only its head."""
+    escapes): the scan covers the whole document even when extraction reads only its head. Each
+    window's result with where it starts in `html` (`_settle` shifts its offsets)."""
     from trustaudit.injection import scan_html
 
     window = max(policy.injection.max_html_chars, 2 * _SCAN_OVERLAP)
-    findings: list[dict[str, Any]] = []
-    hidden: list[str] = []
+    out: list[tuple[int, ScanResult]] = []
     start = max(scanned_upto - _SCAN_OVERLAP, 0)
     while start < len(html):
         chunk = html[start : start + window]
-        res = scan_html(chunk, policy.injection)
-        for f in res.findings:
-            f = dict(f)
-            if isinstance(f.get("offset"), int) and f["offset"] >= 0:
-                f["offset"] += start
-            findings.append(f)
-        if res.hidden_text:
-            hidden.append(res.hidden_text)
+        res = scans.scan_html(chunk) if scans is not None else scan_html(chunk, policy.injection)
+        out.append((start, res))
         if start + window >= len(html):
             break
         start += window - _SCAN_OVERLAP
-    return findings, hidden
+    return out
 
 
 def _merge_findings(
@@ -541,9 +574,12 @@ def _provenance(
 
 
 def extract_record(
-    rec: dict[str, Any], policy: Policy
+    rec: dict[str, Any], policy: Policy, scans: ScanBatch | None = None
 ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], ErrorRow | None]:
-    """One record -> (page row, link rows, error). Exactly one of page/error is set."""
+    """One record -> (page row, link rows, error). Exactly one of page/error is set.
+
+    With `scans`, the page's injection findings and hidden text are set once the batch is flushed
+    (`extract_records`); the page carries its pending scan under ``_scan`` until then."""
     source, offset, url = rec.get("source") or "", rec.get("offset"), rec.get("url")
 
     def err(code: str, message: str) -> tuple[None, list[dict[str, Any]], ErrorRow]:
@@ -592,7 +628,8 @@ def extract_record(
             encoding=None,
             content_hash=hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
         )
-        findings, _ = _scan(None, text, policy)
+        res = _scan(None, text, policy)
+        findings = list(res.findings) if res is not None else []
         final_url = url
     else:
         if not body.strip():
@@ -629,20 +666,15 @@ def extract_record(
         page.update(meta)
         base = final_url if final_url and final_url.startswith(("http://", "https://")) else url
         links = _links(tree, base, "")  # before the scan, which consumes the tree
-        findings, hidden = _scan(html, None, policy, tree)
+        scan = _PageScan(_scan(html, None, policy, tree, scans))
         scanned_upto = min(len(html), policy.injection.max_html_chars)
         if policy.injection.enabled and len(full_html) > scanned_upto:
-            more, more_hidden = _scan_rest(full_html, scanned_upto, policy)
-            findings = _merge_findings(findings, more, policy.injection.max_findings)
-            if more_hidden:
-                joined = "\n".join([hidden or "", *more_hidden]).strip("\n")
-                hidden = joined[: policy.injection.max_hidden_chars] or None
+            scan.rest = _scan_rest(full_html, scanned_upto, policy, scans)
             if len(full_html) > policy.injection.max_html_chars and not page["html_truncated"]:
                 reasons.append(
                     f"HTML_TRUNCATED: {len(full_html)} characters; the injection scan read them"
                     f" in windows of {policy.injection.max_html_chars}"
                 )
-        page["html_hidden_text"] = hidden
         extracted: str | None = None
         extractor: str = x.extractor
         rtree: Any = None
@@ -683,9 +715,14 @@ def extract_record(
         text=text,
         paragraphs=paragraphs,
         word_count=len(text.split()),
-        injection_findings=findings,
         ingest_reasons=reasons,
     )
+    if body is None:
+        page["injection_findings"] = findings
+    elif scans is None:
+        _settle(page, scan, policy)
+    else:
+        page["_scan"] = scan
     return page, links, None
 
 
@@ -699,10 +736,12 @@ def record_error(rec: dict[str, Any], code: str, message: str) -> ErrorRow:
     )
 
 
-def extract_guarded(rec: dict[str, Any], policy: Policy) -> RecordOutcome:
+def extract_guarded(
+    rec: dict[str, Any], policy: Policy, scans: ScanBatch | None = None
+) -> RecordOutcome:
     """extract_record that never raises: any exception is this record's error row (class named)."""
     try:
-        return extract_record(rec, policy)
+        return extract_record(rec, policy, scans)
     except _Timeout:  # pragma: no cover - only if a budget fires outside the extractor
         return None, [], record_error(rec, "EXTRACT_TIMEOUT", "extraction timed out")
     except (Exception, RecursionError) as exc:
@@ -747,8 +786,27 @@ def _assemble_slowly(records: pa.Table, outcomes: list[RecordOutcome]) -> Extrac
 
 
 def extract_records(records: pa.Table, policy: Policy) -> ExtractResult:
-    """The map stage over one batch. Never raises for a bad record: it becomes an ErrorRow."""
-    return assemble(records, [extract_guarded(rec, policy) for rec in records.to_pylist()])
+    """The map stage over one batch. Never raises for a bad record: it becomes an ErrorRow.
+
+    The pages' injection scans share a `ScanBatch`: each page is scanned lexically as it is
+    extracted, and the passages the semantic layer reads are judged a few pages at a time."""
+    scans = _scan_batch(policy)
+    outcomes = [extract_guarded(rec, policy, scans) for rec in records.to_pylist()]
+    if scans is not None:
+        scans.flush()
+        for page, _, _ in outcomes:
+            if page is not None and "_scan" in page:
+                _settle(page, page.pop("_scan"), policy)
+    return assemble(records, outcomes)
+
+
+def _scan_batch(policy: Policy) -> ScanBatch | None:
+    """The batch the pages' HTML scans share (None when the scan is off)."""
+    if not policy.injection.enabled:
+        return None
+    from trustaudit.injection import ScanBatch
+
+    return ScanBatch(policy.injection)
 
 
 def attach_extras(pages: pa.Table, records: pa.Table, kept: list[int]) -> pa.Table:
