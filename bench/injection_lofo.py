@@ -20,7 +20,7 @@ into the repo):
   filled twice with seeded random slots (URLs, addresses, amounts, brands…); the lexicon never read them;
 - ``own-class2`` (a training family only, not a case here: ``CLASS_SETS``): a second, independent set of
   class templates (bench/data/injection/intent_classes2.json) by another writer, varied in voice and framing,
-  loaded by the same code; bench/train_intent.py's ``--extra`` adds it to the head's positives.
+  loaded by the same code; bench/train_intent.py adds it to the head's positives (``EXTRA``, ``--extra``).
 
 Each payload is inserted into a real page from ../shared/corpora (random host, random position, random
 hiding technique; seeded) once hidden and once in plain sight, and scanned with ``scan_html``. A case is
@@ -385,7 +385,13 @@ def _semantic_folds(
     from bench.train_intent import fit_fold, represent, training_data
 
     extra = [x for x in args.extra.split(",") if x]
-    data = training_data(args.corpora, args.seed, cache=args.cache, extra=extra)
+    data = training_data(
+        args.corpora,
+        args.seed,
+        cache=args.cache,
+        extra=extra,
+        extra_boundary=args.extra_boundary,
+    )
     asked = sorted(
         {t for group in (case_asks, real_asks, hard_asks) for a in group for t, _, _ in a}
     )
@@ -528,6 +534,12 @@ def main(argv: list[str] | None = None) -> int:
         help="with --semantic: training-only template families (CLASS_SETS; default train_intent.EXTRA; '' none)",
     )
     ap.add_argument(
+        "--extra-boundary",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="with --extra: its families' boundary negatives too (default train_intent.EXTRA_BOUNDARY)",
+    )
+    ap.add_argument(
         "--folds",
         default="",
         help="comma-separated families to hold out (default: every family; for quick comparisons)",
@@ -541,6 +553,10 @@ def main(argv: list[str] | None = None) -> int:
         from bench.train_intent import EXTRA
 
         args.extra = ",".join(EXTRA)
+    if args.extra_boundary is None:
+        from bench.train_intent import EXTRA_BOUNDARY
+
+        args.extra_boundary = EXTRA_BOUNDARY
     global _ASK
     _ASK = InjectionPolicy(
         semantic="auto", semantic_max_chars=args.max_chars, semantic_max_tokens=args.max_tokens
