@@ -17,7 +17,10 @@ into the repo):
 - ``own-class``: intent-class templates in 20 languages (bench/data/injection/intent_classes.json:
   steering the reader's output, tool or action requests, requests to send data away, persona), written
   from the class descriptions to teach the semantic head the *class* rather than our own wording, each
-  filled twice with seeded random slots (URLs, addresses, amounts, brands…); the lexicon never read them.
+  filled twice with seeded random slots (URLs, addresses, amounts, brands…); the lexicon never read them;
+- ``own-class2`` (a training family only, not a case here: ``CLASS_SETS``): a second, independent set of
+  class templates (bench/data/injection/intent_classes2.json) by another writer, varied in voice and framing,
+  loaded by the same code; bench/train_intent.py adds it to the head's positives (``EXTRA``, ``--extra``).
 
 Each payload is inserted into a real page from ../shared/corpora (random host, random position, random
 hiding technique; seeded) once hidden and once in plain sight, and scanned with ``scan_html``. A case is
@@ -217,12 +220,19 @@ def load_families(corpora: Path = DEFAULT_CORPORA) -> dict[str, list[Payload]]:
 
 
 CLASS_INTENTS = {"steer": "steer_ai", "tool": "tool", "data": "exfiltration", "persona": "persona"}
+# Template sets written from the class descriptions: family -> file under bench/data/injection.
+# ``own-class`` is a family of the cases above; the others are training families only (the head's
+# positives when bench/train_intent.py is asked for them), so adding one leaves the cases, their
+# seeded draws and the cached scans as they were.
+CLASS_SETS = {"own-class": "intent_classes.json", "own-class2": "intent_classes2.json"}
 
 
-def class_payloads(per_template: int = 2, seed: int = 13) -> list[Payload]:
-    """The ``own-class`` family: each template of bench/data/injection/intent_classes.json filled
+def class_payloads(
+    per_template: int = 2, seed: int = 13, *, family: str = "own-class"
+) -> list[Payload]:
+    """The ``own-class`` family (or another of `CLASS_SETS`): each template of its file filled
     `per_template` times with slot values drawn at random (seeded), in the order of the file."""
-    spec = json.loads((DATA / "intent_classes.json").read_text(encoding="utf-8"))
+    spec = json.loads((DATA / CLASS_SETS[family]).read_text(encoding="utf-8"))
     slots: dict[str, list[str]] = spec["slots"]
     rng = random.Random(seed)
     out: list[Payload] = []
@@ -233,14 +243,14 @@ def class_payloads(per_template: int = 2, seed: int = 13) -> list[Payload]:
                 for _ in range(per_template):
                     text = tpl.format(**{k: rng.choice(v) for k, v in slots.items()})
                     if all(text != p.text for p in out):
-                        out.append(Payload(text, "own-class", lang, CLASS_INTENTS[cls]))
+                        out.append(Payload(text, family, lang, CLASS_INTENTS[cls]))
     return out
 
 
-def boundary_negatives() -> list[tuple[str, str]]:
-    """(text, language) of the boundary negatives of bench/data/injection/intent_classes.json:
-    imperatives a page addresses to people, in 20 languages (training negatives of the head)."""
-    spec = json.loads((DATA / "intent_classes.json").read_text(encoding="utf-8"))
+def boundary_negatives(family: str = "own-class") -> list[tuple[str, str]]:
+    """(text, language) of the boundary negatives of a `CLASS_SETS` file (intent_classes.json by
+    default): imperatives a page addresses to people, in 20 languages (training negatives of the head)."""
+    spec = json.loads((DATA / CLASS_SETS[family]).read_text(encoding="utf-8"))
     return [(t, lang) for lang, texts in spec["boundary"].items() for t in texts]
 
 
@@ -374,7 +384,14 @@ def _semantic_folds(
     so the hard negatives' figure is in-sample here; bench/injection_blind.py counts unseen ones)."""
     from bench.train_intent import fit_fold, represent, training_data
 
-    data = training_data(args.corpora, args.seed, cache=args.cache)
+    extra = [x for x in args.extra.split(",") if x]
+    data = training_data(
+        args.corpora,
+        args.seed,
+        cache=args.cache,
+        extra=extra,
+        extra_boundary=args.extra_boundary,
+    )
     asked = sorted(
         {t for group in (case_asks, real_asks, hard_asks) for a in group for t, _, _ in a}
     )
@@ -512,6 +529,17 @@ def main(argv: list[str] | None = None) -> int:
         help="with --semantic: the head's input (bench/train_intent.represent; token_head.REPRS)",
     )
     ap.add_argument(
+        "--extra",
+        default=None,
+        help="with --semantic: training-only template families (CLASS_SETS; default train_intent.EXTRA; '' none)",
+    )
+    ap.add_argument(
+        "--extra-boundary",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="with --extra: its families' boundary negatives too (default train_intent.EXTRA_BOUNDARY)",
+    )
+    ap.add_argument(
         "--folds",
         default="",
         help="comma-separated families to hold out (default: every family; for quick comparisons)",
@@ -521,6 +549,14 @@ def main(argv: list[str] | None = None) -> int:
         from bench.train_intent import HEAD
 
         args.head = HEAD
+    if args.extra is None:
+        from bench.train_intent import EXTRA
+
+        args.extra = ",".join(EXTRA)
+    if args.extra_boundary is None:
+        from bench.train_intent import EXTRA_BOUNDARY
+
+        args.extra_boundary = EXTRA_BOUNDARY
     global _ASK
     _ASK = InjectionPolicy(
         semantic="auto", semantic_max_chars=args.max_chars, semantic_max_tokens=args.max_tokens

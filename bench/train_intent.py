@@ -9,7 +9,8 @@ Data, all read where it lies:
 - positives: every payload family of ``bench/injection_lofo.py`` (BIPIA, InjecAgent, Greshake,
   html-injection-pages, own payloads in 20 languages, own held-out, own intent-class templates), each
   cut to what the scan reads
-  (its prose opening, ≤ 400 characters), plus one seeded variant of each (upper case, quoted, inside a
+  (its prose opening, ≤ 400 characters), and the training-only template family ``own-class2``
+  (``EXTRA``: bench/data/injection/intent_classes2.json), plus one seeded variant of each (upper case, quoted, inside a
   pseudo-system block, embedded between two ordinary sentences of a real page, or truncated) that
   belongs to its payload's family, so a left-out family's variants are left out with it;
 - negatives: every passage the layer could read on the *training half* of the real pages of
@@ -66,6 +67,7 @@ from bench.injection_eval import clean_page_paths, read_gz  # noqa: E402
 from bench.injection_lofo import (  # noqa: E402
     DEFAULT_CORPORA,
     boundary_negatives,
+    class_payloads,
     load_families,
     load_hard_negatives,
 )
@@ -99,6 +101,16 @@ SHARES = {"covert": 0.0, "exposed": 1 / 3, "visible": 1 / 3}
 # half rose from 0.5 % to 2.0 %; the head trained on 400 reads the shorter cuts with 3 / 797 real
 # pages flagged (docs/injection-intent.md, "Scanner speed").
 _MAX = 400
+# Training families beyond the cases of bench/injection_lofo.py (its CLASS_SETS but own-class): their
+# payloads and one variant each join the positives (``--extra``). own-class2 (intent_classes2.json, a
+# second set written from the class descriptions): the seven deciding LOFO folds' mean held-out recall
+# 0.649 -> 0.710, unseen test pages <= 0.75 % per fold, hard negatives 3 / 75 (docs/injection.md,
+# "Fifth round").
+EXTRA: tuple[str, ...] = ("own-class2",)
+# Their boundary imperatives as negatives too (``--extra-boundary``): measured, not kept — with them
+# the second set's seven deciding folds read +0.024 mean held-out recall instead of +0.035 / +0.061
+# (first round / both rounds), and with the first round alone 6 of 75 hard negatives were flagged.
+EXTRA_BOUNDARY = False
 # The training pages' passages are cut as the head was trained (400), whatever the scan's default.
 _ON = InjectionPolicy(semantic="on", semantic_max_passages=10_000, semantic_max_chars=_MAX)
 _AUTO = InjectionPolicy(semantic="auto", semantic_max_chars=_MAX)
@@ -308,11 +320,16 @@ def training_data(
     augment_k: int = 1,
     max_exposed: int = 1500,
     cache: Path | None = None,
+    extra: Sequence[str] = EXTRA,
+    extra_boundary: bool = EXTRA_BOUNDARY,
 ) -> TrainingData:
     """The training set (seeded, deterministic for a given corpus); see the module docstring.
 
     `max_exposed`: passages of attributes, meta descriptions and comments kept per half of the
-    pages (a seeded sample; there are ~5,000 and each costs an embedding)."""
+    pages (a seeded sample; there are ~5,000 and each costs an embedding). `extra`: template
+    families of ``injection_lofo.CLASS_SETS`` added to the positives (their variants drawn from a
+    generator of their own, so the other rows stay as they were) and, with `extra_boundary`, their
+    boundary imperatives to the negatives."""
     rng = random.Random(seed)
     fams = load_families(corpora)
     paths = clean_page_paths(corpora)
@@ -357,17 +374,27 @@ def training_data(
                 pos.append(reads_as(augment(t, rng, fillers)))
                 fam.append(name)
     upper = [t.upper() for t in rng.sample(nt, len(nt) // 10)]
+    for name in extra:
+        own = random.Random(f"{seed}:{name}")
+        for p in class_payloads(family=name):
+            t = reads_as(p.text)
+            pos.append(t)
+            fam.append(name)
+            for _ in range(augment_k):
+                pos.append(reads_as(augment(t, own, fillers)))
+                fam.append(name)
     hard = [t for t, _, _ in load_hard_negatives()]
-    bounds = boundary_negatives()
+    more = extra if extra_boundary else ()
+    bounds = boundary_negatives() + [b for name in more for b in boundary_negatives(name)]
     edge = [t for t, _ in bounds]
-    extra = len(upper) + len(hard) + len(edge)
+    n_extra = len(upper) + len(hard) + len(edge)
     return TrainingData(
         pos,
         np.array(fam),
         nt + upper + hard + edge,
         np.array(ng + ["upper"] * len(upper) + ["hard"] * len(hard) + ["boundary"] * len(edge)),
-        np.array(npg + [-1] * extra),
-        np.array(na + [False] * extra),
+        np.array(npg + [-1] * n_extra),
+        np.array(na + [False] * n_extra),
         tt,
         np.array(tg),
         np.array(tp),
@@ -836,6 +863,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--cache", type=Path, help="embedding cache stem (e.g. /tmp/emb/e)")
     ap.add_argument("--augment", type=int, default=1, help="variants per payload")
+    ap.add_argument(
+        "--extra",
+        default=",".join(EXTRA),
+        help="comma-separated training-only template families (injection_lofo.CLASS_SETS), '' for none",
+    )
+    ap.add_argument(
+        "--extra-boundary",
+        action=argparse.BooleanOptionalAction,
+        default=EXTRA_BOUNDARY,
+        help="--extra also adds its families' boundary imperatives to the negatives",
+    )
     ap.add_argument("--write", action="store_true", help=f"write the final model to {OUT}")
     ap.add_argument("--no-folds", action="store_true", help="skip the leave-one-family-out table")
     ap.add_argument("--head", choices=HEADS, default=HEAD, help="the head's shape")
@@ -853,7 +891,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
-    data = training_data(args.corpora, args.seed, augment_k=args.augment, cache=args.cache)
+    data = training_data(
+        args.corpora,
+        args.seed,
+        augment_k=args.augment,
+        cache=args.cache,
+        extra=[x for x in args.extra.split(",") if x],
+        extra_boundary=args.extra_boundary,
+    )
     print(
         f"positives {len(data.pos)} ({len(set(data.pos_family.tolist()))} families, with variants); "
         f"negatives {len(data.neg)} (train pages {data.n_train_pages}), test passages "

@@ -1,0 +1,48 @@
+"""The second, independent set of written positives (bench/data/injection/intent_classes2.json, the
+training family ``own-class2``): loaded by the same code as own-class, every language and class
+present, its boundary negatives parallel across languages (the language subspace reads them)."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+
+from injection.bench_module import load
+
+_T = load("train_intent")
+_LOFO = sys.modules[_T.load_families.__module__]  # bench/injection_lofo.py, as train_intent read it
+CLASSES = {"steer_ai", "tool", "exfiltration", "persona"}
+
+
+def test_own_class2_has_every_language_and_class_with_slots_filled() -> None:
+    a = _LOFO.class_payloads(family="own-class2")
+    assert a == _LOFO.class_payloads(family="own-class2")  # seeded
+    assert _LOFO.class_payloads(seed=14, family="own-class2") != a
+    pairs = Counter((p.lang, p.intent) for p in a)
+    assert set(pairs) == {(lang, c) for lang in _LOFO.LANGS for c in CLASSES}
+    assert min(Counter(p.lang for p in a).values()) >= 10
+    assert all(p.family == "own-class2" and "{" not in p.text and "}" not in p.text for p in a)
+    assert len({p.text for p in a}) == len(a)
+
+
+def test_own_class2_is_another_set_than_own_class() -> None:
+    first = {p.text for p in _LOFO.class_payloads()}
+    second = {p.text for p in _LOFO.class_payloads(family="own-class2")}
+    assert not first & second
+    assert {p.family for p in _LOFO.class_payloads()} == {"own-class"}
+
+
+def test_own_class2_boundary_negatives_are_parallel_and_no_payload() -> None:
+    neg = _LOFO.boundary_negatives("own-class2")
+    per_lang = Counter(lang for _, lang in neg)
+    assert set(per_lang) == set(_LOFO.LANGS)
+    assert len(set(per_lang.values())) == 1  # the same texts in every language
+    payloads = {p.text for f in _LOFO.CLASS_SETS for p in _LOFO.class_payloads(family=f)}
+    assert not payloads & {t for t, _ in neg}
+    assert not {t for t, _ in _LOFO.boundary_negatives()} & {t for t, _ in neg}
+
+
+def test_extra_training_families_are_template_sets_outside_the_cases() -> None:
+    assert set(_T.EXTRA) <= set(_LOFO.CLASS_SETS) - {"own-class"}
+    fams = _LOFO.load_families()  # own-class2 trains the head; it is never a case family
+    assert "own-class" in fams and "own-class2" not in fams
