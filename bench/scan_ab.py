@@ -26,7 +26,9 @@ steps judged together, as `audit`'s extraction does); the clock includes the flu
 
 `--extract` times the scan as `audit` runs it: the real pages in record batches of
 `extract.batch_size` through `io.extract.extract_records`, each batch once with the scan and once
-without (order flipped every batch); the scan's cost is the difference. It reads `trustaudit` from
+without (order flipped every batch); the scan's cost is the difference. The garbage collector's
+share of each mode is printed too: its full passes fall on whichever mode's allocations tip the
+count, so the difference alone can move by a millisecond a page when they change. It reads `trustaudit` from
 the import path, not REV: run it under PYTHONPATH=<a checkout of the other revision> to compare.
 
 `--batch-parity N` checks that `ScanBatch` (N pages a flush) gives every page the findings and hidden
@@ -45,6 +47,7 @@ Usage: .venv/bin/python bench/scan_ab.py [REV] [--reps 3] [--semantic auto|on|of
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import random
 import statistics
@@ -293,22 +296,45 @@ def _extract(args: argparse.Namespace, policy: InjectionPolicy) -> None:
     size = base.extract.batch_size
     batches = [records_table(rows[i : i + size]) for i in range(0, len(rows), size)]
     extract_records(batches[0], on)  # warm: patterns, the model (and the runner where eager)
+    # The collector's full passes run whenever allocations add up, so one mode may pay for the
+    # other's garbage: their time is shown apart (a pass in `off` may be due to `on`'s objects).
+    gc_spent = {"on": 0.0, "off": 0.0}
+    mode = ["on"]
+    started = [0.0]
+
+    def gc_clock(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.process_time()
+        else:
+            gc_spent[mode[0]] += time.process_time() - started[0]
+
+    gc.callbacks.append(gc_clock)
     per_rep = []
-    for rep in range(args.reps):
-        _forget_models()
-        spent = {"on": 0.0, "off": 0.0}
-        for i, batch in enumerate(batches):
-            for which in ("on", "off") if (i + rep) % 2 == 0 else ("off", "on"):
-                t = time.process_time()
-                extract_records(batch, on if which == "on" else off)
-                spent[which] += time.process_time() - t
-        per_rep.append((spent["on"] - spent["off"]) / len(rows) * 1000)
+    total = {"on": 0.0, "off": 0.0}
+    try:
+        for rep in range(args.reps):
+            _forget_models()
+            spent = {"on": 0.0, "off": 0.0}
+            for i, batch in enumerate(batches):
+                for which in ("on", "off") if (i + rep) % 2 == 0 else ("off", "on"):
+                    mode[0] = which
+                    t = time.process_time()
+                    extract_records(batch, on if which == "on" else off)
+                    spent[which] += time.process_time() - t
+            per_rep.append((spent["on"] - spent["off"]) / len(rows) * 1000)
+            for which in total:
+                total[which] += spent[which]
+    finally:
+        gc.callbacks.remove(gc_clock)
     ms = statistics.median(per_rep)
+    n = len(rows) * args.reps / 1000
     print(
         f"extract_records, semantic={policy.semantic} screen={policy.semantic_screen}, "
         f"{len(rows)} pages x {args.reps} in batches of {size}: the scan costs {ms:.3f} ms/page "
         f"(best {min(per_rep):.3f}) = {1000 / ms:.0f} pages/s per core "
-        f"(≈ {2000 / ms:.0f} on 2 cores)"
+        f"(≈ {2000 / ms:.0f} on 2 cores); on {total['on'] / n:.2f}, off {total['off'] / n:.2f} "
+        f"ms/page, of which the garbage collector on {gc_spent['on'] / n:.2f}, "
+        f"off {gc_spent['off'] / n:.2f}"
     )
 
 
