@@ -295,6 +295,9 @@ def _extract(args: argparse.Namespace, policy: InjectionPolicy) -> None:
     ]
     size = base.extract.batch_size
     batches = [records_table(rows[i : i + size]) for i in range(0, len(rows), size)]
+    from trustaudit.injection import encoder
+
+    encoder.settle_on_load()  # this process stands for an `audit` extraction worker
     extract_records(batches[0], on)  # warm: patterns, the model (and the runner where eager)
     # The collector's full passes run whenever allocations add up, so one mode may pay for the
     # other's garbage: their time is shown apart (a pass in `off` may be due to `on`'s objects).

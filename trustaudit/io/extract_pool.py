@@ -50,7 +50,9 @@ def _serve(conn: Connection, policy: Policy) -> None:
     import selectolax.lexbor  # noqa: F401
 
     import trustaudit.injection  # noqa: F401
+    from trustaudit.injection import encoder
 
+    encoder.settle_on_load()  # this process is ours: full collections may skip torch's objects
     while True:
         try:
             msg = conn.recv()
