@@ -418,6 +418,87 @@ def _js_strings(code: str, points: list[int]) -> tuple[list[str], list[str]]:
     return out, loose
 
 
+# Prose-shaped string literals of scripts read as whole hidden sentences (docs/injection.md "Script
+# literals"): at most this many per page, each from a script of at most _SENTENCE_SCRIPT characters
+# (larger ones only through the literals their gate words reached); a script holding more than
+# _SENTENCE_BUNDLE of them is a message bundle (i18n strings, a data blob), read not at all.
+_SENTENCES_MAX, _SENTENCE_SCRIPT, _SENTENCE_BUNDLE = 8, 20000, 3
+_SENTENCE_WORDS = 8
+_SENTENCE_STOP = re.compile(r"[.!?\u0964\u061f](?:\s|\\n|$)|[\u3002\uff01\uff1f]")
+# The key a literal is the value of (`"description": "…"`, `title: '…'`), read just before it.
+_LITERAL_KEY = re.compile(r"""["']?([A-Za-z_$][\w$.-]*)["']?\s*:\s*$""")
+# Keys whose values are a site's own copy (SEO text, UI labels and messages, i18n strings).
+_COPY_KEYS = re.compile(
+    r"desc|title|label|message|msg|text|name|headline|summary|caption|tooltip|hint|placeholder"
+    r"|content|body|abstract|alt|error|warning|notice|help|subtitle|excerpt|tagline|question|answer"
+    r"|i18n|l10n|locale|string|copy|intro|bio|about|review|comment|note|status",
+    re.IGNORECASE,
+)
+_URLISH = re.compile(r"https?://|www\.|\.(?:com|org|net|js|css|png|jpg)\b")
+# A message template (placeholders: "%url%", "%(title)s", "%s", "{0}", "{{name}}", "${x}") or a
+# piece of markup (an attribute, an entity): a site's UI string or HTML, not a sentence written there.
+_TEMPLATED = re.compile(r"%(?:\(\w+\))?[sd]\b|%\w+%|\{\{|\{\d+\}|\$\{|\w=[\"'&\\]|&#?\w+;")
+# A piece of a message the code completes: it opens inside a sentence (a lower-case letter, closing
+# punctuation) or ends on a colon or a comma before the value the code appends ("… id:").
+_FRAGMENT = re.compile(r"^[^\w\"'\u201c\u201e\u00ab(\[¿¡]|^[a-z\u00df-\u00ff]|[:,;]$")
+# What a thrown error's message opens with (`throw new TypeError("…")`, `Error('…')`), and a
+# dialog's (`confirm('…')`): a developer's words about the code, a message shown to the visitor.
+_THROWN = re.compile(
+    r"(?:throw\s*(?:new\s+)?\w*|\w*(?:Error|Exception)\s*\(\s*|\b(?:alert|confirm|prompt)\s*\(\s*)$"
+)
+
+
+def _prose_literal(lit: str) -> bool:
+    """Whether a literal's raw text has the length, the spaces and a sentence end of a sentence of
+    `_SENTENCE_WORDS` words (cheap tests first: most literals fail the space count)."""
+    return (
+        len(lit) >= 40
+        and lit.count(" ") >= _SENTENCE_WORDS - 1
+        and _SENTENCE_STOP.search(lit) is not None
+    )
+
+
+def _sentence_literal(code: str, start: int, lit: str) -> str | None:
+    """`lit` (a `_prose_literal`'s raw text, opening at `start` in `code`) unescaped if it reads as
+    a whole sentence written there: no URL, not the value of a key that names copy (`_COPY_KEYS`),
+    no thrown error or dialog message, no message template or markup, no piece of a message."""
+    if _URLISH.search(lit):
+        return None
+    if _THROWN.search(code, max(0, start - 48), start):
+        return None  # an exception's message: a developer's words about the code
+    km = _LITERAL_KEY.search(code, max(0, start - 48), start)
+    if km is not None and _COPY_KEYS.search(km.group(1)):
+        return None
+    text = " ".join(_read_js(lit[:_JS_MAX]).split())
+    if _TEMPLATED.search(text) or _FRAGMENT.search(text):
+        return None
+    return text if len(text.split()) >= _SENTENCE_WORDS else None
+
+
+def _script_sentences(code: str, stype: str) -> list[str]:
+    """The prose-shaped string literals of a script (`_sentence_literal`), or none when it is a data
+    block (JSON-LD, JSON: structured copy of the page) or a bundle of messages."""
+    if len(code) > _SENTENCE_SCRIPT or "json" in stype or code.count(" ") < _SENTENCE_WORDS - 1:
+        return []
+    out: list[str] = []
+    prose = 0  # prose literals of any kind: more than _SENTENCE_BUNDLE make a bundle
+    keyed = 0  # values of an object's keys: two make a table of messages, whatever the keys' names
+    for sm in _JS_STRING.finditer(code):
+        lit = sm.group(1) or sm.group(2) or sm.group(3) or ""
+        if not _prose_literal(lit):
+            continue
+        prose += 1
+        if prose > _SENTENCE_BUNDLE:
+            return []
+        text = _sentence_literal(code, sm.start(), lit)
+        if text is not None:
+            out.append(text)
+            keyed += _LITERAL_KEY.search(code, max(0, sm.start() - 48), sm.start()) is not None
+            if keyed > 1:
+                return []
+    return out
+
+
 def _css_hidden(css: str, page_bg: str, limit: int = 40) -> list[tuple[str, str]]:
     """Simple `.class`/`#id` selectors whose rule hides the element (from <style> blocks)."""
     out: list[tuple[str, str]] = []
@@ -740,6 +821,7 @@ def _script_segments(html: str, segs: list[Segment], opens: list[int] | None = N
     else:  # a case mapping changed lengths (e.g. "İ"): offsets only hold script by script
         all_points = [_gate_points(code.lower(), [0])[0] for code in codes]
     k = 0
+    budget = _SENTENCES_MAX
     for item in items:
         if isinstance(item, Segment):
             segs.append(item)
@@ -748,13 +830,27 @@ def _script_segments(html: str, segs: list[Segment], opens: list[int] | None = N
         points = all_points[k]
         at = bounds[k]
         k += 1
+        kind = "json-ld" if "ld+json" in stype else "<script>"
+        # Whole sentences in string literals, found even without a gate word (`_shape_ask` reads
+        # them as it reads a block hidden on purpose under `semantic_script_sentences`; the scan
+        # keeps each literal once, `injection._script_sentences_kept`).
+        found: list[str] = []
+        if budget > 0:
+            found = _script_sentences(code, stype)[:budget]
+            budget -= len(found)
+        strings, loose = _js_strings(code, points) if points else ([], [])
+        # One segment per literal: features of two unrelated UI strings are never combined. A
+        # literal that is both is a "string sentence" (read as a string when the key is off).
+        for lit in strings[:_JS_LITERALS]:
+            key = " ".join(lit.split()) if found else ""
+            if key in found:
+                found.remove(key)
+                segs.append(Segment("script", f"{kind} string sentence", lit, -1))
+            else:
+                segs.append(Segment("script", f"{kind} string", lit, -1))
+        segs.extend(Segment("script", f"{kind} sentence", t, -1) for t in found)
         if not points:
             continue
-        strings, loose = _js_strings(code, points)
-        kind = "json-ld" if "ld+json" in stype else "<script>"
-        # One segment per literal: features of two unrelated UI strings are never combined.
-        for lit in strings[:_JS_LITERALS]:
-            segs.append(Segment("script", f"{kind} string", lit, -1))
         for text in loose:
             segs.append(Segment("script", f"{kind} text", text, -1))
         # the script's lower-cased text is already in `low` (lengths kept): no copy of a bundle

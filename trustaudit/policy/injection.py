@@ -82,6 +82,14 @@ class InjectionPolicy:
         "strings only when addressed to the reader or written as the user), not only those with "
         "an intent or second-person word",
     )
+    semantic_script_sentences: bool = opt(
+        False,
+        "auto also reads a script string literal that is a whole sentence (8+ words, a sentence "
+        "end; not a URL, a message template, a thrown error, a dialog, a keyed description or a "
+        "message bundle) as prose hidden on purpose; off by default: more held-out payloads "
+        "caught in scripts, but a little over the real-page false-positive budget "
+        "(docs/injection.md 'Script literals')",
+    )
     semantic_request_min_words: int = opt(
         8,
         "words a request in a comment, attribute, meta description or script string needs before "
