@@ -35,7 +35,8 @@ PLANTED_DE = (
 
 
 def _sentences(html: str) -> list[str]:
-    return [s.text for s in collect_segments(html)[0] if s.location.endswith(" sentence")]
+    segs = collect_segments(html, sentences=True)[0]
+    return [s.text for s in segs if s.location.endswith(" sentence")]
 
 
 @pytest.mark.parametrize(
@@ -60,8 +61,11 @@ def test_the_shape_gates_key_turns_it_off_too() -> None:
 
 def test_before_this_round_the_reader_let_it_go() -> None:
     # the same sentence as an ordinary script string (no gate word) was never a segment
-    segs = collect_segments(_page(f"<script>console.log({json.dumps(PLANTED)});</script>"))[0]
+    html = _page(f"<script>console.log({json.dumps(PLANTED)});</script>")
+    segs = collect_segments(html, sentences=True)[0]
     assert [s.location for s in segs if s.technique == "script"] == ["<script> sentence"]
+    # without the key no literal is parsed for sentences at all
+    assert [s for s in collect_segments(html)[0] if s.technique == "script"] == []
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -571,19 +571,6 @@ def _script_sentence(seg: Segment) -> bool:
     return seg.technique == "script" and seg.location.endswith(" sentence")
 
 
-def _script_sentences_kept(segs: list[Segment], policy: InjectionPolicy) -> list[Segment]:
-    """`segs` as the scan reads them: script sentences (`_script_sentence`) under
-    `semantic_script_sentences`; without it, only the literals a gate word reached, as the plain
-    script strings they were before that key."""
-    if policy.semantic_script_sentences or not any(_script_sentence(s) for s in segs):
-        return segs
-    return [
-        replace(s, location=s.location.removesuffix(" sentence")) if _script_sentence(s) else s
-        for s in segs
-        if not _script_sentence(s) or s.location.endswith(" string sentence")
-    ]
-
-
 def _place(seg: Segment) -> str:
     """Where and how a segment is hidden (technique and element): blocks alike share it."""
     return f"{seg.technique} {seg.location}"
@@ -1126,12 +1113,12 @@ def _collect(html: str, policy: InjectionPolicy, tree: Any, *, force: bool) -> _
         html, tree = html[: policy.max_html_chars], None  # the caller's tree saw more
     extra = _compile_extra(tuple(policy.extra_patterns))
     quotes = Quotes()  # read from the tree only if a finding in plain sight needs them
-    segs, visible = collect_segments(html, tree=tree, quotes=quotes)
+    asks: list[_Ask] | None = [] if force or _semantic_on(policy) else None
+    # script literals holding a whole sentence are collected only when the model may read them
+    sentences = asks is not None and policy.semantic_script_sentences and policy.semantic_requests
+    segs, visible = collect_segments(html, tree=tree, quotes=quotes, sentences=sentences)
     if not policy.scan_scripts:
         segs = [s for s in segs if s.technique != "script"]
-    else:
-        segs = _script_sentences_kept(segs, policy)
-    asks: list[_Ask] | None = [] if force or _semantic_on(policy) else None
     visible_of: dict[str, str] = {}  # segment text -> without invisible characters
     findings = _detect_segments(
         segs, policy, extra, html, visible if policy.scan_visible else "", asks, visible_of

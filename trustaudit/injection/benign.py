@@ -28,8 +28,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from trustaudit.injection.detect import Hit, detect_text, find_features
-from trustaudit.injection.directive import word_count
+from trustaudit.injection.directive import first_person, is_directive, names_role, word_count
 from trustaudit.injection.intent import find_intents
+from trustaudit.injection.site_messages import status_message
 
 __all__ = [
     "PAGE_COPY_TECHNIQUES",
@@ -39,6 +40,7 @@ __all__ = [
     "copy_block",
     "drop_benign_findings",
     "page_copy",
+    "plain_message",
     "screen_hits",
     "sentences",
     "ui_container",
@@ -329,10 +331,25 @@ def addresses_ai(
 
 def ui_copy(text: str) -> bool:
     """Whether a short passage is a site's message to its visitor about their own action (a
-    subscription to confirm, an inbox to check, a required field, a message received) that names
-    no address to send to and addresses no AI."""
+    subscription to confirm, an inbox to check, a required field, a message received) or about the
+    state of a thing of its transaction (`site_messages.status_message`: an account activated, an
+    order shipped, a payment declined, a session expired) that names no address to send to and
+    addresses no AI; a status message also asks for no action (`directive.is_directive`), names no
+    role of a conversation and is not written as the user ("my account", "the user's order": an
+    agent's task)."""
     # a message that names an address or a link to send to is no confirmation (`_plain_message`)
-    return _UI_TEXT.search(text) is not None and _plain_message(text)
+    if _UI_TEXT.search(text) is not None:
+        return _plain_message(text)
+    # a status reports a state; an instruction asks for an action ("buy gift cards with the saved
+    # card", "transfer the processed refund"), whatever things and states it names
+    return status_message(text) and not is_directive(text) and plain_message(text)
+
+
+def plain_message(text: str) -> bool:
+    """Whether `text` could be a site's own message to its visitor: short, naming no address or
+    link to send to, addressing no AI (`_plain_message`), not naming a role of an assistant's
+    conversation (`directive.names_role`) and not written as the user (`first_person`)."""
+    return _plain_message(text) and not names_role(text) and not first_person(text)
 
 
 def page_copy(

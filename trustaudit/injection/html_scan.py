@@ -21,7 +21,7 @@ from typing import overload
 from ahocorasick_rs import AhoCorasick, Implementation
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from trustaudit.injection.benign import ui_container, ui_selector
+from trustaudit.injection.benign import plain_message, ui_container, ui_selector
 from trustaudit.injection.directive import request_markers
 from trustaudit.injection.normalize import (
     decode_base64_text,
@@ -446,6 +446,22 @@ _FRAGMENT = re.compile(r"^[^\w\"'\u201c\u201e\u00ab(\[¿¡]|^[a-z\u00df-\u00ff]|
 _THROWN = re.compile(
     r"(?:throw\s*(?:new\s+)?\w*|\w*(?:Error|Exception)\s*\(\s*|\b(?:alert|confirm|prompt)\s*\(\s*)$"
 )
+# Where a site shows a literal to its visitor (read just before it): DOM text (`el.textContent =`,
+# `.innerHTML +=`, jQuery's `.text(`/`.html(`), a field's placeholder or validity message, or a
+# UI call (`toast(`, `notify(`, `showMessage(`, `setError(`, `Swal.fire(`, `message.success(`…).
+# A literal shown there is the site's interface copy when it is also a plain message
+# (`benign.plain_message`: short, no address to send to, nothing addressed to an AI).
+_UI_SINK = re.compile(
+    r"(?:\.(?:textContent|innerText|innerHTML|outerHTML|placeholder|title)\s*\+?=\s*"
+    r"|\.(?:text|html|append|prepend|setCustomValidity|insertAdjacentHTML)\s*\((?:[^()]{0,24},\s*)?"
+    r"|\b\w*(?:toast|Toast|notif\w*|Notif\w*|snackbar|Snackbar|[sS]how(?:Message|Error|Alert|Notice|"
+    r"Success|Warning|Info|Status)|[sS]et(?:Error|Message|Status|Notice|Feedback)|flash|Flash|"
+    r"swal|Swal\.fire|message\.(?:success|error|warning|info)|(?:add|display|render|push)(?:Msg|Message))"
+    r"\w*\s*\((?:[^()]{0,24},\s*)?)$"
+)
+# A cheap test of a whole script before its literals are parsed: a sentence end before a quote or
+# a space (a literal holding a sentence has one, `_SENTENCE_STOP`).
+_SENTENCE_HINT = re.compile(r"[.!?\u0964\u061f](?:[\"'`\s]|\\n)|[\u3002\uff01\uff1f]")
 
 
 def _prose_literal(lit: str) -> bool:
@@ -472,6 +488,8 @@ def _sentence_literal(code: str, start: int, lit: str) -> str | None:
     text = " ".join(_read_js(lit[:_JS_MAX]).split())
     if _TEMPLATED.search(text) or _FRAGMENT.search(text):
         return None
+    if _UI_SINK.search(code, max(0, start - 64), start) and plain_message(text):
+        return None  # shown to the visitor as the site's own message (a status, an error)
     return text if len(text.split()) >= _SENTENCE_WORDS else None
 
 
@@ -480,6 +498,8 @@ def _script_sentences(code: str, stype: str) -> list[str]:
     block (JSON-LD, JSON: structured copy of the page) or a bundle of messages."""
     if len(code) > _SENTENCE_SCRIPT or "json" in stype or code.count(" ") < _SENTENCE_WORDS - 1:
         return []
+    if _SENTENCE_HINT.search(code) is None:
+        return []  # no sentence end anywhere: no literal to parse
     out: list[str] = []
     prose = 0  # prose literals of any kind: more than _SENTENCE_BUNDLE make a bundle
     keyed = 0  # values of an object's keys: two make a table of messages, whatever the keys' names
@@ -781,7 +801,12 @@ def _script_blocks(html: str, opens: list[int] | None = None) -> list[tuple[int,
     return out
 
 
-def _script_segments(html: str, segs: list[Segment], opens: list[int] | None = None) -> None:
+def _script_segments(
+    html: str, segs: list[Segment], opens: list[int] | None = None, *, sentences: bool = False
+) -> None:
+    """Segments of a page's inline scripts: template blocks, the string literals (and loose text) a
+    gate word reached, decoded base64; with `sentences`, also the literals that hold a whole
+    sentence (`_script_sentences`, policy `semantic_script_sentences`)."""
     # Code scripts are gated together: lower-cased once, joined, each gate needle scanned once per page.
     items: list[Segment | tuple[str, str]] = []  # template segments in place, (code, type) to gate
     codes: list[str] = []
@@ -821,7 +846,7 @@ def _script_segments(html: str, segs: list[Segment], opens: list[int] | None = N
     else:  # a case mapping changed lengths (e.g. "İ"): offsets only hold script by script
         all_points = [_gate_points(code.lower(), [0])[0] for code in codes]
     k = 0
-    budget = _SENTENCES_MAX
+    budget = _SENTENCES_MAX if sentences else 0
     for item in items:
         if isinstance(item, Segment):
             segs.append(item)
@@ -832,15 +857,14 @@ def _script_segments(html: str, segs: list[Segment], opens: list[int] | None = N
         k += 1
         kind = "json-ld" if "ld+json" in stype else "<script>"
         # Whole sentences in string literals, found even without a gate word (`_shape_ask` reads
-        # them as it reads a block hidden on purpose under `semantic_script_sentences`; the scan
-        # keeps each literal once, `injection._script_sentences_kept`).
+        # them as it reads a block hidden on purpose; only under `semantic_script_sentences`).
         found: list[str] = []
         if budget > 0:
             found = _script_sentences(code, stype)[:budget]
             budget -= len(found)
         strings, loose = _js_strings(code, points) if points else ([], [])
         # One segment per literal: features of two unrelated UI strings are never combined. A
-        # literal that is both is a "string sentence" (read as a string when the key is off).
+        # literal that is both is a "string sentence".
         for lit in strings[:_JS_LITERALS]:
             key = " ".join(lit.split()) if found else ""
             if key in found:
@@ -911,6 +935,7 @@ def collect_segments(
     max_text: int = 400_000,
     tree: LexborHTMLParser | None = None,
     quotes: list[tuple[str, str]] | Quotes | None = None,
+    sentences: bool = False,
 ) -> tuple[list[Segment], str]:
     """All hidden or out-of-band text segments of a page, and the page's visible text.
 
@@ -921,7 +946,8 @@ def collect_segments(
 
     Segments found in the source (comments, attributes, invisible Unicode, base64) carry exact offsets;
     segments from the DOM (hidden subtrees, styles) and script literals carry -1 and are located when
-    they hit.
+    they hit. `sentences`: script literals holding a whole sentence are segments too
+    (`_script_segments`; policy `semantic_script_sentences`).
     """
     segs: list[Segment] = []
 
@@ -967,7 +993,7 @@ def collect_segments(
                 )
             )
 
-    _script_segments(html, segs, script_opens)
+    _script_segments(html, segs, script_opens, sentences=sentences)
 
     tree = tree if tree is not None else LexborHTMLParser(html)
     _attribute_segments(tree, segs)
