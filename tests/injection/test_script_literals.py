@@ -1,5 +1,5 @@
 """Script literals (`html_scan._script_sentences`, `injection._script_sentence`, policy key
-`semantic_script_sentences`, off by default): a string literal of a script that holds a whole
+`semantic_script_sentences`, on by default): a string literal of a script that holds a whole
 sentence is read as prose hidden on purpose, even with no gate word; a site's own script copy
 (message bundles, JSON-LD, keyed descriptions, message templates, thrown errors, dialogs, copies of
 visible text) is not."""
@@ -50,8 +50,9 @@ def _sentences(html: str) -> list[str]:
 )
 def test_a_sentence_in_a_script_literal_is_read(script: str) -> None:
     assert _asked(script, ON) == ["script"]
-    # the key is off by default: the literal is then an ordinary script string (not a request)
-    assert _asked(script) == []
+    # on by default; off, the literal is an ordinary script string (not a request)
+    assert _asked(script) == ["script"]
+    assert _asked(script, InjectionPolicy(semantic="auto", semantic_script_sentences=False)) == []
 
 
 def test_the_shape_gates_key_turns_it_off_too() -> None:
@@ -137,7 +138,9 @@ def test_the_sentences_read_per_page_are_capped() -> None:
     assert len(_sentences(_page(scripts))) == 8
 
 
-def _audit(tmp_path: Path, pages: dict[str, str]) -> dict[str, tuple[list[dict], bool]]:
+def _audit(
+    tmp_path: Path, pages: dict[str, str], *, key: str = "true"
+) -> dict[str, tuple[list[dict], bool]]:
     folder = tmp_path / "pages"
     folder.mkdir()
     for name, html in pages.items():
@@ -145,7 +148,7 @@ def _audit(tmp_path: Path, pages: dict[str, str]) -> dict[str, tuple[list[dict],
     out = tmp_path / "out"
     policy = tmp_path / "trustaudit.toml"
     policy.write_text(
-        'profile = "default"\n\n[injection]\nsemantic_script_sentences = true\n', encoding="utf-8"
+        f'profile = "default"\n\n[injection]\nsemantic_script_sentences = {key}\n', encoding="utf-8"
     )
     res = CliRunner().invoke(
         app,
@@ -187,3 +190,18 @@ def test_audit_quarantines_a_sentence_in_a_script_and_not_a_bundle_or_json_ld(
     assert quarantined
     assert got["site.html"] == ([], False)
     assert read == [PLANTED]
+
+
+def test_audit_with_the_key_off_reads_no_script_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end, `semantic_script_sentences = false`: the planted claim is no finding and the
+    model is never asked about it."""
+    read = model_says_yes(monkeypatch)
+    got = _audit(
+        tmp_path,
+        {"planted.html": _page(f"<script>console.log({json.dumps(PLANTED)});</script>")},
+        key="false",
+    )
+    assert got["planted.html"] == ([], False)
+    assert read == []

@@ -7,11 +7,16 @@ in the same places."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import polars as pl
 import pytest
 from injection.gate_pages import asked as _asked
 from injection.gate_pages import page as _page
+from injection.semantic_stub import model_says_yes
+from typer.testing import CliRunner
 
+from trustaudit.cli.main import app
 from trustaudit.injection import scan_html_asks
 from trustaudit.injection.benign import plain_message, ui_copy
 from trustaudit.injection.site_messages import status_message
@@ -124,3 +129,40 @@ def test_a_payload_in_a_script_literal_is_still_read(text: str, wrap: str) -> No
     found, asks = scan_html_asks(_page(html), ON)
     # read by the model or found by the lexicon: never let go as the site's own message
     assert [t for _, _, t in asks] == ["script"] or found.findings
+
+
+def test_audit_lets_site_messages_in_scripts_go_and_quarantines_a_payload(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end through the CLI (default policy: the key is on): with a model that supports
+    every passage it reads, pages whose scripts log or show the site's own status messages have
+    no finding and the model never reads them; a payload naming the user's card and an address,
+    in the same `textContent` assignment, is quarantined."""
+    read = model_says_yes(monkeypatch)
+    site = "".join(f"<script>console.log({json.dumps(t)});</script>" for t in SITE_MESSAGES[:3])
+    shown = "".join(
+        f"<script>el.textContent = {json.dumps(t)};</script>" for t in SITE_MESSAGES[10:13]
+    )
+    pages = {
+        "site.html": _page(site),
+        "shown.html": _page(shown),
+        "payload.html": _page(f"<script>el.textContent = {json.dumps(PAYLOADS[1])};</script>"),
+    }
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    for name, html in pages.items():
+        (folder / name).write_text(html, encoding="utf-8")
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["audit", str(folder), "--out", str(out), "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    found = pl.read_parquet(out / "pages.parquet")
+    scores = pl.read_parquet(out / "scores.parquet")
+    band = dict(zip(scores["url"], scores["band"], strict=True))
+    got = {
+        Path(u).name: (len(f or []), band[u])
+        for u, f in zip(found["url"], found["injection_findings"].to_list(), strict=True)
+    }
+    assert got["site.html"][0] == 0 and got["site.html"][1] != "quarantine"
+    assert got["shown.html"][0] == 0 and got["shown.html"][1] != "quarantine"
+    assert got["payload.html"][0] >= 1 and got["payload.html"][1] == "quarantine"
+    assert all(t not in read for t in SITE_MESSAGES)

@@ -83,12 +83,12 @@ class InjectionPolicy:
         "an intent or second-person word",
     )
     semantic_script_sentences: bool = opt(
-        False,
+        True,
         "auto also reads a script string literal that is a whole sentence (8+ words, a sentence "
-        "end; not a URL, a message template, a thrown error, a dialog, a keyed description or a "
-        "message bundle) as prose hidden on purpose; off by default: more held-out payloads "
-        "caught in scripts, but a little over the real-page false-positive budget "
-        "(docs/injection.md 'Script literals')",
+        "end; not a URL, a message template, a thrown error, a dialog, a keyed description, a "
+        "message bundle, nor a plain message the script shows its visitor or reports a "
+        "transaction's state in) as prose hidden on purpose (docs/injection.md 'Script "
+        "literals'); off: no literal is parsed for sentences",
     )
     semantic_request_min_words: int = opt(
         8,
