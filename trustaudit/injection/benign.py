@@ -110,6 +110,7 @@ _REPEAT_MIN = 30  # letters and digits of a sentence found in plain sight that r
 _REPEAT_SHORT = 12  # shorter pieces ("Yes.", "1.") are not compared
 _NON_ALNUM = re.compile(r"[\W_]+")
 _UI_MAX = 400  # UI messages are short
+_STATUS_MAX = 240  # a status message (`ui_copy`): within `directive._opening`'s 260 characters
 # Where a site puts its own copy out of sight for layout (tabs, slides, "read more", print copies,
 # form messages, meta descriptions, commented-out blocks). Invisible Unicode carriers (tag characters,
 # zero-width bits, variation selectors, bidi) and encoded runs are never page copy: nobody lays out a
@@ -342,7 +343,14 @@ def ui_copy(text: str) -> bool:
         return _plain_message(text)
     # a status reports a state; an instruction asks for an action ("buy gift cards with the saved
     # card", "transfer the processed refund"), whatever things and states it names
-    return status_message(text) and not is_directive(text) and plain_message(text)
+    # (and no longer than the opening where mood, person and role are read: a status is one or
+    # two sentences, and a payload embedded after it in a block is then read whole)
+    return (
+        len(text) <= _STATUS_MAX
+        and status_message(text)
+        and not is_directive(text)
+        and plain_message(text)
+    )
 
 
 def plain_message(text: str) -> bool:
