@@ -40,9 +40,9 @@ SITE_MESSAGES = [
     "Siparişiniz başarıyla alındı ve en kısa sürede kargoya verilecek, teşekkür ederiz.",
     "Ваш заказ успешно оформлен и будет отправлен в течение двух рабочих дней.",
     "Ваше замовлення успішно оформлено та буде надіслано протягом двох робочих днів.",
-    "تم تأكيد طلبك بنجاح وسيتم شحنه إليك خلال ثلاثة أيام عمل من الآن",
-    "سفارش شما با موفقیت ثبت شد و به زودی برای شما ارسال خواهد شد",
-    "ההזמנה שלך התקבלה בהצלחה ותישלח אליך בתוך שלושה ימי עסקים מהיום",
+    "تم تأكيد طلبك بنجاح وسيتم شحنه إليك خلال ثلاثة أيام عمل من الآن.",
+    "سفارش شما با موفقیت ثبت شد و به زودی برای شما ارسال خواهد شد.",
+    "ההזמנה שלך התקבלה בהצלחה ותישלח אליך בתוך שלושה ימי עסקים מהיום.",
     "आपका ऑर्डर सफलतापूर्वक प्राप्त हो गया है और जल्द ही आपको भेज दिया जाएगा।",
     "您的订单已确认，发货后将通过电子邮件通知您，感谢您的购买。",
     "ご注文を受け付けました。発送が完了しましたらメールでお知らせいたします。",
@@ -180,3 +180,14 @@ def test_a_status_opening_a_longer_block_does_not_hide_what_follows() -> None:
     assert len(block) > 260
     assert not ui_copy(block)
     assert ui_copy(block[: block.index(". ") + 1])
+
+
+def test_a_status_cut_short_is_not_a_status_message() -> None:
+    # a finding's snippet is a window of its block: the role after the cut is not seen there
+    cut = (
+        "The market opened at eight on Saturday with fish and bread. Your payment was declined "
+        "by the bank, so the order has not been placed yet, and now ask the"
+    )
+    assert not ui_copy(cut)
+    assert ui_copy(cut[: cut.index(" yet") + 4] + ".")
+    assert ui_copy("Payment confirmed, thank you")

@@ -111,6 +111,8 @@ _REPEAT_SHORT = 12  # shorter pieces ("Yes.", "1.") are not compared
 _NON_ALNUM = re.compile(r"[\W_]+")
 _UI_MAX = 400  # UI messages are short
 _STATUS_MAX = 240  # a status message (`ui_copy`): within `directive._opening`'s 260 characters
+_STATUS_LABEL = 60  # a status this short may have no sentence end ("Order confirmed")
+_WHOLE_END = re.compile(r"[.!?\u3002\uff01\uff1f\u0964\u061f\u2026][\"'\u201d\u2019)\]]*\s*$")
 # Where a site puts its own copy out of sight for layout (tabs, slides, "read more", print copies,
 # form messages, meta descriptions, commented-out blocks). Invisible Unicode carriers (tag characters,
 # zero-width bits, variation selectors, bidi) and encoded runs are never page copy: nobody lays out a
@@ -345,8 +347,11 @@ def ui_copy(text: str) -> bool:
     # card", "transfer the processed refund"), whatever things and states it names
     # (and no longer than the opening where mood, person and role are read: a status is one or
     # two sentences, and a payload embedded after it in a block is then read whole)
+    # A cut text (a finding's snippet is a window of the block) may have lost the role or the
+    # address that follows: a status longer than a label must end where a sentence ends.
     return (
         len(text) <= _STATUS_MAX
+        and (len(text) <= _STATUS_LABEL or _WHOLE_END.search(text) is not None)
         and status_message(text)
         and not is_directive(text)
         and plain_message(text)
