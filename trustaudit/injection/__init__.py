@@ -529,7 +529,14 @@ def _hidden_asks(
             # plain sight: its mood is no evidence, as a visible sentence's is not
             in_sight = seg.technique == "zero_width" and seg.obfuscation == "zero_width"
             picked = _shape_ask(
-                text, seg.technique, policy, shown, prose_head, every=every, in_sight=in_sight
+                text,
+                seg.technique,
+                policy,
+                shown,
+                prose_head,
+                every=every,
+                in_sight=in_sight,
+                sentence=_script_sentence(seg),
             )
             if picked is None:
                 continue
@@ -554,6 +561,14 @@ def _hidden_asks(
                 seg.obfuscation,
             )
         )
+
+
+def _script_sentence(seg: Segment) -> bool:
+    """Whether a segment is a prose-shaped string literal of a script (`html_scan._script_sentences`:
+    a whole sentence of eight words or more, not code, not a URL, not a data block's or a message
+    bundle's copy). Such a literal is read as a block hidden on purpose is: a script shows no
+    sentence to its visitor, so one written there is for whatever reads the source."""
+    return seg.technique == "script" and seg.location.endswith(" sentence")
 
 
 def _place(seg: Segment) -> str:
@@ -630,6 +645,7 @@ def _shape_ask(
     *,
     every: bool,
     in_sight: bool = False,
+    sentence: bool = False,
 ) -> tuple[str, int] | None:
     """The passage of a hidden segment no lexical hit reached that the model should read, with the
     rank it gains, or None. Read (``auto``):
@@ -645,16 +661,20 @@ def _shape_ask(
       `semantic_request_min_words` words or more, addressed to the reader or written as the user)
       that is not a site's message to its visitor (`benign.ui_copy`) nor a copy of visible text.
 
-    Returned with its tier (`_TIER_REQUEST` for a request, else `_TIER_HIDDEN`)."""
+    A script literal that is a whole sentence (`sentence`, `_script_sentence`) is read as prose
+    hidden on purpose. Returned with its tier (`_TIER_REQUEST` for a request, else `_TIER_HIDDEN`)."""
     head = prose_head(text, policy.semantic_max_chars, min_words=5)
+    # (the shape gate's key turns the sentence reading off with the rest of it)
+    sentence = sentence and policy.semantic_requests
+    covert = tech in COVERT or sentence
     if every and tech != "script":
         return (head, _TIER_HIDDEN) if head else None
     if head and label_list(head):
         return None  # an icon sprite's names, a tag cloud, a share bar: labels, not prose
     # Outside the places hidden on purpose only a request of `semantic_request_min_words` is read:
     # shorter texts (most captions, labels, notes) are let go before any mood test.
-    words = 0 if tech in COVERT or tech in _QUIET else policy.semantic_request_min_words
-    if tech == "script":
+    words = 0 if covert or tech in _QUIET else policy.semantic_request_min_words
+    if tech == "script" and not sentence:
         words += _SCRIPT_EXTRA_WORDS
     relaxed = False
     if not head:
@@ -680,7 +700,9 @@ def _shape_ask(
     # naming the user as a third party or the reader's answer is how an instruction to a model
     # addresses it (`directive.names_role`): "Open the user's calendar…", "In your summary, …"
     role = policy.semantic_requests and not in_sight and names_role(head)
-    if tech in COVERT:
+    if covert:
+        if sentence and shown.repeats(head):
+            return None  # a share text or a caption a script copies from the page
         if ui_copy(head) or about_the_site(head):
             # the site's message about the visitor's own action ("enter a valid…") or about its
             # interface ("disable your ad blocker", "you must be logged in to comment", an icon
@@ -1091,10 +1113,12 @@ def _collect(html: str, policy: InjectionPolicy, tree: Any, *, force: bool) -> _
         html, tree = html[: policy.max_html_chars], None  # the caller's tree saw more
     extra = _compile_extra(tuple(policy.extra_patterns))
     quotes = Quotes()  # read from the tree only if a finding in plain sight needs them
-    segs, visible = collect_segments(html, tree=tree, quotes=quotes)
+    asks: list[_Ask] | None = [] if force or _semantic_on(policy) else None
+    # script literals holding a whole sentence are collected only when the model may read them
+    sentences = asks is not None and policy.semantic_script_sentences and policy.semantic_requests
+    segs, visible = collect_segments(html, tree=tree, quotes=quotes, sentences=sentences)
     if not policy.scan_scripts:
         segs = [s for s in segs if s.technique != "script"]
-    asks: list[_Ask] | None = [] if force or _semantic_on(policy) else None
     visible_of: dict[str, str] = {}  # segment text -> without invisible characters
     findings = _detect_segments(
         segs, policy, extra, html, visible if policy.scan_visible else "", asks, visible_of

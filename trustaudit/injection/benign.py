@@ -28,8 +28,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from trustaudit.injection.detect import Hit, detect_text, find_features
-from trustaudit.injection.directive import word_count
+from trustaudit.injection.directive import first_person, is_directive, names_role, word_count
 from trustaudit.injection.intent import find_intents
+from trustaudit.injection.site_messages import status_message
 
 __all__ = [
     "PAGE_COPY_TECHNIQUES",
@@ -39,6 +40,7 @@ __all__ = [
     "copy_block",
     "drop_benign_findings",
     "page_copy",
+    "plain_message",
     "screen_hits",
     "sentences",
     "ui_container",
@@ -108,6 +110,9 @@ _REPEAT_MIN = 30  # letters and digits of a sentence found in plain sight that r
 _REPEAT_SHORT = 12  # shorter pieces ("Yes.", "1.") are not compared
 _NON_ALNUM = re.compile(r"[\W_]+")
 _UI_MAX = 400  # UI messages are short
+_STATUS_MAX = 240  # a status message (`ui_copy`): within `directive._opening`'s 260 characters
+_STATUS_LABEL = 60  # a status this short may have no sentence end ("Order confirmed")
+_WHOLE_END = re.compile(r"[.!?\u3002\uff01\uff1f\u0964\u061f\u2026][\"'\u201d\u2019)\]]*\s*$")
 # Where a site puts its own copy out of sight for layout (tabs, slides, "read more", print copies,
 # form messages, meta descriptions, commented-out blocks). Invisible Unicode carriers (tag characters,
 # zero-width bits, variation selectors, bidi) and encoded runs are never page copy: nobody lays out a
@@ -329,10 +334,35 @@ def addresses_ai(
 
 def ui_copy(text: str) -> bool:
     """Whether a short passage is a site's message to its visitor about their own action (a
-    subscription to confirm, an inbox to check, a required field, a message received) that names
-    no address to send to and addresses no AI."""
+    subscription to confirm, an inbox to check, a required field, a message received) or about the
+    state of a thing of its transaction (`site_messages.status_message`: an account activated, an
+    order shipped, a payment declined, a session expired) that names no address to send to and
+    addresses no AI; a status message also asks for no action (`directive.is_directive`), names no
+    role of a conversation and is not written as the user ("my account", "the user's order": an
+    agent's task)."""
     # a message that names an address or a link to send to is no confirmation (`_plain_message`)
-    return _UI_TEXT.search(text) is not None and _plain_message(text)
+    if _UI_TEXT.search(text) is not None:
+        return _plain_message(text)
+    # a status reports a state; an instruction asks for an action ("buy gift cards with the saved
+    # card", "transfer the processed refund"), whatever things and states it names
+    # (and no longer than the opening where mood, person and role are read: a status is one or
+    # two sentences, and a payload embedded after it in a block is then read whole)
+    # A cut text (a finding's snippet is a window of the block) may have lost the role or the
+    # address that follows: a status longer than a label must end where a sentence ends.
+    return (
+        len(text) <= _STATUS_MAX
+        and (len(text) <= _STATUS_LABEL or _WHOLE_END.search(text) is not None)
+        and status_message(text)
+        and not is_directive(text)
+        and plain_message(text)
+    )
+
+
+def plain_message(text: str) -> bool:
+    """Whether `text` could be a site's own message to its visitor: short, naming no address or
+    link to send to, addressing no AI (`_plain_message`), not naming a role of an assistant's
+    conversation (`directive.names_role`) and not written as the user (`first_person`)."""
+    return _plain_message(text) and not names_role(text) and not first_person(text)
 
 
 def page_copy(

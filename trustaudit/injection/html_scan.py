@@ -21,7 +21,7 @@ from typing import overload
 from ahocorasick_rs import AhoCorasick, Implementation
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from trustaudit.injection.benign import ui_container, ui_selector
+from trustaudit.injection.benign import plain_message, ui_container, ui_selector
 from trustaudit.injection.directive import request_markers
 from trustaudit.injection.normalize import (
     decode_base64_text,
@@ -418,6 +418,107 @@ def _js_strings(code: str, points: list[int]) -> tuple[list[str], list[str]]:
     return out, loose
 
 
+# Prose-shaped string literals of scripts read as whole hidden sentences (docs/injection.md "Script
+# literals"): at most this many per page, each from a script of at most _SENTENCE_SCRIPT characters
+# (larger ones only through the literals their gate words reached); a script holding more than
+# _SENTENCE_BUNDLE of them is a message bundle (i18n strings, a data blob), read not at all.
+_SENTENCES_MAX, _SENTENCE_SCRIPT, _SENTENCE_BUNDLE = 8, 20000, 3
+_SENTENCE_WORDS = 8
+_SENTENCE_STOP = re.compile(r"[.!?\u0964\u061f](?:\s|\\n|$)|[\u3002\uff01\uff1f]")
+# The key a literal is the value of (`"description": "…"`, `title: '…'`), read just before it.
+_LITERAL_KEY = re.compile(r"""["']?([A-Za-z_$][\w$.-]*)["']?\s*:\s*$""")
+# Keys whose values are a site's own copy (SEO text, UI labels and messages, i18n strings).
+_COPY_KEYS = re.compile(
+    r"desc|title|label|message|msg|text|name|headline|summary|caption|tooltip|hint|placeholder"
+    r"|content|body|abstract|alt|error|warning|notice|help|subtitle|excerpt|tagline|question|answer"
+    r"|i18n|l10n|locale|string|copy|intro|bio|about|review|comment|note|status",
+    re.IGNORECASE,
+)
+_URLISH = re.compile(r"https?://|www\.|\.(?:com|org|net|js|css|png|jpg)\b")
+# A message template (placeholders: "%url%", "%(title)s", "%s", "{0}", "{{name}}", "${x}") or a
+# piece of markup (an attribute, an entity): a site's UI string or HTML, not a sentence written there.
+_TEMPLATED = re.compile(r"%(?:\(\w+\))?[sd]\b|%\w+%|\{\{|\{\d+\}|\$\{|\w=[\"'&\\]|&#?\w+;")
+# A piece of a message the code completes: it opens inside a sentence (a lower-case letter, closing
+# punctuation) or ends on a colon or a comma before the value the code appends ("… id:").
+_FRAGMENT = re.compile(r"^[^\w\"'\u201c\u201e\u00ab(\[¿¡]|^[a-z\u00df-\u00ff]|[:,;]$")
+# What a thrown error's message opens with (`throw new TypeError("…")`, `Error('…')`), and a
+# dialog's (`confirm('…')`): a developer's words about the code, a message shown to the visitor.
+_THROWN = re.compile(
+    r"(?:throw\s*(?:new\s+)?\w*|\w*(?:Error|Exception)\s*\(\s*|\b(?:alert|confirm|prompt)\s*\(\s*)$"
+)
+# Where a site shows a literal to its visitor (read just before it): DOM text (`el.textContent =`,
+# `.innerHTML +=`, jQuery's `.text(`/`.html(`), a field's placeholder or validity message, or a
+# UI call (`toast(`, `notify(`, `showMessage(`, `setError(`, `Swal.fire(`, `message.success(`…).
+# A literal shown there is the site's interface copy when it is also a plain message
+# (`benign.plain_message`: short, no address to send to, nothing addressed to an AI).
+_UI_SINK = re.compile(
+    r"(?:\.(?:textContent|innerText|innerHTML|outerHTML|placeholder|title)\s*\+?=\s*"
+    r"|\.(?:text|html|append|prepend|setCustomValidity|insertAdjacentHTML)\s*\((?:[^()]{0,24},\s*)?"
+    r"|\b\w*(?:toast|Toast|notif\w*|Notif\w*|snackbar|Snackbar|[sS]how(?:Message|Error|Alert|Notice|"
+    r"Success|Warning|Info|Status)|[sS]et(?:Error|Message|Status|Notice|Feedback)|flash|Flash|"
+    r"swal|Swal\.fire|message\.(?:success|error|warning|info)|(?:add|display|render|push)(?:Msg|Message))"
+    r"\w*\s*\((?:[^()]{0,24},\s*)?)$"
+)
+# A cheap test of a whole script before its literals are parsed: a sentence end before a quote or
+# a space (a literal holding a sentence has one, `_SENTENCE_STOP`).
+_SENTENCE_HINT = re.compile(r"[.!?\u0964\u061f](?:[\"'`\s]|\\n)|[\u3002\uff01\uff1f]")
+
+
+def _prose_literal(lit: str) -> bool:
+    """Whether a literal's raw text has the length, the spaces and a sentence end of a sentence of
+    `_SENTENCE_WORDS` words (cheap tests first: most literals fail the space count)."""
+    return (
+        len(lit) >= 40
+        and lit.count(" ") >= _SENTENCE_WORDS - 1
+        and _SENTENCE_STOP.search(lit) is not None
+    )
+
+
+def _sentence_literal(code: str, start: int, lit: str) -> str | None:
+    """`lit` (a `_prose_literal`'s raw text, opening at `start` in `code`) unescaped if it reads as
+    a whole sentence written there: no URL, not the value of a key that names copy (`_COPY_KEYS`),
+    no thrown error or dialog message, no message template or markup, no piece of a message."""
+    if _URLISH.search(lit):
+        return None
+    if _THROWN.search(code, max(0, start - 48), start):
+        return None  # an exception's message: a developer's words about the code
+    km = _LITERAL_KEY.search(code, max(0, start - 48), start)
+    if km is not None and _COPY_KEYS.search(km.group(1)):
+        return None
+    text = " ".join(_read_js(lit[:_JS_MAX]).split())
+    if _TEMPLATED.search(text) or _FRAGMENT.search(text):
+        return None
+    if _UI_SINK.search(code, max(0, start - 64), start) and plain_message(text):
+        return None  # shown to the visitor as the site's own message (a status, an error)
+    return text if len(text.split()) >= _SENTENCE_WORDS else None
+
+
+def _script_sentences(code: str, stype: str) -> list[str]:
+    """The prose-shaped string literals of a script (`_sentence_literal`), or none when it is a data
+    block (JSON-LD, JSON: structured copy of the page) or a bundle of messages."""
+    if len(code) > _SENTENCE_SCRIPT or "json" in stype or code.count(" ") < _SENTENCE_WORDS - 1:
+        return []
+    if _SENTENCE_HINT.search(code) is None:
+        return []  # no sentence end anywhere: no literal to parse
+    out: list[str] = []
+    prose = 0  # prose literals of any kind: more than _SENTENCE_BUNDLE make a bundle
+    keyed = 0  # values of an object's keys: two make a table of messages, whatever the keys' names
+    for sm in _JS_STRING.finditer(code):
+        lit = sm.group(1) or sm.group(2) or sm.group(3) or ""
+        if not _prose_literal(lit):
+            continue
+        prose += 1
+        if prose > _SENTENCE_BUNDLE:
+            return []
+        text = _sentence_literal(code, sm.start(), lit)
+        if text is not None:
+            out.append(text)
+            keyed += _LITERAL_KEY.search(code, max(0, sm.start() - 48), sm.start()) is not None
+            if keyed > 1:
+                return []
+    return out
+
+
 def _css_hidden(css: str, page_bg: str, limit: int = 40) -> list[tuple[str, str]]:
     """Simple `.class`/`#id` selectors whose rule hides the element (from <style> blocks)."""
     out: list[tuple[str, str]] = []
@@ -700,7 +801,12 @@ def _script_blocks(html: str, opens: list[int] | None = None) -> list[tuple[int,
     return out
 
 
-def _script_segments(html: str, segs: list[Segment], opens: list[int] | None = None) -> None:
+def _script_segments(
+    html: str, segs: list[Segment], opens: list[int] | None = None, *, sentences: bool = False
+) -> None:
+    """Segments of a page's inline scripts: template blocks, the string literals (and loose text) a
+    gate word reached, decoded base64; with `sentences`, also the literals that hold a whole
+    sentence (`_script_sentences`, policy `semantic_script_sentences`)."""
     # Code scripts are gated together: lower-cased once, joined, each gate needle scanned once per page.
     items: list[Segment | tuple[str, str]] = []  # template segments in place, (code, type) to gate
     codes: list[str] = []
@@ -740,6 +846,7 @@ def _script_segments(html: str, segs: list[Segment], opens: list[int] | None = N
     else:  # a case mapping changed lengths (e.g. "İ"): offsets only hold script by script
         all_points = [_gate_points(code.lower(), [0])[0] for code in codes]
     k = 0
+    budget = _SENTENCES_MAX if sentences else 0
     for item in items:
         if isinstance(item, Segment):
             segs.append(item)
@@ -748,13 +855,26 @@ def _script_segments(html: str, segs: list[Segment], opens: list[int] | None = N
         points = all_points[k]
         at = bounds[k]
         k += 1
+        kind = "json-ld" if "ld+json" in stype else "<script>"
+        # Whole sentences in string literals, found even without a gate word (`_shape_ask` reads
+        # them as it reads a block hidden on purpose; only under `semantic_script_sentences`).
+        found: list[str] = []
+        if budget > 0:
+            found = _script_sentences(code, stype)[:budget]
+            budget -= len(found)
+        strings, loose = _js_strings(code, points) if points else ([], [])
+        # One segment per literal: features of two unrelated UI strings are never combined. A
+        # literal that is both is a "string sentence".
+        for lit in strings[:_JS_LITERALS]:
+            key = " ".join(lit.split()) if found else ""
+            if key in found:
+                found.remove(key)
+                segs.append(Segment("script", f"{kind} string sentence", lit, -1))
+            else:
+                segs.append(Segment("script", f"{kind} string", lit, -1))
+        segs.extend(Segment("script", f"{kind} sentence", t, -1) for t in found)
         if not points:
             continue
-        strings, loose = _js_strings(code, points)
-        kind = "json-ld" if "ld+json" in stype else "<script>"
-        # One segment per literal: features of two unrelated UI strings are never combined.
-        for lit in strings[:_JS_LITERALS]:
-            segs.append(Segment("script", f"{kind} string", lit, -1))
         for text in loose:
             segs.append(Segment("script", f"{kind} text", text, -1))
         # the script's lower-cased text is already in `low` (lengths kept): no copy of a bundle
@@ -815,6 +935,7 @@ def collect_segments(
     max_text: int = 400_000,
     tree: LexborHTMLParser | None = None,
     quotes: list[tuple[str, str]] | Quotes | None = None,
+    sentences: bool = False,
 ) -> tuple[list[Segment], str]:
     """All hidden or out-of-band text segments of a page, and the page's visible text.
 
@@ -825,7 +946,8 @@ def collect_segments(
 
     Segments found in the source (comments, attributes, invisible Unicode, base64) carry exact offsets;
     segments from the DOM (hidden subtrees, styles) and script literals carry -1 and are located when
-    they hit.
+    they hit. `sentences`: script literals holding a whole sentence are segments too
+    (`_script_segments`; policy `semantic_script_sentences`).
     """
     segs: list[Segment] = []
 
@@ -871,7 +993,7 @@ def collect_segments(
                 )
             )
 
-    _script_segments(html, segs, script_opens)
+    _script_segments(html, segs, script_opens, sentences=sentences)
 
     tree = tree if tree is not None else LexborHTMLParser(html)
     _attribute_segments(tree, segs)

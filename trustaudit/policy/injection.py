@@ -82,6 +82,14 @@ class InjectionPolicy:
         "strings only when addressed to the reader or written as the user), not only those with "
         "an intent or second-person word",
     )
+    semantic_script_sentences: bool = opt(
+        True,
+        "auto also reads a script string literal that is a whole sentence (8+ words, a sentence "
+        "end; not a URL, a message template, a thrown error, a dialog, a keyed description, a "
+        "message bundle, nor a plain message the script shows its visitor or reports a "
+        "transaction's state in) as prose hidden on purpose (docs/injection.md 'Script "
+        "literals'); off: no literal is parsed for sentences",
+    )
     semantic_request_min_words: int = opt(
         8,
         "words a request in a comment, attribute, meta description or script string needs before "

@@ -1,0 +1,207 @@
+"""A site's transactional and status messages to its visitor, in 20 languages.
+
+Every shop, newsletter, forum or paywall keeps the messages of its own interface in its scripts and
+hidden elements until the visitor acts: an account activated, a password reset link sent, an order
+confirmed or shipped, a payment declined, a subscription confirmed, a field required or invalid, a
+session expired, a cart empty, results loading. They all name a thing of the site's transaction
+(an account, an order, a payment, a cart, a subscription, a password, a form field, a session) and
+say what state it is in (confirmed, sent, failed, expired, invalid, saved, loading…). An instruction
+planted for a model asks for an action instead, and names its reader or where to send
+(`benign.ui_copy` keeps those out).
+
+The vocabulary was written from that class description, language by language (en, pt, es, fr, de,
+it, nl, pl, tr, ru, uk, ar, fa, he, hi, zh, ja, ko, id, vi), not from the pages it is measured on.
+Stems match word starts in the spaced scripts (Latin, Cyrillic) and anywhere in the others.
+"""
+
+from __future__ import annotations
+
+import re
+
+# lang: (things of the site's transaction, the states a message reports them in)
+_STATUS: dict[str, tuple[str, str]] = {
+    "en": (
+        "account|order|payment|purchase|cart|basket|checkout|shipping|shipment|delivery|"
+        "subscription|newsletter|password|session|cookie|forms?\\b|field|card\\b|registration|sign-?up|"
+        "activation|verification|booking|reservation|invoice|refund|transaction|e-?mail address|"
+        "profile|coupon|promo code|wishlist",
+        "confirmed|activated|verified|expired|failed|declined|completed|received|shipped|"
+        "processed|processing|invalid|required|saved|updated|cancell?ed|added|removed|deleted|"
+        "created|pending|loading|not found|no results|successful|successfully|try again|"
+        "went wrong|unavailable|out of stock|is empty|has been sent|was sent|we(?:'ve| have) sent|"
+        "thank you|thanks",
+    ),
+    "pt": (
+        "conta|pedido|encomenda|pagamento|compra|carrinho|checkout|envio|entrega|assinatura|"
+        "inscrição|newsletter|senha|palavra-passe|sessão|cookie|formulário|campo|cartão|cadastro|"
+        "registo|registro|código|reserva|fatura",
+        "confirmad[oa]|ativad[oa]|activad[oa]|verificad[oa]|expirad[oa]|falhou|com sucesso|"
+        "concluíd[oa]|recebid[oa]|enviad[oa]|processad[oa]|inválid[oa]|obrigatóri[oa]|salv[oa]|"
+        "guardad[oa]|atualizad[oa]|cancelad[oa]|adicionad[oa]|removid[oa]|criad[oa]|pendente|"
+        "carregando|a carregar|tente novamente|obrigad[oa]|recusad[oa]",
+    ),
+    "es": (
+        "cuenta|pedido|orden|pago|compra|carrito|envío|entrega|suscripción|boletín|contraseña|"
+        "sesión|cookie|formulario|campo|tarjeta|registro|código|reserva|factura",
+        "confirmad[oa]|activad[oa]|verificad[oa]|expirad[oa]|caducad[oa]|falló|con éxito|"
+        "exitosamente|completad[oa]|recibid[oa]|enviad[oa]|procesad[oa]|inválid[oa]|"
+        "obligatori[oa]|guardad[oa]|actualizad[oa]|cancelad[oa]|añadid[oa]|agregad[oa]|"
+        "eliminad[oa]|cread[oa]|pendiente|cargando|inténtalo de nuevo|intente de nuevo|"
+        "vuelve a intentarlo|gracias|rechazad[oa]",
+    ),
+    "fr": (
+        "compte|commande|paiement|achat|panier|livraison|expédition|abonnement|inscription|"
+        "newsletter|lettre d'information|mot de passe|session|cookie|formulaire|champ|carte|"
+        "réservation|facture|code",
+        "confirmée?|activée?|vérifiée?|expirée?|a échoué|échec|avec succès|réussie?|terminée?|"
+        "reçue?|envoyée?|expédiée?|traitée?|invalide|obligatoire|enregistrée?|mise? à jour|"
+        "annulée?|ajoutée?|supprimée?|créée?|en attente|chargement|réessaye[rz]|merci|refusée?",
+    ),
+    "de": (
+        "konto|bestell|zahlung|kauf|warenkorb|kasse|versand|lieferung|abonnement|newsletter|"
+        "passwort|kennwort|sitzung|cookie|formular|feld|karte|registrierung|anmeldung|buchung|"
+        "rechnung|code",
+        "bestätigt|aktiviert|verifiziert|abgelaufen|fehlgeschlagen|erfolgreich|abgeschlossen|"
+        "erhalten|gesendet|versendet|verschickt|versandt|bearbeitet|verarbeitet|ungültig|"
+        "erforderlich|gespeichert|aktualisiert|storniert|abgebrochen|hinzugefügt|entfernt|"
+        "gelöscht|erstellt|ausstehend|wird geladen|erneut|danke|vielen dank|abgelehnt",
+    ),
+    "it": (
+        "conto|account|ordine|pagamento|acquisto|carrello|spedizione|consegna|abbonamento|"
+        "iscrizione|newsletter|password|sessione|cookie|modulo|campo|carta|registrazione|codice|"
+        "prenotazione|fattura",
+        "confermat[oa]|attivat[oa]|verificat[oa]|scadut[oa]|non riuscit[oa]|fallit[oa]|"
+        "con successo|completat[oa]|ricevut[oa]|inviat[oa]|spedit[oa]|elaborat[oa]|"
+        "non valid[oa]|obbligatori[oa]|salvat[oa]|aggiornat[oa]|annullat[oa]|aggiunt[oa]|"
+        "rimoss[oa]|creat[oa]|in attesa|caricamento|riprova|grazie|rifiutat[oa]",
+    ),
+    "nl": (
+        "account|bestelling|betaling|aankoop|winkelwagen|winkelmand|afrekenen|verzending|"
+        "levering|abonnement|inschrijving|nieuwsbrief|wachtwoord|sessie|cookie|formulier|veld|"
+        "kaart|registratie|boeking|factuur|code",
+        "bevestigd|geactiveerd|geverifieerd|verlopen|mislukt|gelukt|succesvol|voltooid|"
+        "ontvangen|verzonden|verstuurd|verwerkt|ongeldig|verplicht|opgeslagen|bijgewerkt|"
+        "geannuleerd|toegevoegd|verwijderd|aangemaakt|in behandeling|laden|opnieuw|bedankt|"
+        "geweigerd",
+    ),
+    "pl": (
+        "konto|zamówieni|płatnoś|zakup|koszyk|wysyłk|dostaw|subskrypcj|newsletter|hasł|sesj|"
+        "cookie|formularz|pole|kart|rejestracj|rezerwacj|faktur|kod",
+        "potwierdzon|aktywowan|zweryfikowan|wygasł|nie powiodł|niepowodzeni|pomyślnie|"
+        "zakończon|otrzymal|otrzyman|wysłan|przetworzon|nieprawidłow|wymagan|zapisan|"
+        "zaktualizowan|anulowan|dodan|usunięt|utworzon|oczekuj|ładowanie|wczytywanie|"
+        "spróbuj ponownie|dziękuj|odrzucon",
+    ),
+    "tr": (
+        "hesab|hesap|sipariş|ödeme|sepet|kargo|teslimat|abonelik|bülten|şifre|parola|oturum|"
+        "çerez|form|alan|kart|kayıt|rezervasyon|fatura|kod",
+        "onaylan|etkinleştiril|aktif edil|doğrulan|süresi dol|başarısız|başarıyla|başarılı|"
+        "tamamlan|alındı|gönderildi|kargoya verildi|işlendi|geçersiz|zorunlu|gerekli|kaydedildi|"
+        "güncellendi|iptal edildi|eklendi|kaldırıldı|silindi|oluşturuldu|beklemede|yükleniyor|"
+        "tekrar deneyin|teşekkür|reddedildi",
+    ),
+    "ru": (
+        "аккаунт|учётн|учетн|заказ|оплат|платеж|платёж|покупк|корзин|доставк|отправк|подписк|"
+        "рассылк|парол|сесси|cookie|куки|форм[аеуы]?(?!\\w)|пол[еяю](?!\\w)|карт|регистрац|бронирован|"
+        "счёт|счет|код",
+        "подтвержд|активирован|проверен|истёк|истек|не удалось|ошибк|успешно|завершен|завершён|"
+        "получен|отправлен|обработан|недействител|неверн|обязательн|сохранен|сохранён|обновлен|"
+        "обновлён|отменен|отменён|добавлен|удален|удалён|создан|ожида|загрузка|попробуйте|"
+        "повторите попытку|спасибо|отклонен|отклонён",
+    ),
+    "uk": (
+        "акаунт|обліков|замовлен|оплат|платіж|покупк|кошик|доставк|відправлен|підписк|розсилк|"
+        "парол|сесі|cookie|форм[аиуі]?(?!\\w)|пол[еяю](?!\\w)|картк|реєстрац|бронюван|рахун|код",
+        "підтвердж|активован|перевірен|закінчи|не вдалося|помилк|успішно|завершен|отриман|"
+        "надіслан|оброблен|недійсн|невірн|обов['’]язков|збережен|оновлен|скасован|додан|"
+        "видален|створен|очіку|завантаження|спробуйте|дякуємо|дякую|відхилен",
+    ),
+    "ar": (
+        "حساب|طلب|الدفع|دفع|شراء|سلة|شحن|توصيل|اشتراك|النشرة|كلمة المرور|جلسة|ملفات تعريف الارتباط|"
+        "نموذج|حقل|بطاقة|تسجيل|رمز|حجز|فاتورة",
+        "تم |تمت |بنجاح|فشل|انتهت صلاحية|غير صالح|مطلوب|قيد الانتظار|جار التحميل|جاري التحميل|"
+        "حاول مرة أخرى|شكرا|شكراً|مرفوض",
+    ),
+    "fa": (
+        "حساب|سفارش|پرداخت|خرید|سبد|ارسال|تحویل|اشتراک|خبرنامه|رمز عبور|گذرواژه|نشست|کوکی|فرم|"
+        "فیلد|کارت|ثبت نام|ثبت‌نام|کد|رزرو|فاکتور",
+        "تأیید شد|تایید شد|فعال شد|منقضی|ناموفق|با موفقیت|تکمیل شد|دریافت شد|ارسال شد|"
+        "نامعتبر|الزامی|ذخیره شد|به‌روز|به روز|لغو شد|اضافه شد|حذف شد|ایجاد شد|در انتظار|"
+        "در حال بارگذاری|دوباره تلاش|متشکر|سپاس|رد شد",
+    ),
+    "he": (
+        "חשבון|הזמנ|תשלום|רכישה|עגלה|סל הקניות|משלוח|מנוי|הרשמה|ניוזלטר|סיסמ|הפעלה|אימות|"
+        "קוקיז|עוגיות|טופס|שדה|כרטיס|קוד",
+        "אושר|הופעל|אומת|פג תוקף|נכשל|בהצלחה|הושלם|התקבל|נשלח|לא תקין|לא חוקי|חובה|נשמר|עודכן|"
+        "בוטל|נוסף|הוסר|נמחק|נוצר|ממתין|טוען|בטעינה|נסה שוב|נסו שוב|תודה|נדח",
+    ),
+    "hi": (
+        "खाता|खाते|ऑर्डर|भुगतान|खरीद|कार्ट|चेकआउट|शिपिंग|डिलीवरी|सदस्यता|न्यूज़लेटर|पासवर्ड|सत्र|"
+        "कुकी|फ़ॉर्म|फॉर्म|फ़ील्ड|कार्ड|पंजीकरण|कोड|बुकिंग",
+        "पुष्टि|सक्रिय|सत्यापित|समाप्त|विफल|सफलतापूर्वक|सफल|पूर्ण|प्राप्त|भेजा|भेज दिया|संसाधित|"
+        "अमान्य|आवश्यक|सहेजा|अपडेट|रद्द|जोड़ा|हटाया|लंबित|लोड हो रहा|पुनः प्रयास|फिर से प्रयास|"
+        "धन्यवाद|अस्वीकार",
+    ),
+    "zh": (
+        "账户|帳戶|账号|帳號|订单|訂單|付款|支付|购物车|購物車|结账|結帳|配送|发货|發貨|订阅|訂閱|"
+        "密码|密碼|会话|會話|登录|登入|注册|註冊|表单|表單|字段|欄位|银行卡|验证码|驗證碼|预订|預訂|"
+        "发票|發票|邮箱|郵箱",
+        "已确认|已確認|已激活|已啟用|已验证|已驗證|已过期|已過期|失败|失敗|成功|已完成|已收到|"
+        "已发送|已發送|已发货|已發貨|处理中|處理中|无效|無效|必填|已保存|已儲存|已更新|已取消|"
+        "已添加|已加入|已删除|已刪除|已创建|待处理|加载中|載入中|请重试|請重試|谢谢|謝謝|感谢|感謝|"
+        "被拒绝",
+    ),
+    "ja": (
+        "アカウント|注文|支払|決済|購入|カート|配送|発送|購読|登録|ニュースレター|メルマガ|"
+        "パスワード|セッション|クッキー|フォーム|入力欄|カード|コード|予約|請求書|メールアドレス",
+        "確認されました|完了|有効化|認証されました|期限切れ|有効期限が切れ|失敗|成功|"
+        "受け付けました|受信しました|送信しました|送信されました|発送しました|処理中|無効|必須|"
+        "保存しました|保存されました|更新しました|更新されました|キャンセル|追加しました|"
+        "追加されました|削除しました|削除されました|作成しました|保留中|読み込み中|"
+        "もう一度お試しください|ありがとうございま",
+    ),
+    "ko": (
+        "계정|주문|결제|구매|장바구니|배송|구독|뉴스레터|비밀번호|세션|쿠키|양식|입력란|필드|카드|"
+        "회원가입|가입|코드|예약|인증",
+        "확인되었|확인됐|활성화되었|인증되었|만료|실패|성공|완료|접수되었|받았습니다|전송되었|"
+        "발송되었|처리 중|처리되었|유효하지 않|올바르지 않|필수|저장되었|업데이트되었|취소되었|"
+        "추가되었|삭제되었|생성되었|대기 중|로딩 중|불러오는 중|다시 시도|감사합니다",
+    ),
+    "id": (
+        "akun|pesanan|pembayaran|pembelian|keranjang|checkout|pengiriman|langganan|berlangganan|"
+        "buletin|newsletter|kata sandi|sesi|cookie|formulir|kolom|kartu|pendaftaran|registrasi|"
+        "reservasi|pemesanan|faktur|tagihan|kode",
+        "dikonfirmasi|diaktifkan|diverifikasi|kedaluwarsa|kadaluarsa|gagal|berhasil|sukses|"
+        "selesai|diterima|dikirim|diproses|tidak valid|wajib|diperlukan|disimpan|diperbarui|"
+        "dibatalkan|ditambahkan|dihapus|dibuat|tertunda|memuat|coba lagi|terima kasih|ditolak",
+    ),
+    "vi": (
+        "tài khoản|đơn hàng|thanh toán|mua hàng|giỏ hàng|giao hàng|vận chuyển|đăng ký|bản tin|"
+        "mật khẩu|phiên|cookie|biểu mẫu|trường|thẻ|mã|đặt chỗ|hóa đơn",
+        "đã được xác nhận|đã xác nhận|đã kích hoạt|đã xác minh|hết hạn|thất bại|"
+        "không thành công|thành công|hoàn tất|đã nhận|đã gửi|đang xử lý|đã xử lý|không hợp lệ|"
+        "bắt buộc|đã lưu|đã cập nhật|đã hủy|đã thêm|đã xóa|đã tạo|đang chờ|đang tải|thử lại|"
+        "cảm ơn|bị từ chối",
+    ),
+}
+# Languages written in Latin or Cyrillic letters: a stem matches at a word start there.
+_SPACED = frozenset({"en", "pt", "es", "fr", "de", "it", "nl", "pl", "tr", "ru", "uk", "id", "vi"})
+
+
+def _pattern(part: int) -> re.Pattern[str]:
+    """One alternation over every language's stems of `part` (0: things, 1: states)."""
+    spaced = "|".join(v[part] for k, v in _STATUS.items() if k in _SPACED)
+    other = "|".join(v[part] for k, v in _STATUS.items() if k not in _SPACED)
+    return re.compile(rf"\b(?:{spaced})|(?:{other})", re.IGNORECASE)
+
+
+_THING, _STATE = _pattern(0), _pattern(1)
+
+
+def status_message(text: str) -> bool:
+    """Whether `text` names a thing of the site's transaction (account, order, payment, cart,
+    subscription, password, field, session …) and a state it reports it in (confirmed, sent,
+    failed, expired, invalid, loading, thank you …), in any of the 20 languages. Whether it is
+    also a plain message (no address to send to, no AI, no role, not written as the user) is
+    `benign.ui_copy`'s test."""
+    return _THING.search(text) is not None and _STATE.search(text) is not None
