@@ -1202,8 +1202,9 @@ class ScanBatch:
         waiting, self._waiting = self._waiting, []
         if not waiting:
             return
+        judged: list[list[dict[str, Any]] | None]
         try:
-            judged = _semantic_findings_many([p.asks or [] for p, _ in waiting], self.policy)
+            judged = list(_semantic_findings_many([p.asks or [] for p, _ in waiting], self.policy))
         except Exception:  # as page by page: a page whose judging fails yields an empty result
             judged = []
             for p, _ in waiting:
