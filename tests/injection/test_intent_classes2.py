@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
-from injection.bench_module import load
+from injection.bench_module import bench_imports, load
 
 _T = load("train_intent")
 _LOFO = sys.modules[_T.load_families.__module__]  # bench/injection_lofo.py, as train_intent read it
@@ -44,5 +44,6 @@ def test_own_class2_boundary_negatives_are_parallel_and_no_payload() -> None:
 
 def test_extra_training_families_are_template_sets_outside_the_cases() -> None:
     assert set(_T.EXTRA) <= set(_LOFO.CLASS_SETS) - {"own-class"}
-    fams = _LOFO.load_families()  # own-class2 trains the head; it is never a case family
+    with bench_imports():  # load_families imports bench.injection_families_extra when called
+        fams = _LOFO.load_families()  # own-class2 trains the head; it is never a case family
     assert "own-class" in fams and "own-class2" not in fams
