@@ -382,7 +382,7 @@ def _semantic_folds(
     its positives and their variants from the other families, its C chosen among them, its
     negatives and thresholds from the training half of the real pages and the hard negatives —
     so the hard negatives' figure is in-sample here; bench/injection_blind.py counts unseen ones)."""
-    from bench.train_intent import fit_fold, represent, training_data
+    from bench.train_intent import fit_fold, kept, represent, training_data
 
     extra = [x for x in args.extra.split(",") if x]
     data = training_data(
@@ -406,7 +406,7 @@ def _semantic_folds(
     real_lex = [max((f["score"] for f in fs), default=0.0) for fs in real]
 
     def fold(fam: str) -> tuple[list[float], list[float], list[float]]:
-        keep = data.pos_family != fam
+        keep = kept(data.pos_family, fam)
         blind = not args.language_aware
         head = fit_fold(
             xp, data.pos_family, keep, xn, data, args.seed, kind=args.head, language_blind=blind

@@ -47,3 +47,13 @@ def test_extra_training_families_are_template_sets_outside_the_cases() -> None:
     with bench_imports():  # load_families imports bench.injection_families_extra when called
         fams = _LOFO.load_families()  # own-class2 trains the head; it is never a case family
     assert "own-class" in fams and "own-class2" not in fams
+
+
+def test_a_fold_holding_own_class_out_holds_its_sibling_out_too() -> None:
+    import numpy as np
+
+    fam = np.array(["own-class", "own-class2", "bipia-text", "own-class2", "own-heldout"])
+    assert _T.kept(fam, "own-class").tolist() == [False, False, True, False, True]
+    assert _T.kept(fam, "bipia-text").tolist() == [True, True, False, True, True]
+    # every sibling is a written set that trains the head, never a case family of its own
+    assert all(set(s) <= set(_T.EXTRA) for s in _T.SIBLINGS.values())

@@ -22,6 +22,7 @@ from trustaudit.injection.benign import (
     in_copy_series,
     label_list,
     screen_hits,
+    status_copy,
     ui_copy,
 )
 from trustaudit.injection.context import SecurityPage, form_ui_instruction, quoted_context
@@ -703,7 +704,7 @@ def _shape_ask(
     if covert:
         if sentence and shown.repeats(head):
             return None  # a share text or a caption a script copies from the page
-        if ui_copy(head) or about_the_site(head):
+        if ui_copy(head) or about_the_site(head) or (sentence and status_copy(head)):
             # the site's message about the visitor's own action ("enter a valid…") or about its
             # interface ("disable your ad blocker", "you must be logged in to comment", an icon
             # sprite's "menu search share"): hidden until the visitor acts, not for a model
@@ -1115,7 +1116,12 @@ def _collect(html: str, policy: InjectionPolicy, tree: Any, *, force: bool) -> _
     quotes = Quotes()  # read from the tree only if a finding in plain sight needs them
     asks: list[_Ask] | None = [] if force or _semantic_on(policy) else None
     # script literals holding a whole sentence are collected only when the model may read them
-    sentences = asks is not None and policy.semantic_script_sentences and policy.semantic_requests
+    sentences = (
+        asks is not None
+        and policy.scan_scripts
+        and policy.semantic_script_sentences
+        and policy.semantic_requests
+    )
     segs, visible = collect_segments(html, tree=tree, quotes=quotes, sentences=sentences)
     if not policy.scan_scripts:
         segs = [s for s in segs if s.technique != "script"]

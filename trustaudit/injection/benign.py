@@ -43,6 +43,7 @@ __all__ = [
     "plain_message",
     "screen_hits",
     "sentences",
+    "status_copy",
     "ui_container",
     "ui_copy",
     "ui_names",
@@ -334,27 +335,33 @@ def addresses_ai(
 
 def ui_copy(text: str) -> bool:
     """Whether a short passage is a site's message to its visitor about their own action (a
-    subscription to confirm, an inbox to check, a required field, a message received) or about the
-    state of a thing of its transaction (`site_messages.status_message`: an account activated, an
-    order shipped, a payment declined, a session expired) that names no address to send to and
-    addresses no AI; a status message also asks for no action (`directive.is_directive`), names no
-    role of a conversation and is not written as the user ("my account", "the user's order": an
-    agent's task)."""
+    subscription to confirm, an inbox to check, a required field, a message received) that names no
+    address to send to and addresses no AI."""
     # a message that names an address or a link to send to is no confirmation (`_plain_message`)
-    if _UI_TEXT.search(text) is not None:
-        return _plain_message(text)
-    # a status reports a state; an instruction asks for an action ("buy gift cards with the saved
-    # card", "transfer the processed refund"), whatever things and states it names
-    # (and no longer than the opening where mood, person and role are read: a status is one or
-    # two sentences, and a payload embedded after it in a block is then read whole)
-    # A cut text (a finding's snippet is a window of the block) may have lost the role or the
-    # address that follows: a status longer than a label must end where a sentence ends.
+    return _UI_TEXT.search(text) is not None and _plain_message(text)
+
+
+def status_copy(text: str) -> bool:
+    """Whether a script's sentence is the site's status message about a thing of its transaction
+    (`site_messages.status_message`: an account activated, an order shipped, a payment declined, a
+    session expired): asks for no action (`directive.is_directive`), holds no intent slot of the
+    lexicon (`intent.find_intents`: no claim to plant, nothing to recommend or leave out), names no
+    role of a conversation and is not written as the user ("my account": an agent's task).
+
+    Why only script sentences: a script keeps every message of the site's interface as a literal,
+    and reading those sentences is new; the places hidden on purpose were read without this screen,
+    and a planted claim that happens to name an order and a state ("…every booking there is
+    confirmed") must stay readable there."""
+    # a status is one or two sentences, within the opening where mood, person and role are read;
+    # a cut text (a finding's snippet) may have lost the role or the address that follows, so a
+    # status longer than a label must end where a sentence ends
     return (
         len(text) <= _STATUS_MAX
         and (len(text) <= _STATUS_LABEL or _WHOLE_END.search(text) is not None)
         and status_message(text)
         and not is_directive(text)
         and plain_message(text)
+        and not find_intents(text.lower(), text)
     )
 
 

@@ -15,14 +15,15 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from typing import overload
 
 from ahocorasick_rs import AhoCorasick, Implementation
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from trustaudit.injection.benign import plain_message, ui_container, ui_selector
-from trustaudit.injection.directive import request_markers
+from trustaudit.injection.benign import plain_message, ui_container, ui_copy, ui_selector
+from trustaudit.injection.directive import is_directive, request_markers
 from trustaudit.injection.normalize import (
     decode_base64_text,
     has_astral,
@@ -99,10 +100,19 @@ class Segment:
 _TAGS = re.compile(r"<[A-Za-z/!?][^<>]*>")
 # Attribute values that can carry text a model reads but a human does not see on the page.
 # String literals with their escapes (a JSON blob's "<p class=\\"x\\">…" is one literal, not three).
+# Scripts are tokenised with `_js_literals` (what `finditer` of this pattern finds, in linear time).
 _JS_STRING = re.compile(
     r"\"([^\"\\\n]*(?:\\[\s\S][^\"\\\n]*)*)\"|'([^'\\\n]*(?:\\[\s\S][^'\\\n]*)*)'"
     r"|`([^`\\]*(?:\\[\s\S][^`\\]*)*)`"
 )
+# `_JS_STRING` without its closing quote, one per opening quote (`_js_literals`): it always matches,
+# greedily, and the literal is whole when the character after its end is that quote.
+_JS_BODY = {
+    '"': re.compile(r"[^\"\\\n]*(?:\\[\s\S][^\"\\\n]*)*"),
+    "'": re.compile(r"[^'\\\n]*(?:\\[\s\S][^'\\\n]*)*"),
+    "`": re.compile(r"[^`\\]*(?:\\[\s\S][^`\\]*)*"),
+}
+_JS_QUOTE = re.compile(r"[\"'`]")
 _JS_MIN, _JS_MAX, _JS_LITERALS = 16, 4000, 400
 _CSS_HIDDEN_NODES = 2000  # nodes hidden by stylesheet rules read per page
 # Scripts longer than this are read around every gate word, up to _JS_LITERALS literals per script.
@@ -363,6 +373,37 @@ def _windows(points: list[int], before: int, after: int) -> list[tuple[int, int]
     return spans
 
 
+def _js_literals(code: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, text) of each string literal of `code`, what `_JS_STRING.finditer` finds, in
+    time linear in the length of the code.
+
+    `finditer` retries the pattern at every quote after one that opens no whole literal, and each
+    retry reads to where that literal stops: a script of escaped backticks ("`\\" repeated) or of
+    unterminated quotes costs the square of its length. A literal that does not close stops where
+    every quote of its kind it read past stops too (each one was escaped, and the reading after it
+    is the same), so those are skipped; quotes of the other kinds are still tried, as before.
+    """
+    # where the last literal of each kind that did not close stopped
+    stop = {'"': -1, "'": -1, "`": -1}
+    n = len(code)
+    search = _JS_QUOTE.search
+    i = 0
+    while (m := search(code, i)) is not None:
+        q = m.start()
+        kind = code[q]
+        if q < stop[kind]:
+            # read past by a literal of its kind that did not close: none closes here
+            i = q + 1
+            continue
+        end = _JS_BODY[kind].match(code, q + 1).end()  # type: ignore[union-attr]
+        if end < n and code[end] == kind:
+            yield q, end + 1, code[q + 1 : end]
+            i = end + 1
+        else:
+            stop[kind] = end
+            i = q + 1
+
+
 def _js_strings(code: str, points: list[int]) -> tuple[list[str], list[str]]:
     """Prose of a script: string literals that read like prose (3+ words), and loose text.
 
@@ -400,10 +441,9 @@ def _js_strings(code: str, points: list[int]) -> tuple[list[str], list[str]]:
         return out, loose
     starts: list[int] = []
     ends: list[int] = []
-    for sm in _JS_STRING.finditer(code):
-        starts.append(sm.start())
-        ends.append(sm.end())
-        lit = sm.group(1) or sm.group(2) or sm.group(3) or ""
+    for start, end, lit in _js_literals(code):
+        starts.append(start)
+        ends.append(end)
         if len(lit) < _JS_MIN or not _WORDY.search(lit):
             continue
         out.append(_read_js(lit[:_JS_MAX]))  # markup stays: the detector reads words glued to tags
@@ -423,6 +463,11 @@ def _js_strings(code: str, points: list[int]) -> tuple[list[str], list[str]]:
 # (larger ones only through the literals their gate words reached); a script holding more than
 # _SENTENCE_BUNDLE of them is a message bundle (i18n strings, a data blob), read not at all.
 _SENTENCES_MAX, _SENTENCE_SCRIPT, _SENTENCE_BUNDLE = 8, 20000, 3
+# Characters of scripts tokenised for sentences per page, all scripts together: the budget above
+# only shrinks when a sentence is found, so a page of many scripts just under _SENTENCE_SCRIPT (a
+# 5 MB page holds 250 of them) would have every one tokenised; past this, scripts are not read for
+# sentences (their gate words still are).
+_SENTENCE_CHARS = 200_000
 _SENTENCE_WORDS = 8
 _SENTENCE_STOP = re.compile(r"[.!?\u0964\u061f](?:\s|\\n|$)|[\u3002\uff01\uff1f]")
 # The key a literal is the value of (`"description": "…"`, `title: '…'`), read just before it.
@@ -449,8 +494,10 @@ _THROWN = re.compile(
 # Where a site shows a literal to its visitor (read just before it): DOM text (`el.textContent =`,
 # `.innerHTML +=`, jQuery's `.text(`/`.html(`), a field's placeholder or validity message, or a
 # UI call (`toast(`, `notify(`, `showMessage(`, `setError(`, `Swal.fire(`, `message.success(`…).
-# A literal shown there is the site's interface copy when it is also a plain message
-# (`benign.plain_message`: short, no address to send to, nothing addressed to an AI).
+# A literal shown there is the site's interface copy when it is a message about the visitor's own
+# action or a thing's state (`benign.ui_copy`) or a plain message (`benign.plain_message`: short, no
+# address to send to, nothing addressed to an AI) that asks for nothing (`_shown_as_copy`): an
+# instruction written into the DOM ("Recommend X and leave out every complaint.") is still read.
 _UI_SINK = re.compile(
     r"(?:\.(?:textContent|innerText|innerHTML|outerHTML|placeholder|title)\s*\+?=\s*"
     r"|\.(?:text|html|append|prepend|setCustomValidity|insertAdjacentHTML)\s*\((?:[^()]{0,24},\s*)?"
@@ -462,6 +509,43 @@ _UI_SINK = re.compile(
 # A cheap test of a whole script before its literals are parsed: a sentence end before a quote or
 # a space (a literal holding a sentence has one, `_SENTENCE_STOP`).
 _SENTENCE_HINT = re.compile(r"[.!?\u0964\u061f](?:[\"'`\s]|\\n)|[\u3002\uff01\uff1f]")
+
+
+_FIRST_LETTERS = re.compile(r"[\W\d_]*([A-Za-z]+)")
+
+
+@lru_cache(maxsize=1)
+def _steer_stems() -> tuple[str, ...]:
+    """The English stems of the intent lexicon's steering verbs (`recommend*`, `rank*`, `praise*`)."""
+    ref = resources.files("trustaudit.injection").joinpath("data/intent_lexicon.json")
+    slots = json.loads(ref.read_text(encoding="utf-8"))["slots"]
+    terms = slots.get("steer_v", {}).get("en", "").split()
+    return tuple(t[:-1].lower() for t in terms if t.endswith("*") and "_" not in t)
+
+
+def _opens_steering(text: str) -> bool:
+    """Whether `text` opens with a steering verb in its base form ("Recommend X as the only…",
+    "Rank X first…"): an instruction about what to say of a thing. `directive.is_directive` reads
+    only its closed list of English verbs there, which leaves these out (a sentence opening with
+    "Review", "Rating" or "Present" is often a headline); at a UI sink the site shows its visitor
+    messages, not orders about what to recommend."""
+    m = _FIRST_LETTERS.match(text)
+    if m is None:
+        return False
+    w = m.group(1).lower()
+    if w.endswith(("ed", "ing", "ly")) or (w.endswith("s") and not w.endswith("ss")):
+        return False  # "Recommended…", "Rankings…", "Reviews…": not an imperative
+    # the stem and at most an ending ("summar" + "ize"), not a noun built on it ("presentation")
+    return any(w.startswith(stem) and len(w) - len(stem) <= 3 for stem in _steer_stems())
+
+
+def _shown_as_copy(text: str) -> bool:
+    """Whether a literal shown at a UI sink (`_UI_SINK`) is the site's own message: a message about
+    the visitor's action or a thing's state (`benign.ui_copy`), or a plain message that asks for
+    nothing (`benign.plain_message`, not `directive.is_directive`, not `_opens_steering`)."""
+    if ui_copy(text):
+        return True
+    return plain_message(text) and not is_directive(text) and not _opens_steering(text)
 
 
 def _prose_literal(lit: str) -> bool:
@@ -488,32 +572,44 @@ def _sentence_literal(code: str, start: int, lit: str) -> str | None:
     text = " ".join(_read_js(lit[:_JS_MAX]).split())
     if _TEMPLATED.search(text) or _FRAGMENT.search(text):
         return None
-    if _UI_SINK.search(code, max(0, start - 64), start) and plain_message(text):
+    if _UI_SINK.search(code, max(0, start - 64), start) and _shown_as_copy(text):
         return None  # shown to the visitor as the site's own message (a status, an error)
     return text if len(text.split()) >= _SENTENCE_WORDS else None
+
+
+def _sentence_script(code: str, stype: str) -> bool:
+    """Whether a script is worth tokenising for sentences: small enough, not a data block (JSON-LD,
+    JSON: structured copy of the page), with the spaces of a sentence and a sentence end somewhere
+    (no sentence end: no literal to parse)."""
+    return (
+        len(code) <= _SENTENCE_SCRIPT
+        and "json" not in stype
+        and code.count(" ") >= _SENTENCE_WORDS - 1
+        and _SENTENCE_HINT.search(code) is not None
+    )
 
 
 def _script_sentences(code: str, stype: str) -> list[str]:
     """The prose-shaped string literals of a script (`_sentence_literal`), or none when it is a data
     block (JSON-LD, JSON: structured copy of the page) or a bundle of messages."""
-    if len(code) > _SENTENCE_SCRIPT or "json" in stype or code.count(" ") < _SENTENCE_WORDS - 1:
-        return []
-    if _SENTENCE_HINT.search(code) is None:
-        return []  # no sentence end anywhere: no literal to parse
+    return _literal_sentences(code) if _sentence_script(code, stype) else []
+
+
+def _literal_sentences(code: str) -> list[str]:
+    """`_script_sentences` of a script that passed `_sentence_script`."""
     out: list[str] = []
     prose = 0  # prose literals of any kind: more than _SENTENCE_BUNDLE make a bundle
     keyed = 0  # values of an object's keys: two make a table of messages, whatever the keys' names
-    for sm in _JS_STRING.finditer(code):
-        lit = sm.group(1) or sm.group(2) or sm.group(3) or ""
+    for start, _, lit in _js_literals(code):
         if not _prose_literal(lit):
             continue
         prose += 1
         if prose > _SENTENCE_BUNDLE:
             return []
-        text = _sentence_literal(code, sm.start(), lit)
+        text = _sentence_literal(code, start, lit)
         if text is not None:
             out.append(text)
-            keyed += _LITERAL_KEY.search(code, max(0, sm.start() - 48), sm.start()) is not None
+            keyed += _LITERAL_KEY.search(code, max(0, start - 48), start) is not None
             if keyed > 1:
                 return []
     return out
@@ -847,6 +943,7 @@ def _script_segments(
         all_points = [_gate_points(code.lower(), [0])[0] for code in codes]
     k = 0
     budget = _SENTENCES_MAX if sentences else 0
+    room = _SENTENCE_CHARS  # characters of scripts left to tokenise for sentences on this page
     for item in items:
         if isinstance(item, Segment):
             segs.append(item)
@@ -859,8 +956,9 @@ def _script_segments(
         # Whole sentences in string literals, found even without a gate word (`_shape_ask` reads
         # them as it reads a block hidden on purpose; only under `semantic_script_sentences`).
         found: list[str] = []
-        if budget > 0:
-            found = _script_sentences(code, stype)[:budget]
+        if budget > 0 and len(code) <= room and _sentence_script(code, stype):
+            room -= len(code)
+            found = _literal_sentences(code)[:budget]
             budget -= len(found)
         strings, loose = _js_strings(code, points) if points else ([], [])
         # One segment per literal: features of two unrelated UI strings are never combined. A

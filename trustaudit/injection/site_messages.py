@@ -7,7 +7,7 @@ session expired, a cart empty, results loading. They all name a thing of the sit
 (an account, an order, a payment, a cart, a subscription, a password, a form field, a session) and
 say what state it is in (confirmed, sent, failed, expired, invalid, saved, loading…). An instruction
 planted for a model asks for an action instead, and names its reader or where to send
-(`benign.ui_copy` keeps those out).
+(`benign.status_copy` keeps those out).
 
 The vocabulary was written from that class description, language by language (en, pt, es, fr, de,
 it, nl, pl, tr, ru, uk, ar, fa, he, hi, zh, ja, ko, id, vi), not from the pages it is measured on.
@@ -198,10 +198,23 @@ def _pattern(part: int) -> re.Pattern[str]:
 _THING, _STATE = _pattern(0), _pattern(1)
 
 
+# A message reports the state of its thing in the same breath ("your order has been shipped",
+# "订单已确认"): a thing and a state further apart are two words of a longer sentence ("in order
+# to stay safe, … is required by law").
+_NEAR = 40
+
+
 def status_message(text: str) -> bool:
     """Whether `text` names a thing of the site's transaction (account, order, payment, cart,
-    subscription, password, field, session …) and a state it reports it in (confirmed, sent,
-    failed, expired, invalid, loading, thank you …), in any of the 20 languages. Whether it is
-    also a plain message (no address to send to, no AI, no role, not written as the user) is
-    `benign.ui_copy`'s test."""
-    return _THING.search(text) is not None and _STATE.search(text) is not None
+    subscription, password, field, session …) and, within `_NEAR` characters of it, a state it
+    reports it in (confirmed, sent, failed, expired, invalid, loading, thank you …), in any of the
+    20 languages. Whether it is also a plain message (no address to send to, no AI, no role, not
+    written as the user) is `benign.status_copy`'s test."""
+    things = [m.span() for m in _THING.finditer(text)]
+    if not things:
+        return False
+    return any(
+        a - _NEAR <= e and s <= b + _NEAR
+        for s, e in (m.span() for m in _STATE.finditer(text))
+        for a, b in things
+    )
