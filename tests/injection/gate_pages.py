@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from typer.testing import CliRunner
+
+from trustaudit.cli.main import app
 from trustaudit.injection import scan_html_asks
 from trustaudit.policy.injection import InjectionPolicy
 
@@ -21,3 +28,24 @@ def asked(extra: str, policy: InjectionPolicy | None = None, body: str = "") -> 
     found, asks = scan_html_asks(page(extra, body), policy)
     assert found.findings == []
     return [t for _, _, t in asks]
+
+
+def audit_pages(
+    tmp_path: Path, pages: dict[str, str], *options: str
+) -> dict[str, tuple[list[dict[str, Any]], str]]:
+    """`trustaudit audit` through the CLI over a folder of `pages` (file name -> HTML), one worker:
+    file name -> (its injection findings, its band)."""
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    for name, html in pages.items():
+        (folder / name).write_text(html, encoding="utf-8")
+    out = tmp_path / "out"
+    args = ["audit", str(folder), "--out", str(out), "--workers", "1", *options]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    found = pl.read_parquet(out / "pages.parquet")
+    band = dict(pl.read_parquet(out / "scores.parquet").select("url", "band").iter_rows())
+    return {
+        Path(u).name: (f or [], band[u])
+        for u, f in zip(found["url"], found["injection_findings"].to_list(), strict=True)
+    }

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import polars as pl
 import pytest
 from injection.gate_pages import asked as _asked
+from injection.gate_pages import audit_pages
 from injection.gate_pages import page as _page
 from injection.semantic_stub import model_says_yes
-from typer.testing import CliRunner
 
-from trustaudit.cli.main import app
 from trustaudit.injection.directive import about_the_site, names_role
 from trustaudit.policy.injection import InjectionPolicy
 
@@ -107,20 +105,7 @@ def test_the_opening_is_not_cut_inside_a_word() -> None:
 
 
 def _audit(tmp_path: Path, pages: dict[str, str]) -> dict[str, tuple[list[dict], bool]]:
-    folder = tmp_path / "pages"
-    folder.mkdir()
-    for name, html in pages.items():
-        (folder / name).write_text(html, encoding="utf-8")
-    out = tmp_path / "out"
-    res = CliRunner().invoke(app, ["audit", str(folder), "--out", str(out), "--workers", "1"])
-    assert res.exit_code == 0, res.output
-    found = pl.read_parquet(out / "pages.parquet")
-    scores = pl.read_parquet(out / "scores.parquet")
-    band = dict(zip(scores["url"], scores["band"], strict=True))
-    return {
-        Path(u).name: (f or [], band[u] == "quarantine")
-        for u, f in zip(found["url"], found["injection_findings"].to_list(), strict=True)
-    }
+    return {k: (f, band == "quarantine") for k, (f, band) in audit_pages(tmp_path, pages).items()}
 
 
 def test_audit_quarantines_a_hidden_planted_claim_and_not_the_sites_hidden_ui(

@@ -9,14 +9,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import polars as pl
 import pytest
 from injection.gate_pages import asked as _asked
+from injection.gate_pages import audit_pages
 from injection.gate_pages import page as _page
 from injection.semantic_stub import model_says_yes
-from typer.testing import CliRunner
 
-from trustaudit.cli.main import app
 from trustaudit.injection import html_scan
 from trustaudit.injection.html_scan import collect_segments
 from trustaudit.policy.injection import InjectionPolicy
@@ -142,27 +140,12 @@ def test_the_sentences_read_per_page_are_capped() -> None:
 def _audit(
     tmp_path: Path, pages: dict[str, str], *, key: str = "true"
 ) -> dict[str, tuple[list[dict], bool]]:
-    folder = tmp_path / "pages"
-    folder.mkdir()
-    for name, html in pages.items():
-        (folder / name).write_text(html, encoding="utf-8")
-    out = tmp_path / "out"
     policy = tmp_path / "trustaudit.toml"
     policy.write_text(
         f'profile = "default"\n\n[injection]\nsemantic_script_sentences = {key}\n', encoding="utf-8"
     )
-    res = CliRunner().invoke(
-        app,
-        ["audit", str(folder), "--out", str(out), "--policy", str(policy), "--workers", "1"],
-    )
-    assert res.exit_code == 0, res.output
-    found = pl.read_parquet(out / "pages.parquet")
-    scores = pl.read_parquet(out / "scores.parquet")
-    band = dict(zip(scores["url"], scores["band"], strict=True))
-    return {
-        Path(u).name: (f or [], band[u] == "quarantine")
-        for u, f in zip(found["url"], found["injection_findings"].to_list(), strict=True)
-    }
+    got = audit_pages(tmp_path, pages, "--policy", str(policy))
+    return {k: (f, band == "quarantine") for k, (f, band) in got.items()}
 
 
 def test_audit_quarantines_a_sentence_in_a_script_and_not_a_bundle_or_json_ld(

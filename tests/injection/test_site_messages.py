@@ -9,14 +9,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import polars as pl
 import pytest
 from injection.gate_pages import asked as _asked
+from injection.gate_pages import audit_pages
 from injection.gate_pages import page as _page
 from injection.semantic_stub import model_says_yes
-from typer.testing import CliRunner
 
-from trustaudit.cli.main import app
 from trustaudit.injection import scan_html_asks
 from trustaudit.injection.benign import plain_message, status_copy, ui_copy
 from trustaudit.injection.site_messages import status_message
@@ -173,20 +171,7 @@ def test_audit_lets_site_messages_in_scripts_go_and_quarantines_a_payload(
         "shown.html": _page(shown),
         "payload.html": _page(f"<script>el.textContent = {json.dumps(PAYLOADS[1])};</script>"),
     }
-    folder = tmp_path / "pages"
-    folder.mkdir()
-    for name, html in pages.items():
-        (folder / name).write_text(html, encoding="utf-8")
-    out = tmp_path / "out"
-    res = CliRunner().invoke(app, ["audit", str(folder), "--out", str(out), "--workers", "1"])
-    assert res.exit_code == 0, res.output
-    found = pl.read_parquet(out / "pages.parquet")
-    scores = pl.read_parquet(out / "scores.parquet")
-    band = dict(zip(scores["url"], scores["band"], strict=True))
-    got = {
-        Path(u).name: (len(f or []), band[u])
-        for u, f in zip(found["url"], found["injection_findings"].to_list(), strict=True)
-    }
+    got = {k: (len(f), band) for k, (f, band) in audit_pages(tmp_path, pages).items()}
     assert got["site.html"][0] == 0 and got["site.html"][1] != "quarantine"
     assert got["shown.html"][0] == 0 and got["shown.html"][1] != "quarantine"
     assert got["payload.html"][0] >= 1 and got["payload.html"][1] == "quarantine"
