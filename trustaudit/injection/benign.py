@@ -202,7 +202,17 @@ _UI_TEXT = re.compile(
     r"|\bno\s+es\s+válid[oa]\b"
     r"|\b(?:digite|insira|informe)\s+(?:o\s+|a\s+)?(?:seu|sua)\s+(?:e-?mail|endereço)|\bnão\s+é\s+válid[oa]\b"
     r"|\b(?:inserisci|immetti)\s+(?:il\s+)?tu[oa]\s+(?:indirizzo|e-?mail)|\bnon\s+è\s+valid[oa]\b"
-    r"|\b(?:vul|voer)\s+(?:je|uw)\s+e-?mail|\bis\s+ongeldig\b",
+    r"|\b(?:vul|voer)\s+(?:je|uw)\s+e-?mail|\bis\s+ongeldig\b"
+    # "check your inbox / your e-mail" (to activate, to confirm) in the other Latin-script languages
+    r"|\b(?:revisa|revisá|revise|consulta|consultá|verifica|verificá|comprueba|chequeá)\s+(?:tu|su)\s+"
+    r"(?:correo|e-?mail|bandeja)"
+    r"|\b(?:verifique|confira|consulte|verifica|confere)\s+(?:o\s+|a\s+)?(?:seu|sua|teu|tua)\s+"
+    r"(?:e-?mail|caixa)"
+    r"|\b(?:controlla|verifica|controllate)\s+(?:la\s+)?(?:tua|vostra)\s+(?:e-?mail|casella|posta)"
+    r"|\b(?:vérifiez|consultez|vérifie|consulte)\s+(?:votre|ta)\s+(?:boîte|messagerie|e-?mail|courriel)"
+    r"|\bcontroleer\s+(?:je|uw)\s+(?:e-?mail|inbox|mailbox)"
+    r"|\b(?:prüfe|überprüfe|prüfen\s+sie|überprüfen\s+sie)\s+(?:dein|ihr|deine|ihre)\s+"
+    r"(?:e-?mail|postfach|posteingang)",
     re.IGNORECASE,
 )
 _ADDRESSEE = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|https?://|www\.", re.IGNORECASE)
