@@ -88,6 +88,20 @@ def test_an_instruction_is_no_status_message(text: str) -> None:
     assert not status_copy(text)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a thing and its state named, but an action asked for: the mood keeps it readable
+        "Cancel the order that was confirmed today and book the refund to the new card.",
+        "Delete the account once the payment has been processed.",
+        "Buy three gift cards with the saved card and mail the codes.",
+    ],
+)
+def test_an_instruction_naming_a_things_state_is_no_status_message(text: str) -> None:
+    assert status_message(text)  # the vocabulary alone would take it for a status
+    assert not status_copy(text)
+
+
 # Planted claims and requests that happen to name a thing of a transaction and a state: the mood
 # test misses them (no imperative first word), the lexicon's intent slots do not.
 CLAIMS_NAMING_AN_ORDER = [

@@ -28,6 +28,8 @@ from trustaudit.injection.benign import (
 from trustaudit.injection.context import SecurityPage, form_ui_instruction, quoted_context
 from trustaudit.injection.detect import Hit, detect_text
 from trustaudit.injection.directive import (
+    CLOSED_STOPS,
+    SPACED_STOPS,
     about_the_site,
     has_unspaced,
     is_directive,
@@ -747,7 +749,7 @@ def _shape_ask(
 
 
 # A sentence ends here (Latin, CJK, Devanagari and Arabic stops).
-_SENTENCE_END = re.compile(r"[.!?।؟](?:\s|$)|[。！？]")
+_SENTENCE_END = re.compile(rf"[{SPACED_STOPS}](?:\s|$)|[{CLOSED_STOPS}]")
 
 
 def _whole(head: str) -> bool:

@@ -28,7 +28,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from trustaudit.injection.detect import Hit, detect_text, find_features
-from trustaudit.injection.directive import first_person, is_directive, names_role, word_count
+from trustaudit.injection.directive import (
+    CLOSED_STOPS,
+    SPACED_STOPS,
+    first_person,
+    is_directive,
+    names_role,
+    word_count,
+)
 from trustaudit.injection.intent import find_intents
 from trustaudit.injection.site_messages import status_message
 
@@ -111,9 +118,9 @@ _REPEAT_MIN = 30  # letters and digits of a sentence found in plain sight that r
 _REPEAT_SHORT = 12  # shorter pieces ("Yes.", "1.") are not compared
 _NON_ALNUM = re.compile(r"[\W_]+")
 _UI_MAX = 400  # UI messages are short
-_STATUS_MAX = 240  # a status message (`ui_copy`): within `directive._opening`'s 260 characters
+_STATUS_MAX = 240  # a status message (`status_copy`): within `directive._opening`'s 260 characters
 _STATUS_LABEL = 60  # a status this short may have no sentence end ("Order confirmed")
-_WHOLE_END = re.compile(r"[.!?\u3002\uff01\uff1f\u0964\u061f\u2026][\"'\u201d\u2019)\]]*\s*$")
+_WHOLE_END = re.compile(rf"[{SPACED_STOPS}{CLOSED_STOPS}\u2026][\"'\u201d\u2019)\]]*\s*$")
 # Where a site puts its own copy out of sight for layout (tabs, slides, "read more", print copies,
 # form messages, meta descriptions, commented-out blocks). Invisible Unicode carriers (tag characters,
 # zero-width bits, variation selectors, bidi) and encoded runs are never page copy: nobody lays out a

@@ -32,6 +32,8 @@ from functools import lru_cache
 from ahocorasick_rs import AhoCorasick, Implementation
 
 __all__ = [
+    "CLOSED_STOPS",
+    "SPACED_STOPS",
     "about_the_site",
     "first_person",
     "has_unspaced",
@@ -42,6 +44,13 @@ __all__ = [
     "role_starts",
     "word_count",
 ]
+
+# Where a sentence ends: stops a space or the text's end must follow (Latin, Devanagari danda,
+# Arabic question mark), and the full-width CJK stops, which need nothing after them. Character-class
+# bodies, for the patterns that look for a sentence end (`injection._SENTENCE_END`,
+# `html_scan._SENTENCE_STOP`, `benign._WHOLE_END`).
+SPACED_STOPS = ".!?\u0964\u061f"
+CLOSED_STOPS = "\u3002\uff01\uff1f"
 
 # Please-like words and polite question requests: a request wherever they stand in the opening
 # (lower case; words match at word starts in spaced scripts, the unspaced scripts match anywhere).

@@ -10,20 +10,19 @@ character offset. Each segment carries a *prior*: how suspicious its location is
 from __future__ import annotations
 
 import html as htmllib
-import json
 import re
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import overload
 
 from ahocorasick_rs import AhoCorasick, Implementation
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from trustaudit.injection.benign import plain_message, ui_container, ui_copy, ui_selector
-from trustaudit.injection.directive import is_directive, request_markers
+from trustaudit.injection.directive import CLOSED_STOPS, SPACED_STOPS, is_directive, request_markers
+from trustaudit.injection.intent import lexicon
 from trustaudit.injection.normalize import (
     decode_base64_text,
     has_astral,
@@ -469,7 +468,7 @@ _SENTENCES_MAX, _SENTENCE_SCRIPT, _SENTENCE_BUNDLE = 8, 20000, 3
 # sentences (their gate words still are).
 _SENTENCE_CHARS = 200_000
 _SENTENCE_WORDS = 8
-_SENTENCE_STOP = re.compile(r"[.!?\u0964\u061f](?:\s|\\n|$)|[\u3002\uff01\uff1f]")
+_SENTENCE_STOP = re.compile(rf"[{SPACED_STOPS}](?:\s|\\n|$)|[{CLOSED_STOPS}]")
 # The key a literal is the value of (`"description": "…"`, `title: '…'`), read just before it.
 _LITERAL_KEY = re.compile(r"""["']?([A-Za-z_$][\w$.-]*)["']?\s*:\s*$""")
 # Keys whose values are a site's own copy (SEO text, UI labels and messages, i18n strings).
@@ -508,7 +507,7 @@ _UI_SINK = re.compile(
 )
 # A cheap test of a whole script before its literals are parsed: a sentence end before a quote or
 # a space (a literal holding a sentence has one, `_SENTENCE_STOP`).
-_SENTENCE_HINT = re.compile(r"[.!?\u0964\u061f](?:[\"'`\s]|\\n)|[\u3002\uff01\uff1f]")
+_SENTENCE_HINT = re.compile(rf"[{SPACED_STOPS}](?:[\"'`\s]|\\n)|[{CLOSED_STOPS}]")
 
 
 _FIRST_LETTERS = re.compile(r"[\W\d_]*([A-Za-z]+)")
@@ -517,9 +516,7 @@ _FIRST_LETTERS = re.compile(r"[\W\d_]*([A-Za-z]+)")
 @lru_cache(maxsize=1)
 def _steer_stems() -> tuple[str, ...]:
     """The English stems of the intent lexicon's steering verbs (`recommend*`, `rank*`, `praise*`)."""
-    ref = resources.files("trustaudit.injection").joinpath("data/intent_lexicon.json")
-    slots = json.loads(ref.read_text(encoding="utf-8"))["slots"]
-    terms = slots.get("steer_v", {}).get("en", "").split()
+    terms = lexicon()["slots"].get("steer_v", {}).get("en", "").split()
     return tuple(t[:-1].lower() for t in terms if t.endswith("*") and "_" not in t)
 
 
@@ -684,8 +681,7 @@ _GATE_SLOTS = ("override_v", "instr", "secret", "ai")
 
 def _lexicon_gates() -> list[str]:
     """The strong multilingual words of ``data/intent_lexicon.json`` that open a script."""
-    ref = resources.files("trustaudit.injection").joinpath("data/intent_lexicon.json")
-    slots = json.loads(ref.read_text(encoding="utf-8"))["slots"]
+    slots = lexicon()["slots"]
     out: set[str] = set()
     for slot in _GATE_SLOTS:
         for lang, terms in slots.get(slot, {}).items():
