@@ -64,6 +64,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.injection_eval import clean_page_paths, read_gz  # noqa: E402
+from bench.injection_families_extra import MEASURE_ONLY  # noqa: E402
 from bench.injection_lofo import (  # noqa: E402
     DEFAULT_CORPORA,
     boundary_negatives,
@@ -118,9 +119,9 @@ SIBLINGS: dict[str, tuple[str, ...]] = {"own-class": ("own-class2",)}
 
 
 def kept(fam: np.ndarray, held: str) -> np.ndarray:
-    """The positives a fold holding `held` out trains on: every family but `held` and its
-    `SIBLINGS`."""
-    return ~np.isin(fam, [held, *SIBLINGS.get(held, ())])
+    """The positives a fold holding `held` out trains on: every family but `held`, its
+    `SIBLINGS` and the registry families measured only (injection_families_extra.MEASURE_ONLY)."""
+    return ~np.isin(fam, [held, *SIBLINGS.get(held, ()), *MEASURE_ONLY])
 
 
 # The training pages' passages are cut as the head was trained (400), whatever the scan's default.
@@ -952,7 +953,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{float((ph >= head.thresholds['exposed']).mean()):14.3f} {fp:13.4f} {fph:8.3f}"
             )
         print("(recall: the classifier alone on the held-out family's payloads and their variants)")
-    everything = np.ones(len(fam), dtype=bool)
+    everything = ~np.isin(fam, MEASURE_ONLY)
     head = fit(everything)
     basis = language_basis(xn, data) if blind else None  # the C scores on what the head reads
     _, scores = choose_c(
