@@ -58,6 +58,10 @@ WHEELS = {"pyrit": "1.1.0", "basilisk_ai": "2.0.2", "agentdojo": "0.1.35"}
 # Families measured held out but never training positives of the head (bench/train_intent.py reads
 # this): empty when training on them measured better.
 MEASURE_ONLY: tuple[str, ...] = ()
+# Families added after the head was first trained with bastioncorpus: bench/train_intent.py draws
+# their variants from a generator of their own, so their presence leaves every other training row
+# as it was (a shared draw would change which negatives are upper-cased, and every fold with it).
+OWN_DRAWS = ("aegisrt", "pyrit", "basilisk", "agentdojo")
 
 Row = tuple[str, str, str]  # text, language, intent class (bench/injection_lofo.INTENTS)
 
