@@ -296,8 +296,13 @@ def agentdojo_attacks(source: str) -> list[str]:
     """The fixed attack texts of an attacks module: every string literal with a ``{goal}`` slot
     and no other slot than ``{user}`` / ``{model}`` (the tool-knowledge attack needs a task's
     ground truth: left out)."""
+    tree = ast.parse(source)
+    # docstrings quote the texts ("Attack which uses the attack string `…{goal}`"): not attacks
+    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
     out = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
+        if id(node) in docs:
+            continue
         if (
             isinstance(node, ast.Constant)
             and isinstance(node.value, str)
