@@ -56,8 +56,10 @@ WHEEL_DIR = ROOT / ".whl" / "families"
 # name -> pinned version of the wheels read as zips (the Makefile's ``families`` target pins the same).
 WHEELS = {"pyrit": "1.1.0", "basilisk_ai": "2.0.2", "agentdojo": "0.1.35"}
 # Families measured held out but never training positives of the head (bench/train_intent.py reads
-# this): empty when training on them measured better.
-MEASURE_ONLY: tuple[str, ...] = ()
+# this). The four later ones: as training positives they moved the mean held-out recall of the seven
+# deciding folds by +0.011 (0.642 -> 0.653; the rule asks +0.03) while the unseen test pages flagged
+# per fold rose from <= 0.50 % to 0.75 % (docs/injection.md, "Sixth round").
+MEASURE_ONLY: tuple[str, ...] = ("aegisrt", "pyrit", "basilisk", "agentdojo")
 # Families added after the head was first trained with bastioncorpus: bench/train_intent.py draws
 # their variants from a generator of their own, so their presence leaves every other training row
 # as it was (a shared draw would change which negatives are upper-cased, and every fold with it).

@@ -251,25 +251,14 @@ def test_registry_families_read_the_pinned_wheels_from_the_folder_make_families_
     }
 
 
-def test_a_family_measured_only_is_held_out_of_every_fold_and_of_the_packaged_head(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import numpy as np
-
-    t = load("train_intent")
-    fam = np.array(["bipia-text", "pyrit", "own-b", "pyrit"])
-    assert t.kept(fam, "own-b").tolist() == [True, True, False, True]
-    monkeypatch.setattr(t, "MEASURE_ONLY", ("pyrit",))
-    assert t.kept(fam, "own-b").tolist() == [True, False, False, False]
-    assert t.kept(fam, "pyrit").tolist() == [True, False, True, False]
-
-
 def test_a_later_registry_family_changes_no_other_training_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Its variants come from a generator of its own: with a shared one, its presence would change
-    which negatives are upper-cased, and every fold's head with them."""
+    """Trained on, its variants come from a generator of its own: with a shared one, its presence
+    would change which negatives are upper-cased, and every fold's head with them. Measured only,
+    it is no training row at all."""
     t = load("train_intent")
+    monkeypatch.setattr(t, "MEASURE_ONLY", ())
     lofo = load("injection_lofo")
     pages = [tmp_path / f"p{i}.html.gz" for i in range(40)]
     monkeypatch.setattr(t, "clean_page_paths", lambda corpora: pages)
@@ -290,5 +279,13 @@ def test_a_later_registry_family_changes_no_other_training_row(
     before, after = data({"own-b": own}), data({"own-b": own, "pyrit": new})
     assert after.neg == before.neg
     assert after.pos[: len(before.pos)] == before.pos and len(after.pos) == len(before.pos) + 2
+    monkeypatch.setattr(t, "MEASURE_ONLY", ("pyrit",))
+    only = data({"own-b": own, "pyrit": new})
+    assert (only.pos, only.neg, only.pos_family.tolist()) == (
+        before.pos,
+        before.neg,
+        before.pos_family.tolist(),
+    )
+    monkeypatch.setattr(t, "MEASURE_ONLY", ())
     monkeypatch.setattr(t, "OWN_DRAWS", ())
     assert data({"own-b": own, "pyrit": new}).neg != before.neg  # a shared draw moves them
