@@ -23,9 +23,9 @@ Packages with heavy dependencies are not installed: ``make families`` downloads 
 (``pip download --no-deps``, `WHEELS`) into `WHEEL_DIR`, and the wheel is read as a zip:
 
 - ``pyrit`` (MIT): the jailbreak templates of ``pyrit/datasets/jailbreak/templates`` (the curated
-  ones and ``Arth_Singh/``; the ~540 ``in_the_wild/`` ones are left out, one source's crawl that
-  would outweigh every other family), each without its ``{{ prompt }}`` slot, the harmful question
-  PyRIT puts there; plus ``psfuzz_steal_system.prompt`` (system-prompt extraction) and the Skeleton
+  ones and ``Arth_Singh/``; the 488 ``in_the_wild/`` ones are left out, one source's crawl that
+  would outweigh every other family), rendered with its ``{{ prompt }}`` slot empty (PyRIT puts the
+  harmful question there); plus ``psfuzz_steal_system.prompt`` (system-prompt extraction) and the Skeleton
   Key text. Its ``garak/`` seeds are never read, nor its harm objectives (``airt/``, AdvBench).
 - ``basilisk-ai`` (AGPL-3.0, read, not redistributed): ``basilisk/payloads/`` injection, extraction,
   guardrails (persona), toolabuse (tool orders) and multiturn_rag (planted in retrieved text); not
@@ -165,7 +165,7 @@ def _override_or_persona(text: str) -> str:
 
 
 PYRIT_TEMPLATES = "pyrit/datasets/jailbreak/templates/"
-# One source's crawl of ~540 jailbreaks (TrustAIRLab): it would outweigh every other family.
+# One source's crawl of 488 jailbreaks (TrustAIRLab): it would outweigh every other family.
 _PYRIT_SKIP = ("in_the_wild/",)
 _PYRIT_SEEDS = {
     "pyrit/datasets/seed_datasets/local/psfuzz_steal_system.prompt": "extraction",
@@ -184,6 +184,9 @@ def _seed_values(doc: dict) -> Iterator[str]:
 
 def pyrit_rows(zf: zipfile.ZipFile) -> list[Row]:
     """PyRIT's jailbreak templates (slot removed) and its two injection seed files, sorted by path."""
+    import jinja2
+
+    jinja = jinja2.Environment(autoescape=False)  # text, not HTML
     out: list[Row] = []
     for path in sorted(zf.namelist()):
         if path.startswith(PYRIT_TEMPLATES) and path.endswith(".yaml"):
@@ -193,7 +196,10 @@ def pyrit_rows(zf: zipfile.ZipFile) -> list[Row]:
             value = doc.get("value") if isinstance(doc, dict) else None
             if not isinstance(value, str):
                 continue
-            text = re.sub(r"\{\{\s*\w+\s*\}\}", " ", value)
+            try:  # rendered as PyRIT renders it, every parameter (the harmful question) empty
+                text = jinja.from_string(value).render()
+            except jinja2.TemplateError:
+                continue
             text = re.sub(r"[ \t]+", " ", text).strip()
             if len(text) >= _MIN_TEMPLATE:
                 out.append((text, "en", _override_or_persona(text)))
