@@ -3,11 +3,11 @@ packages on the registries that ship them as data files").
 
 Nothing here is copied into this repository: each family is read from where the package lies, and
 without it the family is simply absent and the benches run as before. Nobody here wrote these sets,
-so each is one more family to hold out (bench/injection_lofo.py) and, unless `MEASURE_ONLY` names it,
-training positives of the semantic head in the other folds. Only rows that are injections are kept —
-an instruction planted for an AI reader (override, extraction, persona, tool order, exfiltration) —
-never harmful-content requests ("how to make…"), which are not injections, and never encodings (the
-normalisation benches measure those).
+so each is one more family to hold out (bench/injection_lofo.py) and, unless `MEASURE_ONLY` names
+it (the four later ones), training positives of the semantic head in the other folds. Only rows
+that are injections are kept — an instruction planted for an AI reader (override, extraction,
+persona, tool order, exfiltration) — never harmful-content requests ("how to make…"), which are not
+injections, and never encodings (the normalisation benches measure those).
 
 Light packages are pinned in pyproject's ``dev`` extra and read where pip installed them:
 
@@ -25,8 +25,9 @@ Packages with heavy dependencies are not installed: ``make families`` downloads 
 - ``pyrit`` (MIT): the jailbreak templates of ``pyrit/datasets/jailbreak/templates`` (the curated
   ones and ``Arth_Singh/``; the 488 ``in_the_wild/`` ones are left out, one source's crawl that
   would outweigh every other family), rendered with its ``{{ prompt }}`` slot empty (PyRIT puts the
-  harmful question there); plus ``psfuzz_steal_system.prompt`` (system-prompt extraction) and the Skeleton
-  Key text. Its ``garak/`` seeds are never read, nor its harm objectives (``airt/``, AdvBench).
+  harmful question there); plus ``psfuzz_steal_system.prompt`` (system-prompt extraction) and
+  the Skeleton Key text. Its ``garak/`` seeds are never read, nor its harm objectives (``airt/``,
+  AdvBench).
 - ``basilisk-ai`` (AGPL-3.0, read, not redistributed): ``basilisk/payloads/`` injection, extraction,
   guardrails (persona), toolabuse (tool orders) and multiturn_rag (planted in retrieved text); not
   its DoS, multimodal, multi-turn or training-data "exfiltration" rows, nor encoded ones.
@@ -55,10 +56,11 @@ ROOT = Path(__file__).resolve().parents[1]
 WHEEL_DIR = ROOT / ".whl" / "families"
 # name -> pinned version of the wheels read as zips (the Makefile's ``families`` target pins the same).
 WHEELS = {"pyrit": "1.1.0", "basilisk_ai": "2.0.2", "agentdojo": "0.1.35"}
-# Families measured held out but never training positives of the head (bench/train_intent.py reads
-# this). The four later ones: as training positives they moved the mean held-out recall of the seven
-# deciding folds by +0.011 (0.642 -> 0.653; the rule asks +0.03) while the unseen test pages flagged
-# per fold rose from <= 0.50 % to 0.75 % (docs/injection.md, "Sixth round").
+# Families measured held out but never training rows of the head (bench/train_intent.training_data
+# leaves them out). The four later ones: as training positives they moved the mean held-out recall
+# of the seven deciding folds by +0.003 against the same training matrices without them (0.650 ->
+# 0.653; the rule asks +0.03) while the unseen test pages flagged per fold rose from <= 0.50 % to
+# 0.75 % (docs/injection.md, "Sixth round").
 MEASURE_ONLY: tuple[str, ...] = ("aegisrt", "pyrit", "basilisk", "agentdojo")
 # Families added after the head was first trained with bastioncorpus: bench/train_intent.py draws
 # their variants from a generator of their own, so their presence leaves every other training row
@@ -183,7 +185,7 @@ def _seed_values(doc: dict) -> Iterator[str]:
 
 
 def pyrit_rows(zf: zipfile.ZipFile) -> list[Row]:
-    """PyRIT's jailbreak templates (slot removed) and its two injection seed files, sorted by path."""
+    """PyRIT's jailbreak templates (slots empty) and its two injection seed files, by path."""
     import jinja2
 
     jinja = jinja2.Environment(autoescape=False)  # text, not HTML
