@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test bench bench-peer bench-classifier lint clean
+.PHONY: install demo test bench bench-peer bench-classifier families lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,11 @@ bench: $(STAMP) bench-peer
 
 bench-classifier: $(STAMP) .bench-clf/.installed
 	PYTHONPATH=.bench-clf $(PY) bench/classifier_eval.py
+
+# issue 13's registry families with heavy dependencies: their pinned wheels, read as zips by
+# bench/injection_families_extra.py (never installed); without them those families are absent
+families: $(STAMP)
+	$(PY) -m pip download -q --no-deps -d .whl/families pyrit==1.1.0 basilisk-ai==2.0.2 agentdojo==0.1.35
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check trustaudit tests bench

@@ -1,27 +1,73 @@
-"""Payload families read from packages installed from a registry (issue 13, item 4: "payloads in
+"""Payload families read from packages published on a registry (issue 13, item 4: "payloads in
 packages on the registries that ship them as data files").
 
-``bastioncorpus`` (PyPI, MIT; pinned in pyproject's ``dev`` extra) ships one JSONL corpus of
-prompt injections in five languages (en, de, fr, es, it), each row labelled ``malicious`` or
-``benign`` (traps written to look like one). It is read where pip installed it, never copied into
-this repository. Nobody here wrote it, so it is one more family to hold out (bench/injection_lofo.py)
-and, in the other folds, training positives of the semantic head. Its benign traps are not used:
-as training negatives they cost held-out InjecAgent recall (direct harm 0.30 -> 0.17: they are
-requests a user makes of a support bot, "override the default shipping option", close to a tool
-order).
+Nothing here is copied into this repository: each family is read from where the package lies, and
+without it the family is simply absent and the benches run as before. Nobody here wrote these sets,
+so each is one more family to hold out (bench/injection_lofo.py) and, unless `MEASURE_ONLY` names
+it (the four later ones), training positives of the semantic head in the other folds. Only rows
+that are injections are kept — an instruction planted for an AI reader (override, extraction,
+persona, tool order, exfiltration) — never harmful-content requests ("how to make…"), which are not
+injections, and never encodings (the normalisation benches measure those).
 
-Rows of its ``obfuscation`` category are left out: they are encodings (base64, ascii85, morse…)
-whose wrapper sentence is all the head would read, and the obfuscation classes are measured by the
-normalisation benches. Without the package installed the family is absent and the benches run as
-before.
+Light packages are pinned in pyproject's ``dev`` extra and read where pip installed them:
+
+- ``bastioncorpus`` (MIT): one JSONL corpus in five languages, rows labelled ``malicious`` or
+  ``benign`` (traps). Its benign traps are not used: as training negatives they cost held-out
+  InjecAgent recall (direct harm 0.30 -> 0.17: requests a user makes of a support bot, close to a
+  tool order); its ``obfuscation`` rows are encodings.
+- ``aegisrt`` (MIT): ``datasets/jailbreak_templates.jsonl`` (overrides, persona, extraction),
+  ``dan_variants.jsonl`` (persona) and ``multilingual_seeds.jsonl`` (overrides in a dozen
+  languages). Its AdvBench / HarmBench subsets are harmful-content requests: left out.
+
+Packages with heavy dependencies are not installed: ``make families`` downloads their pinned wheels
+(``pip download --no-deps``, `WHEELS`) into `WHEEL_DIR`, and the wheel is read as a zip:
+
+- ``pyrit`` (MIT): the jailbreak templates of ``pyrit/datasets/jailbreak/templates`` (the curated
+  ones and ``Arth_Singh/``; the 488 ``in_the_wild/`` ones are left out, one source's crawl that
+  would outweigh every other family), rendered with its ``{{ prompt }}`` slot empty (PyRIT puts the
+  harmful question there); plus ``psfuzz_steal_system.prompt`` (system-prompt extraction) and
+  the Skeleton Key text. Its ``garak/`` seeds are never read, nor its harm objectives (``airt/``,
+  AdvBench).
+- ``basilisk-ai`` (AGPL-3.0, read, not redistributed): ``basilisk/payloads/`` injection, extraction,
+  guardrails (persona), toolabuse (tool orders) and multiturn_rag (planted in retrieved text); not
+  its DoS, multimodal, multi-turn or training-data "exfiltration" rows, nor encoded ones.
+- ``agentdojo`` (MIT): the injection tasks' goals (``GOAL``, class attributes of
+  ``default_suites/*/*/injection_tasks.py``, read with `ast`, never imported), each wrapped in one of
+  its fixed attack texts (``important_instructions``, ``injecagent``, ``ignore_previous``,
+  ``system_message``, ``direct``), drawn seeded.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import random
+import re
+import zipfile
+from collections.abc import Iterator
 from importlib import resources
 from importlib.util import find_spec
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+# Where ``make families`` puts the pinned wheels of the heavy packages (``/.whl/`` is git-ignored).
+WHEEL_DIR = ROOT / ".whl" / "families"
+# name -> pinned version of the wheels read as zips (the Makefile's ``families`` target pins the same).
+WHEELS = {"pyrit": "1.1.0", "basilisk_ai": "2.0.2", "agentdojo": "0.1.35"}
+# Families measured held out but never training rows of the head (bench/train_intent.training_data
+# leaves them out). The four later ones: as training positives they moved the mean held-out recall
+# of the seven deciding folds by +0.003 against the same training matrices without them (0.650 ->
+# 0.653; the rule asks +0.03) while the unseen test pages flagged per fold rose from <= 0.50 % to
+# 0.75 % (docs/injection.md, "Sixth round").
+MEASURE_ONLY: tuple[str, ...] = ("aegisrt", "pyrit", "basilisk", "agentdojo")
+# Families added after the head was first trained with bastioncorpus: bench/train_intent.py draws
+# their variants from a generator of their own, so their presence leaves every other training row
+# as it was (a shared draw would change which negatives are upper-cased, and every fold with it).
+OWN_DRAWS = ("aegisrt", "pyrit", "basilisk", "agentdojo")
+
+Row = tuple[str, str, str]  # text, language, intent class (bench/injection_lofo.INTENTS)
 
 BASTION = "bastioncorpus"
 # The package's categories mapped to the issue's intent classes (bench/injection_lofo.INTENTS).
@@ -50,15 +96,284 @@ def _fill(text: str, rng: random.Random) -> str:
     return text.replace(_SLOT, f"REF-{token}")
 
 
-def registry_families(seed: int = 13) -> dict[str, list[tuple[str, str, str]]]:
-    """name -> (text, language, intent class) of every payload of the registry families installed
-    (today: ``bastioncorpus``, its malicious rows but the encoded ones), in file order, canary
-    slots filled (seeded)."""
-    rng = random.Random(seed)
+def _bastion(rng: random.Random) -> list[Row]:
     rows = [r for r in _bastion_rows() if r.get("label") == "malicious"]
-    out = [
+    return [
         (_fill(r["text"], rng), r.get("lang", "en"), _INTENT[r["category"]])
         for r in rows
         if r.get("category") in _INTENT
     ]
-    return {BASTION: out} if out else {}
+
+
+# ------------------------------------------------------------------------------------------ aegisrt
+
+AEGIS = "aegisrt"
+_AEGIS_FILES = ("jailbreak_templates.jsonl", "dan_variants.jsonl", "multilingual_seeds.jsonl")
+_AEGIS_INTENT = {
+    "instruction_override": "override",
+    "persona_hijack": "persona",
+    "system_prompt_extraction": "extraction",
+    "prompt_extraction": "extraction",
+}
+# A technique name says more than the category for the mixed ``system_integrity`` rows.
+_AEGIS_TECHNIQUE = {"instruction_override": "override", "prompt_extraction": "extraction"}
+# Rows built around a harmful request or an encoding ("write a story about how to [INSERT HARMFUL
+# ACTION]", "[base64-encoded harmful request]"): the slot is the point, not an instruction to the
+# reader.
+_HARMFUL_SLOT = re.compile(r"\[[^\]]*(harmful|topic|base64)[^\]]*\]", re.I)
+
+
+def aegisrt_rows(root: resources.abc.Traversable | Path | None = None) -> list[Row]:
+    """aegisrt's injection rows (`_AEGIS_FILES` under ``datasets/``), in file order; [] when the
+    package is missing. `root`: the package's folder (a test's fake one), else where pip put it."""
+    if root is None:
+        if find_spec(AEGIS) is None:
+            return []
+        root = resources.files(AEGIS)
+    out: list[Row] = []
+    for name in _AEGIS_FILES:
+        ref = root.joinpath("datasets").joinpath(name)
+        for line in ref.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            text = re.sub(r"\s*\[INSERT QUERY\]", "", r["prompt"]).strip()
+            if _HARMFUL_SLOT.search(text):
+                continue
+            intent = _AEGIS_TECHNIQUE.get(r.get("technique", ""))
+            intent = intent or _AEGIS_INTENT.get(r.get("category", ""), "persona")
+            out.append((text, r.get("language", "en"), intent))
+    return out
+
+
+# ------------------------------------------------------------------------------------ wheels (zips)
+
+
+def wheel(name: str, wheel_dir: Path = WHEEL_DIR) -> zipfile.ZipFile | None:
+    """The pinned wheel `name` (`WHEELS`) that ``make families`` downloaded, or None."""
+    path = wheel_dir / f"{name}-{WHEELS[name]}-py3-none-any.whl"
+    return zipfile.ZipFile(path) if path.is_file() else None
+
+
+_OVERRIDE = re.compile(
+    r"\b(ignore|disregard|forget|override|supersede|previous instructions|system prompt|"
+    r"new instructions)\b",
+    re.I,
+)
+
+
+def _override_or_persona(text: str) -> str:
+    return "override" if _OVERRIDE.search(text[:400]) else "persona"
+
+
+PYRIT_TEMPLATES = "pyrit/datasets/jailbreak/templates/"
+# One source's crawl of 488 jailbreaks (TrustAIRLab): it would outweigh every other family.
+_PYRIT_SKIP = ("in_the_wild/",)
+_PYRIT_SEEDS = {
+    "pyrit/datasets/seed_datasets/local/psfuzz_steal_system.prompt": "extraction",
+    "pyrit/datasets/executors/skeleton_key/skeleton_key.prompt": "override",
+}
+# A template whose own text (its slot removed) is shorter is a wrapper around the harmful question
+# ("{{ prompt }}. Start with 'Absolutely! Here's'"), not an instruction to the reader.
+_MIN_TEMPLATE = 150
+
+
+def _seed_values(doc: dict) -> Iterator[str]:
+    for s in doc.get("seeds", []):
+        if isinstance(s, dict) and isinstance(s.get("value"), str):
+            yield s["value"]
+
+
+def pyrit_rows(zf: zipfile.ZipFile) -> list[Row]:
+    """PyRIT's jailbreak templates (slots empty) and its two injection seed files, by path."""
+    import jinja2
+
+    jinja = jinja2.Environment(autoescape=False)  # text, not HTML
+    out: list[Row] = []
+    for path in sorted(zf.namelist()):
+        if path.startswith(PYRIT_TEMPLATES) and path.endswith(".yaml"):
+            if any(s in path for s in _PYRIT_SKIP):
+                continue
+            doc = yaml.safe_load(zf.read(path))
+            value = doc.get("value") if isinstance(doc, dict) else None
+            if not isinstance(value, str):
+                continue
+            try:  # rendered as PyRIT renders it, every parameter (the harmful question) empty
+                text = jinja.from_string(value).render()
+            except jinja2.TemplateError:
+                continue
+            text = re.sub(r"[ \t]+", " ", text).strip()
+            if len(text) >= _MIN_TEMPLATE:
+                out.append((text, "en", _override_or_persona(text)))
+        elif path in _PYRIT_SEEDS:
+            for value in _seed_values(yaml.safe_load(zf.read(path))):
+                # psfuzz's seed is four numbered attempts joined by " |": each is a payload
+                for part in re.split(r"\s*\|\s*(?=\d+\.\s)|^\d+\.\s", value.strip()):
+                    part = re.sub(r"^\d+\.\s*", "", part).strip(" |\n")
+                    if len(part) > 20:
+                        out.append((part, _lang(part), _PYRIT_SEEDS[path]))
+    return out
+
+
+def _lang(text: str) -> str:
+    """'zh' for a text mostly in CJK ideographs, else 'en' (the registry sets are English but for
+    the few rows that say their language)."""
+    cjk = sum("\u4e00" <= ch <= "\u9fff" for ch in text)
+    return "zh" if cjk > len(text) / 4 else "en"
+
+
+BASILISK_FILES = {
+    "injection": "override",
+    "extraction": "extraction",
+    "guardrails": "persona",
+    "toolabuse": "tool",
+    "multiturn_rag": "override",
+}
+# Tags of the rows that are encodings or spacing tricks: the normalisation benches' business.
+_BASILISK_ENCODED = {"obfuscation", "encoding", "tokenization"}
+
+
+def basilisk_rows(zf: zipfile.ZipFile) -> list[Row]:
+    """basilisk-ai's single-text payloads of `BASILISK_FILES`, in file order, encodings left out."""
+    out: list[Row] = []
+    for name, intent in BASILISK_FILES.items():
+        rows = yaml.safe_load(zf.read(f"basilisk/payloads/{name}.yaml")) or []
+        for r in rows:
+            text = r.get("payload") if isinstance(r, dict) else None
+            if isinstance(text, str) and not _BASILISK_ENCODED & set(r.get("tags") or ()):
+                out.append((text.strip(), "en", intent))
+    return out
+
+
+AGENTDOJO_TASKS = re.compile(r"^agentdojo/default_suites/[^/]+/[^/]+/injection_tasks\.py$")
+AGENTDOJO_ATTACKS = (
+    "agentdojo/attacks/baseline_attacks.py",
+    "agentdojo/attacks/important_instructions_attacks.py",
+)
+# Names its attacks fill in (agentdojo.attacks: ImportantInstructionsAttack, base_attacks.DEFAULT_*).
+_AGENTDOJO_NAMES = {"user": "Emma Johnson", "model": "the AI language model"}
+_SEND_AWAY = re.compile(r"\b(send|forward|e-?mail|post|share|upload)\b", re.I)
+_ADDRESS = re.compile(r"@|https?://|www\.", re.I)
+
+
+def _static(node: ast.expr, scope: dict[str, str]) -> str | None:
+    """The value of a string literal or an f-string over names of `scope`; None otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            elif isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name):
+                if v.value.id not in scope:
+                    return None
+                parts.append(scope[v.value.id])
+            else:
+                return None
+        return "".join(parts)
+    return None
+
+
+def agentdojo_goals(source: str) -> list[str]:
+    """The ``GOAL`` of every class of an injection_tasks.py, read statically (class and module
+    string constants filled into its f-string)."""
+    tree = ast.parse(source)
+    module: dict[str, str] = {}
+    goals = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and (v := _static(node.value, module)) is not None:
+                module[target.id] = v
+        if not isinstance(node, ast.ClassDef):
+            continue
+        scope = dict(module)
+        for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign | ast.Assign):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                if len(targets) != 1 or not isinstance(targets[0], ast.Name) or stmt.value is None:
+                    continue
+                v = _static(stmt.value, scope)
+                if v is not None:
+                    scope[targets[0].id] = v
+        if "GOAL" in scope:
+            goals.append(scope["GOAL"])
+    return goals
+
+
+def agentdojo_attacks(source: str) -> list[str]:
+    """The fixed attack texts of an attacks module: every string literal with a ``{goal}`` slot
+    and no other slot than ``{user}`` / ``{model}`` (the tool-knowledge attack needs a task's
+    ground truth: left out)."""
+    tree = ast.parse(source)
+    # docstrings quote the texts ("Attack which uses the attack string `…{goal}`"): not attacks
+    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
+    out = []
+    for node in ast.walk(tree):
+        if id(node) in docs:
+            continue
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and "{goal}" in node.value
+        ):
+            slots = set(re.findall(r"\{(\w+)\}", node.value))
+            if slots <= {"goal", "user", "model"}:
+                out.append(node.value)
+    return out
+
+
+def agentdojo_rows(zf: zipfile.ZipFile, rng: random.Random) -> list[Row]:
+    """Each distinct injection goal of agentdojo's suites (every version, in path order) wrapped in
+    one of its fixed attack texts (seeded), as a tool order, or a request to send data away when
+    it names an address."""
+    attacks: list[str] = []
+    for path in AGENTDOJO_ATTACKS:
+        attacks += agentdojo_attacks(zf.read(path).decode("utf-8"))
+    goals: dict[str, None] = {}
+    for path in sorted(p for p in zf.namelist() if AGENTDOJO_TASKS.match(p)):
+        goals.update(dict.fromkeys(agentdojo_goals(zf.read(path).decode("utf-8"))))
+    out: list[Row] = []
+    for goal in goals:
+        text = rng.choice(attacks).format(goal=goal, **_AGENTDOJO_NAMES).strip()
+        intent = "exfiltration" if _SEND_AWAY.search(goal) and _ADDRESS.search(goal) else "tool"
+        out.append((text, "en", intent))
+    return out
+
+
+def _from_wheel(name: str, wheel_dir: Path, rng: random.Random) -> list[Row]:
+    zf = wheel(name, wheel_dir)
+    if zf is None:
+        return []
+    with zf:
+        if name == "pyrit":
+            return pyrit_rows(zf)
+        if name == "basilisk_ai":
+            return basilisk_rows(zf)
+        return agentdojo_rows(zf, rng)
+
+
+# Family names as the benches print them (the wheel's distribution name -> family).
+FAMILY = {"pyrit": "pyrit", "basilisk_ai": "basilisk", "agentdojo": "agentdojo"}
+
+
+def registry_families(
+    seed: int = 13, *, wheel_dir: Path = WHEEL_DIR
+) -> dict[str, list[tuple[str, str, str]]]:
+    """name -> (text, language, intent class) of every payload of the registry families present
+    (installed: ``bastioncorpus``, ``aegisrt``; downloaded by ``make families`` into `wheel_dir`:
+    ``pyrit``, ``basilisk``, ``agentdojo``), each in file order, slots filled (seeded), duplicates
+    within a family dropped. A family whose package is missing is absent."""
+    rng = random.Random(seed)
+    fams: dict[str, list[Row]] = {BASTION: _bastion(rng), AEGIS: aegisrt_rows()}
+    for name in WHEELS:
+        fams[FAMILY[name]] = _from_wheel(name, wheel_dir, random.Random(f"{seed}-{name}"))
+    out = {}
+    for name, rows in fams.items():
+        seen: dict[str, Row] = {}
+        for row in rows:
+            seen.setdefault(row[0], row)
+        if seen:
+            out[name] = list(seen.values())
+    return out

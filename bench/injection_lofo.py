@@ -21,6 +21,9 @@ into the repo):
 - ``own-class2`` (a training family only, not a case here: ``CLASS_SETS``): a second, independent set of
   class templates (bench/data/injection/intent_classes2.json) by another writer, varied in voice and framing,
   loaded by the same code; bench/train_intent.py adds it to the head's positives (``EXTRA``, ``--extra``).
+- registry families (bench/injection_families_extra.py), each present only when its package is: ``bastioncorpus``
+  and ``aegisrt`` (installed by the ``dev`` extra), ``pyrit``, ``basilisk``, ``agentdojo`` (wheels fetched by
+  ``make families``, read as zips).
 
 Each payload is inserted into a real page from ../shared/corpora (random host, random position, random
 hiding technique; seeded) once hidden and once in plain sight, and scanned with ``scan_html``. A case is
