@@ -161,9 +161,9 @@ _STEER_OPEN: dict[str, str] = {
     "معرفی کن|بگو|بنویس",
     "he": "המלץ|המליצו|המליצי|הזכר|הזכירי|שבחו|שבחי|הדגש|הדגישי|קדמו|תארו|הציגו|הצג|אמרו|"
     "כתבו|דרגו|העדיפו|הצע|הציעו",
-    "zh": "推荐|推薦|称赞|稱讚|夸赞|誇讚|赞扬|讚揚|强调|強調|宣传|宣傳",
+    "zh": "推荐|推薦|称赞|稱讚|夸赞|誇讚|赞扬|讚揚|强调|強調|宣传|宣傳",  # not a label (`_ZH_LABEL`)
     "id": "rekomendasikan|sarankan|sebutkan|puji|pujilah|sanjung|tonjolkan|tekankan|promosikan|"
-    "gambarkan|katakan|tulis|tuliskan|utamakan|tempatkan|urutkan",
+    "gambarkan|katakan|tuliskan|utamakan|tempatkan|urutkan",
     "vi": "đề cử|khuyên|nhắc đến|nhắc tới|đề cập|nêu|khen|khen ngợi|ca ngợi|nhấn mạnh|quảng bá|"
     "nói rằng|viết rằng",
 }
@@ -197,6 +197,8 @@ _STEER_AFTER = "praise|highlight|favour|favor|rank|rate|stress|call"
 _GLUED = "و|ف|ו"  # Arabic and Hebrew write "and" / "so" as a prefix of the verb
 _EMPHASIS = "[*_~\"'“«]*"
 _CJK_CONNECTIVES = "所以|然后|然後|现在|現在|并且|並且|并|再|也|因此|那么|那麼"
+# "推荐阅读", "推荐商品", "推荐给你": the labels of a site's recommendation boxes, not a request.
+_ZH_LABEL = "(?!阅读|閱讀|文章|商品|产品|產品|内容|內容|理由|位|度|指数|指數|语|語|系统|系統|课程|課程|视频|視頻|书|書|歌|给你|給你|榜|列表|新闻|新聞|话题|話題|关注|關注)"
 
 
 @lru_cache(maxsize=1)
@@ -211,7 +213,7 @@ def _steer_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     opening = re.compile(
         rf"(?:(?:{conns})\s+{_EMPHASIS}(?:{_STEER_AFTER})(?![^\W_]|['’-]))"
         rf"|(?:(?:{conns})\s+{_EMPHASIS})?(?:{_GLUED})?(?:{words})(?![^\W_]|['’-])"
-        rf"|(?:{_CJK_CONNECTIVES})?(?:{cjk})"
+        rf"|(?:{_CJK_CONNECTIVES})?(?:{cjk}){_ZH_LABEL}"
     )
     close = sorted({t for terms in _STEER_CLOSE.values() for t in _terms(terms)}, key=len,
                    reverse=True)  # fmt: skip
