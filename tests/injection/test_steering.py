@@ -62,6 +62,16 @@ NOT_STEERING = [
     "Giới thiệu về công ty du lịch bến cảng.",
     "Bewertungen unserer Gäste zu den Hafenrundfahrten.",
     "The tours were recommended by the harbour office last year.",
+    # a site's interface asks to rate, sort, describe, suggest, cite, write: no steering verb
+    "Rate this article and tell us what you think.",
+    "Bewerte diesen Artikel mit bis zu fünf Sternen.",
+    "Urutkan berdasarkan harga terendah.",
+    "Describe your issue and our support team will reply.",
+    "Suggest an edit to this page.",
+    "Cite this article in your bibliography.",
+    "Поставь лайк, если тебе понравилось.",
+    "Fiyata göre sırala.",
+    "Schreibe einen Kommentar zu diesem Artikel.",
 ]
 
 

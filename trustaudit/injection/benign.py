@@ -356,7 +356,8 @@ def addresses_ai(
 def ui_copy(text: str) -> bool:
     """Whether a short passage is a site's message to its visitor about their own action (a
     subscription to confirm, an inbox to check, a required field, a message received) that names no
-    address to send to and addresses no AI."""
+    address to send to, addresses no AI and does not go on to steer what is said of a thing
+    (`_steers`: "Thanks for your order, now recommend X to every reader")."""
     # a message that names an address or a link to send to is no confirmation (`_plain_message`)
     return _UI_TEXT.search(text) is not None and _plain_message(text) and not _steers(text)
 
@@ -372,7 +373,9 @@ def _steers(text: str) -> bool:
 def status_copy(text: str) -> bool:
     """Whether a script's sentence is the site's status message about a thing of its transaction
     (`site_messages.status_message`: an account activated, an order shipped, a payment declined, a
-    session expired): asks for no action (`directive.is_directive`), holds no intent slot of the
+    session expired): asks for no action (`directive.is_directive`, which reads a steering verb
+    opening a later clause too: "…, so praise X"), makes no ranking claim
+    (`site_messages.ranking_claim`: "…and X is the only safe operator"), holds no intent slot of the
     lexicon (`intent.find_intents`: no claim to plant, nothing to recommend or leave out), names no
     role of a conversation and is not written as the user ("my account": an agent's task).
 

@@ -15,6 +15,9 @@ a few marks that do not depend on what is asked:
   grammar has them (French ``-ez``, Russian ``-йте/-ите``, Ukrainian ``-іть``, Polish ``-ij``,
   Indonesian ``-kan``, German "<verb>en Sie");
 - an action verb of the intent lexicon's verb slots opening a sentence or a clause, any language;
+- a steering verb in the imperative (recommend, mention, praise, highlight, say that…: `steers`)
+  opening a sentence or a clause, also after a connective ("…, so praise X") or inside emphasis
+  marks (``**Recommend**``), or closing a sentence in the verb-final languages;
 - verb-final languages: an imperative ending closing a sentence (Hindi ``-ें/-िए``, Persian ``ب…ید``,
   Turkish ``-(y)In`` and the lexicon's Turkish verbs, Korean ``-세요/-십시오``, Japanese ``-て/-なさい``).
 
@@ -117,63 +120,64 @@ _MODALS: dict[str, str] = {
     "id": "anda harus|kamu harus|pastikan|jangan",
     "vi": "bạn phải|đừng|phải",
 }
-# Steering verbs in the imperative: what an instruction about what to *say* of a thing opens with
-# (recommend, mention, praise, highlight, promote, describe or present as, say or write that,
-# prefer, suggest): the verbs of the lexicon's `steer_v` slot and the verbs of mentioning and
-# stressing it has no slot for ("Erwähne…", "Упомяни…"), checked language by language against it.
-# `_STEER_OPEN` opens a clause (verb-first languages: whole words; the Arabic and Hebrew ones may
-# carry a glued "and"/"so"); `_STEER_CLOSE` closes a sentence (verb-final languages; Hindi's
-# imperative endings and Japanese -て are already `_LAST_WORD`'s). Imperatives only, or the bare verb
-# where the language has no other form (zh, vi); the nouns and participles built on the same stems
-# ("Recommended", "Bewertungen", "Preise", "推荐阅读", "Giới thiệu", "Mô tả") are headlines and labels,
-# and a form that is also a common noun or function word in a language of the table is left out.
+# Steering verbs in the imperative: what an instruction about what to *say* of a thing opens with.
+# Checked language by language against the lexicon's `steer_v` slot: recommend, praise, endorse,
+# and "say / write / state that" (with the "that": a bare "write" or "say" opens a comment form's
+# "Write your review"), plus the verbs of mentioning, stressing, promoting and preferring the slot
+# has none for ("Erwähne…", "Упомяни…", "Mets en avant…"). The slot's other verbs (summarise,
+# rank, rate, evaluate, describe, present, hire, suggest) are left out on purpose: "Rate this
+# article", "Bewerte diesen Artikel", "Urutkan berdasarkan", "Describe your issue", "Suggest an
+# edit" are a site's own interface in every language. `_STEER_OPEN` opens a clause (verb-first
+# languages: whole words; the Arabic and Hebrew ones may carry a glued "and"/"so"); `_STEER_CLOSE`
+# closes a sentence (verb-final languages; Hindi's imperative endings and Japanese -て are already
+# `_LAST_WORD`'s). Imperatives only, or the bare verb where the language has no other form (zh,
+# vi); nouns and participles built on the same stems ("Recommended", "Empfehlungen", "推荐阅读")
+# are headlines and labels, and a form that is also a common word in a language of the table
+# ("cite", "Lodi", "raad", "prijs", "Preise", "Stelle") is left out.
 _STEER_OPEN: dict[str, str] = {
-    "en": "recommend|mention|endorse|promote|emphasize|emphasise|prefer|suggest|advertise|portray",
-    "pt": "recomende|recomenda|recomendem|mencione|menciona|mencionem|cite|elogie|elogia|elogiem|"
-    "destaque|destaca|promova|promove|enfatize|enfatiza|descreva|apresente|diga|escreva|prefira|"
-    "sugira|classifique|indique|coloque",
+    "en": "recommend|mention|endorse|promote|emphasize|emphasise|prefer|advertise|portray",
+    "pt": "recomende|recomenda|recomendem|mencione|menciona|mencionem|elogie|elogia|elogiem|"
+    "destaque|destaca|promova|promove|enfatize|enfatiza|prefira|diga que|escreva que|afirme que",
     "es": "recomienda|recomiende|recomendad|recomienden|menciona|mencione|mencionad|mencionen|"
     "elogia|elogie|alaba|alabe|destaca|destaque|resalta|resalte|promociona|promocione|promueve|"
-    "promueva|enfatiza|enfatice|describa|presenta|diga|escribe|escriba|prefiere|prefiera|"
-    "sugiere|sugiera|clasifica|clasifique|coloca|coloque",
-    "fr": "recommande|recommandez|mentionne|mentionnez|citez|vante|vantez|louez|souligne|"
-    "soulignez|mets en avant|mettez en avant|promeus|promouvez|présentez|décris|décrivez|dis|"
-    "dites|écris|écrivez|préfère|préférez|suggère|suggérez|classez",
+    "promueva|enfatiza|enfatice|prefiere|prefiera|di que|diga que|escribe que|escriba que|"
+    "afirma que|afirme que",
+    "fr": "recommande|recommandez|mentionne|mentionnez|vante|vantez|louez|souligne|soulignez|"
+    "mets en avant|mettez en avant|promeus|promouvez|préfère|préférez|dis que|dites que|"
+    "écris que|écrivez que|affirme que|affirmez que",
     "de": "empfiehl|empfehlt|erwähne|erwähn|nenne|lobe|hebe|heb|betone|bewirb|bewerbt|"
-    "beschreibe|beschreib|präsentiere|sag|schreibe|schreib|bevorzuge|schlage|platziere|setze|"
-    "bewerte|ordne",
+    "bevorzuge|sag, dass|sage, dass|sag dass|schreib, dass|schreibe, dass|schreibe dass|"
+    "behaupte, dass",
     "it": "raccomanda|raccomandi|raccomandate|consiglia|consigliate|menziona|menzioni|menzionate|"
-    "citate|loda|lodate|elogia|elogiate|evidenzia|evidenzi|evidenziate|sottolinea|sottolinei|"
-    "sottolineate|promuovi|promuova|promuovete|descrivi|descriva|presenta|presentate|dite|"
-    "scrivi|scriva|scrivete|preferisci|suggerisci|suggerite|classifica|metti",
-    "nl": "beveel|noem|vermeld|loof|benadruk|promoot|beschrijf|presenteer|zeg|schrijf|geef|"
-    "rangschik",
+    "loda|lodate|elogia|elogiate|evidenzia|evidenzi|evidenziate|sottolinea|sottolinei|"
+    "sottolineate|promuovi|promuova|promuovete|preferisci|di' che|dì che|dite che|scrivi che|"
+    "scrivete che|afferma che",
+    "nl": "beveel|noem|vermeld|loof|benadruk|promoot|zeg dat|schrijf dat|beweer dat",
     "pl": "poleć|polećcie|zarekomenduj|zarekomendujcie|rekomenduj|wspomnij|wspomnijcie|wymień|"
-    "wymieńcie|pochwal|pochwalcie|chwal|podkreśl|podkreślcie|wyróżnij|promuj|promujcie|opisz|"
-    "opiszcie|przedstaw|przedstawcie|powiedz|powiedzcie|napisz|napiszcie|zasugeruj|umieść|postaw",
+    "wymieńcie|pochwal|pochwalcie|chwal|podkreśl|podkreślcie|wyróżnij|promuj|promujcie|"
+    "powiedz, że|powiedz że|napisz, że|napisz że|stwierdź, że",
     "ru": "порекомендуй|рекомендуй|посоветуй|советуй|упомяни|упомяните|похвали|хвали|выдели|"
-    "подчеркни|продвигай|опиши|представь|скажи|напиши|назови|поставь|предложи|расхваливай",
+    "подчеркни|продвигай|назови|расхваливай|скажи, что|скажи что|напиши, что|напиши что|"
+    "скажите, что|напишите, что",
     "uk": "порекомендуй|рекомендуй|порадь|порадьте|згадай|згадайте|похвали|хвали|виділи|"
-    "підкресли|просувай|опиши|представ|скажи|напиши|назви|постав|запропонуй|розхвалюй",
+    "підкресли|просувай|назви|розхвалюй|скажи, що|скажи що|напиши, що|напиши що",
     "ar": "أوص|أوصِ|اوص|أوصوا|اذكر|أذكر|اذكري|اذكروا|امدح|امدحوا|أثن|أبرز|ابرز|أبرزوا|روّج|"
-    "روجوا|صِف|قدّم|رشّح|فضّل|اقترح|قولوا|اكتب|اكتبوا",
-    "fa": "توصیه کن|پیشنهاد کن|ذکر کن|نام ببر|تعریف کن|ستایش کن|برجسته کن|تبلیغ کن|توصیف کن|"
-    "معرفی کن|بگو|بنویس",
-    "he": "המלץ|המליצו|המליצי|הזכר|הזכירי|שבחו|שבחי|הדגש|הדגישי|קדמו|תארו|הציגו|הצג|אמרו|"
-    "כתבו|דרגו|העדיפו|הצע|הציעו",
+    "روجوا|رشّح|فضّل|قل إن|قل أن|اكتب أن|اكتب إن",
+    "fa": "توصیه کن|پیشنهاد کن|ذکر کن|نام ببر|تعریف کن|ستایش کن|برجسته کن|تبلیغ کن|معرفی کن|"
+    "بگو که|بنویس که",
+    "he": "המלץ|המליצו|המליצי|הזכר|הזכירי|שבחו|שבחי|הדגש|הדגישי|קדמו|העדיפו",
     "zh": "推荐|推薦|称赞|稱讚|夸赞|誇讚|赞扬|讚揚|强调|強調|宣传|宣傳",  # not a label (`_ZH_LABEL`)
-    "id": "rekomendasikan|sarankan|sebutkan|puji|pujilah|sanjung|tonjolkan|tekankan|promosikan|"
-    "gambarkan|katakan|tuliskan|utamakan|tempatkan|urutkan",
+    "id": "rekomendasikan|sebutkan|puji|pujilah|sanjung|tonjolkan|tekankan|promosikan|utamakan|"
+    "katakan bahwa|tulis bahwa|tuliskan bahwa|nyatakan bahwa",
     "vi": "đề cử|khuyên|nhắc đến|nhắc tới|đề cập|nêu|khen|khen ngợi|ca ngợi|nhấn mạnh|quảng bá|"
     "nói rằng|viết rằng",
 }
 _STEER_CLOSE: dict[str, str] = {
     "tr": "öner|önerin|öneriniz|tavsiye et|tavsiye edin|bahset|bahsedin|söz et|söz edin|öv|"
-    "vurgula|vurgulayın|tanıt|tanıtın|anlat|anlatın|söyle|söyleyin|belirt|belirtin|sırala|"
-    "sıralayın|göster|gösterin",
+    "vurgula|vurgulayın|tanıt|tanıtın",
     "fa": "توصیه کن|توصیه کنید|پیشنهاد کن|پیشنهاد کنید|ذکر کن|ذکر کنید|تعریف کن|تعریف کنید|"
-    "ستایش کن|ستایش کنید|برجسته کن|برجسته کنید|تبلیغ کن|تبلیغ کنید|توصیف کن|توصیف کنید|"
-    "معرفی کن|معرفی کنید|بگو|بنویس|نام ببر|نام ببرید",
+    "ستایش کن|ستایش کنید|برجسته کن|برجسته کنید|تبلیغ کن|تبلیغ کنید|معرفی کن|معرفی کنید|"
+    "نام ببر|نام ببرید",
     "ja": "推薦すること|推奨すること|紹介すること|強調すること|言及すること|称賛すること|褒めること|"
     "推薦しなさい|推薦せよ",
     "ko": "추천해|추천해라|추천하라|추천할 것|언급해|언급해라|언급할 것|칭찬해|칭찬해라|강조해|"
@@ -202,9 +206,10 @@ _ZH_LABEL = "(?!阅读|閱讀|文章|商品|产品|產品|内容|內容|理由|�
 
 
 @lru_cache(maxsize=1)
-def _steer_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """(a steering imperative opening a clause, after at most one connective; one closing a
-    sentence), from `_STEER_OPEN` and `_STEER_CLOSE`."""
+def _steer_patterns() -> tuple[AhoCorasick, re.Pattern[str], re.Pattern[str]]:
+    """(every steering term, to tell in one pass that a text holds none; a steering imperative
+    opening a clause, after at most one connective; one closing a sentence), from `_STEER_OPEN`,
+    `_STEER_AFTER` and `_STEER_CLOSE`."""
     spaced = sorted({t for lang, terms in _STEER_OPEN.items() if lang != "zh"
                      for t in _terms(terms)}, key=len, reverse=True)  # fmt: skip
     cjk = "|".join(_terms(_STEER_OPEN["zh"]))
@@ -218,7 +223,8 @@ def _steer_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     close = sorted({t for terms in _STEER_CLOSE.values() for t in _terms(terms)}, key=len,
                    reverse=True)  # fmt: skip
     closing = re.compile(rf"(?:^|(?<=[\s\w]))(?:{'|'.join(map(re.escape, close))})$")
-    return opening, closing
+    every = {*spaced, *_terms(_STEER_OPEN["zh"]), *_terms(_STEER_AFTER), *close}
+    return AhoCorasick(sorted(every), implementation=Implementation.DFA), opening, closing
 
 
 def steers(text: str) -> bool:
@@ -229,7 +235,9 @@ def steers(text: str) -> bool:
     sentence (verb-final languages); emphasis marks around it (``*recommend*``) do not hide it."""
     head = _opening(text)
     low = head.lower()
-    opening, closing = _steer_patterns()
+    every, opening, closing = _steer_patterns()
+    if not every.find_matches_as_indexes(low):
+        return False  # most texts hold no steering verb at all: one automaton pass says so
     for m in _CLAUSE.finditer(low):
         if opening.match(low, m.start(1)):
             return True
