@@ -245,7 +245,12 @@ def test_audit_reads_status_then_steer_and_unspaced_script_sentences(
         "site.html": _page("".join(script(t) for t in STATUS_COPY[:3])),
         "form_copy.html": _page(f'<div style="display:none">{FORM_COPY[0]}</div>'),
     }
-    got = {k: (len(f), band) for k, (f, band) in audit_pages(tmp_path, pages).items()}
+    # the fast screen in front of the model is off: once loaded by another test in this process,
+    # it would answer with the packaged head instead of the stub
+    policy = tmp_path / "trustaudit.toml"
+    policy.write_text('[injection]\nsemantic_screen = "off"\n', encoding="utf-8")
+    found = audit_pages(tmp_path, pages, "--policy", str(policy))
+    got = {k: (len(f), band) for k, (f, band) in found.items()}
     for name in ("status.html", "claim.html", "form.html", "zh.html"):
         assert got[name][0] >= 1 and got[name][1] == "quarantine", name
     for name in ("site.html", "form_copy.html"):
