@@ -211,6 +211,21 @@ def test_short_or_status_unspaced_literals_are_not_read(text: str) -> None:
     assert _asked(f"<script>var note = {json.dumps(text)};</script>", ON) == []
 
 
+def test_a_promo_with_a_few_unspaced_characters_is_no_script_sentence() -> None:
+    # eight words counted with the Latin and the digits, seven in the unspaced script alone
+    promo = "今なら5,000ポイントもらえるチャンス！ YJFX!"
+    assert _script_sentences(f"var ad = {json.dumps(promo, ensure_ascii=False)};", "") == []
+
+
+def test_a_sites_share_button_is_not_read_for_its_steering_verb() -> None:
+    # a blog platform's "Recommend" button: a request about sharing the page, the site's own
+    title = (
+        "Recommend to share this article with your followers and let the author know you liked it"
+    )
+    assert steers(title)
+    assert _asked(f'<a href="#" title="{title}">Recommend</a>', ON) == []
+
+
 # Hole 4: the Devanagari and Urdu stops end a sentence in benign's patterns too.
 def test_benign_sentences_end_at_the_danda_and_the_urdu_full_stop() -> None:
     assert len(sentences("हार्बर टूर्स हर दिन चलता है। टिकट घाट पर मिलते हैं॥ फिर मिलेंगे।")) == 3

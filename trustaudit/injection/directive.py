@@ -46,6 +46,7 @@ __all__ = [
     "request_markers",
     "role_starts",
     "steers",
+    "unspaced_words",
     "word_count",
 ]
 
@@ -595,6 +596,12 @@ def has_unspaced(text: str) -> bool:
     return _UNSPACED.search(text) is not None
 
 
+def unspaced_words(text: str) -> int:
+    """Words of `text` written in a script without spaces, two characters a word (`word_count`
+    without the words of spaced scripts around them)."""
+    return len(_UNSPACED.findall(text)) // 2
+
+
 def word_count(text: str) -> int:
     """Words of letters in `text`; two characters count as a word in scripts without spaces."""
     if text.isascii() or not _UNSPACED.search(text):
@@ -622,6 +629,7 @@ _SITE_UI = re.compile(
     r"subscri(?:be|ption)|newsletter|search(?:\s+box)?|comments?|this\s+(?:page|site|website|form|field|box)|"
     r"button|plugin|flash|app\s+store|notifications?|reload|refresh|try\s+again|error|captcha|spam|"
     r"scroll|menu|tab|popup|pop-up|ad\s*blocker|adblock\w*|follow\s+us|share\s+on|"
+    r"share\s+(?:this|the)\s+(?:article|story|post|page)|your\s+followers|"
     r"(?:please\s+)?wait|enter\s+your|password|username|spammer|robot|contact\s+(?:us|the\s+site|"
     r"site\s+admin\w*|the\s+administrator)|administrators?|your\s+(?:url|inbox|request)|"
     r"warte\w*|versuche|anfrage|maschine|passwort|"

@@ -27,7 +27,7 @@ from trustaudit.injection.directive import (
     has_unspaced,
     is_directive,
     request_markers,
-    word_count,
+    unspaced_words,
 )
 from trustaudit.injection.intent import lexicon
 from trustaudit.injection.normalize import (
@@ -555,8 +555,8 @@ def _shown_as_copy(text: str) -> bool:
 def _prose_literal(lit: str) -> bool:
     """Whether a literal's raw text has the length, the spaces and a sentence end of a sentence of
     `_SENTENCE_WORDS` words (cheap tests first: most literals fail the space count). Chinese and
-    Japanese write a sentence without spaces: there words are counted (`directive.word_count`,
-    two characters a word), as everywhere else their length is judged."""
+    Japanese write a sentence without spaces: there its words in that script are counted (two
+    characters a word, `_unspaced_words`)."""
     if len(lit) >= 40 and lit.count(" ") >= _SENTENCE_WORDS - 1:
         return _SENTENCE_STOP.search(lit) is not None
     return (
@@ -571,8 +571,10 @@ _UNSPACED_MIN = 2 * _SENTENCE_WORDS
 
 
 def _unspaced_words(text: str) -> bool:
-    """Whether `text`, written in a script without spaces, holds `_SENTENCE_WORDS` words."""
-    return has_unspaced(text) and word_count(text) >= _SENTENCE_WORDS
+    """Whether `text` holds `_SENTENCE_WORDS` words in a script without spaces alone (two characters
+    a word, `directive.unspaced_words`): a sentence written in it, not a Latin or digit-filled
+    promo with a few characters of it ("今なら5,000ポイントもらえるチャンス！ YJFX!")."""
+    return unspaced_words(text) >= _SENTENCE_WORDS
 
 
 def _sentence_literal(code: str, start: int, lit: str) -> str | None:
