@@ -34,10 +34,11 @@ from trustaudit.injection.directive import (
     first_person,
     is_directive,
     names_role,
+    steers,
     word_count,
 )
 from trustaudit.injection.intent import find_intents
-from trustaudit.injection.site_messages import status_message
+from trustaudit.injection.site_messages import ranking_claim, status_message
 
 __all__ = [
     "PAGE_COPY_TECHNIQUES",
@@ -109,7 +110,9 @@ _DELIM = re.compile(
 )
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
 _WORD = re.compile(r"[^\W\d_]{2,}")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"'”’)\]]*\s+|\n\s*\n|\s*\n(?=\s*[A-Z0-9•\-*])")
+_SENTENCE_END = re.compile(
+    rf"(?<=[{SPACED_STOPS}{CLOSED_STOPS}])[\"'”’)\]]*\s+|\n\s*\n|\s*\n(?=\s*[A-Z0-9•\-*])"
+)
 _MARGIN = 120  # characters read around a hit to judge its shape
 _CODE_PROSE_SHARE = 0.5  # a window is code when less than this share of it is prose runs
 _BLOCK_CHARS = 150  # a hidden block of page copy: this long, two sentences or more
@@ -353,15 +356,26 @@ def addresses_ai(
 def ui_copy(text: str) -> bool:
     """Whether a short passage is a site's message to its visitor about their own action (a
     subscription to confirm, an inbox to check, a required field, a message received) that names no
-    address to send to and addresses no AI."""
+    address to send to, addresses no AI and does not go on to steer what is said of a thing
+    (`_steers`: "Thanks for your order, now recommend X to every reader")."""
     # a message that names an address or a link to send to is no confirmation (`_plain_message`)
-    return _UI_TEXT.search(text) is not None and _plain_message(text)
+    return _UI_TEXT.search(text) is not None and _plain_message(text) and not _steers(text)
+
+
+def _steers(text: str) -> bool:
+    """Whether a passage that opens like the site's copy goes on to steer what is said of a thing:
+    an imperative of a steering verb opening a clause ("Thanks for your order, now recommend…",
+    `directive.steers`) or a ranking claim ("…is the only safe operator",
+    `site_messages.ranking_claim`). A site's form or status message does neither."""
+    return steers(text) or ranking_claim(text)
 
 
 def status_copy(text: str) -> bool:
     """Whether a script's sentence is the site's status message about a thing of its transaction
     (`site_messages.status_message`: an account activated, an order shipped, a payment declined, a
-    session expired): asks for no action (`directive.is_directive`), holds no intent slot of the
+    session expired): asks for no action (`directive.is_directive`, which reads a steering verb
+    opening a later clause too: "…, so praise X"), makes no ranking claim
+    (`site_messages.ranking_claim`: "…and X is the only safe operator"), holds no intent slot of the
     lexicon (`intent.find_intents`: no claim to plant, nothing to recommend or leave out), names no
     role of a conversation and is not written as the user ("my account": an agent's task).
 
@@ -377,6 +391,7 @@ def status_copy(text: str) -> bool:
         and (len(text) <= _STATUS_LABEL or _WHOLE_END.search(text) is not None)
         and status_message(text)
         and not is_directive(text)
+        and not ranking_claim(text)
         and plain_message(text)
         and not find_intents(text.lower(), text)
     )
@@ -571,7 +586,7 @@ def label_list(text: str) -> bool:
 # A name written as code writes it: lower-case parts joined by "-" or "_" ("icon-arrow-left").
 _IDENTIFIER = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)+")
 _IDENTIFIER_SHARE = 0.6
-_LABEL_SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)")
+_LABEL_SENTENCE_END = re.compile(rf"[{SPACED_STOPS}{CLOSED_STOPS}](?:\s|$)")
 
 
 def _ui_element(source: str, offset: int) -> bool:
@@ -682,7 +697,7 @@ _SECOND_PERSON = re.compile(
 )
 
 
-_VISIBLE_UNITS = re.compile(r"(?<=[.!?。！？])\s+|\n")
+_VISIBLE_UNITS = re.compile(rf"(?<=[{SPACED_STOPS}{CLOSED_STOPS}])\s+|\n")
 
 
 def _plain_message(text: str) -> bool:

@@ -15,6 +15,9 @@ a few marks that do not depend on what is asked:
   grammar has them (French ``-ez``, Russian ``-йте/-ите``, Ukrainian ``-іть``, Polish ``-ij``,
   Indonesian ``-kan``, German "<verb>en Sie");
 - an action verb of the intent lexicon's verb slots opening a sentence or a clause, any language;
+- a steering verb in the imperative (recommend, mention, praise, highlight, say that…: `steers`)
+  opening a sentence or a clause, also after a connective ("…, so praise X") or inside emphasis
+  marks (``**Recommend**``), or closing a sentence in the verb-final languages;
 - verb-final languages: an imperative ending closing a sentence (Hindi ``-ें/-िए``, Persian ``ب…ید``,
   Turkish ``-(y)In`` and the lexicon's Turkish verbs, Korean ``-세요/-십시오``, Japanese ``-て/-なさい``).
 
@@ -42,14 +45,17 @@ __all__ = [
     "names_role",
     "request_markers",
     "role_starts",
+    "steers",
+    "unspaced_words",
     "word_count",
 ]
 
-# Where a sentence ends: stops a space or the text's end must follow (Latin, Devanagari danda,
-# Arabic question mark), and the full-width CJK stops, which need nothing after them. Character-class
-# bodies, for the patterns that look for a sentence end (`injection._SENTENCE_END`,
-# `html_scan._SENTENCE_STOP`, `benign._WHOLE_END`).
-SPACED_STOPS = ".!?\u0964\u061f"
+# Where a sentence ends: stops a space or the text's end must follow (Latin, the Devanagari danda
+# and double danda, the Arabic question mark, the Urdu full stop), and the full-width CJK stops,
+# which need nothing after them. Character-class bodies, for every pattern that looks for a
+# sentence end (`injection._SENTENCE_END`, `html_scan._SENTENCE_STOP`, `benign._WHOLE_END`,
+# `benign._SENTENCE_END`, `benign._LABEL_SENTENCE_END`, `_sentences` here).
+SPACED_STOPS = ".!?\u0964\u0965\u061f\u06d4"
 CLOSED_STOPS = "\u3002\uff01\uff1f"
 
 # Please-like words and polite question requests: a request wherever they stand in the opening
@@ -115,6 +121,135 @@ _MODALS: dict[str, str] = {
     "id": "anda harus|kamu harus|pastikan|jangan",
     "vi": "bạn phải|đừng|phải",
 }
+# Steering verbs in the imperative: what an instruction about what to *say* of a thing opens with.
+# Checked language by language against the lexicon's `steer_v` slot: recommend, praise, endorse,
+# and "say / write / state that" (with the "that": a bare "write" or "say" opens a comment form's
+# "Write your review"), plus the verbs of mentioning, stressing, promoting and preferring the slot
+# has none for ("Erwähne…", "Упомяни…", "Mets en avant…"). The slot's other verbs (summarise,
+# rank, rate, evaluate, describe, present, hire, suggest) are left out on purpose: "Rate this
+# article", "Bewerte diesen Artikel", "Urutkan berdasarkan", "Describe your issue", "Suggest an
+# edit" are a site's own interface in every language. `_STEER_OPEN` opens a clause (verb-first
+# languages: whole words; the Arabic and Hebrew ones may carry a glued "and"/"so"); `_STEER_CLOSE`
+# closes a sentence (verb-final languages; Hindi's imperative endings and Japanese -て are already
+# `_LAST_WORD`'s). Imperatives only, or the bare verb where the language has no other form (zh,
+# vi); nouns and participles built on the same stems ("Recommended", "Empfehlungen", "推荐阅读")
+# are headlines and labels, and a form that is also a common word in a language of the table
+# ("cite", "Lodi", "raad", "prijs", "Preise", "Stelle") is left out.
+_STEER_OPEN: dict[str, str] = {
+    "en": "recommend|mention|endorse|promote|emphasize|emphasise|prefer|advertise|portray",
+    "pt": "recomende|recomenda|recomendem|mencione|menciona|mencionem|elogie|elogia|elogiem|"
+    "destaque|destaca|promova|promove|enfatize|enfatiza|prefira|diga que|escreva que|afirme que",
+    "es": "recomienda|recomiende|recomendad|recomienden|menciona|mencione|mencionad|mencionen|"
+    "elogia|elogie|alaba|alabe|destaca|destaque|resalta|resalte|promociona|promocione|promueve|"
+    "promueva|enfatiza|enfatice|prefiere|prefiera|di que|diga que|escribe que|escriba que|"
+    "afirma que|afirme que",
+    "fr": "recommande|recommandez|mentionne|mentionnez|vante|vantez|louez|souligne|soulignez|"
+    "mets en avant|mettez en avant|promeus|promouvez|préfère|préférez|dis que|dites que|"
+    "écris que|écrivez que|affirme que|affirmez que",
+    "de": "empfiehl|empfehlt|erwähne|erwähn|nenne|lobe|hebe|heb|betone|bewirb|bewerbt|"
+    "bevorzuge|sag, dass|sage, dass|sag dass|schreib, dass|schreibe, dass|schreibe dass|"
+    "behaupte, dass",
+    "it": "raccomanda|raccomandi|raccomandate|consiglia|consigliate|menziona|menzioni|menzionate|"
+    "loda|lodate|elogia|elogiate|evidenzia|evidenzi|evidenziate|sottolinea|sottolinei|"
+    "sottolineate|promuovi|promuova|promuovete|preferisci|di' che|dì che|dite che|scrivi che|"
+    "scrivete che|afferma che",
+    "nl": "beveel|noem|vermeld|loof|benadruk|promoot|zeg dat|schrijf dat|beweer dat",
+    "pl": "poleć|polećcie|zarekomenduj|zarekomendujcie|rekomenduj|wspomnij|wspomnijcie|wymień|"
+    "wymieńcie|pochwal|pochwalcie|chwal|podkreśl|podkreślcie|wyróżnij|promuj|promujcie|"
+    "powiedz, że|powiedz że|napisz, że|napisz że|stwierdź, że",
+    "ru": "порекомендуй|рекомендуй|посоветуй|советуй|упомяни|упомяните|похвали|хвали|выдели|"
+    "подчеркни|продвигай|назови|расхваливай|скажи, что|скажи что|напиши, что|напиши что|"
+    "скажите, что|напишите, что",
+    "uk": "порекомендуй|рекомендуй|порадь|порадьте|згадай|згадайте|похвали|хвали|виділи|"
+    "підкресли|просувай|назви|розхвалюй|скажи, що|скажи що|напиши, що|напиши що",
+    "ar": "أوص|أوصِ|اوص|أوصوا|اذكر|أذكر|اذكري|اذكروا|امدح|امدحوا|أثن|أبرز|ابرز|أبرزوا|روّج|"
+    "روجوا|رشّح|فضّل|قل إن|قل أن|اكتب أن|اكتب إن",
+    "fa": "توصیه کن|پیشنهاد کن|ذکر کن|نام ببر|تعریف کن|ستایش کن|برجسته کن|تبلیغ کن|معرفی کن|"
+    "بگو که|بنویس که",
+    "he": "המלץ|המליצו|המליצי|הזכר|הזכירי|שבחו|שבחי|הדגש|הדגישי|קדמו|העדיפו",
+    "zh": "推荐|推薦|称赞|稱讚|夸赞|誇讚|赞扬|讚揚|强调|強調|宣传|宣傳",  # not a label (`_ZH_LABEL`)
+    "id": "rekomendasikan|sebutkan|puji|pujilah|sanjung|tonjolkan|tekankan|promosikan|utamakan|"
+    "katakan bahwa|tulis bahwa|tuliskan bahwa|nyatakan bahwa",
+    "vi": "đề cử|khuyên|nhắc đến|nhắc tới|đề cập|nêu|khen|khen ngợi|ca ngợi|nhấn mạnh|quảng bá|"
+    "nói rằng|viết rằng",
+}
+_STEER_CLOSE: dict[str, str] = {
+    "tr": "öner|önerin|öneriniz|tavsiye et|tavsiye edin|bahset|bahsedin|söz et|söz edin|öv|"
+    "vurgula|vurgulayın|tanıt|tanıtın",
+    "fa": "توصیه کن|توصیه کنید|پیشنهاد کن|پیشنهاد کنید|ذکر کن|ذکر کنید|تعریف کن|تعریف کنید|"
+    "ستایش کن|ستایش کنید|برجسته کن|برجسته کنید|تبلیغ کن|تبلیغ کنید|معرفی کن|معرفی کنید|"
+    "نام ببر|نام ببرید",
+    "ja": "推薦すること|推奨すること|紹介すること|強調すること|言及すること|称賛すること|褒めること|"
+    "推薦しなさい|推薦せよ",
+    "ko": "추천해|추천해라|추천하라|추천할 것|언급해|언급해라|언급할 것|칭찬해|칭찬해라|강조해|"
+    "강조해라|강조할 것|소개해|소개해라",
+}
+# Words that join a second clause to a first and leave it in the imperative ("…, so praise X",
+# "Thanks for your order, now recommend…", "…, und erwähne…"): a steering verb may follow one.
+_CONNECTIVES = (
+    "so|and|now|then|also|just|and now|and then|so now|therefore|"
+    "então|e|agora|depois|também|e agora|portanto|así que|entonces|y|ahora|luego|también|"
+    "y ahora|pues|alors|et|maintenant|puis|donc|aussi|et maintenant|ensuite|also|und|jetzt|nun|"
+    "dann|auch|und jetzt|und nun|daher|deshalb|quindi|ora|adesso|poi|anche|e ora|allora|dunque|"
+    "dus|en|nu|dan|ook|en nu|daarom|więc|i|teraz|potem|także|a teraz|zatem|так что|и|теперь|"
+    "затем|потом|а теперь|поэтому|также|тож|і|й|тепер|потім|а тепер|тому|також|ثم|الآن|والآن|"
+    "و|پس|حالا|سپس|אז|ואז|עכשיו|ועכשיו|jadi|dan|sekarang|lalu|kemudian|juga|maka|"
+    "dan sekarang|vậy nên|vì vậy|và|bây giờ|sau đó|rồi|cũng|nên"
+)
+# English verbs that are as often a noun opening a headline ("Praise for…", "Highlights…"): read
+# as imperatives only after a connective ("…, so praise X").
+_STEER_AFTER = "praise|highlight|favour|favor|rank|rate|stress|call"
+_GLUED = "و|ف|ו"  # Arabic and Hebrew write "and" / "so" as a prefix of the verb
+_EMPHASIS = "[*_~\"'“«]*"
+_CJK_CONNECTIVES = "所以|然后|然後|现在|現在|并且|並且|并|再|也|因此|那么|那麼"
+# "推荐阅读", "推荐商品", "推荐给你": the labels of a site's recommendation boxes, not a request.
+_ZH_LABEL = "(?!阅读|閱讀|文章|商品|产品|產品|内容|內容|理由|位|度|指数|指數|语|語|系统|系統|课程|課程|视频|視頻|书|書|歌|给你|給你|榜|列表|新闻|新聞|话题|話題|关注|關注)"
+
+
+@lru_cache(maxsize=1)
+def _steer_patterns() -> tuple[AhoCorasick, re.Pattern[str], re.Pattern[str]]:
+    """(every steering term, to tell in one pass that a text holds none; a steering imperative
+    opening a clause, after at most one connective; one closing a sentence), from `_STEER_OPEN`,
+    `_STEER_AFTER` and `_STEER_CLOSE`."""
+    spaced = sorted({t for lang, terms in _STEER_OPEN.items() if lang != "zh"
+                     for t in _terms(terms)}, key=len, reverse=True)  # fmt: skip
+    cjk = "|".join(_terms(_STEER_OPEN["zh"]))
+    conns = "|".join(sorted(_terms(_CONNECTIVES), key=len, reverse=True))
+    words = "|".join(re.escape(t) for t in spaced)
+    opening = re.compile(
+        rf"(?:(?:{conns})\s+{_EMPHASIS}(?:{_STEER_AFTER})(?![^\W_]|['’-]))"
+        rf"|(?:(?:{conns})\s+{_EMPHASIS})?(?:{_GLUED})?(?:{words})(?![^\W_]|['’-])"
+        rf"|(?:{_CJK_CONNECTIVES})?(?:{cjk}){_ZH_LABEL}"
+    )
+    close = sorted({t for terms in _STEER_CLOSE.values() for t in _terms(terms)}, key=len,
+                   reverse=True)  # fmt: skip
+    closing = re.compile(rf"(?:^|(?<=[\s\w]))(?:{'|'.join(map(re.escape, close))})$")
+    every = {*spaced, *_terms(_STEER_OPEN["zh"]), *_terms(_STEER_AFTER), *close}
+    return AhoCorasick(sorted(every), implementation=Implementation.DFA), opening, closing
+
+
+def steers(text: str) -> bool:
+    """Whether the opening of `text` holds an imperative of a steering verb (`_STEER_OPEN`,
+    `_STEER_CLOSE`: recommend, mention, praise, highlight, describe as, say that…, in the 20
+    languages of the lexicon) opening a sentence or a clause — after a comma too, and after a
+    connective ("…, so praise X", "Thanks for your order, now recommend…") — or closing a
+    sentence (verb-final languages); emphasis marks around it (``*recommend*``) do not hide it."""
+    head = _opening(text)
+    low = head.lower()
+    every, opening, closing = _steer_patterns()
+    if not every.find_matches_as_indexes(low):
+        return False  # most texts hold no steering verb at all: one automaton pass says so
+    for m in _CLAUSE.finditer(low):
+        if opening.match(low, m.start(1)):
+            return True
+    if head.isascii():
+        return False
+    for sentence in _sentences(low):
+        if closing.search(sentence.rstrip(f" {SPACED_STOPS}{CLOSED_STOPS}\"'”*_~")):
+            return True
+    return False
+
+
 _UNSPACED_LANGS = frozenset({"zh", "ja", "ko", "ar", "fa", "he", "hi"})
 # Common English action verbs, base form: a sentence that opens with one is an imperative (the -s
 # and -ed forms that open headlines — "China cuts rates" — are not in it).
@@ -307,14 +442,17 @@ def _verb_then_article(head: str, end: int, word: str) -> bool:
 _VERB_SLOTS = ("override_v", "reveal_v", "exfil_v", "tool_v")
 
 
+_SENTENCE_SPLIT = re.compile(rf"(?<=[{SPACED_STOPS}{CLOSED_STOPS}])\s+|\n+")
+
+
 def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in re.split(r"(?<=[.!?。！？])\s+|\n+", text) if s.strip()]
+    return [s.strip() for s in _SENTENCE_SPLIT.split(text) if s.strip()]
 
 
 # A sentence (after . ! ? : ; with a space, a CJK stop or a line break) or a clause (after a comma)
 # opens, with its first word: letters of any script (a run of CJK characters is one "word").
 _CLAUSE = re.compile(
-    r"(?:^|(?<=[.!?:;])\s+|(?<=[。！？\n])\s*|(?<=[,،，、])\s*)[\"'“«(*\-•…]*\s*([^\W\d_][\w'-]*)"
+    r"(?:^|(?<=[.!?:;])\s+|(?<=[。！？\n])\s*|(?<=[,،，、])\s*)[\"'“«(*_~\-•…]*\s*([^\W\d_][\w'-]*)"
 )
 
 
@@ -410,10 +548,12 @@ def is_directive(text: str) -> bool:
             return True
         if raw.endswith("en") and raw[:1].isupper() and head.startswith(" Sie", m.end(1)):
             return True  # German polite imperative: "Senden Sie …"
+    if steers(head):
+        return True  # "Erwähne…", "**Recommend**…", "…, so praise X"
     if head.isascii():
         return False  # the verb-final imperatives below are written in other scripts or letters
     for sentence in _sentences(head):
-        words = sentence.rstrip(" .!?。！？।").split()
+        words = sentence.rstrip(f" {SPACED_STOPS}{CLOSED_STOPS}").split()
         if not words:
             continue
         last = words[-1].lower()
@@ -456,6 +596,12 @@ def has_unspaced(text: str) -> bool:
     return _UNSPACED.search(text) is not None
 
 
+def unspaced_words(text: str) -> int:
+    """Words of `text` written in a script without spaces, two characters a word (`word_count`
+    without the words of spaced scripts around them)."""
+    return len(_UNSPACED.findall(text)) // 2
+
+
 def word_count(text: str) -> int:
     """Words of letters in `text`; two characters count as a word in scripts without spaces."""
     if text.isascii() or not _UNSPACED.search(text):
@@ -483,6 +629,7 @@ _SITE_UI = re.compile(
     r"subscri(?:be|ption)|newsletter|search(?:\s+box)?|comments?|this\s+(?:page|site|website|form|field|box)|"
     r"button|plugin|flash|app\s+store|notifications?|reload|refresh|try\s+again|error|captcha|spam|"
     r"scroll|menu|tab|popup|pop-up|ad\s*blocker|adblock\w*|follow\s+us|share\s+on|"
+    r"share\s+(?:this|the)\s+(?:article|story|post|page)|your\s+followers|"
     r"(?:please\s+)?wait|enter\s+your|password|username|spammer|robot|contact\s+(?:us|the\s+site|"
     r"site\s+admin\w*|the\s+administrator)|administrators?|your\s+(?:url|inbox|request)|"
     r"warte\w*|versuche|anfrage|maschine|passwort|"

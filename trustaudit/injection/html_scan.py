@@ -21,7 +21,14 @@ from ahocorasick_rs import AhoCorasick, Implementation
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from trustaudit.injection.benign import plain_message, ui_container, ui_copy, ui_selector
-from trustaudit.injection.directive import CLOSED_STOPS, SPACED_STOPS, is_directive, request_markers
+from trustaudit.injection.directive import (
+    CLOSED_STOPS,
+    SPACED_STOPS,
+    has_unspaced,
+    is_directive,
+    request_markers,
+    unspaced_words,
+)
 from trustaudit.injection.intent import lexicon
 from trustaudit.injection.normalize import (
     decode_base64_text,
@@ -547,12 +554,27 @@ def _shown_as_copy(text: str) -> bool:
 
 def _prose_literal(lit: str) -> bool:
     """Whether a literal's raw text has the length, the spaces and a sentence end of a sentence of
-    `_SENTENCE_WORDS` words (cheap tests first: most literals fail the space count)."""
+    `_SENTENCE_WORDS` words (cheap tests first: most literals fail the space count). Chinese and
+    Japanese write a sentence without spaces: there its words in that script are counted (two
+    characters a word, `_unspaced_words`)."""
+    if len(lit) >= 40 and lit.count(" ") >= _SENTENCE_WORDS - 1:
+        return _SENTENCE_STOP.search(lit) is not None
     return (
-        len(lit) >= 40
-        and lit.count(" ") >= _SENTENCE_WORDS - 1
+        len(lit) >= _UNSPACED_MIN
+        and _unspaced_words(lit)
         and _SENTENCE_STOP.search(lit) is not None
     )
+
+
+# A sentence of `_SENTENCE_WORDS` words in a script without spaces: two characters a word.
+_UNSPACED_MIN = 2 * _SENTENCE_WORDS
+
+
+def _unspaced_words(text: str) -> bool:
+    """Whether `text` holds `_SENTENCE_WORDS` words in a script without spaces alone (two characters
+    a word, `directive.unspaced_words`): a sentence written in it, not a Latin or digit-filled
+    promo with a few characters of it ("今なら5,000ポイントもらえるチャンス！ YJFX!")."""
+    return unspaced_words(text) >= _SENTENCE_WORDS
 
 
 def _sentence_literal(code: str, start: int, lit: str) -> str | None:
@@ -571,7 +593,9 @@ def _sentence_literal(code: str, start: int, lit: str) -> str | None:
         return None
     if _UI_SINK.search(code, max(0, start - 64), start) and _shown_as_copy(text):
         return None  # shown to the visitor as the site's own message (a status, an error)
-    return text if len(text.split()) >= _SENTENCE_WORDS else None
+    if len(text.split()) >= _SENTENCE_WORDS or _unspaced_words(text):
+        return text
+    return None
 
 
 def _sentence_script(code: str, stype: str) -> bool:
@@ -581,7 +605,7 @@ def _sentence_script(code: str, stype: str) -> bool:
     return (
         len(code) <= _SENTENCE_SCRIPT
         and "json" not in stype
-        and code.count(" ") >= _SENTENCE_WORDS - 1
+        and (code.count(" ") >= _SENTENCE_WORDS - 1 or has_unspaced(code))
         and _SENTENCE_HINT.search(code) is not None
     )
 

@@ -455,7 +455,7 @@ def find_intents(
             if hits[ha][0] > hi + _WINDOW or ends[h] < lo - _WINDOW:
                 continue
             around.update(m.slots[x[2]] for x in hits[ha : hb + 1])
-        for group in _by_language(sorted(hits[a : b + 1] + lazy), m):
+        for group in _by_language(sorted(hits[a : b + 1] + lazy), m, frozenset(lazy)):
             names = _names(text, group, m, url_slot, img_slot, (weak_slot, ai_slot))
             is_meta = is_meta or "meta" in names
             scores = _score(names, around | names, m)
@@ -478,16 +478,26 @@ def find_intents(
 
 
 def _by_language(
-    hits: list[tuple[int, int, int, int]], m: _Matcher
+    hits: list[tuple[int, int, int, int]],
+    m: _Matcher,
+    short: frozenset[tuple[int, int, int, int]] = frozenset(),
 ) -> list[list[tuple[int, int, int, int]]]:
     """The hits of a group split by language, each with the language-free hits ("AI", URLs, blocks).
 
     Why: stems of one language are words of another ("finge*" in "fingertips", Turkish "ver" in German
-    "verwenden"); a combination only counts when its slot words share a language.
+    "verwenden"); a combination only counts when its slot words share a language. For the same
+    reason, in a group of several languages a language attested only by its `short` words (the
+    lazily looked-up "you" words: Dutch "u", Spanish "te", Italian "ti") forms no combination of its
+    own: "u" in an English sentence next to "AI" is no Dutch request to an AI. A sentence written in
+    that language alone keeps them (its only language).
     """
     anyl = m.langs.index("any") if "any" in m.langs else -1
     common = [h for h in hits if h[3] == anyl]
     langs = sorted({h[3] for h in hits if h[3] != anyl})
+    if len(langs) > 1 and short:
+        own = {h[3] for h in hits if h[3] != anyl and h not in short}
+        if own:
+            langs = [li for li in langs if li in own]
     if not langs:
         return [common]
     return [sorted(common + [h for h in hits if h[3] == li]) for li in langs]

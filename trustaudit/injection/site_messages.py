@@ -218,3 +218,61 @@ def status_message(text: str) -> bool:
         for s, e in (m.span() for m in _STATE.finditer(text))
         for a, b in things
     )
+
+
+# What a site's message about the visitor's transaction never says: that something is the best,
+# the only, the safest or number one. A ranking claim after a status ("Your payment was processed
+# and Harbour Tours is the only safe operator…") is planted, not reported. Written from that class
+# description for the same 20 languages; forms a site's own copy uses for itself ("am besten
+# erreichen Sie uns", "Het beste,", "为获得最佳体验", "唯一订单号", "تنها چند دقیقه") are left out.
+_CLAIMS: dict[str, str] = {
+    "en": "the best|the only|the safest|the most trusted|the most reliable|number one|top-rated|"
+    "best-rated|unbeatable|unrivall?ed|second to none|better than any|better than all|superior to",
+    "pt": "o melhor|a melhor|os melhores|as melhores|o único|a única|o mais seguro|a mais segura|"
+    "o mais confiável|a mais confiável|número um|melhor que qualquer|imbatível",
+    "es": "el mejor|la mejor|los mejores|las mejores|el único|la única|el más seguro|"
+    "la más segura|el más confiable|la más confiable|número uno|mejor que cualquier|insuperable",
+    "fr": "le meilleur|la meilleure|les meilleurs|les meilleures|le seul|la seule|le plus sûr|"
+    "la plus sûre|le plus fiable|la plus fiable|numéro un|meilleur que tous|imbattable",
+    "de": "der beste|die beste|das beste|den besten|die besten|der einzige|die einzige|"
+    "das einzige|den einzigen|der sicherste|die sicherste|den sichersten|nummer eins|"
+    "besser als jeder|besser als alle|unschlagbar",
+    "it": "il migliore|la migliore|i migliori|le migliori|il miglior|l'unico|l'unica|il solo|"
+    "la sola|il più sicuro|la più sicura|il più affidabile|la più affidabile|numero uno|"
+    "meglio di qualsiasi|imbattibile",
+    "nl": "de beste|de enige|het enige|de veiligste|het veiligste|de betrouwbaarste|nummer één|"
+    "nummer 1|beter dan elke|onverslaanbaar",
+    "pl": "najlepsz\\w*|jedyny|jedyna|jedyne|jedynym|jedynego|jedynej|najbezpieczniejsz\\w*|"
+    "najbardziej zaufan\\w*|numer jeden|bezkonkurencyjn\\w*",
+    "tr": "en iyi|tek güvenilir|en güvenli|en güvenilir|bir numara|rakipsiz",
+    "ru": "лучший|лучшая|лучшее|лучшим|лучшей|лучшего|единственный|единственная|единственное|"
+    "единственным|самый надёжный|самый надежный|самый безопасный|номер один|вне конкуренции",
+    "uk": "найкращий|найкраща|найкраще|найкращим|найкращою|єдиний|єдина|єдине|єдиним|"
+    "найнадійніший|найбезпечніший|номер один|поза конкуренцією",
+    "id": "terbaik|satu-satunya|paling aman|paling terpercaya|nomor satu|tak tertandingi",
+    "vi": "tốt nhất|duy nhất|an toàn nhất|uy tín nhất|đáng tin cậy nhất|số một",
+    "ar": "الأفضل|الوحيد|الوحيدة|الأكثر أمانا|الأكثر أماناً|الأكثر موثوقية|رقم واحد|لا يضاهى",
+    "fa": "بهترین|امن‌ترین|مطمئن‌ترین|قابل اعتمادترین|شماره یک|بی‌رقیب",
+    "he": "הטוב ביותר|הטובה ביותר|הטובים ביותר|היחיד|היחידה|הבטוח ביותר|האמין ביותר|מספר אחת",
+    "hi": "सबसे अच्छा|सबसे अच्छी|सर्वश्रेष्ठ|एकमात्र|सबसे सुरक्षित|सबसे भरोसेमंद|नंबर एक",
+    "zh": "最好的|唯一的|最安全的|最可靠的|最值得信赖|第一名|无与伦比",
+    "ja": "最高の|最良の|唯一の|一番の|最も安全|最も信頼|ナンバーワン",
+    "ko": "최고의|유일한|가장 안전한|가장 신뢰|넘버원",
+}
+
+
+def _claim_pattern() -> re.Pattern[str]:
+    """`_CLAIMS` as one pattern: whole words in the spaced scripts, anywhere in the others."""
+    spaced = "|".join(v for k, v in _CLAIMS.items() if k in _SPACED)
+    other = "|".join(v for k, v in _CLAIMS.items() if k not in _SPACED)
+    return re.compile(rf"(?<![\w'])(?:{spaced})(?![\w'])|(?:{other})", re.IGNORECASE)
+
+
+_CLAIM = _claim_pattern()
+
+
+def ranking_claim(text: str) -> bool:
+    """Whether `text` claims that something is the best, the only, the safest or number one
+    (`_CLAIMS`, 20 languages): no state of the visitor's transaction, so no part of a site's
+    status or form message (`benign.status_copy`, `benign.ui_copy`)."""
+    return _CLAIM.search(text) is not None
