@@ -38,7 +38,13 @@ from trustaudit.injection.directive import (
     role_starts,
     word_count,
 )
-from trustaudit.injection.html_scan import PRIORS, Quotes, Segment, collect_segments
+from trustaudit.injection.html_scan import (
+    PRIORS,
+    Quotes,
+    Segment,
+    collect_segments,
+    drop_oldest,
+)
 from trustaudit.injection.intent import (
     addresses_reader,
     guess_language,
@@ -649,7 +655,7 @@ class _Shown:
 
 # `_shape_ask` answers remembered across the pages a process scans (`_shape_ask_memo`): a site's
 # pages repeat their hidden boilerplate (menus, captions, cookie notices) on every page. Bounded in
-# entries and in the length of the texts kept.
+# entries (the least recently used go first) and in the length of the texts kept.
 _SHAPE_MEMO_MAX, _SHAPE_MEMO_CHARS = 4096, 4000
 _shape_memo: dict[tuple[str, str, bool, bool, bool], tuple[Any, tuple[tuple[str, bool], ...]]] = {}
 _shape_memo_policy: list[InjectionPolicy] = []  # the policy `_shape_memo` was filled under
@@ -677,12 +683,15 @@ def _shape_ask_memo(
         return _shape_ask(
             text, tech, policy, shown, prose_head, every=every, in_sight=in_sight, sentence=sentence
         )
-    if not _shape_memo_policy or _shape_memo_policy[0] != policy:
-        _shape_memo.clear()
+    held = _shape_memo_policy[0] if _shape_memo_policy else None
+    if held is not policy:  # (comparing two policies field by field costs more than a lookup)
+        if held != policy:
+            _shape_memo.clear()
         _shape_memo_policy[:] = [policy]
     key = (text, tech, every, in_sight, sentence)
-    got = _shape_memo.get(key)
+    got = _shape_memo.pop(key, None)
     if got is not None and all(shown.repeats(head) is found for head, found in got[1]):
+        _shape_memo[key] = got  # the most recent now: a site's boilerplate stays remembered
         return got[0]
     log: list[tuple[str, bool]] = []
     shown.log = log
@@ -693,7 +702,7 @@ def _shape_ask_memo(
     finally:
         shown.log = None
     if len(_shape_memo) >= _SHAPE_MEMO_MAX:
-        del _shape_memo[next(iter(_shape_memo))]  # the oldest
+        drop_oldest(_shape_memo)
     _shape_memo[key] = (picked, tuple(log))
     return picked
 

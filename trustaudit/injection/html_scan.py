@@ -13,9 +13,10 @@ import html as htmllib
 import re
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import overload
+from typing import Any, overload
 
 from ahocorasick_rs import AhoCorasick, Implementation
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -1142,6 +1143,13 @@ _CSS_MEMO: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
 _CSS_MEMO_MAX, _CSS_MEMO_CHARS = 8, 1_000_000
 
 
+def drop_oldest(memo: dict[Any, Any]) -> None:
+    """Forget the oldest entry of a bounded memory (a dict keeps insertion order); a race with
+    another thread's change only skips the drop."""
+    with suppress(RuntimeError):  # changed size during the look: another thread is at it
+        memo.pop(next(iter(memo), None), None)
+
+
 def _memo_for(memos: dict[str, dict[str, str | None]], page_bg: str) -> dict[str, str | None]:
     """The memory of `hiding_technique` answers for pages of background `page_bg`."""
     memo = memos.get(page_bg)
@@ -1157,12 +1165,12 @@ def _css_hidden_memo(css: str, page_bg: str) -> list[tuple[str, str]]:
     if not css or len(css) > _CSS_MEMO_CHARS:
         return _css_hidden(css, page_bg)
     key = (css, page_bg)
-    got = _CSS_MEMO.get(key)
+    got = _CSS_MEMO.pop(key, None)  # put back last: the least recently used go first
     if got is None:
         got = tuple(_css_hidden(css, page_bg))
         if len(_CSS_MEMO) >= _CSS_MEMO_MAX:
-            del _CSS_MEMO[next(iter(_CSS_MEMO))]  # the oldest
-        _CSS_MEMO[key] = got
+            drop_oldest(_CSS_MEMO)
+    _CSS_MEMO[key] = got
     return list(got)
 
 
@@ -1187,7 +1195,7 @@ def _hidden_segments(
             else:
                 hide = styles[style] = hiding_technique(style, page_bg)
                 if len(styles) > _STYLE_MEMO_MAX:
-                    del styles[next(iter(styles))]  # the oldest
+                    drop_oldest(styles)
             if hide is not None:
                 mark(node, hide, f'style="{style.strip()[:60]}"')
                 continue
