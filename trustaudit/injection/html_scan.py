@@ -1140,7 +1140,7 @@ def collect_segments(
 _STYLE_MEMO: dict[str, dict[str, str | None]] = {}
 _STYLE_MEMO_MAX = 4096
 _CSS_MEMO: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
-_CSS_MEMO_MAX, _CSS_MEMO_CHARS = 8, 1_000_000
+_CSS_MEMO_MAX, _CSS_MEMO_CHARS = 8, 300_000
 
 
 def drop_oldest(memo: dict[Any, Any]) -> None:
