@@ -31,6 +31,11 @@ share of each mode is printed too: its full passes fall on whichever mode's allo
 count, so the difference alone can move by a millisecond a page when they change. It reads `trustaudit` from
 the import path, not REV: run it under PYTHONPATH=<a checkout of the other revision> to compare.
 
+`--same-site` times only the real pages of the sites that have two or more (126 pages of 61
+sites), site by site, as a crawl of one site reaches an `audit` worker: what the scanner's
+memories across pages (the gate's answers, a site's hiding rules) spare there. Every repeat starts
+with them empty, as it starts with the model's.
+
 `--batch-parity N` checks that `ScanBatch` (N pages a flush) gives every page the findings and hidden
 text `scan_html` gives it alone, on the real pages and the bench pages, the model's and the fast
 runner's memories emptied between the two passes (so each embeds the passages in its own batches).
@@ -42,6 +47,7 @@ Usage: .venv/bin/python bench/scan_ab.py [REV] [--reps 3] [--semantic auto|on|of
        .venv/bin/python bench/scan_ab.py HEAD --alone current --batch 16 [--reps 2]
        .venv/bin/python bench/scan_ab.py HEAD --batch-parity 16 [--per-pool 10] [--per-class 10]
        .venv/bin/python bench/scan_ab.py --extract [--reps 2] [--screen auto]
+       .venv/bin/python bench/scan_ab.py 8e62902 --same-site [--reps 3]
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ is not a package
 
@@ -203,8 +210,35 @@ def _forget_fast_logits(old: Any) -> None:
             enc._LOGITS.clear()
 
 
+# Memories a scanner keeps across the pages of a process (`injection._shape_memo`, the hiding
+# rules of `html_scan`), emptied with the model's between repeats: a repeat that found the last
+# repeat's pages remembered would time a same-site crawl, not 797 pages of 732 sites.
+_PAGE_MEMORIES = (("", "_shape_memo"), (".html_scan", "_CSS_MEMO"), (".html_scan", "_STYLE_MEMO"))
+
+
+def _timed_pages(args: argparse.Namespace) -> list[str]:
+    """The real pages, decoded; with `--same-site`, only the sites that have two or more, each
+    site's pages one after the other (as a crawl of a site reaches a worker)."""
+    pages = [(url, decode_html(body, None)[0]) for url, body in real_pages()]
+    if not args.same_site:
+        return [html for _, html in pages]
+    by_site: dict[str, list[str]] = {}
+    for url, html in pages:
+        by_site.setdefault(urlsplit(url).hostname or "", []).append(html)
+    return [html for site in by_site.values() if len(site) >= 2 for html in site]
+
+
+def _forget_page_memories(*packages: str) -> None:
+    """Empty the memories across pages of each scanner package that keeps them."""
+    for pkg in packages:
+        for sub, name in _PAGE_MEMORIES:
+            memo = getattr(sys.modules.get(pkg + sub), name, None)
+            if memo is not None:
+                memo.clear()
+
+
 def _timing(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
-    pages = [decode_html(body, None)[0] for _, body in real_pages()]
+    pages = _timed_pages(args)
     scans: dict[str, Scan] = {"old": old.scan_html, "new": current.scan_html}
     for html in pages[:30]:  # warm both (regex caches, automata, the model)
         for scan in scans.values():
@@ -218,6 +252,7 @@ def _timing(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None
         for sem in _semantic_modules(old):
             sem._SEEN.clear()
         _forget_fast_logits(old)
+        _forget_page_memories("trustaudit.injection", old.__name__)
         spent = {"old": 0.0, "new": 0.0}
         for i, html in enumerate(pages):
             found = {}
@@ -243,7 +278,7 @@ def _timing(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None
 def _alone(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
     """`_timing` of one scanner, the other never called (nor its model and runner loaded)."""
     mod = old if args.alone == "rev" else current
-    pages = [decode_html(body, None)[0] for _, body in real_pages()]
+    pages = _timed_pages(args)
     for html in pages[:30]:
         mod.scan_html(html, policy)
     sem = importlib.import_module(mod.__name__ + ".semantic")
@@ -252,6 +287,7 @@ def _alone(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
     per_rep = []
     for _ in range(args.reps):
         sem._SEEN.clear()
+        _forget_page_memories(mod.__name__)
         if enc is not None and hasattr(enc, "_LOGITS"):
             enc._LOGITS.clear()
         spent = 0.0
@@ -342,10 +378,11 @@ def _extract(args: argparse.Namespace, policy: InjectionPolicy) -> None:
 
 
 def _forget_models() -> None:
-    """Empty the current revision's model and fast-runner memories."""
+    """Empty the current revision's model, fast-runner and across-pages memories."""
     from trustaudit.injection import encoder, semantic
 
     semantic._SEEN.clear()
+    _forget_page_memories("trustaudit.injection")
     if hasattr(encoder, "_LOGITS"):
         encoder._LOGITS.clear()
 
@@ -439,6 +476,11 @@ def main() -> int:
         help="parity: injection_obfuscation cases per class and seed",
     )
     ap.add_argument("--seed", type=int, default=20240601, help="parity: seed of hosts and places")
+    ap.add_argument(
+        "--same-site",
+        action="store_true",
+        help="timing, --alone: only the real pages of sites with two or more, site by site",
+    )
     args = ap.parse_args()
     policy = InjectionPolicy(semantic=args.semantic, semantic_screen=args.screen)
     if args.batch_parity:

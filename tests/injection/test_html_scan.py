@@ -392,3 +392,73 @@ def test_quotes_read_lazily_equal_the_eager_list() -> None:
     )
     assert len(lazy) == 2 and lazy[0] == eager[0]
     assert list(html_scan.Quotes()) == []  # never bound: nothing to read
+
+
+# A Chinese sentence without a space: read from an attribute by its full-width comma or stop.
+_CJK_ALT = "这是一张港口游船的照片，拍摄于周六早上。"
+
+
+@pytest.mark.parametrize(
+    ("value", "may"),
+    [
+        (_CJK_ALT, True),  # the stops written out
+        ("这是一张港口游船的照片&#65292;拍摄于周六早上", True),  # decimal reference
+        ("这是一张港口游船的照片&#xFF0C;拍摄于周六早上", True),  # hex, upper case
+        ("这是一张港口游船的照片&#x0003002拍摄于周六早上", True),  # leading zeros, no ";"
+        ("这是一张港口游船的照片、拍摄于周六早上", True),
+        ("港口游船的照片拍摄于周六早上和周日晚上", False),  # no stop: the selectors are left out
+    ],
+)
+def test_attributes_with_cjk_stops_are_read_whatever_the_source_spells(
+    value: str, may: bool
+) -> None:
+    from selectolax.lexbor import LexborHTMLParser
+
+    html = page(f'<img src="a.png" alt="{value}"><p title="Two words">x</p>')
+    assert html_scan._may_hold_cjk_stops(html) is may
+    # the precheck never drops a segment the whole selector group finds
+    every: list[html_scan.Segment] = []
+    html_scan._attribute_segments(LexborHTMLParser(html), every, cjk=True)
+    checked: list[html_scan.Segment] = []
+    html_scan._attribute_segments(LexborHTMLParser(html), checked, cjk=may)
+    assert checked == every
+    assert any(s.technique == "attr_alt" for s in every) is may
+    if may:
+        segs, _ = html_scan.collect_segments(html)
+        assert any(s.technique == "attr_alt" and "拍摄于周六早上" in s.text for s in segs)
+
+
+def test_an_ascii_page_never_walks_the_cjk_selectors() -> None:
+    assert not html_scan._may_hold_cjk_stops(page('<img alt="A photo &#39;of&#39; the pier">'))
+    assert html_scan._may_hold_cjk_stops(page('<img alt="&#12290;&#12289;">'))
+
+
+def test_hiding_rules_remembered_across_pages_are_those_of_each_page() -> None:
+    """A site's pages share their stylesheet and inline styles (`html_scan._css_hidden_memo`,
+    `_STYLE_MEMO`): each page still gets the hidden segments a fresh process gives it, also where
+    the same style reads differently on another background (white text on a white page)."""
+    css = "<style>.promo{display:none}.x{color:red}</style>"
+    pages = [
+        page('<div class="promo">First hidden note about the tomatoes here.</div>', head=css),
+        page('<span style="color:#fff">White words on a white page here.</span>', head=css),
+        page(
+            '<span style="color:#fff">White words on a black page here.</span>',
+            head=css + "<style>body{background:#000}</style>",
+        ),
+        page('<div class="promo">Second hidden note about the beans here.</div>', head=css),
+    ]
+
+    def hidden(html: str) -> list[tuple[str, str]]:
+        return [(s.technique, s.text) for s in html_scan.collect_segments(html)[0]]
+
+    fresh = []
+    for html in pages:
+        html_scan._CSS_MEMO.clear()
+        html_scan._STYLE_MEMO.clear()
+        fresh.append(hidden(html))
+    assert ("css_hidden_class", "First hidden note about the tomatoes here.") in fresh[0]
+    assert ("same_color", "White words on a white page here.") in fresh[1]
+    assert not any(t == "same_color" for t, _ in fresh[2])
+    for _ in range(2):  # the second time round every answer comes from the memories
+        assert [hidden(html) for html in pages] == fresh
+    assert len(html_scan._CSS_MEMO) >= 1

