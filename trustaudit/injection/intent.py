@@ -494,8 +494,13 @@ def _by_language(
     anyl = m.langs.index("any") if "any" in m.langs else -1
     common = [h for h in hits if h[3] == anyl]
     langs = sorted({h[3] for h in hits if h[3] != anyl})
+    # a hit on the span of a language-free one (Polish slot word "ai" on "AI") attests no language
+    free = {h[:2] for h in common}
+    attested = {h[3] for h in hits if h[3] != anyl and h[:2] not in free}
+    if len(langs) > 1 and attested:
+        langs = [li for li in langs if li in attested]
     if len(langs) > 1 and short:
-        own = {h[3] for h in hits if h[3] != anyl and h not in short}
+        own = {h[3] for h in hits if h[3] != anyl and h not in short and h[:2] not in free}
         if own:
             langs = [li for li in langs if li in own]
     if not langs:
