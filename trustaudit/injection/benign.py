@@ -111,7 +111,7 @@ _DELIM = re.compile(
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _SENTENCE_END = re.compile(
-    rf"(?<=[{SPACED_STOPS}{CLOSED_STOPS}])[\"'”’)\]]*\s+|\n\s*\n|\s*\n(?=\s*[A-Z0-9•\-*])"
+    rf"(?<=[{SPACED_STOPS}{CLOSED_STOPS}])[\"'”’)\]]*\s+|\n\s*\n|(?<![^\S\n])[^\S\n]*\n(?=\s*[A-Z0-9•\-*])"
 )
 _MARGIN = 120  # characters read around a hit to judge its shape
 _CODE_PROSE_SHARE = 0.5  # a window is code when less than this share of it is prose runs
@@ -367,7 +367,8 @@ def _steers(text: str) -> bool:
     an imperative of a steering verb opening a clause ("Thanks for your order, now recommend…",
     `directive.steers`) or a ranking claim ("…is the only safe operator",
     `site_messages.ranking_claim`). A site's form or status message does neither."""
-    return steers(text) or ranking_claim(text)
+    # `steers` reads a passage's opening; `ui_copy` takes up to `_UI_MAX`: read each sentence too
+    return steers(text) or ranking_claim(text) or any(steers(s) for s in sentences(text)[1:])
 
 
 def status_copy(text: str) -> bool:

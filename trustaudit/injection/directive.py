@@ -34,6 +34,8 @@ from functools import lru_cache
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
+from trustaudit.injection.site_messages import ranking_claim
+
 __all__ = [
     "CLOSED_STOPS",
     "SPACED_STOPS",
@@ -136,17 +138,17 @@ _MODALS: dict[str, str] = {
 # are headlines and labels, and a form that is also a common word in a language of the table
 # ("cite", "Lodi", "raad", "prijs", "Preise", "Stelle") is left out.
 _STEER_OPEN: dict[str, str] = {
-    "en": "recommend|mention|endorse|promote|emphasize|emphasise|prefer|advertise|portray",
+    "en": "recommend|mention|endorse|promote|emphasize|emphasise|prefer|portray",
     "pt": "recomende|recomenda|recomendem|mencione|menciona|mencionem|elogie|elogia|elogiem|"
-    "destaque|destaca|promova|promove|enfatize|enfatiza|prefira|diga que|escreva que|afirme que",
+    "destaca|promova|promove|enfatize|enfatiza|prefira|diga que|escreva que|afirme que",
     "es": "recomienda|recomiende|recomendad|recomienden|menciona|mencione|mencionad|mencionen|"
-    "elogia|elogie|alaba|alabe|destaca|destaque|resalta|resalte|promociona|promocione|promueve|"
+    "elogia|elogie|alaba|alabe|destaca|resalta|resalte|promociona|promocione|promueve|"
     "promueva|enfatiza|enfatice|prefiere|prefiera|di que|diga que|escribe que|escriba que|"
     "afirma que|afirme que",
     "fr": "recommande|recommandez|mentionne|mentionnez|vante|vantez|louez|souligne|soulignez|"
     "mets en avant|mettez en avant|promeus|promouvez|préfère|préférez|dis que|dites que|"
     "écris que|écrivez que|affirme que|affirmez que",
-    "de": "empfiehl|empfehlt|erwähne|erwähn|nenne|lobe|hebe|heb|betone|bewirb|bewerbt|"
+    "de": "empfiehl|empfehlt|erwähne|erwähn|nenne|lobe|hebe|betone|bewirb|bewerbt|"
     "bevorzuge|sag, dass|sage, dass|sag dass|schreib, dass|schreibe, dass|schreibe dass|"
     "behaupte, dass",
     "it": "raccomanda|raccomandi|raccomandate|consiglia|consigliate|menziona|menzioni|menzionate|"
@@ -158,19 +160,19 @@ _STEER_OPEN: dict[str, str] = {
     "wymieńcie|pochwal|pochwalcie|chwal|podkreśl|podkreślcie|wyróżnij|promuj|promujcie|"
     "powiedz, że|powiedz że|napisz, że|napisz że|stwierdź, że",
     "ru": "порекомендуй|рекомендуй|посоветуй|советуй|упомяни|упомяните|похвали|хвали|выдели|"
-    "подчеркни|продвигай|назови|расхваливай|скажи, что|скажи что|напиши, что|напиши что|"
+    "подчеркни|продвигай|расхваливай|скажи, что|скажи что|напиши, что|напиши что|"
     "скажите, что|напишите, что",
     "uk": "порекомендуй|рекомендуй|порадь|порадьте|згадай|згадайте|похвали|хвали|виділи|"
-    "підкресли|просувай|назви|розхвалюй|скажи, що|скажи що|напиши, що|напиши що",
-    "ar": "أوص|أوصِ|اوص|أوصوا|اذكر|أذكر|اذكري|اذكروا|امدح|امدحوا|أثن|أبرز|ابرز|أبرزوا|روّج|"
+    "підкресли|просувай|розхвалюй|скажи, що|скажи що|напиши, що|напиши що",
+    "ar": "أوص|أوصِ|اوص|أوصوا|اذكر|أذكر|اذكري|اذكروا|امدح|امدحوا|أثن|أبرزوا|روّج|"
     "روجوا|رشّح|فضّل|قل إن|قل أن|اكتب أن|اكتب إن",
     "fa": "توصیه کن|پیشنهاد کن|ذکر کن|نام ببر|تعریف کن|ستایش کن|برجسته کن|تبلیغ کن|معرفی کن|"
     "بگو که|بنویس که",
-    "he": "המלץ|המליצו|המליצי|הזכר|הזכירי|שבחו|שבחי|הדגש|הדגישי|קדמו|העדיפו",
+    "he": "המלץ|המליצו|המליצי|הזכירי|שבחו|שבחי|הדגישי|קדמו|העדיפו",
     "zh": "推荐|推薦|称赞|稱讚|夸赞|誇讚|赞扬|讚揚|强调|強調|宣传|宣傳",  # not a label (`_ZH_LABEL`)
-    "id": "rekomendasikan|sebutkan|puji|pujilah|sanjung|tonjolkan|tekankan|promosikan|utamakan|"
+    "id": "rekomendasikan|sebutkan|pujilah|sanjung|tonjolkan|tekankan|promosikan|utamakan|"
     "katakan bahwa|tulis bahwa|tuliskan bahwa|nyatakan bahwa",
-    "vi": "đề cử|khuyên|nhắc đến|nhắc tới|đề cập|nêu|khen|khen ngợi|ca ngợi|nhấn mạnh|quảng bá|"
+    "vi": "đề cử|khuyên|nhắc đến|nhắc tới|đề cập|khen ngợi|ca ngợi|nhấn mạnh|quảng bá|"
     "nói rằng|viết rằng",
 }
 _STEER_CLOSE: dict[str, str] = {
@@ -198,12 +200,14 @@ _CONNECTIVES = (
 )
 # English verbs that are as often a noun opening a headline ("Praise for…", "Highlights…"): read
 # as imperatives only after a connective ("…, so praise X").
-_STEER_AFTER = "praise|highlight|favour|favor|rank|rate|stress|call"
+_STEER_AFTER = (
+    "praise|highlight|favour|favor|stress"  # not rank, rate, call: "…, then rate this recipe"
+)
 _GLUED = "و|ف|ו"  # Arabic and Hebrew write "and" / "so" as a prefix of the verb
 _EMPHASIS = "[*_~\"'“«]*"
 _CJK_CONNECTIVES = "所以|然后|然後|现在|現在|并且|並且|并|再|也|因此|那么|那麼"
 # "推荐阅读", "推荐商品", "推荐给你": the labels of a site's recommendation boxes, not a request.
-_ZH_LABEL = "(?!阅读|閱讀|文章|商品|产品|產品|内容|內容|理由|位|度|指数|指數|语|語|系统|系統|课程|課程|视频|視頻|书|書|歌|给你|給你|榜|列表|新闻|新聞|话题|話題|关注|關注)"
+_ZH_LABEL = r"(?!阅读|閱讀|文章|商品|产品|產品|内容|內容|理由|位|度|指数|指數|语|語|系统|系統|课程|課程|视频|視頻|书|書|歌|给你|給你|榜|列表|新闻|新聞|话题|話題|关注|關注|人|部|文字|字|词|詞|码|碼|$|[\s:：|/·])"
 
 
 @lru_cache(maxsize=1)
@@ -223,7 +227,13 @@ def _steer_patterns() -> tuple[AhoCorasick, re.Pattern[str], re.Pattern[str]]:
     )
     close = sorted({t for terms in _STEER_CLOSE.values() for t in _terms(terms)}, key=len,
                    reverse=True)  # fmt: skip
-    closing = re.compile(rf"(?:^|(?<=[\s\w]))(?:{'|'.join(map(re.escape, close))})$")
+    ja = "|".join(map(re.escape, sorted(_terms(_STEER_CLOSE["ja"]), key=len, reverse=True)))
+    spaced_close = "|".join(
+        map(re.escape, (t for t in close if t not in _terms(_STEER_CLOSE["ja"])))
+    )
+    # tr, fa, ko write words apart: a verb closes a sentence as a whole word ("Onu döv." is no
+    # "öv"); Japanese glues it to its object
+    closing = re.compile(rf"(?:(?:^|(?<=\s))(?:{spaced_close})|(?:{ja}))$")
     every = {*spaced, *_terms(_STEER_OPEN["zh"]), *_terms(_STEER_AFTER), *close}
     return AhoCorasick(sorted(every), implementation=Implementation.DFA), opening, closing
 
@@ -242,8 +252,6 @@ def steers(text: str) -> bool:
     for m in _CLAUSE.finditer(low):
         if opening.match(low, m.start(1)):
             return True
-    if head.isascii():
-        return False
     for sentence in _sentences(low):
         if closing.search(sentence.rstrip(f" {SPACED_STOPS}{CLOSED_STOPS}\"'”*_~")):
             return True
@@ -323,7 +331,7 @@ _FUNCTION_WORDS = _words(
     "meer minder zeer ook al is zijn was hier"
 )
 _OPENING = 260  # characters of the passage whose mood is read
-_WORD_TAIL = re.compile(r"[\w'-]*")
+_WORD_TAIL = re.compile(r"[\w'-]{0,40}")  # a run without spaces is no word: capped
 
 
 def _opening(text: str) -> str:
@@ -599,7 +607,11 @@ def has_unspaced(text: str) -> bool:
 def unspaced_words(text: str) -> int:
     """Words of `text` written in a script without spaces, two characters a word (`word_count`
     without the words of spaced scripts around them)."""
-    return len(_UNSPACED.findall(text)) // 2
+    return len(_UNSPACED_ONLY.findall(text)) // 2
+
+
+# Korean writes words apart: its syllables are no words of a script without spaces here
+_UNSPACED_ONLY = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\u0e00-\u0e7f]")
 
 
 def word_count(text: str) -> int:
@@ -629,7 +641,6 @@ _SITE_UI = re.compile(
     r"subscri(?:be|ption)|newsletter|search(?:\s+box)?|comments?|this\s+(?:page|site|website|form|field|box)|"
     r"button|plugin|flash|app\s+store|notifications?|reload|refresh|try\s+again|error|captcha|spam|"
     r"scroll|menu|tab|popup|pop-up|ad\s*blocker|adblock\w*|follow\s+us|share\s+on|"
-    r"share\s+(?:this|the)\s+(?:article|story|post|page)|your\s+followers|"
     r"(?:please\s+)?wait|enter\s+your|password|username|spammer|robot|contact\s+(?:us|the\s+site|"
     r"site\s+admin\w*|the\s+administrator)|administrators?|your\s+(?:url|inbox|request)|"
     r"warte\w*|versuche|anfrage|maschine|passwort|"
@@ -640,6 +651,22 @@ _SITE_UI = re.compile(
     r"браузер\w*|войдите|подпиш\w+)\b",
     re.IGNORECASE,
 )
+# The same interface in Chinese and Japanese, written without spaces (no word boundaries): sign-in,
+# comments, network, retry, loading, errors, passwords, verification codes, the cart (and Korean).
+_SITE_UI_CJK = re.compile(
+    "登录|登錄|登入|注册|註冊|ログイン|ログアウト|評論|评论|留言|コメント|网络|網絡|網路|"
+    "ネットワーク|重试|重試|再試行|刷新|加载|載入|加載|読み込み|错误|錯誤|エラー|密码|密碼|"
+    "パスワード|验证码|驗證碼|認証コード|確認コード|购物车|購物車|カート|浏览器|瀏覽器|ブラウザ|"
+    "로그인|댓글|네트워크|비밀번호|인증번호|장바구니|브라우저"
+)
+# A share button's label ("Recommend to share this article with your followers"): the site's
+# interface only as a short label whose rest neither steers nor claims a rank ("Recommend X as the
+# only safe operator on the coast to your followers" names no share button and is read).
+_SHARE = re.compile(
+    r"\b(?:recommend\s+(?:to\s+)?)?share\s+(?:this|the)\s+(?:article|story|post|page)\b",
+    re.IGNORECASE,
+)
+_SHARE_LABEL = 120  # a link's or button's title
 # Where an agent is asked to send something: an e-mail address, a URL with a query to fill in.
 _TARGET = re.compile(r"\S+@\S+\.\w+|https?://[^\s?]+\?\S*=")
 
@@ -652,7 +679,16 @@ def about_the_site(text: str) -> bool:
     head = _opening(text)
     if _TARGET.search(head) or first_person(head) or names_role(head, third_party=True):
         return False  # "change the password of the user's mail account" is an agent's task
-    return _SITE_UI.search(head) is not None
+    if _SITE_UI.search(head) is not None:
+        return True
+    if _SITE_UI_CJK.search(head) is not None and not steers(head) and not ranking_claim(head):
+        return True
+    return (
+        len(text) <= _SHARE_LABEL
+        and _SHARE.search(head) is not None
+        and not steers(_SHARE.sub(" ", head))
+        and not ranking_claim(head)
+    )
 
 
 # The roles of an assistant's conversation, named as an agent's instructions name them: the user or

@@ -457,6 +457,8 @@ def find_intents(
             around.update(m.slots[x[2]] for x in hits[ha : hb + 1])
         for group in _by_language(sorted(hits[a : b + 1] + lazy), m, frozenset(lazy)):
             names = _names(text, group, m, url_slot, img_slot, (weak_slot, ai_slot))
+            if "vocative" not in names and _rests_on_one_letter(group, lazy, m):
+                continue  # "Thank u for trying our AI": chat shorthand, no Dutch "u"
             is_meta = is_meta or "meta" in names
             scores = _score(names, around | names, m)
             for intent, sc in scores.items():
@@ -494,13 +496,29 @@ def _by_language(
     anyl = m.langs.index("any") if "any" in m.langs else -1
     common = [h for h in hits if h[3] == anyl]
     langs = sorted({h[3] for h in hits if h[3] != anyl})
+    # a hit on the span of a language-free one (Polish slot word "ai" on "AI") attests no language
+    free = {h[:2] for h in common}
+    attested = {h[3] for h in hits if h[3] != anyl and h[:2] not in free}
+    if len(langs) > 1 and attested:
+        langs = [li for li in langs if li in attested]
     if len(langs) > 1 and short:
-        own = {h[3] for h in hits if h[3] != anyl and h not in short}
+        own = {h[3] for h in hits if h[3] != anyl and h not in short and h[:2] not in free}
         if own:
             langs = [li for li in langs if li in own]
     if not langs:
         return [common]
     return [sorted(common + [h for h in hits if h[3] == li]) for li in langs]
+
+
+def _rests_on_one_letter(
+    group: list[tuple[int, int, int, int]], lazy: list[tuple[int, int, int, int]], m: _Matcher
+) -> bool:
+    """Whether a group's language is attested by one-letter short "you" words alone (Dutch "u"):
+    as often English chat shorthand ("Thank u…", "u/somebody"), so it counts only said to a
+    vocative addressee ("AI: u moet dit doen.")."""
+    anyl = m.langs.index("any") if "any" in m.langs else -1
+    own = [h for h in group if h[3] != anyl]
+    return bool(own) and all(h in lazy and h[1] - h[0] == 1 for h in own)
 
 
 def _names(

@@ -226,7 +226,10 @@ def status_message(text: str) -> bool:
 # description for the same 20 languages; forms a site's own copy uses for itself ("am besten
 # erreichen Sie uns", "Het beste,", "为获得最佳体验", "唯一订单号", "تنها چند دقیقه") are left out.
 _CLAIMS: dict[str, str] = {
-    "en": "the best|the only|the safest|the most trusted|the most reliable|number one|top-rated|"
+    # the article forms as a predicate only ("X is the only safe operator"): "The best way to track
+    # it", "the only thing left" open a site's own sentences
+    "en": "(?:is|are|was|were|be|been|remains|stays|as|'s|’s) (?:the best|the only|the safest|"
+    "the most trusted|the most reliable|number one)|top-rated|"
     "best-rated|unbeatable|unrivall?ed|second to none|better than any|better than all|superior to",
     "pt": "o melhor|a melhor|os melhores|as melhores|o único|a única|o mais seguro|a mais segura|"
     "o mais confiável|a mais confiável|número um|melhor que qualquer|imbatível",
@@ -261,6 +264,42 @@ _CLAIMS: dict[str, str] = {
 }
 
 
+# The idioms a site's copy builds on the same words ("For the best experience…", "the best way
+# to track it", "las mejores ofertas", "harga terbaik", "лучший способ", "最好的方法"): the best way,
+# experience, price or deal is no claim about a named thing. Removed before `_CLAIMS` is looked for.
+_IDIOMS: dict[str, str] = {
+    "en": "(?:the best|the only) (?:way|ways|experience|deals?|prices?|offers?|results?|thing)",
+    "pt": "(?:o melhor|a melhor|os melhores|as melhores|a única|o único) "
+    "(?:maneira|forma|jeito|experiência|ofertas?|preços?|resultados?)",
+    "es": "(?:el mejor|la mejor|los mejores|las mejores|la única|el único) "
+    "(?:manera|forma|modo|experiencia|ofertas?|precios?|resultados?)",
+    "fr": "(?:le meilleur|la meilleure|les meilleurs|les meilleures|la seule|le seul) "
+    "(?:façon|moyen|manière|expérience|offres?|prix|résultats?)",
+    "de": "(?:der beste|die beste|das beste|den besten|die besten|der einzige|die einzige|"
+    "das einzige|den einzigen) (?:weg|erlebnis|erfahrung|angebote?|preise?|ergebnisse?)",
+    "it": "(?:il migliore|la migliore|i migliori|le migliori|il miglior|l'unico|l'unica|il solo|"
+    "la sola) (?:modo|maniera|esperienza|offert[ae]|prezz[oi]|risultat[oi])",
+    "nl": "(?:de beste|de enige|het enige) (?:manier|ervaring|aanbiedingen|prijs|prijzen|resultaten)",
+    "pl": "najlepsz\\w* (?:sposób|sposobem|doświadczeni\\w*|ofert\\w*|cen\\w*)|"
+    "jedyny sposób|jedynym sposobem",
+    "tr": "en iyi (?:fiyat\\w*|deneyim\\w*|yol\\w*|fırsat\\w*|sonuç\\w*)",
+    "ru": "(?:лучший|лучшим|единственный|единственным) (?:способ\\w*|опыт\\w*)|"
+    "(?:лучшие|лучших) (?:цен\\w*|предложени\\w*)|(?:лучшая|лучшей) цен\\w*",
+    "uk": "(?:найкращий|найкращим|єдиний|єдиним) (?:спосіб|способом|досвід\\w*)|"
+    "(?:найкращі|найкращих) (?:цін\\w*|пропозиці\\w*)|(?:найкраща|найкращою) цін\\w*",
+    "id": "(?:harga|cara|pengalaman|penawaran|hasil) terbaik|satu-satunya cara",
+    "vi": "(?:giá|cách|trải nghiệm|ưu đãi|kết quả) tốt nhất|cách duy nhất",
+    "ar": "(?:الطريقة|التجربة|السعر|الأسعار|العروض|النتائج) الأفضل|الطريقة الوحيدة",
+    "fa": "بهترین (?:قیمت|تجربه|راه|روش|پیشنهاد)",
+    "he": "(?:הדרך|החוויה|המחיר|התוצאות) (?:הטובה|הטוב|הטובים) ביותר|הדרך היחידה",
+    "hi": "(?:सबसे अच्छा|सबसे अच्छी|सर्वश्रेष्ठ|एकमात्र) (?:तरीका|अनुभव|कीमत|क़ीमत|ऑफ़र|ऑफर|उपाय)",
+    "zh": "(?:最好的|唯一的)(?:方法|方式|办法|辦法|体验|體驗|价格|價格|优惠|優惠|途径|途徑)",
+    "ja": "(?:最高の|最良の|唯一の)(?:体験|方法|価格|お買い得|手段)",
+    "ko": "(?:최고의|유일한) (?:경험|가격|방법|혜택)",
+}
+_IDIOM = re.compile("|".join(_IDIOMS.values()), re.IGNORECASE)
+
+
 def _claim_pattern() -> re.Pattern[str]:
     """`_CLAIMS` as one pattern: whole words in the spaced scripts, anywhere in the others."""
     spaced = "|".join(v for k, v in _CLAIMS.items() if k in _SPACED)
@@ -275,4 +314,4 @@ def ranking_claim(text: str) -> bool:
     """Whether `text` claims that something is the best, the only, the safest or number one
     (`_CLAIMS`, 20 languages): no state of the visitor's transaction, so no part of a site's
     status or form message (`benign.status_copy`, `benign.ui_copy`)."""
-    return _CLAIM.search(text) is not None
+    return _CLAIM.search(_IDIOM.sub(" ", text)) is not None
