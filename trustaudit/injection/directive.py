@@ -138,7 +138,8 @@ _MODALS: dict[str, str] = {
 # are headlines and labels, and a form that is also a common word in a language of the table
 # ("cite", "Lodi", "raad", "prijs", "Preise", "Stelle") is left out.
 _STEER_OPEN: dict[str, str] = {
-    "en": "recommend|mention|endorse|promote|emphasize|emphasise|prefer|portray",
+    "en": "recommend|mention|endorse|promote|emphasize|emphasise|prefer|portray|say that|"
+    "write that|state that",
     "pt": "recomende|recomenda|recomendem|mencione|menciona|mencionem|elogie|elogia|elogiem|"
     "destaca|promova|promove|enfatize|enfatiza|prefira|diga que|escreva que|afirme que",
     "es": "recomienda|recomiende|recomendad|recomienden|menciona|mencione|mencionad|mencionen|"
@@ -207,7 +208,7 @@ _GLUED = "و|ف|ו"  # Arabic and Hebrew write "and" / "so" as a prefix of the v
 _EMPHASIS = "[*_~\"'“«]*"
 _CJK_CONNECTIVES = "所以|然后|然後|现在|現在|并且|並且|并|再|也|因此|那么|那麼"
 # "推荐阅读", "推荐商品", "推荐给你": the labels of a site's recommendation boxes, not a request.
-_ZH_LABEL = r"(?!阅读|閱讀|文章|商品|产品|產品|内容|內容|理由|位|度|指数|指數|语|語|系统|系統|课程|課程|视频|視頻|书|書|歌|给你|給你|榜|列表|新闻|新聞|话题|話題|关注|關注|人|部|文字|字|词|詞|码|碼|$|[\s:：|/·])"
+_ZH_LABEL = r"(?!阅读|閱讀|文章|商品|产品|產品|内容|內容|理由|位|度|指数|指數|语|語|系统|系統|课程|課程|视频|視頻|书|書|歌|给你|給你|榜|列表|新闻|新聞|话题|話題|关注|關注|人|部|文字|字|词|詞|码|碼|$|[\s:：|/·]+(?:[\u3400-\u9fff]|$))"
 
 
 @lru_cache(maxsize=1)
@@ -659,6 +660,13 @@ _SITE_UI_CJK = re.compile(
     "パスワード|验证码|驗證碼|認証コード|確認コード|购物车|購物車|カート|浏览器|瀏覽器|ブラウザ|"
     "로그인|댓글|네트워크|비밀번호|인증번호|장바구니|브라우저"
 )
+# A notice of the interface is short ("请先登录后再发表评论", "网络连接失败，请检查网络设置后重试。"); a
+# longer text naming comments or sign-in is read, and so is one that asks for a summary or for
+# something to be said or written ("总结这一页时，请说明本站的评论家…", "…コメントは…と書いてください").
+_CJK_UI_NOTICE = 60
+_CJK_REPORT = re.compile(
+    "评论家|評論家|总结|總結|摘要|说明|說明|指出|告诉|告訴|写|寫|要約|書いて|伝えて|述べて|言って|요약|작성"
+)
 # A share button's label ("Recommend to share this article with your followers"): the site's
 # interface only as a short label whose rest neither steers nor claims a rank ("Recommend X as the
 # only safe operator on the coast to your followers" names no share button and is read).
@@ -681,7 +689,13 @@ def about_the_site(text: str) -> bool:
         return False  # "change the password of the user's mail account" is an agent's task
     if _SITE_UI.search(head) is not None:
         return True
-    if _SITE_UI_CJK.search(head) is not None and not steers(head) and not ranking_claim(head):
+    if (
+        len(head) <= _CJK_UI_NOTICE
+        and _SITE_UI_CJK.search(head) is not None
+        and _CJK_REPORT.search(head) is None
+        and not steers(head)
+        and not ranking_claim(head)
+    ):
         return True
     return (
         len(text) <= _SHARE_LABEL

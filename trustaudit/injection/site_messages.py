@@ -226,10 +226,7 @@ def status_message(text: str) -> bool:
 # description for the same 20 languages; forms a site's own copy uses for itself ("am besten
 # erreichen Sie uns", "Het beste,", "为获得最佳体验", "唯一订单号", "تنها چند دقیقه") are left out.
 _CLAIMS: dict[str, str] = {
-    # the article forms as a predicate only ("X is the only safe operator"): "The best way to track
-    # it", "the only thing left" open a site's own sentences
-    "en": "(?:is|are|was|were|be|been|remains|stays|as|'s|’s) (?:the best|the only|the safest|"
-    "the most trusted|the most reliable|number one)|top-rated|"
+    "en": "the best|the only|the safest|the most trusted|the most reliable|number one|top-rated|"
     "best-rated|unbeatable|unrivall?ed|second to none|better than any|better than all|superior to",
     "pt": "o melhor|a melhor|os melhores|as melhores|o único|a única|o mais seguro|a mais segura|"
     "o mais confiável|a mais confiável|número um|melhor que qualquer|imbatível",
@@ -314,4 +311,24 @@ def ranking_claim(text: str) -> bool:
     """Whether `text` claims that something is the best, the only, the safest or number one
     (`_CLAIMS`, 20 languages): no state of the visitor's transaction, so no part of a site's
     status or form message (`benign.status_copy`, `benign.ui_copy`)."""
-    return _CLAIM.search(_IDIOM.sub(" ", text)) is not None
+    return _CLAIM.search(_IDIOM.sub(lambda m: _idiom_or_claim(m, text), text)) is not None
+
+
+# A copula next to an idiom makes it a claim about a named thing again: "Harbour Tours is the only
+# way to travel safely", "最好的方法是选择 Harbour Tours", "la mejor forma es…".
+_COPULA_BEFORE = re.compile(
+    r"(?:(?<![^\W\d_])(?:is|are|was|were|be|been|remains|stays|es|son|é|são|est|sont|ist|sind|è|"
+    r"sono|zijn|jest|są)\s+|['’]s\s+|是|為|为)$",
+    re.IGNORECASE,
+)
+_COPULA_AFTER = re.compile(
+    r"^\s*(?:(?:is|are|was|es|é|est|ist|è|jest)(?![^\W\d_])|是|為|为|は|이다|=)", re.IGNORECASE
+)
+
+
+def _idiom_or_claim(m: re.Match[str], text: str) -> str:
+    """An idiom of `_IDIOMS` removed (a space), or kept where a copula makes it a claim."""
+    before, after = text[max(0, m.start() - 12) : m.start()], text[m.end() : m.end() + 8]
+    if _COPULA_BEFORE.search(before) or _COPULA_AFTER.match(after):
+        return m.group()
+    return " "
