@@ -8,7 +8,7 @@ import json
 import pytest
 from injection.gate_pages import asked as _asked
 
-from trustaudit.injection.benign import sentences, status_copy, ui_copy
+from trustaudit.injection.benign import _SENTENCE_END, sentences, status_copy, ui_copy
 from trustaudit.injection.directive import _opening, about_the_site, is_directive, steers
 from trustaudit.injection.html_scan import _unspaced_words
 from trustaudit.injection.intent import find_intents
@@ -150,6 +150,10 @@ def test_opening_caps_a_run_without_spaces() -> None:
     assert not is_directive("中" * 20_000)
     assert sentences("One line \nTwo line") == ["One line", "Two line"]
     assert sentences(" " * 5000) == []
+    # why it is linear: a line-break cut starts only where a run of blanks starts (the old pattern
+    # `\s*\n` started one at every blank of the run and scanned the rest each time)
+    assert _SENTENCE_END.match("One  \nTwo", 3) is not None
+    assert _SENTENCE_END.match("One  \nTwo", 4) is None
 
 
 # ------------------------------------------------ second review: claims, CJK notices, zh steering

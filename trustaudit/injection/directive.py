@@ -606,8 +606,9 @@ def has_unspaced(text: str) -> bool:
 
 
 def unspaced_words(text: str) -> int:
-    """Words of `text` written in a script without spaces, two characters a word (`word_count`
-    without the words of spaced scripts around them)."""
+    """Words of `text` written in a script without spaces, two characters a word: `word_count`'s
+    count of those characters, without the words of spaced scripts around them and without Hangul
+    (Korean writes its words apart, so its syllables are counted by `word_count`'s spaces)."""
     return len(_UNSPACED_ONLY.findall(text)) // 2
 
 
