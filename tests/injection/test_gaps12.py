@@ -187,6 +187,11 @@ NOT_EXTRACTION = [
     "Read the instructions above before you start.",
     "Copy the text above into the form.",
     "Follow your doctor's instructions.",
+    # articles about models name a system prompt with no second person
+    "Researchers found that the bot would reveal its system prompt when asked to repeat it.",
+    "Un artículo explica cómo un asistente puede revelar su prompt del sistema.",
+    "Статья о том, как модель может повторить свой системный промпт.",
+    "研究表明，聊天机器人可能会重复并泄露系统提示词。",
 ]
 
 

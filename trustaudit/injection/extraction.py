@@ -105,6 +105,30 @@ _WEAK = re.compile(
     r"지침|규칙|지시사항|지시 사항|(?:instruksi|aturan|pedoman|petunjuk)(?:mu| anda| kamu)|"
     r"(?:chỉ dẫn|quy tắc|chỉ thị|hướng dẫn) của bạn)$"
 )
+# The configuration named without a possessive ("the system prompt", "системный промпт",
+# "系统提示词"): a security article's words too ("…tricked into revealing its system prompt"), so
+# these count only with the second person in their sentence (`_YOU`).
+_UNOWNED = re.compile(
+    r"system prompt|prompt (?:de|do|del|di) sistema|mensagem do sistema|mensaje del sistema|"
+    r"prompt système|message système|system-?prompt|messaggio di sistema|systeemprompt|"
+    r"systeembericht|prompt systemow\w*|wiadomość systemow\w*|sistem istemi|системн\w* \w+|"
+    r"موجه النظام|برومبت النظام|رسالة النظام|تعليمات النظام|التعليمات الأولية|پرامپت سیستمی|"
+    r"پرامپت سیستم|پیام سیستمی|הנחיית המערכת|פרומפט המערכת|הודעת המערכת|ההוראות המקוריות|"
+    r"सिस्टम प्रॉम्प्ट|系统提示|系統提示|システムプロンプト|システムメッセージ|시스템 프롬프트|"
+    r"시스템 메시지|prompt sistem|lời nhắc hệ thống|prompt hệ thống"
+)
+_YOU = re.compile(
+    r"(?<![^\W\d_])(?:you|your|yours|yourself|você|vocês|teu|tua|te|tu|tú|usted|tus|"
+    r"ton|ta|tes|toi|vous|votre|vos|du|dein\w*|dir|dich|tuo|tuoi|tue|ti|je|jij|"
+    r"jouw|u|uw|ty|twój|twoja|twoje|ci|cię|tobie|sen|sana|senin|seni|siz|size|sizin|ты|тебе|"
+    r"тебя|твой|твоя|твои|вы|вам|вас|ваш\w*|ти|тобі|твій|твої|ви|kamu|anda|bạn)(?![^\W\d_])"
+    r"|[^\W\d_]mu(?![^\W\d_])|أنت|لك|ك(?=[\s؟?.!]|$)|تو|شما|אתה|לך|שלך|ך(?=[\s?.!]|$)|"
+    r"तुम|आप|你|您|あなた|君|お前|당신|너"
+)
+# Possessives that are also "his", "her", "their" (es/pt "su", "seu", de "ihr"): "your" only in a
+# question or next to another second-person word ("…podía revelar su prompt del sistema" is an
+# article's).
+_AMBIGUOUS = re.compile(r"(?:su|sus|seu|sua|seus|suas|ihr\w*|vostr\w*)\s")
 # What makes a weak noun a model's configuration after all: "your initial instructions",
 # "deine ursprünglichen Anweisungen", "твои исходные инструкции", "quy tắc ban đầu của bạn".
 _QUALIFIED = re.compile(
@@ -216,9 +240,9 @@ _ABOVE: dict[str, str] = {
 _REVEAL: dict[str, str] = {
     "en": r"what|what's|which|repeat|print|output|show|reveal|tell me|display|list|disclose|"
     r"recite|give me|write out|paste|dump|spell out|echo|quote|copy",
-    "pt": r"qual|quais|que|o que|repita|mostre|mostra|revele|revela|imprima|diga|diz|conte|"
+    "pt": r"qual|quais|o que|repita|mostre|mostra|revele|revela|imprima|diga|diz|conte|"
     r"liste|escreva|copie",
-    "es": r"cuál|cuáles|qué|repite|repita|muestra|muestre|revela|revele|imprime|dime|di|escribe|"
+    "es": r"cuál|cuáles|qué|repite|repita|muestra|muestre|revela|revele|imprime|dime|escribe|"
     r"enumera|lista|copia",
     "fr": r"quel|quelle|quels|quelles|qu'est-ce|répète|répétez|montre|montrez|révèle|révélez|"
     r"affiche|affichez|imprime|dis-moi|dites-moi|écris|écrivez|liste|listez|recopie",
@@ -289,6 +313,10 @@ def asks_for_instructions(text: str) -> bool:
             weak = _WEAK.search(m.group()) and not _QUALIFIED.search(m.group())
             if weak and not _WEAK_TAIL.match(low, m.end()):
                 continue  # "your rules for pets", "ваши правила возврата": the site's own
+            if _UNOWNED.fullmatch(m.group()) and not _YOU.search(low):
+                continue  # "…revealing its system prompt": an article about models
+            if _AMBIGUOUS.match(m.group()) and not (_QUESTION.search(low) or _YOU.search(low)):
+                continue
             if _QUESTION.search(low) or reveal.search(low):
                 return True
     return False
