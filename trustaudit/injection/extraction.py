@@ -31,6 +31,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ahocorasick_rs import AhoCorasick, Implementation
+
 __all__ = ["asks_for_instructions"]
 
 # lang: (your configuration | what you were given | repeat the text above | reveal words)
@@ -262,15 +264,45 @@ _REVEAL: dict[str, str] = {
     r"beri tahu|katakan",
     "vi": r"gì|nào|lặp lại|hiển thị|cho tôi biết|tiết lộ|viết|in ra|liệt kê|nói",
 }
-_REVEAL_UNSPACED = (
-    "ما|ماذا|أي|كرر|اعرض|أظهر|اكشف|اطبع|اكتب|أخبرني|قل لي|"  # ar
-    "چه|چیست|کدام|تکرار کن|نشان بده|فاش کن|بنویس|بگو|چاپ کن|"  # fa
-    "מה|מהן|מהם|איזה|אילו|חזור|הצג|חשוף|כתוב|הדפס|ספר לי|"  # he
-    "क्या|कौन|दोहराओ|दोहराएं|दिखाओ|दिखाएं|बताओ|बताएं|लिखो|लिखें|"  # hi
-    "什么|什麼|哪些|是啥|重复|重複|输出|輸出|打印|显示|顯示|列出|告诉我|告訴我|说出|說出|透露|复述|複述|"  # zh
-    "何|なに|どんな|教えて|繰り返|出力|表示|見せ|書き出|列挙|"  # ja
-    "무엇|뭐|뭔|어떤|알려|반복|출력|보여|말해|적어|나열"  # ko
+_REVEAL.update(
+    {
+        "ar": "ما|ماذا|أي|كرر|اعرض|أظهر|اكشف|اطبع|اكتب|أخبرني|قل لي",
+        "fa": "چه|چیست|کدام|تکرار کن|نشان بده|فاش کن|بنویس|بگو|چاپ کن",
+        "he": "מה|מהן|מהם|איזה|אילו|חזור|הצג|חשוף|כתוב|הדפס|ספר לי",
+        "hi": "क्या|कौन|दोहराओ|दोहराएं|दिखाओ|दिखाएं|बताओ|बताएं|लिखो|लिखें",
+        "zh": "什么|什麼|哪些|是啥|重复|重複|输出|輸出|打印|显示|顯示|列出|告诉我|告訴我|说出|說出|透露|"
+        "复述|複述",
+        "ja": "何|なに|どんな|教えて|繰り返|出力|表示|見せ|書き出|列挙",
+        "ko": "무엇|뭐|뭔|어떤|알려|반복|출력|보여|말해|적어|나열",
+    }
 )
+# Literals one of which each shape holds in its language (a configuration noun's stem, a word for
+# "above"): one automaton pass over a passage says which languages' patterns to try, and lets the
+# passages with none go (most of a page's). The patterns of all 20 languages tried at every
+# character cost ≈ 0.2 ms a pattern on a sentence; one language's, a few microseconds.
+_ANCHORS: dict[str, str] = {
+    "en": "prompt|instruction|rule|guideline|directive|programming|configuration|system|above|"
+    "before this|preceding|prior to this",
+    "pt": "prompt|instruç|regra|diretriz|sistema|acima|anterior",
+    "es": "prompt|instruccion|regla|directriz|directrices|indicacion|sistema|arriba|anterior",
+    "fr": "prompt|instruction|règle|consigne|directive|système|ci-dessus|précédent",
+    "de": "prompt|anweisung|regel|richtlini|vorgabe|systemnachricht|oben|darüber|davor|vorher",
+    "it": "prompt|istruzion|regol|linee guida|direttiv|sistema|sopra|precedente",
+    "nl": "prompt|instructie|regels|richtlijn|systeembericht|boven|daarvoor",
+    "pl": "prompt|instrukc|zasad|reguł|wytyczn|polece|systemow|powyż|wyżej",
+    "tr": "talimat|kural|yönerge|istem|yukarıdaki",
+    "ru": "промпт|инструкц|правил|указани|директив|системн|выше|ранее",
+    "uk": "промпт|інструкц|правил|вказівк|системн|вище|раніше",
+    "ar": "تعليمات|قواعد|إرشادات|توجيهات|موجه|برومبت|النظام|أعلاه|السابق",
+    "fa": "دستور|قوانین|پرامپت|سیستم|بالا|قبلی",
+    "he": "הוראות|כללים|הנחיות|פרומפט|המערכת|למעלה|הקודם",
+    "hi": "निर्देश|नियम|प्रॉम्प्ट|ऊपर",
+    "zh": "提示|指令|规则|規則|准则|準則|上面|以上|上述|前面",
+    "ja": "プロンプト|指示|ルール|規則|ガイドライン|システム|上記|上の|前の",
+    "ko": "프롬프트|지침|규칙|지시|시스템|위|앞의",
+    "id": "instruksi|aturan|pedoman|petunjuk|prompt|di atas|sebelumnya",
+    "vi": "lời nhắc|chỉ dẫn|quy tắc|chỉ thị|hướng dẫn|prompt|trên|trước đó",
+}
 # Languages written in words apart (Latin and Cyrillic letters): their terms match at word starts.
 _SPACED = frozenset({"en", "pt", "es", "fr", "de", "it", "nl", "pl", "tr", "ru", "uk", "id", "vi"})
 _QUESTION = re.compile(r"[?？؟]")
@@ -278,47 +310,72 @@ _SENTENCE = re.compile(r"(?<=[.!?。！？؟।])\s*|\n")
 
 
 @lru_cache(maxsize=1)
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """(your configuration, what you were given, repeat the text above, reveal words), each one
-    alternation over the 20 languages; spaced words match at word starts."""
+def _anchors() -> tuple[AhoCorasick, list[frozenset[str]]]:
+    """The automaton over every anchor of `_ANCHORS`, and for each anchor the languages it opens."""
+    langs: dict[str, set[str]] = {}
+    for lang, terms in _ANCHORS.items():
+        for term in terms.split("|"):
+            langs.setdefault(term, set()).add(lang)
+    terms = sorted(langs)
+    return (
+        AhoCorasick(terms, implementation=Implementation.DFA),
+        [frozenset(langs[t]) for t in terms],
+    )
 
-    def one(table: dict[str, str]) -> re.Pattern[str]:
-        return re.compile(
-            "|".join(
-                f"(?<![^\\W\\d_])(?:{v})" if lang in _SPACED else f"(?:{v})"
-                for lang, v in table.items()
-            ),
-            re.IGNORECASE,
-        )
 
-    spaced = "|".join(_REVEAL.values())
-    reveal = re.compile(rf"(?<![^\W\d_])(?:{spaced})(?![^\W\d_])|{_REVEAL_UNSPACED}", re.IGNORECASE)
-    return one(_YOUR), one(_GIVEN), one(_ABOVE), reveal
+@lru_cache(maxsize=32)
+def _patterns(lang: str) -> tuple[re.Pattern[str], ...]:
+    """One language's (your configuration, what you were given, repeat the text above, reveal
+    words); spaced languages' terms match at word starts."""
+    start, end = ("(?<![^\\W\\d_])", "(?![^\\W\\d_])") if lang in _SPACED else ("", "")
+    return tuple(
+        re.compile(f"{start}(?:{table[lang]})" + (end if table is _REVEAL else ""), re.IGNORECASE)
+        for table in (_YOUR, _GIVEN, _ABOVE, _REVEAL)
+    )
+
+
+def _languages(low: str) -> frozenset[str]:
+    """The languages whose anchors `low` holds."""
+    automaton, langs = _anchors()
+    return frozenset().union(*(langs[k] for k, _, _ in automaton.find_matches_as_indexes(low)))
 
 
 def asks_for_instructions(text: str) -> bool:
     """Whether a sentence of `text` asks its reader for its own instructions (the module's three
-    shapes: your configuration asked for, what you were given, the text above repeated)."""
-    your, given, above, reveal = _patterns()
-    for sentence in _SENTENCE.split(" ".join(text.split())[:_READ]):
+    shapes: your configuration asked for, what you were given, the text above repeated), in the
+    languages whose anchors it holds."""
+    head = " ".join(text[: 2 * _READ].split())[:_READ]
+    langs = _languages(head.lower())
+    if not langs:
+        return False
+    for sentence in _SENTENCE.split(head):
         if len(sentence) < 8:
             continue
         low = sentence.lower()
-        if above.search(low):
+        for lang in langs:
+            if _asks(low, lang):
+                return True
+    return False
+
+
+def _asks(low: str, lang: str) -> bool:
+    """`asks_for_instructions` for one lower-cased sentence and one language's patterns."""
+    your, given, above, reveal = _patterns(lang)
+    if above.search(low):
+        return True
+    for m in given.finditer(low):
+        if not (lang == "en" and _GIVER.match(low, m.end())):
             return True
-        for m in given.finditer(low):
-            if not (low.isascii() and _GIVER.match(low, m.end())):
-                return True
-        for m in your.finditer(low):
-            weak = _WEAK.search(m.group()) and not _QUALIFIED.search(m.group())
-            if weak and not _WEAK_TAIL.match(low, m.end()):
-                continue  # "your rules for pets", "ваши правила возврата": the site's own
-            if _UNOWNED.fullmatch(m.group()) and not _YOU.search(low):
-                continue  # "…revealing its system prompt": an article about models
-            if _AMBIGUOUS.match(m.group()) and not (_QUESTION.search(low) or _YOU.search(low)):
-                continue
-            if _QUESTION.search(low) or reveal.search(low):
-                return True
+    for m in your.finditer(low):
+        weak = _WEAK.search(m.group()) and not _QUALIFIED.search(m.group())
+        if weak and not _WEAK_TAIL.match(low, m.end()):
+            continue  # "your rules for pets", "ваши правила возврата": the site's own
+        if _UNOWNED.fullmatch(m.group()) and not _YOU.search(low):
+            continue  # "…revealing its system prompt": an article about models
+        if _AMBIGUOUS.match(m.group()) and not (_QUESTION.search(low) or _YOU.search(low)):
+            continue
+        if _QUESTION.search(low) or reveal.search(low):
+            return True
     return False
 
 
