@@ -316,10 +316,10 @@ def _anchors() -> tuple[AhoCorasick, list[frozenset[str]]]:
     for lang, terms in _ANCHORS.items():
         for term in terms.split("|"):
             langs.setdefault(term, set()).add(lang)
-    terms = sorted(langs)
+    every = sorted(langs)
     return (
-        AhoCorasick(terms, implementation=Implementation.DFA),
-        [frozenset(langs[t]) for t in terms],
+        AhoCorasick(every, implementation=Implementation.DFA),
+        [frozenset(langs[t]) for t in every],
     )
 
 
