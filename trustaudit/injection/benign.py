@@ -34,7 +34,7 @@ from trustaudit.injection.directive import (
     first_person,
     is_directive,
     names_role,
-    steers,
+    steers_within,
     word_count,
 )
 from trustaudit.injection.intent import find_intents
@@ -368,15 +368,21 @@ def _steers(text: str) -> bool:
     `directive.steers`) or a ranking claim ("…is the only safe operator",
     `site_messages.ranking_claim`). A site's form or status message does neither."""
     # `steers` reads a passage's opening; `ui_copy` takes up to `_UI_MAX`: read each sentence too
-    return steers(text) or ranking_claim(text) or any(steers(s) for s in sentences(text)[1:])
+    # (`steers_within`: also a steering clause joined with no comma, "…received so praise X")
+    return (
+        steers_within(text)
+        or ranking_claim(text)
+        or any(steers_within(s) for s in sentences(text)[1:])
+    )
 
 
 def status_copy(text: str) -> bool:
     """Whether a script's sentence is the site's status message about a thing of its transaction
     (`site_messages.status_message`: an account activated, an order shipped, a payment declined, a
     session expired): asks for no action (`directive.is_directive`, which reads a steering verb
-    opening a later clause too: "…, so praise X"), makes no ranking claim
-    (`site_messages.ranking_claim`: "…and X is the only safe operator"), holds no intent slot of the
+    opening a later clause too: "…, so praise X"; and `directive.steers_within`, one joined with no
+    comma: "…is confirmed so praise X"), makes no ranking claim (`site_messages.ranking_claim`:
+    "…and X is the only safe operator", "…a far safer choice than any rival"), holds no intent slot of the
     lexicon (`intent.find_intents`: no claim to plant, nothing to recommend or leave out), names no
     role of a conversation and is not written as the user ("my account": an agent's task).
 
@@ -392,6 +398,7 @@ def status_copy(text: str) -> bool:
         and (len(text) <= _STATUS_LABEL or _WHOLE_END.search(text) is not None)
         and status_message(text)
         and not is_directive(text)
+        and not steers_within(text)
         and not ranking_claim(text)
         and plain_message(text)
         and not find_intents(text.lower(), text)

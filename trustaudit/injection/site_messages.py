@@ -297,10 +297,57 @@ _IDIOMS: dict[str, str] = {
 _IDIOM = re.compile("|".join(_IDIOMS.values()), re.IGNORECASE)
 
 
+# The same claim made by comparison with the rest ("a far safer choice than any rival", "sicherer
+# als jeder andere Anbieter", "надёжнее любого конкурента", "比任何竞争对手都更安全"): a comparative
+# set against any, all, every other or the competition. A site's status says "better than ever"
+# or "more than 10 items", never "than any rival". Every gap is bounded, and the spaced ones start
+# at a word start (`_claim_pattern`), so the patterns stay linear on long text.
+_COMPARED: dict[str, str] = {
+    "en": "than (?:any|all|every|the rest|others?|rivals?|competitors?|the competition|"
+    "anyone else|anybody else)",
+    "pt": "(?:mais|melhor|melhores|maior|superior|menos) (?:[^\\W\\d_]{1,20} )?(?:do )?que "
+    "(?:qualquer|todos os|todas as|os outros|as outras|a concorrência|os concorrentes)",
+    "es": "(?:más|mejor|mejores|mayor|superior|menos) (?:[^\\W\\d_]{1,20} )?que "
+    "(?:cualquier|todos los|todas las|los demás|las demás|la competencia|los competidores)",
+    "fr": "(?:plus|meilleure?s?|supérieure?s?|moins) (?:[^\\W\\d_]{1,20} )?que "
+    "(?:tous les|toutes les|n'importe quel\\w{0,3}|les autres|la concurrence|ses concurrents)",
+    "de": "(?:[^\\W\\d_]{2,20}er|besser|mehr [^\\W\\d_]{1,20}) als "
+    "(?:jede[rsmn]?|alle anderen|andere|die anderen|die konkurrenz|die mitbewerber)",
+    "it": "(?:più|migliore|migliori|superiore|meno) (?:[^\\W\\d_]{1,20} )?(?:di|dei|degli|delle) "
+    "(?:qualsiasi|qualunque|tutti|tutte|altri|concorrenti|la concorrenza)",
+    "nl": "(?:[^\\W\\d_]{2,20}er|beter|meer [^\\W\\d_]{1,20}) dan "
+    "(?:elke|elk|ieder|iedere|alle|andere|de rest|de concurrentie|concurrenten)",
+    "pl": "(?:[^\\W\\d_]{2,20}(?:szy|sza|sze|szym)|lepszy|lepsza|lepsze|bardziej [^\\W\\d_]{1,20}),? "
+    "(?:niż|od) (?:jakikolwiek|jakakolwiek|jakiekolwiek|każdy|każda|każde|wszyscy|wszystkie|inni|"
+    "inne|konkurencj\\w{0,2}|konkurent\\w{0,3})",
+    "tr": "(?:rakip[^\\W\\d_]{0,10}|(?:diğer|tüm|bütün|herhangi)(?: [^\\W\\d_]{1,20}){1,2})"
+    "(?<=[dt][ae]n) (?:çok )?daha",
+    "ru": "(?:лучше|надёжнее|надежнее|безопаснее|[^\\W\\d_]{3,20}ее|более [^\\W\\d_]{1,20}),? "
+    "(?:чем )?(?:любой|любого|любая|любую|любое|любые|любых|всех|все остальные|остальных|других|"
+    "конкурентов)",
+    "uk": "(?:краще|надійніше|безпечніше|[^\\W\\d_]{3,20}іше|більш [^\\W\\d_]{1,20}),? "
+    "(?:ніж|за) (?:будь-який|будь-яка|будь-яке|будь-кого|будь-якого|усі|всі|усіх|всіх|інших|"
+    "конкурентів)",
+    "id": "lebih [^\\W\\d_]{1,20} (?:dari|daripada) (?:semua|siapa pun|yang lain|mana pun|"
+    "pesaing|kompetitor)",
+    "vi": "hơn (?:bất kỳ|bất cứ|tất cả|mọi|các đối thủ|đối thủ)",
+    "ar": "(?:أكثر|أفضل|أقل) (?:\\S{1,20} )?(?:من|عن) (?:أي|جميع|كل|بقية|باقي|سائر)",
+    "fa": "(?<!\\S)\\S{1,20}تر از (?:هر|همه|سایر|بقیه|دیگر)",
+    "he": "יותר (?:מאשר )?מ?(?:כל|שאר|המתחרים|מתחרים)",
+    "hi": "(?:किसी भी|सभी|बाकी सभी|अन्य सभी) \\S{1,20} से (?:ज़्यादा|ज्यादा|अधिक|बेहतर)",
+    "zh": "比(?:任何|所有|其他|其它|别的|別的|其余|其餘)",
+    "ja": "(?:他の|ほかの|どの|すべての|全ての|あらゆる)[^。！？\\s]{0,15}?よりも",
+    "ko": "(?:어떤|다른|모든)[^.!?\\n]{0,15}?보다",
+}
+
+
 def _claim_pattern() -> re.Pattern[str]:
-    """`_CLAIMS` as one pattern: whole words in the spaced scripts, anywhere in the others."""
-    spaced = "|".join(v for k, v in _CLAIMS.items() if k in _SPACED)
-    other = "|".join(v for k, v in _CLAIMS.items() if k not in _SPACED)
+    """`_CLAIMS` and `_COMPARED` as one pattern: whole words in the spaced scripts, anywhere in the
+    others."""
+    spaced = "|".join(v for table in (_CLAIMS, _COMPARED) for k, v in table.items() if k in _SPACED)
+    other = "|".join(
+        v for table in (_CLAIMS, _COMPARED) for k, v in table.items() if k not in _SPACED
+    )
     return re.compile(rf"(?<![\w'])(?:{spaced})(?![\w'])|(?:{other})", re.IGNORECASE)
 
 
