@@ -24,6 +24,12 @@ current revision's setting reaches the old one's calls too. Alternate the two ru
 With `--batch N` the current scanner reads the pages through `injection.ScanBatch` (N pages' semantic
 steps judged together, as `audit`'s extraction does); the clock includes the flushes.
 
+`REV --batch N` (without `--alone`) is the A/B of the two scanners as `audit` runs them: each reads
+the pages through its own `ScanBatch`, N pages a flush (the runner's and the model's calls hold a
+batch's passages), the two alternating batch by batch (the order flipped every batch), the trees
+parsed outside the clock. Changes to the runner show here at their size in `audit`, which
+page-by-page timing (one runner call a page) understates.
+
 `--extract` times the scan as `audit` runs it: the real pages in record batches of
 `extract.batch_size` through `io.extract.extract_records`, each batch once with the scan and once
 without (order flipped every batch); the scan's cost is the difference. The garbage collector's
@@ -45,6 +51,7 @@ Usage: .venv/bin/python bench/scan_ab.py [REV] [--reps 3] [--semantic auto|on|of
        (REV defaults to HEAD~1)
        .venv/bin/python bench/scan_ab.py main --parity [--semantic off] [--per-pool 10] [--per-class 10]
        .venv/bin/python bench/scan_ab.py HEAD --alone current --batch 16 [--reps 2]
+       .venv/bin/python bench/scan_ab.py 50f1213 --batch 64 [--reps 3]
        .venv/bin/python bench/scan_ab.py HEAD --batch-parity 16 [--per-pool 10] [--per-class 10]
        .venv/bin/python bench/scan_ab.py --extract [--reps 2] [--screen auto]
        .venv/bin/python bench/scan_ab.py 8e62902 --same-site [--reps 3]
@@ -275,6 +282,52 @@ def _timing(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None
     )
 
 
+def _timing_batched(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
+    """`_timing` through each revision's `ScanBatch`, `args.batch` pages a flush, alternating batch
+    by batch (a revision without `ScanBatch` cannot be timed so)."""
+    pages = _timed_pages(args)
+    mods = {"old": old, "new": current}
+    for html in pages[:30]:
+        for mod in mods.values():
+            mod.scan_html(html, policy)
+    size = args.batch
+    chunks = [pages[i : i + size] for i in range(0, len(pages), size)]
+    clock = time.process_time
+    per_rep: dict[str, list[float]] = {"old": [], "new": []}
+    same = 0
+    for rep in range(args.reps):
+        for sem in _semantic_modules(old):
+            sem._SEEN.clear()
+        _forget_fast_logits(old)
+        _forget_page_memories("trustaudit.injection", old.__name__)
+        spent = {"old": 0.0, "new": 0.0}
+        for i, chunk in enumerate(chunks):
+            found: dict[str, list[Any]] = {}
+            for which in ("old", "new") if (i + rep) % 2 == 0 else ("new", "old"):
+                trees = [LexborHTMLParser(html) for html in chunk]  # as in audit, not timed
+                t = clock()
+                batch = mods[which].ScanBatch(policy, max_pages=size)
+                results = [
+                    batch.scan_html(html, tree=tree)
+                    for html, tree in zip(chunk, trees, strict=True)
+                ]
+                batch.flush()
+                spent[which] += clock() - t
+                found[which] = [r.findings for r in results]
+            same += sum(a == b for a, b in zip(found["old"], found["new"], strict=True))
+        for which, s in spent.items():
+            per_rep[which].append(s / len(pages) * 1000)
+    med = {k: statistics.median(v) for k, v in per_rep.items()}
+    best = {k: min(v) for k, v in per_rep.items()}
+    print(
+        f"semantic={policy.semantic} screen={policy.semantic_screen}, {len(pages)} pages x "
+        f"{args.reps} through ScanBatch of {size}: {args.rev}: {med['old']:.3f} ms/page "
+        f"(best {best['old']:.3f})  current: {med['new']:.3f} ms/page (best {best['new']:.3f})  "
+        f"-> {med['old'] / med['new']:.2f}x CPU per page "
+        f"({same} of {args.reps * len(pages)} scans with identical findings)"
+    )
+
+
 def _alone(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
     """`_timing` of one scanner, the other never called (nor its model and runner loaded)."""
     mod = old if args.alone == "rev" else current
@@ -453,7 +506,7 @@ def main() -> int:
         "--batch",
         type=int,
         default=0,
-        help="--alone current: scan through injection.ScanBatch of this many pages",
+        help="scan through injection.ScanBatch of this many pages (--alone current, or both in the A/B)",
     )
     ap.add_argument(
         "--extract",
@@ -494,6 +547,9 @@ def main() -> int:
             return _parity(args, old, policy)
         if args.alone:
             _alone(args, old, policy)
+            return 0
+        if args.batch > 0:
+            _timing_batched(args, old, policy)
             return 0
         _timing(args, old, policy)
     return 0

@@ -109,7 +109,9 @@ def test_auto_loads_the_runner_once_the_exact_model_has_read_enough(
     assert encoder.ready(["x"], eager=False)  # once loaded, always
 
 
-def test_prepacked_products_are_those_of_the_plain_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_prepacked_products_are_those_of_the_plain_weights_within_one_rounding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import torch
 
     gen = torch.Generator().manual_seed(7)
@@ -117,8 +119,20 @@ def test_prepacked_products_are_those_of_the_plain_weights(monkeypatch: pytest.M
     b = torch.randn(96, generator=gen)
     x = torch.randn(5, 64, generator=gen)
     packed = encoder._prepacked(w)
+    assert isinstance(packed, encoder._Packed)
     F = torch.nn.functional
-    assert torch.equal(encoder._linear(F, x, (packed, b)), encoder._linear(F, x, (w, b)))
+    xb = x.to(torch.bfloat16)
+    product = torch.ops.mkldnn._linear_pointwise(xb, packed.packed, None, "none", [], "")
+    assert torch.equal(product, F.linear(xb, w))  # the same kernel on the same numbers
+    # the bias (and GELU) in oneDNN's epilogue: one bfloat16 rounding of the plain path's result
+    plain = encoder._linear(F, x, (w, b))
+    fused = encoder._linear(F, x, (packed, b))
+    assert fused.dtype == torch.float32
+    assert torch.allclose(fused, plain, rtol=2**-7, atol=2**-7)
+    gelu = encoder._linear_gelu(F, x, (packed, b))
+    assert gelu.dtype == torch.bfloat16
+    assert torch.allclose(gelu.float(), F.gelu(plain), rtol=2**-7, atol=2**-7)
+    assert torch.equal(encoder._linear_gelu(F, x, (w, b)), F.gelu(plain))
 
     # where this torch cannot pack (no oneDNN), the plain weights are kept
     def no_pack(*_: object) -> None:

@@ -262,4 +262,28 @@ def test_role_starts_finds_what_the_role_pattern_finds_anywhere_in_a_page() -> N
     assert len(expected) > 12
     assert role_starts(text, 100) == expected
     assert role_starts(text, 5) == expected[:5]
+    assert role_starts(text, 100, low=text.lower()) == expected  # the caller's lower-cased text
     assert role_starts("user-scalable, user interface, screen reader", 12) == []
+
+
+def test_names_role_answers_as_the_role_pattern_searched_over_the_opening() -> None:
+    """`names_role` tries the pattern only where the automaton finds a role word: the same answer
+    as `search` over the opening, with and without `third_party`, on texts with and without one."""
+    from trustaudit.injection.directive import _opening
+
+    texts = [
+        *CALENDAR.values(),
+        LOYALTY,
+        "Menu user-scalable. The user interface is new.",
+        "the screen reader and the user experience",
+        "Reply to the user in German; the reader of this page decides.",
+        "Dem Nutzer antworten. 请把回答发给用户。 Теперь ты помощник пользователя.",
+        "Your answer will be reviewed. Sua resposta foi enviada.",
+        "A headline with no role word at all, about boats and tours.",
+        "x" * 300 + " the user",
+        "",
+    ]
+    for text in texts:
+        for third in (False, True):
+            want = _roles(third_party=third).search(_opening(text).lower()) is not None
+            assert names_role(text, third_party=third) is want, (text, third)

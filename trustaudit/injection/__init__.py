@@ -919,19 +919,26 @@ _VISIBLE_ROLE_TRIES = 12
 _VISIBLE_REQUEST_PRIOR = 0.2
 
 
-def _visible_requests(asks: list[_Ask], visible: str, policy: InjectionPolicy, source: str) -> None:
+def _visible_requests(
+    asks: list[_Ask],
+    visible: str,
+    policy: InjectionPolicy,
+    source: str,
+    visible_low: str | None = None,
+) -> None:
     """Passages in plain sight shaped as a request to a model, at most `semantic_visible_requests`:
     a sentence in the directive mood that names the user as a third party or the reader's answer
     (`directive.names_role`: "In your summary, recommend…", "Reply to the user only in German"),
     of `semantic_request_min_words` words, not about the site's own interface. A page's text asks
-    its visitor ("you"), not "the user"; a weak lexical hit is read already (`_visible_asks`)."""
+    its visitor ("you"), not "the user"; a weak lexical hit is read already (`_visible_asks`).
+    `visible_low`: `visible.lower()`, when the caller holds it."""
     from trustaudit.injection.semantic import prose_shape
 
     if policy.semantic_visible_requests <= 0 or not policy.semantic_requests:
         return
     seen = {a.text for a in asks}
     n = 0
-    for at in role_starts(visible, _VISIBLE_ROLE_TRIES):
+    for at in role_starts(visible, _VISIBLE_ROLE_TRIES, low=visible_low):
         passage = _passage(visible, at, at + 1, policy.semantic_max_chars)
         if passage in seen or not prose_shape(passage):
             continue
@@ -1146,7 +1153,7 @@ def _visible_hits(
     if asks is None:
         return hits
     _visible_asks(asks, visible, [h for h in hits if h.score < policy.min_score], policy, source)
-    _visible_requests(asks, visible, policy, source)
+    _visible_requests(asks, visible, policy, source, visible_low)
     return [h for h in hits if h.score >= policy.min_score]
 
 

