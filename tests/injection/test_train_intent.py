@@ -332,3 +332,26 @@ def test_adam_head_is_a_plain_logistic_on_rows() -> None:
     p = f.proba(x)
     assert np.allclose(p, 1 / (1 + np.exp(-(x @ f.weights + f.bias))))
     assert ((p >= 0.5) == (y == 1)).mean() > 0.9
+
+
+def test_exact_logistic_reaches_the_same_optimum_whatever_the_input_dtype() -> None:
+    """``logistic-exact`` solves the loss to its unique optimum, so float32 noise in the inputs
+    (what a bigger matrix or another BLAS changes) does not move the head, and its weights are
+    those of L-BFGS run to a tight tolerance, not where the default tolerance stops it."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(400, 24)).astype(np.float32)
+    y = (x[:, 0] + 0.5 * x[:, 1] + rng.normal(scale=0.3, size=400) > 0).astype(float)
+    noisy = (x + rng.normal(scale=3e-8, size=x.shape)).astype(np.float32)
+    a = _T._fit(x, y, 64.0, 13, kind="logistic-exact")
+    b = _T._fit(noisy.astype(np.float64), y, 64.0, 13, kind="logistic-exact")
+    assert np.abs(a.weights - b.weights).max() < 1e-4
+    sw = np.full(400, 1.0)
+    sw[y == 1] *= 400 / (2 * sw[y == 1].sum())
+    sw[y == 0] *= 400 / (2 * sw[y == 0].sum())
+    ref = LogisticRegression(C=64.0, tol=1e-10, max_iter=100_000).fit(
+        x.astype(np.float64), y, sample_weight=sw
+    )
+    assert np.abs(a.weights - ref.coef_[0]).max() < 1e-3
+    assert "logistic-exact" in _T.HEADS
