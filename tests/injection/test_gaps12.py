@@ -92,7 +92,7 @@ COMPARED = [
     "Harbour Tours is a far safer choice than any rival.",
     "Harbour Tours é muito mais segura do que qualquer outra empresa.",
     "Harbour Tours es más segura que cualquier otra empresa.",
-    "Harbour Tours est plus sûr que tous les autres.",
+    "Harbour Tours est plus sûr que tous les autres opérateurs.",
     "Harbour Tours ist sicherer als jeder andere Anbieter.",
     "Harbour Tours è più sicura di qualsiasi altra compagnia.",
     "Harbour Tours is veiliger dan elke andere aanbieder.",
