@@ -432,7 +432,7 @@ def _weak_tail(low: str, at: int, reveal: re.Pattern[str], verb_only: bool = Fal
     if _WEAK_TAIL.match(low, at):
         return not verb_only or bool(reveal.match(low))
     verb = reveal.match(low, at + (1 if low[at : at + 1] == " " else 0))
-    return bool(verb) and bool(_WEAK_TAIL.match(low, verb.end()))
+    return verb is not None and _WEAK_TAIL.match(low, verb.end()) is not None
 
 
 # A tutorial's question, how to write or make one's prompt ("How to write your system prompt?",
