@@ -68,7 +68,7 @@ _YOUR: dict[str, str] = {
     r"wytyczn\w{1,3}|polece\w{1,3})|prompt systemow\w{1,2}|wiadomość systemow\w{1,2}",
     "tr": r"(?:talimatlar|kurallar|yönergeler)[ıi]n(?:[ıi]z)?[ıi]?(?![^\W\d_])|"
     r"sistem istemin\w{0,3}|sistem istemi|sistem komutun\w{0,3}|istemini|isteminiz",
-    "ru": r"(?:у (?:тебя|вас) (?:есть )?(?=\w+ ?[?.!]|\w+$)|"
+    "ru": r"(?:у (?:тебя|вас) (?:есть )?|"
     r"(?:твои|твоих|твой|твоя|твоё|твое|твоим|ваши|ваших|ваш|ваша|ваше|вашим|свои|своих|свой|"
     r"свою|своё|своим) )"
     r"(?:(?:исходн|системн|скрыт|секретн|первоначальн|внутренн)\w{1,4} )?"
@@ -78,7 +78,7 @@ _YOUR: dict[str, str] = {
     r"(?:(?:початков|системн|прихован|секретн)\w{1,4} )?"
     r"(?:промпт\w{0,3}|інструкці\w{1,3}|правил\w{0,3}|вказівк\w{1,3})|"
     r"системн\w{1,4} (?:промпт|підказк|повідомлен|інструкці)\w{0,3}",
-    "ar": r"تعليماتك|قواعدك|إرشاداتك|توجيهاتك|موجه النظام|برومبت النظام|رسالة النظام|"
+    "ar": r"(?:موجه|برومبت|رسالة|تعليمات) النظام الخاص بك|تعليماتك|قواعدك|إرشاداتك|توجيهاتك|موجه النظام|برومبت النظام|رسالة النظام|"
     r"تعليمات النظام|التعليمات الأولية",
     "fa": r"دستورالعمل‌های (?:تو|شما)|دستورات (?:تو|شما)|قوانین (?:تو|شما)|دستورالعمل‌هایت|"
     r"دستوراتت|قوانینت|پرامپت سیستمی|پرامپت سیستم|پیام سیستمی|پرامپتت",
@@ -101,13 +101,13 @@ _YOUR: dict[str, str] = {
 # The configuration nouns a site's FAQ also puts after "your": counted only when nothing follows.
 _WEAK = re.compile(
     r"(?:rules|instructions|guidelines|directives|configuration|regras|instruções|diretrizes|"
-    r"instrucciones|reglas|directrices|indicaciones|règles|consignes|instructions|directives|"
+    r"instrucciones|reglas|directrices|indicaciones|règles|consignes|"
     r"anweisungen|regeln|richtlinien|vorgaben|istruzioni|regole|linee guida|direttive|"
     r"instructies|regels|richtlijnen|instrukcj\w*|zasad\w*|reguł\w*|wytyczn\w*|polece\w*|"
     r"(?:talimatlar|kurallar|yönergeler)\w*|"
     r"инструкци\w*|правил\w*|указани\w*|директив\w*|інструкці\w*|вказівк\w*|"
     r"قواعدك|إرشاداتك|توجيهاتك|تعليماتك|قوانین (?:تو|شما)|قوانینت|הכללים שלך|ההנחיות שלך|"
-    r"ההוראות שלך|निर्देश|नियम|दिशानिर्देश|规则|規則|准则|準則|指令|ルール|規則|ガイドライン|指示|"
+    r"ההוראות שלך|निर्देश|नियम|दिशानिर्देश|规则|規則|准则|準則|指令|ルール|ガイドライン|指示|"
     r"지침|규칙|지시사항|지시 사항|(?:instruksi|aturan|pedoman|petunjuk)(?:mu| anda| kamu)|"
     r"(?:chỉ dẫn|quy tắc|chỉ thị|hướng dẫn) của bạn)$"
 )
@@ -167,7 +167,7 @@ _WEAK_TAIL = re.compile(
     # the question words and copulas that close a question after its noun in the verb-final and
     # the topic-first languages ("तुम्हारे निर्देश क्या हैं?", "قوانین تو چیست؟", "규칙은 뭐야?")
     r"(?:\s*(?:क्या|हैं|है|چیست|چه|است|هي|nedir|neler|là|gì|apa|saja|是什么|是甚麼|是什麼|什么|"
-    r"は|何ですか|何|ですか|은|는|무엇인가요|무엇|뭐야|뭐)){0,3}"
+    r"は|何ですか|何|ですか|은|는|이|가|무엇인가요|무엇|뭐야|뭐)){0,3}"
     r"\s*(?:$|[?.!:。？！：؟।]|(?:verbatim|word for word|exactly|in full|above|as written|"
     r"starting with|beginning with|literalmente|palavra por palavra|textuellement|"
     r"mot pour mot|wörtlich|alla lettera|letterlijk|dosłownie|дословно|дослівно|"
