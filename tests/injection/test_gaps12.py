@@ -16,6 +16,8 @@ from a family of the benches."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from injection.gate_pages import asked as _asked
@@ -92,7 +94,7 @@ COMPARED = [
     "Harbour Tours is a far safer choice than any rival.",
     "Harbour Tours é muito mais segura do que qualquer outra empresa.",
     "Harbour Tours es más segura que cualquier otra empresa.",
-    "Harbour Tours est plus sûr que tous les autres.",
+    "Harbour Tours est plus sûr que tous les autres opérateurs.",
     "Harbour Tours ist sicherer als jeder andere Anbieter.",
     "Harbour Tours è più sicura di qualsiasi altra compagnia.",
     "Harbour Tours is veiliger dan elke andere aanbieder.",
@@ -310,22 +312,36 @@ def test_a_pruned_verb_in_a_headline_does_not_steer(text: str) -> None:
 
 
 # ----------------------------------------------------------------------------- linear on long text
-@pytest.mark.parametrize(
-    "text",
-    [
-        "a" * 200_000,
-        "sicherer " * 25_000,
-        "más " * 50_000,
-        "他の" * 100_000,
-        "다른 " * 70_000,
-        "امن‌تر" * 40_000,
-        "किसी भी " * 25_000,
-    ],
-)
-def test_the_claim_patterns_run_over_long_text(text: str) -> None:
-    # every gap is bounded and the spaced alternatives start at a word start: one pass
-    assert len(text) >= 200_000
-    assert not ranking_claim(text)
+# (unit, times): 400,000 characters or more each
+_LONG = [
+    ("a", 400_000),
+    ("sicherer ", 50_000),
+    ("más ", 100_000),
+    ("他の", 200_000),
+    ("다른 ", 140_000),
+    ("امن‌تر", 80_000),
+    ("किसी भी ", 50_000),
+    ("longer than ", 40_000),
+    ("比任何", 150_000),
+]
+
+
+def test_the_claim_patterns_run_over_long_text() -> None:
+    # every gap is bounded and the spaced alternatives start at a word start: one pass over
+    # 400,000 characters takes about a second, a quadratic pattern hours; the child process is
+    # killed after a generous bound that only a superlinear pattern reaches (no fine timing)
+    code = (
+        "from trustaudit.injection.site_messages import ranking_claim\n"
+        f"for unit, n in {_LONG!r}:\n"
+        "    assert len(unit * n) >= 400_000\n"
+        "    assert not ranking_claim(unit * n), unit\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
 
 
 def test_the_extraction_and_steering_readers_read_an_opening_only() -> None:

@@ -299,45 +299,78 @@ _IDIOM = re.compile("|".join(_IDIOMS.values()), re.IGNORECASE)
 
 # The same claim made by comparison with the rest ("a far safer choice than any rival", "sicherer
 # als jeder andere Anbieter", "надёжнее любого конкурента", "比任何竞争对手都更安全"): a comparative
-# set against any, all, every other or the competition. A site's status says "better than ever"
-# or "more than 10 items", never "than any rival". Every gap is bounded, and the spaced ones start
-# at a word start (`_claim_pattern`), so the patterns stay linear on long text.
+# set against the competition, or against any or every other of the same kind (a quantifier, or
+# "other" with a business's noun: provider, company, operator, brand …). A site's status compares
+# too, with the past ("better than ever", "than any time before", "比任何时候都", "hơn mọi khi"),
+# with a number or with the other items of an order ("Some parcels take longer than others",
+# "länger als andere", "比其他包裹晚到"): bare "others", "all", "andere", "других", "其他" and the
+# time words are not a comparison class. Every gap is bounded, and the spaced ones start at a
+# word start (`_claim_pattern`), so the patterns stay linear on long text.
+_RIVAL_EN = (
+    r"(?:providers?|operators?|compan(?:y|ies)|brands?|firms?|agenc(?:y|ies)|airlines?|hotels?|"
+    r"shops?|stores?|services?|vendors?|suppliers?|sellers?|retailers?|platforms?|carriers?|"
+    r"banks?|sites?|apps?|products?|options?|choices?|tour operators?)"
+)
 _COMPARED: dict[str, str] = {
-    "en": "than (?:any|all|every|the rest|others?|rivals?|competitors?|the competition|"
-    "anyone else|anybody else)",
+    "en": r"than (?:(?:any|every)(?! (?:time|year|day|week|month|season|moment|point|period|"
+    r"single|one|previous|prior|earlier|past|given|other (?:time|year|day|week|month|season)))|all (?:the )?other "
+    + _RIVAL_EN
+    + r"|"
+    r"(?:the )?other " + _RIVAL_EN + r"|rivals?|competitors?|the competition|anyone else|"
+    r"anybody else)",
     "pt": "(?:mais|melhor|melhores|maior|superior|menos) (?:[^\\W\\d_]{1,20} )?(?:do )?que "
-    "(?:qualquer|todos os|todas as|os outros|as outras|a concorrência|os concorrentes)",
+    "(?:qualquer(?! (?:outro )?(?:momento|época|altura|dia|ano))|a concorrência|os concorrentes|"
+    "outras empresas|todas as outras empresas|outros fornecedores)",
     "es": "(?:más|mejor|mejores|mayor|superior|menos) (?:[^\\W\\d_]{1,20} )?que "
-    "(?:cualquier|todos los|todas las|los demás|las demás|la competencia|los competidores)",
+    "(?:cualquier(?! (?:otro )?(?:momento|época|día|año))|la competencia|los competidores|"
+    "otras empresas|todas las otras empresas|otros proveedores)",
     "fr": "(?:plus|meilleure?s?|supérieure?s?|moins) (?:[^\\W\\d_]{1,20} )?que "
-    "(?:tous les|toutes les|n'importe quel\\w{0,3}|les autres|la concurrence|ses concurrents)",
+    "(?:n'importe quel(?!le? moment)\\w{0,3}|la concurrence|ses concurrents|les concurrents|"
+    "(?:tous )?les autres (?:opérateurs|prestataires|entreprises|sociétés|marques|fournisseurs|"
+    "compagnies|agences))",
     "de": "(?:[^\\W\\d_]{2,20}er|besser|mehr [^\\W\\d_]{1,20}) als "
-    "(?:jede[rsmn]?|alle anderen|andere|die anderen|die konkurrenz|die mitbewerber)",
+    "(?:jede[rsmn]? (?:andere[rnsm]? )?(?:anbieter|unternehmen|firma|marke|konkurrent\\w{0,2}|"
+    "reederei|agentur|veranstalter|shop|händler|dienst)|alle anderen (?:anbieter|unternehmen|"
+    "firmen|marken)|die konkurrenz|die mitbewerber|andere anbieter)",
     "it": "(?:più|migliore|migliori|superiore|meno) (?:[^\\W\\d_]{1,20} )?(?:di|dei|degli|delle) "
-    "(?:qualsiasi|qualunque|tutti|tutte|altri|concorrenti|la concorrenza)",
+    "(?:qualsiasi(?! (?:altro )?(?:momento|periodo|anno))|qualunque(?! (?:altro )?(?:momento|"
+    "periodo|anno))|concorrenti|la concorrenza)",
     "nl": "(?:[^\\W\\d_]{2,20}er|beter|meer [^\\W\\d_]{1,20}) dan "
-    "(?:elke|elk|ieder|iedere|alle|andere|de rest|de concurrentie|concurrenten)",
+    "(?:(?:elke|elk|ieder|iedere)(?! (?:andere )?(?:keer|dag|jaar|moment|tijd))|"
+    "de concurrentie|concurrenten|andere aanbieders)",
     "pl": "(?:[^\\W\\d_]{2,20}(?:szy|sza|sze|szym)|lepszy|lepsza|lepsze|bardziej [^\\W\\d_]{1,20}),? "
-    "(?:niż|od) (?:jakikolwiek|jakakolwiek|jakiekolwiek|każdy|każda|każde|wszyscy|wszystkie|inni|"
-    "inne|konkurencj\\w{0,2}|konkurent\\w{0,3})",
-    "tr": "(?:rakip[^\\W\\d_]{0,10}|(?:diğer|tüm|bütün|herhangi)(?: [^\\W\\d_]{1,20}){1,2})"
+    "(?:niż|od) (?:jakikolwiek|jakakolwiek|jakiekolwiek|konkurencj\\w{0,2}|konkurent\\w{0,3}|"
+    "(?:każdy|każda|każde|wszyscy|wszystkie|inni|inne) (?:inn\\w{1,3} )?(?:przewoźni\\w{1,3}|"
+    "firm\\w{0,2}|dostawc\\w{1,3}|operator\\w{0,3}))",
+    "tr": "(?:rakip[^\\W\\d_]{0,10}|(?:diğer|tüm|bütün|herhangi)(?: [^\\W\\d_]{1,20}){0,1} "
+    "(?:firma|şirket|marka|operatör|sağlayıcı|rakip)[^\\W\\d_]{0,10})"
     "(?<=[dt][ae]n) (?:çok )?daha",
     "ru": "(?:лучше|надёжнее|надежнее|безопаснее|[^\\W\\d_]{3,20}ее|более [^\\W\\d_]{1,20}),? "
-    "(?:чем )?(?:любой|любого|любая|любую|любое|любые|любых|всех|все остальные|остальных|других|"
-    "конкурентов)",
+    "(?:чем )?(?:(?:любой|любого|любая|любую|любое|любые|любых)(?! (?:другого )?(?:времени|"
+    "момента|раза|года|дня))|конкурент\\w{0,3}|(?:всех |других )(?:компаний|перевозчиков|"
+    "операторов|брендов|поставщиков))",
     "uk": "(?:краще|надійніше|безпечніше|[^\\W\\d_]{3,20}іше|більш [^\\W\\d_]{1,20}),? "
-    "(?:ніж|за) (?:будь-який|будь-яка|будь-яке|будь-кого|будь-якого|усі|всі|усіх|всіх|інших|"
-    "конкурентів)",
-    "id": "lebih [^\\W\\d_]{1,20} (?:dari|daripada) (?:semua|siapa pun|yang lain|mana pun|"
-    "pesaing|kompetitor)",
-    "vi": "hơn (?:bất kỳ|bất cứ|tất cả|mọi|các đối thủ|đối thủ)",
-    "ar": "(?:أكثر|أفضل|أقل) (?:\\S{1,20} )?(?:من|عن) (?:أي|جميع|كل|بقية|باقي|سائر)",
-    "fa": "(?<!\\S)\\S{1,20}تر از (?:هر|همه|سایر|بقیه|دیگر)",
-    "he": "יותר (?:מאשר )?מ?(?:כל|שאר|המתחרים|מתחרים)",
-    "hi": "(?:किसी भी|सभी|बाकी सभी|अन्य सभी) \\S{1,20} से (?:ज़्यादा|ज्यादा|अधिक|बेहतर)",
-    "zh": "比(?:任何|所有|其他|其它|别的|別的|其余|其餘)",
-    "ja": "(?:他の|ほかの|どの|すべての|全ての|あらゆる)[^。！？\\s]{0,15}?よりも",
-    "ko": "(?:어떤|다른|모든)[^.!?\\n]{0,15}?보다",
+    "(?:ніж|за) (?:(?:будь-який|будь-яка|будь-яке|будь-кого|будь-якого)(?! (?:інший )?(?:час|"
+    "момент|раз|рік))|конкурент\\w{0,3}|(?:усіх|всіх|інших) (?:компаній|перевізників|"
+    "операторів|брендів))",
+    "id": "lebih [^\\W\\d_]{1,20} (?:dari|daripada) (?:siapa pun|mana pun|(?:semua |para )?"
+    "(?:pesaing|kompetitor)|(?:semua )?(?:perusahaan|operator|penyedia|merek) lain)",
+    "vi": "hơn (?:(?:bất kỳ|bất cứ)(?! (?:lúc|khi|thời|ngày|năm))|(?:các |mọi |tất cả )?"
+    "(?:đối thủ|công ty khác|nhà cung cấp khác|hãng khác))",
+    "ar": "(?:أكثر|أفضل|أقل) (?:\\S{1,20} )?(?:من|عن) (?:أي(?! وقت)|جميع (?:الشركات|المنافسين)|"
+    "كل (?:الشركات|المنافسين)|المنافسين|منافسيها)",
+    "fa": "(?<!\\S)\\S{1,20}تر از (?:هر(?! زمان| وقت| موقع)|رقبا|رقیبان|(?:همه|سایر|بقیه) "
+    "(?:شرکت|رقبا|برند))",
+    "he": "יותר (?:מאשר )?מ?(?:כל(?! פעם| זמן)|המתחרים|מתחרים|שאר (?:החברות|המתחרים))",
+    "hi": "(?:किसी भी (?!समय)|सभी (?=\\S{0,10}(?:कंपनी|कंपनियों|प्रतिस्पर्धि))|प्रतिस्पर्धि)"
+    "\\S{1,20} से (?:ज़्यादा|ज्यादा|अधिक|बेहतर)",
+    "zh": "比(?:任何|所有|其他|其它|别的|別的|其余|其餘)(?:一[家个個])?(?:竞争对手|競爭對手|对手|對手|"
+    "公司|品牌|商家|供应商|供應商|平台|服务商|服務商|运营商|運營商|同行|旅行社|航空公司|酒店)"
+    "|比(?:竞争对手|競爭對手|同行)",
+    "ja": "(?:他社|競合(?:他社)?|ライバル|(?:他の|ほかの|どの|すべての|全ての|あらゆる)(?:どの)?"
+    "(?:会社|業者|企業|ブランド|ショップ|店|サービス|事業者|プロバイダー|航空会社|ホテル))よりも",
+    "ko": "(?:경쟁사(?:들)?|(?:다른|어떤|모든) (?:어떤 )?(?:회사|업체|기업|브랜드|서비스|제공업체|"
+    "경쟁사)(?:들)?)보다",
 }
 
 
