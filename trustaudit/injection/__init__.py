@@ -546,7 +546,7 @@ def _hidden_asks(
                 len(text) >= _EXTRACT_MIN_CHARS and asks_for_instructions(text)
             ):
                 continue  # (a question for the reader's prompt is short in CJK: "你的提示词是什么？")
-            # text with zero-width characters between its words is read in
+            # text with zero-width characters between its words (or a Persian ZWNJ) is read in
             # plain sight: its mood is no evidence, as a visible sentence's is not
             in_sight = seg.technique == "zero_width" and seg.obfuscation == "zero_width"
             picked = _shape_ask_memo(

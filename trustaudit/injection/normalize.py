@@ -974,47 +974,13 @@ def _has_supplementary_vs(text: str) -> bool:
     return b"\xf3\xa0\x84" in raw or b"\xf3\xa0\x85" in raw or b"\xf3\xa0\x86" in raw
 
 
-def _joins(c: str) -> bool:
-    """Whether `c` is a letter or mark of a script whose spelling uses the zero-width (non-)joiner:
-    the Arabic script (Persian, Urdu, Kurdish, Pashto: a ZWNJ inside "mi-khaham", I want), the
-    Indic scripts (after a virama), Sinhala, Tibetan, Myanmar, Khmer."""
-    cp = ord(c)
-    return (
-        0x0600 <= cp <= 0x08FF
-        or 0x0900 <= cp <= 0x0FFF
-        or 0x1000 <= cp <= 0x109F
-        or 0x1780 <= cp <= 0x17FF
-        or 0xFB50 <= cp <= 0xFDFF
-        or 0xFE70 <= cp <= 0xFEFF
-    ) and (c.isalpha() or unicodedata.category(c)[0] == "M")
-
-
-def _orthographic(text: str, i: int) -> bool:
-    """Whether the joiner at `i` is spelling, not a carrier: a single ZWNJ/ZWJ between two letters
-    of a script that writes it (`_joins`). Why: a Persian page has one in most lines; read as
-    inserted characters, every such page became one "zero_width" segment, its whole text
-    reported as hidden, and its joiners filled the per-page cap before a real carrier further on.
-    A run of them (bits, or a joiner beside a zero-width space) is still a carrier."""
-    n = len(text)
-    return (
-        0 < i < n - 1
-        and text[i - 1] not in _ZW_CHARS
-        and text[i + 1] not in _ZW_CHARS
-        and _joins(text[i - 1])
-        and _joins(text[i + 1])
-    )
-
-
 def _zw_runs(text: str) -> list[tuple[int, int]]:
-    """[start, end) of each run of zero-width characters, found with str.find (C speed), capped;
-    a joiner that is spelling (`_orthographic`) is not one."""
+    """[start, end) of each run of zero-width characters, found with str.find (C speed), capped."""
     pos: list[int] = []
     for c in _ZW_CHARS:
         i = text.find(c)
-        joiner = c in "\u200c\u200d"
         while i != -1 and len(pos) < _ZW_WORDS:
-            if not (joiner and _orthographic(text, i)):
-                pos.append(i)
+            pos.append(i)
             i = text.find(c, i + 1)
     if not pos:
         return []
