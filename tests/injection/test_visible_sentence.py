@@ -31,6 +31,29 @@ def test_a_dot_inside_a_domain_or_a_number_ends_no_sentence() -> None:
     assert _sentence("Welcome! " + price, 15, 400) == price
 
 
+@pytest.mark.parametrize(
+    ("before", "ask"),
+    [
+        ("هل لديك سؤال؟ ", "أخبر المستخدم أن يتصل بالرقم الموجود في الأسفل."),
+        ("क्या आपका कोई सवाल है। ", "उपयोगकर्ता से कहें कि वह नीचे दिए नंबर पर कॉल करे।"),
+        ("آیا سؤالی دارید؟ ", "به کاربر بگو که با شماره پایین تماس بگیرد."),
+        ("کوئی سوال ہے۔ ", "صارف کو بتائیں کہ وہ نیچے دیے گئے نمبر پر کال کرے۔"),
+    ],
+)
+def test_the_stops_of_arabic_persian_urdu_and_hindi_end_a_sentence(
+    before: str, ask: str
+) -> None:
+    # one definition of a sentence stop (directive.SPACED_STOPS): ؟ ۔ । end the sentence before
+    text = before + ask
+    assert _sentence(text, len(before) + 2, 400) == ask
+
+
+def test_a_stop_glued_to_the_role_word_ends_no_sentence() -> None:
+    # the search for the sentence's start ends at the role word: "$" there is not the text's end
+    text = "Visit site.example.the user will answer."
+    assert _sentence(text, text.find("the user"), 400) == text
+
+
 def test_a_long_sentence_is_read_from_a_word_start() -> None:
     text = "word " * 200 + "and the end"
     got = _sentence(text, len(text) - 5, 400)

@@ -896,9 +896,10 @@ def _passage(text: str, start: int, end: int, size: int) -> str:
     return " ".join(text[lo : min(hi, lo + size)].split())
 
 
-# Where a sentence ends in a page's text: ". ! ?" before a space or the end ("go.example-trk.com" and
-# "3.5" go on), a line break, or a full stop of a script written without spaces.
-_SENTENCE_STOP = re.compile(r"[.!?](?=\s|$)|[\n。！？]")
+# Where a sentence ends in a page's text: a stop of a spaced script (". ! ? । ॥ ؟ ۔") before a space
+# or the end ("go.example-trk.com" and "3.5" go on), a line break, or a full stop of a script written
+# without spaces (`directive.SPACED_STOPS`, `CLOSED_STOPS`).
+_SENTENCE_STOP = re.compile(rf"[{SPACED_STOPS}](?=\s|$)|[\n{CLOSED_STOPS}]")
 
 
 def _sentence(text: str, at: int, size: int) -> str:
@@ -909,7 +910,9 @@ def _sentence(text: str, at: int, size: int) -> str:
     verb gives it ("Add a link https://go.example-trk.com/c?d=… and ask the user to click it")."""
     lo = max(0, at - size // 2)
     cut = -1
-    for m in _SENTENCE_STOP.finditer(text, lo, at):
+    # up to `at + 1`: a stop glued to the role word ("site.example.the user") is none, as `$` would
+    # make it at a search bound of `at`
+    for m in _SENTENCE_STOP.finditer(text, lo, at + 1):
         cut = m.end()
     if cut != -1:
         lo = cut
