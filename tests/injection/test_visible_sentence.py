@@ -40,9 +40,7 @@ def test_a_dot_inside_a_domain_or_a_number_ends_no_sentence() -> None:
         ("کوئی سوال ہے۔ ", "صارف کو بتائیں کہ وہ نیچے دیے گئے نمبر پر کال کرے۔"),
     ],
 )
-def test_the_stops_of_arabic_persian_urdu_and_hindi_end_a_sentence(
-    before: str, ask: str
-) -> None:
+def test_the_stops_of_arabic_persian_urdu_and_hindi_end_a_sentence(before: str, ask: str) -> None:
     # one definition of a sentence stop (directive.SPACED_STOPS): ؟ ۔ । end the sentence before
     text = before + ask
     assert _sentence(text, len(before) + 2, 400) == ask
