@@ -244,6 +244,28 @@ def _forget_page_memories(*packages: str) -> None:
                 memo.clear()
 
 
+def _forget_memories(old: Any) -> None:
+    """Both revisions' per-passage and per-page memories emptied: each repeat reads the pages as
+    new (the model's memory would make later repeats skip it; in `audit` a worker sees each page
+    once)."""
+    for sem in _semantic_modules(old):
+        sem._SEEN.clear()
+    _forget_fast_logits(old)
+    _forget_page_memories("trustaudit.injection", old.__name__)
+
+
+def _report(head: str, rev: str, per_rep: dict[str, list[float]], same: int, scans: int) -> None:
+    """One line of an A/B timing: each revision's median and best ms a page, the ratio, parity."""
+    med = {k: statistics.median(v) for k, v in per_rep.items()}
+    best = {k: min(v) for k, v in per_rep.items()}
+    print(
+        f"{head}: {rev}: {med['old']:.3f} ms/page (best {best['old']:.3f})  "
+        f"current: {med['new']:.3f} ms/page (best {best['new']:.3f})  "
+        f"-> {med['old'] / med['new']:.2f}x CPU per page  "
+        f"({same} of {scans} scans with identical findings)"
+    )
+
+
 def _timing(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
     pages = _timed_pages(args)
     scans: dict[str, Scan] = {"old": old.scan_html, "new": current.scan_html}
@@ -254,12 +276,7 @@ def _timing(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None
     per_rep: dict[str, list[float]] = {"old": [], "new": []}
     same = 0
     for rep in range(args.reps):
-        # Each repeat reads the pages as new: the model's per-passage memory would make later
-        # repeats skip the model (in `audit` a worker sees each page once).
-        for sem in _semantic_modules(old):
-            sem._SEEN.clear()
-        _forget_fast_logits(old)
-        _forget_page_memories("trustaudit.injection", old.__name__)
+        _forget_memories(old)
         spent = {"old": 0.0, "new": 0.0}
         for i, html in enumerate(pages):
             found = {}
@@ -271,14 +288,12 @@ def _timing(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None
             same += found["old"] == found["new"]
         for which, s in spent.items():
             per_rep[which].append(s / len(pages) * 1000)
-    med = {k: statistics.median(v) for k, v in per_rep.items()}
-    best = {k: min(v) for k, v in per_rep.items()}
-    print(
-        f"semantic={policy.semantic}, {len(pages)} pages x {args.reps}: "
-        f"{args.rev}: {med['old']:.3f} ms/page (best {best['old']:.3f})  "
-        f"current: {med['new']:.3f} ms/page (best {best['new']:.3f})  "
-        f"-> {med['old'] / med['new']:.2f}x CPU per page  "
-        f"({same} of {args.reps * len(pages)} scans with identical findings)"
+    _report(
+        f"semantic={policy.semantic}, {len(pages)} pages x {args.reps}",
+        args.rev,
+        per_rep,
+        same,
+        args.reps * len(pages),
     )
 
 
@@ -296,10 +311,7 @@ def _timing_batched(args: argparse.Namespace, old: Any, policy: InjectionPolicy)
     per_rep: dict[str, list[float]] = {"old": [], "new": []}
     same = 0
     for rep in range(args.reps):
-        for sem in _semantic_modules(old):
-            sem._SEEN.clear()
-        _forget_fast_logits(old)
-        _forget_page_memories("trustaudit.injection", old.__name__)
+        _forget_memories(old)
         spent = {"old": 0.0, "new": 0.0}
         for i, chunk in enumerate(chunks):
             found: dict[str, list[Any]] = {}
@@ -317,14 +329,13 @@ def _timing_batched(args: argparse.Namespace, old: Any, policy: InjectionPolicy)
             same += sum(a == b for a, b in zip(found["old"], found["new"], strict=True))
         for which, s in spent.items():
             per_rep[which].append(s / len(pages) * 1000)
-    med = {k: statistics.median(v) for k, v in per_rep.items()}
-    best = {k: min(v) for k, v in per_rep.items()}
-    print(
+    _report(
         f"semantic={policy.semantic} screen={policy.semantic_screen}, {len(pages)} pages x "
-        f"{args.reps} through ScanBatch of {size}: {args.rev}: {med['old']:.3f} ms/page "
-        f"(best {best['old']:.3f})  current: {med['new']:.3f} ms/page (best {best['new']:.3f})  "
-        f"-> {med['old'] / med['new']:.2f}x CPU per page "
-        f"({same} of {args.reps * len(pages)} scans with identical findings)"
+        f"{args.reps} through ScanBatch of {size}",
+        args.rev,
+        per_rep,
+        same,
+        args.reps * len(pages),
     )
 
 
