@@ -1163,7 +1163,7 @@ def collect_segments(
 # (`hiding_technique`), and the hiding rules of a page's stylesheets (`_css_hidden`: a site's pages
 # carry the same inline CSS, ≈ 28,000 characters a page on the real pages).
 # The bounded memories are OrderedDicts: a plain dict finds its oldest entry by iterating past the
-# slots its earlier drops and moves left empty (≈ 2 µs a drop at 4,096 entries, a full memory drops
+# slots its earlier drops and moves left empty (≈ 1–2 µs a drop at 4,096 entries; a full memory drops
 # on every miss), an OrderedDict unlinks it at once; the order kept, and so what is dropped, is the same.
 _STYLE_MEMO: dict[str, OrderedDict[str, str | None]] = {}
 _STYLE_MEMO_MAX = 4096
