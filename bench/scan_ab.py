@@ -37,6 +37,10 @@ share of each mode is printed too: its full passes fall on whichever mode's allo
 count, so the difference alone can move by a millisecond a page when they change. It reads `trustaudit` from
 the import path, not REV: run it under PYTHONPATH=<a checkout of the other revision> to compare.
 
+`REV --lexical` is the A/B of the lexical part and the gate alone (each revision's `_collect`, asks
+collected, no model call), alternating page by page: what a change there moves, without the model's
+share (and its noise); its parity counts the asks (the passages the model would read) too.
+
 `--same-site` times only the real pages of the sites that have two or more (126 pages of 61
 sites), site by site, as a crawl of one site reaches an `audit` worker: what the scanner's
 memories across pages (the gate's answers, a site's hiding rules) spare there. Every repeat starts
@@ -55,6 +59,7 @@ Usage: .venv/bin/python bench/scan_ab.py [REV] [--reps 3] [--semantic auto|on|of
        .venv/bin/python bench/scan_ab.py HEAD --batch-parity 16 [--per-pool 10] [--per-class 10]
        .venv/bin/python bench/scan_ab.py --extract [--reps 2] [--screen auto]
        .venv/bin/python bench/scan_ab.py 8e62902 --same-site [--reps 3]
+       .venv/bin/python bench/scan_ab.py f80a263 --lexical [--reps 3]
 """
 
 from __future__ import annotations
@@ -378,6 +383,43 @@ def _alone(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
     )
 
 
+def _timing_lexical(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
+    """The lexical part and the gate alone (each revision's `_collect` with the asks collected
+    whatever the model's state, no model call), alternating page by page, the trees parsed outside
+    the clock, the memories across pages emptied per repeat: a change of a few percent there is
+    lost in the model's share of `_timing`. Parity counts findings, asks and hidden text."""
+    pages = _timed_pages(args)
+    mods = {"old": old, "new": current}
+    for html in pages[:30]:
+        for mod in mods.values():
+            mod._collect(html, policy, None, force=True)
+    clock = time.process_time
+    per_rep: dict[str, list[float]] = {"old": [], "new": []}
+    same = 0
+    for rep in range(args.reps):
+        _forget_page_memories("trustaudit.injection", old.__name__)
+        spent = {"old": 0.0, "new": 0.0}
+        for i, html in enumerate(pages):
+            got = {}
+            for which in ("old", "new") if (i + rep) % 2 == 0 else ("new", "old"):
+                tree = LexborHTMLParser(html)
+                t = clock()
+                page = mods[which]._collect(html, policy, tree, force=True)
+                spent[which] += clock() - t
+                asks = [(a.text, a.rank, a.location, a.technique, a.offset) for a in page.asks]
+                got[which] = (page.findings, asks, page.hidden_text)
+            same += got["old"] == got["new"]
+        for which, s in spent.items():
+            per_rep[which].append(s / len(pages) * 1000)
+    _report(
+        f"lexical part and gate (_collect), {len(pages)} pages x {args.reps}",
+        args.rev,
+        per_rep,
+        same,
+        args.reps * len(pages),
+    )
+
+
 def _extract(args: argparse.Namespace, policy: InjectionPolicy) -> None:
     """The scan's CPU inside `audit`'s extraction stage (`extract_records`), scan on minus off."""
     import dataclasses
@@ -541,6 +583,11 @@ def main() -> int:
     )
     ap.add_argument("--seed", type=int, default=20240601, help="parity: seed of hosts and places")
     ap.add_argument(
+        "--lexical",
+        action="store_true",
+        help="A/B of the lexical part and the gate alone (_collect, no model call)",
+    )
+    ap.add_argument(
         "--same-site",
         action="store_true",
         help="timing, --alone: only the real pages of sites with two or more, site by site",
@@ -561,6 +608,9 @@ def main() -> int:
             return 0
         if args.batch > 0:
             _timing_batched(args, old, policy)
+            return 0
+        if args.lexical:
+            _timing_lexical(args, old, policy)
             return 0
         _timing(args, old, policy)
     return 0

@@ -31,6 +31,7 @@ must not do is read every sentence of a page, so it looks only at the opening se
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -42,6 +43,7 @@ __all__ = [
     "CLOSED_STOPS",
     "SPACED_STOPS",
     "about_the_site",
+    "clauses",
     "first_person",
     "has_unspaced",
     "is_directive",
@@ -267,7 +269,7 @@ def _named_steer(head: str) -> bool:
     """Whether a verb of `_STEER_NAMED` opens a clause of `head` with a named thing right after it
     and a steering context in the rest of its sentence (`_steer_context`)."""
     pattern = _steer_named()
-    for m in _CLAUSE.finditer(head):
+    for m in clauses(head):
         v = pattern.match(head, m.start(1))
         name = _NAMED_FULL.match(head, v.end()) if v else None
         if name is None:
@@ -323,7 +325,7 @@ def steers(text: str) -> bool:
     every, opening, closing = _steer_patterns()
     if not every.find_matches_as_indexes(low):
         return False  # most texts hold no steering verb at all: one automaton pass says so
-    for m in _CLAUSE.finditer(low):
+    for m in clauses(low):
         if opening.match(low, m.start(1)):
             return True
     for sentence in _sentences(low):
@@ -589,6 +591,30 @@ def _sentences(text: str) -> list[str]:
 _CLAUSE = re.compile(
     r"(?:^|(?<=[.!?:;])\s+|(?<=[。！？\n])\s*|(?<=[,،，、])\s*)[\"'“«(*_~\-•…]*\s*([^\W\d_][\w'-]*)"
 )
+# Where a `_CLAUSE` match can start: at 0 (`^`) or right after a character of one of its lookbehind
+# classes, read from its pattern (one definition): `clauses` tries it only there.
+_CLAUSE_MARK = re.compile(
+    "[" + "".join(re.findall(r"\(\?<=\[((?:[^\]\\]|\\.)*)\]\)", _CLAUSE.pattern)) + "]"
+)
+
+
+def clauses(text: str) -> Iterator[re.Match[str]]:
+    """`_CLAUSE.finditer(text)`, the same matches: the pattern is tried only where one can start
+    (`_CLAUSE_MARK`) instead of at every character (its four alternatives cost ≈ 40 % of
+    `is_directive` on real pages' hidden text, where a sentence has a handful of such marks)."""
+    end = 0
+    m = _CLAUSE.match(text)
+    if m is not None:
+        end = m.end()
+        yield m
+    for mark in _CLAUSE_MARK.finditer(text):
+        at = mark.end()
+        if at < end:
+            continue  # inside the last match: `finditer` goes on from its end
+        m = _CLAUSE.match(text, at)
+        if m is not None:
+            end = m.end()
+            yield m
 
 
 def _please(low: str, t: _Tables) -> bool:
@@ -667,7 +693,7 @@ def is_directive(text: str) -> bool:
     if _please(low, t):
         return True
     verbs = _verbs()
-    for m in _CLAUSE.finditer(head):
+    for m in clauses(head):
         raw = m.group(1)
         w = raw.lower().strip("'-").split("-")[0]
         at = m.start(1)

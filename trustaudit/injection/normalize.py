@@ -625,8 +625,13 @@ def _hex_runs(s: str, limit: int, raw: bytes | None = None) -> list[tuple[int, i
     ascii_only = len(raw) == len(s)
     out: list[tuple[int, int, str]] = []
     covered = -1
+    last_b = last_c = 0  # a start's offset in characters, decoded on from the last start's
     for bpos in sorted(starts):
-        pos = bpos if ascii_only else len(raw[:bpos].decode("utf-8", "ignore"))
+        if ascii_only:
+            pos = bpos
+        else:  # (each start is a hex digit, an ASCII byte: a cut there splits no character)
+            last_c += len(raw[last_b:bpos].decode("utf-8", "ignore"))
+            last_b, pos = bpos, last_c
         if pos < covered:
             continue
         m = _HEX.search(s, max(0, pos - 4), pos + 13_000)

@@ -41,7 +41,9 @@ __all__ = [
     "embed",
     "probabilities",
     "prose_head",
+    "prose_head_words",
     "prose_shape",
+    "prose_words",
     "token_count",
 ]
 
@@ -97,19 +99,34 @@ def prose_shape(text: str, *, min_words: int = 8) -> bool:
     is not, and scripts without case — Arabic, Hebrew, Devanagari — never are), no markup, and letters making most of
     what is left once URLs are set aside (or 12 characters of a script written without spaces).
     Comments holding markup, ids, JSON and labels fail it."""
+    return prose_words(text, least=min_words) >= 0
+
+
+# `prose_words` of a passage in a script written without spaces: its length decides, not its words.
+UNSPACED_PROSE = sys.maxsize
+
+
+def prose_words(text: str, *, least: int = 0) -> int:
+    """The words `prose_shape` counts in `text` when it passes every other test of the shape
+    (`UNSPACED_PROSE` for 12 characters of a script written without spaces), else -1; -1 too when
+    fewer than `least` words (the count is the only test that depends on `min_words`, so
+    `prose_shape(text, min_words=k)` is `prose_words(text, least=j) >= k` for any j <= k: one
+    reading answers for several `min_words`, `injection._shape_ask`)."""
     if _MARKUP.search(text):
-        return False
+        return -1
     if _UNSPACED.search(text):
-        return len(_UNSPACED.findall(text)) >= 12
+        return UNSPACED_PROSE if len(_UNSPACED.findall(text)) >= 12 else -1
     # (both shortcuts are exact: a URL needs "://" or "![", the case count only a long enough text)
     bare = _URL.sub(" ", text) if "://" in text or "![" in text else text
     words = (_ASCII_WORD if bare.isascii() else _WORD).findall(bare)
-    if len(words) < min_words:
-        return False
+    if len(words) < least:
+        return -1
     title = sum(w[0].isupper() and not w.isupper() for w in words)
     if 2 * title > len(words):
-        return False
-    return sum(len(w) for w in words) >= 0.7 * len(bare.replace(" ", ""))
+        return -1
+    if sum(len(w) for w in words) < 0.7 * len(bare.replace(" ", "")):
+        return -1
+    return len(words)
 
 
 _CODE = re.compile(r"```|" + _MARKUP.pattern)
@@ -120,6 +137,14 @@ def prose_head(text: str, size: int, *, min_words: int = 5) -> str:
     """The opening a model reads of a hidden block: the text up to its first markup or code (a
     payload that asks to paste the code below), cut at a sentence end (else a word) within `size`
     characters; "" when that opening is not prose (`prose_shape` with `min_words`)."""
+    head, words = prose_head_words(text, size, least=min_words)
+    return head if words >= 0 else ""
+
+
+def prose_head_words(text: str, size: int, *, least: int = 0) -> tuple[str, int]:
+    """The opening `prose_head` cuts (whether prose or not) and its `prose_words` (-1 when it is not
+    prose of `least` words or more, or shorter than `_MIN_CHARS`): `prose_head(text, size,
+    min_words=k)` is the opening where the count is >= k, for any k >= `least`."""
     m = _CODE.search(text)
     head = text[: m.start()] if m else text
     if len(head) > size:
@@ -128,7 +153,7 @@ def prose_head(text: str, size: int, *, min_words: int = 5) -> str:
             cut = head.rfind(" ", 0, size)
         head = head[: cut + 1] if cut > 0 else head[:size]
     head = " ".join(head.split())
-    return head if len(head) >= _MIN_CHARS and prose_shape(head, min_words=min_words) else ""
+    return head, (prose_words(head, least=least) if len(head) >= _MIN_CHARS else -1)
 
 
 @lru_cache(maxsize=1)
