@@ -155,7 +155,7 @@ def _matcher() -> _Matcher:
                 langs.append(lang)
             li = langs.index(lang)
             for raw in terms.split():
-                term = raw.rstrip("*").replace("_", " ").lower()
+                term = raw.rstrip("*").replace("_", " ").replace("\u200c", "").lower()
                 # A short stem ("ver*", "rol*") would match words of every other language: whole word.
                 stem = raw.endswith("*") and len(term) >= min_stem
                 if not term:
@@ -230,11 +230,17 @@ def _short_len(term: str, mode: int) -> int:
     return 1 if any(ord(c) >= 0x3000 for c in term) else 2
 
 
+_FOLDED = frozenset("\u0307\u200c\u200d")
+
+
 def _fold(low: str) -> tuple[str, list[int] | None]:
-    """`low` without combining dots above (Turkish "İ".lower() is "i̇"), with a map back to `low`."""
-    if "\u0307" not in low:
+    """`low` without combining dots above (Turkish "İ".lower() is "i̇") and without zero-width
+    (non-)joiners, with a map back to `low`: a Persian writer puts a non-joiner inside a word
+    ("نادیده\u200cگرفتن") or not, the lexicon is written without them (`_matcher` folds its terms
+    alike), and a joiner of spelling is no carrier (`normalize._spelling_joiner`)."""
+    if "\u0307" not in low and "\u200c" not in low and "\u200d" not in low:
         return low, None
-    keep = [i for i, c in enumerate(low) if c != "\u0307"]
+    keep = [i for i, c in enumerate(low) if c not in _FOLDED]
     return "".join(low[i] for i in keep), keep
 
 
@@ -600,7 +606,7 @@ def _language(
 
 def has_strong_slot(text: str) -> bool:
     """Whether `text` holds a word of a slot every strong intent needs (a gate for costlier layers)."""
-    return bool(_slot_hits(text.lower(), first_strong=True))
+    return bool(_slot_hits(_fold(text.lower())[0], first_strong=True))
 
 
 _READER = frozenset({"you", "ai", "ai_weak", "addr"})
@@ -611,7 +617,7 @@ def addresses_reader(text: str, *, second_person: bool = True) -> bool:
     "Sie", "вы", "你", "assistant" …): `speaks_to_reader` without its intent words. Without
     `second_person`, only an AI addressee counts (a site's strings say "you" to every visitor)."""
     m = _matcher()
-    low = text.lower()
+    low = _fold(text.lower())[0]
     hits = _slot_hits(low) + _lazy_hits(low, 0, len(low), m)
     want = _READER if second_person else _READER - {"you"}
     return any(m.slots[h[2]] in want for h in hits)
@@ -622,6 +628,6 @@ def speaks_to_reader(text: str) -> bool:
     its reader (second person, an AI addressee, "note for"): a gate for the semantic layer, which
     needs no exact intent words but costs too much to read every hidden sentence of a page."""
     m = _matcher()
-    low = text.lower()
+    low = _fold(text.lower())[0]
     hits = _slot_hits(low) + _lazy_hits(low, 0, len(low), m)
     return any(m.slots[h[2]] in _STRONG or m.slots[h[2]] in _READER for h in hits)
