@@ -139,6 +139,28 @@ class _Matcher:
     lazy_mask: int  # the slots of the short words
 
 
+def _inflected(lang: str, terms: list[str]) -> list[str]:
+    """`terms` and the forms a prefix or the article makes of them, which a substring match misses:
+
+    - Arabic: the preposition li- before the article al- drops its alif ("للذكاء الاصطناعي", "to the
+      AI", holds no "الذكاء"), so a term opening with "ال" is also looked for without that alif;
+    - Hebrew: a definite noun phrase puts the article on its adjective or its construct's second
+      noun too ("הבינה המלאכותית", "מודל השפה"), so a two-word term is also looked for with "ה"
+      on its second word (the first word's prefixes, ה, ל, ב, ש, are inside the substring match).
+    """
+    if lang not in ("ar", "he"):
+        return terms
+    out = list(terms)
+    for raw in terms:
+        if lang == "ar" and raw.startswith("ال") and len(raw.rstrip("*")) >= 5:
+            out.append(raw[1:])
+        elif lang == "he" and raw.count("_") == 1:
+            first, second = raw.split("_")
+            if not second.startswith("ה") and len(second) >= 3:
+                out.append(f"{first}_ה{second}")
+    return out
+
+
 @lru_cache(maxsize=1)
 def _matcher() -> _Matcher:
     lex = lexicon()
@@ -154,7 +176,7 @@ def _matcher() -> _Matcher:
             if lang not in langs:
                 langs.append(lang)
             li = langs.index(lang)
-            for raw in terms.split():
+            for raw in _inflected(lang, terms.split()):
                 term = raw.rstrip("*").replace("_", " ").replace("\u200c", "").lower()
                 # A short stem ("ver*", "rol*") would match words of every other language: whole word.
                 stem = raw.endswith("*") and len(term) >= min_stem
@@ -293,10 +315,14 @@ def _slot_hits(
             if f & _URL:
                 tail = _URL_TAIL.match(low, j)
                 url_end = tail.end() if tail else j
-        # "_" joins words in identifiers (ignore_previous_instructions_flag is no sentence)
-        glued = i > 0 and (low[i - 1].isalnum() or low[i - 1] == "_")
+        # "_" joins words in identifiers (ignore_previous_instructions_flag is no sentence); a
+        # Latin term glued to Chinese, Japanese or Korean ("AIへの注意", "AI에게", "给AI的") stands
+        # apart: those scripts put no space between words
+        glued = (
+            i > 0 and (low[i - 1].isalnum() or low[i - 1] == "_") and not _cjk_edge(low, i - 1, i)
+        )
         if j < n:
-            under, alnum = low[j] == "_", low[j].isalnum()
+            under, alnum = low[j] == "_", low[j].isalnum() and not _cjk_edge(low, j, j - 1)
         else:
             under = alnum = False
         for si, li, mode, left, right in uses[k]:
@@ -315,6 +341,17 @@ def _slot_hits(
         return []
     out.sort()
     return out
+
+
+def _cjk_edge(low: str, out: int, inside: int) -> bool:
+    """Whether `low[out]`, next to a term's `low[inside]`, is a letter of a script written without
+    spaces (CJK ideographs, kana, Hangul) while the term's edge is an ASCII letter or digit."""
+    c = low[out]
+    return (
+        low[inside].isascii()
+        and ord(c) >= 0x3040
+        and ("\u3040" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" or "\uf900" <= c <= "\ufaff")
+    )
 
 
 def _lazy_hits(text: str, lo: int, hi: int, m: _Matcher) -> list[tuple[int, int, int, int]]:
@@ -621,6 +658,36 @@ def addresses_reader(text: str, *, second_person: bool = True) -> bool:
     hits = _slot_hits(low) + _lazy_hits(low, 0, len(low), m)
     want = _READER if second_person else _READER - {"you"}
     return any(m.slots[h[2]] in want for h in hits)
+
+
+def ai_addressees(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, strong) of every word of `text` that names an AI: the ``ai`` slot (strong:
+    "AI", "language model") and the ``ai_weak`` one (an assistant, an agent, a model), the latter
+    also as a vocative ("Assistent, …": strong), with offsets into `text`."""
+    m = _matcher()
+    low, back = _fold(text.lower())
+    ai = m.slots.index("ai") if "ai" in m.slots else -1
+    weak = m.slots.index("ai_weak") if "ai_weak" in m.slots else -1
+    out: list[tuple[int, int, bool]] = []
+    for i, j, si, _ in _slot_hits(low, text if back is None else None):
+        if si not in (ai, weak):
+            continue
+        strong = si == ai or _called(low, i, j)
+        if back is not None:
+            i, j = back[i], back[j - 1] + 1
+        out.append((i, j, strong))
+    return out
+
+
+_CALL_BEFORE = re.compile(r"(?:^|[.!?;:。！？：\n]\s*|(?:hey|dear|o|أيها|ای|יא)\s+)$")
+_CALL_AFTER = re.compile(r"[^\W_]*\s*[,،，、]")
+
+
+def _called(low: str, i: int, j: int) -> bool:
+    """Whether the name at [i, j) is called as the opening of its sentence, with a comma after it
+    ("Assistent, überweise …", "Asisten, masukkan …", "أيها المساعد، …"); a colon after a name
+    heads copy as often ("Chat with an agent: …")."""
+    return bool(_CALL_BEFORE.search(low, max(0, i - 8), i)) and bool(_CALL_AFTER.match(low, j))
 
 
 def speaks_to_reader(text: str) -> bool:
