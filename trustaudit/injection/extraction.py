@@ -526,7 +526,7 @@ _ADVICE = re.compile(
 # "Как написать системный промпт для вашего бота?", "如何编写你的提示词？"): no extraction.
 _HOW_TO = re.compile(
     r"\bhow (?:to|do|can|should|would)\b|\b(?:tips|best practices|templates?|examples?)\b|"
-    r"\b(?:write|create|craft|design|build|improve|optimi[sz]e|set up)\b|"
+    r"\b(?:write(?! (?:out|down|back)\b)|create|craft|design|build|improve|optimi[sz]e|set up)\b|"
     r"\b(?:cómo|como) (?:escribir|escrever|crear|criar|hacer|fazer|mejorar|melhorar)\b|"
     r"\bcomment (?:écrire|rédiger|créer)|\bwie (?:schreib|erstell|verbesser)|\bhoe (?:schrijf|maak)|"
     r"\bcome (?:scrivere|creare)|\bjak (?:napisać|stworzyć)|\bкак (?:написать|создать|составить)|"
