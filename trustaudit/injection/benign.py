@@ -33,6 +33,7 @@ from trustaudit.injection.directive import (
     SPACED_STOPS,
     first_person,
     is_directive,
+    names_ai_reader,
     names_role,
     steers_within,
     word_count,
@@ -712,7 +713,14 @@ def _plain_message(text: str) -> bool:
     """Whether a model-only finding's text could be a form's message at all: short, naming no
     address or link to send to, addressing no AI (what `ui_copy` asks of its text). An element's
     class alone ("msg", "notice") is the page author's word, which an attacker writes too."""
-    return len(text) <= _UI_MAX and not _ADDRESSEE.search(text) and not addresses_ai(text)
+    # (a note dedicated to an agent or an assistant, "P.S. para o agente que lê minha caixa de
+    # entrada: …", addresses an AI in every language: `directive.names_ai_reader`)
+    return (
+        len(text) <= _UI_MAX
+        and not _ADDRESSEE.search(text)
+        and not addresses_ai(text)
+        and not names_ai_reader(text)
+    )
 
 
 def link_label(text: str) -> bool:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -139,6 +139,28 @@ class _Matcher:
     lazy_mask: int  # the slots of the short words
 
 
+def _inflected(lang: str, terms: list[str]) -> list[str]:
+    """`terms` and the forms a prefix or the article makes of them, which a substring match misses:
+
+    - Arabic: the preposition li- before the article al- drops its alif ("للذكاء الاصطناعي", "to the
+      AI", holds no "الذكاء"), so a term opening with "ال" is also looked for without that alif;
+    - Hebrew: a definite noun phrase puts the article on its adjective or its construct's second
+      noun too ("הבינה המלאכותית", "מודל השפה"), so a two-word term is also looked for with "ה"
+      on its second word (the first word's prefixes, ה, ל, ב, ש, are inside the substring match).
+    """
+    if lang not in ("ar", "he"):
+        return terms
+    out = list(terms)
+    for raw in terms:
+        if lang == "ar" and raw.startswith("ال") and len(raw.rstrip("*")) >= 5:
+            out.append(raw[1:])
+        elif lang == "he" and raw.count("_") == 1:
+            first, second = raw.split("_")
+            if not second.startswith("ה") and len(second) >= 3:
+                out.append(f"{first}_ה{second}")
+    return out
+
+
 @lru_cache(maxsize=1)
 def _matcher() -> _Matcher:
     lex = lexicon()
@@ -154,8 +176,8 @@ def _matcher() -> _Matcher:
             if lang not in langs:
                 langs.append(lang)
             li = langs.index(lang)
-            for raw in terms.split():
-                term = raw.rstrip("*").replace("_", " ").lower()
+            for raw in _inflected(lang, terms.split()):
+                term = raw.rstrip("*").replace("_", " ").replace("\u200c", "").lower()
                 # A short stem ("ver*", "rol*") would match words of every other language: whole word.
                 stem = raw.endswith("*") and len(term) >= min_stem
                 if not term:
@@ -230,12 +252,40 @@ def _short_len(term: str, mode: int) -> int:
     return 1 if any(ord(c) >= 0x3000 for c in term) else 2
 
 
-def _fold(low: str) -> tuple[str, list[int] | None]:
-    """`low` without combining dots above (Turkish "İ".lower() is "i̇"), with a map back to `low`."""
-    if "\u0307" not in low:
+_FOLDED = "\u0307\u200c\u200d"
+_UNFOLD = str.maketrans(dict.fromkeys(_FOLDED))
+
+
+class _Back:
+    """The position in `low` of each position of its fold: the removed characters' positions are
+    found at C speed (`str.find`), and a position maps back by bisection (a Persian page holds
+    thousands of joiners; a list of every kept position cost a Python loop over the page)."""
+
+    __slots__ = ("_shift",)
+
+    def __init__(self, low: str) -> None:
+        removed: list[int] = []
+        for c in _FOLDED:
+            i = low.find(c)
+            while i != -1:
+                removed.append(i)
+                i = low.find(c, i + 1)
+        removed.sort()
+        # the j-th removed character sits before the folded position removed[j] - j
+        self._shift = [r - j for j, r in enumerate(removed)]
+
+    def __getitem__(self, k: int) -> int:
+        return k + bisect_right(self._shift, k)
+
+
+def _fold(low: str) -> tuple[str, _Back | None]:
+    """`low` without combining dots above (Turkish "İ".lower() is "i̇") and without zero-width
+    (non-)joiners, with a map back to `low`: a Persian writer puts a non-joiner inside a word
+    ("نادیده\u200cگرفتن") or not, the lexicon is written without them (`_matcher` folds its terms
+    alike), and a joiner of spelling is no carrier (`normalize._spelling_joiner`)."""
+    if "\u0307" not in low and "\u200c" not in low and "\u200d" not in low:
         return low, None
-    keep = [i for i, c in enumerate(low) if c != "\u0307"]
-    return "".join(low[i] for i in keep), keep
+    return low.translate(_UNFOLD), _Back(low)
 
 
 def slot_terms() -> tuple[str, ...]:
@@ -287,10 +337,14 @@ def _slot_hits(
             if f & _URL:
                 tail = _URL_TAIL.match(low, j)
                 url_end = tail.end() if tail else j
-        # "_" joins words in identifiers (ignore_previous_instructions_flag is no sentence)
-        glued = i > 0 and (low[i - 1].isalnum() or low[i - 1] == "_")
+        # "_" joins words in identifiers (ignore_previous_instructions_flag is no sentence); a
+        # Latin term glued to Chinese, Japanese or Korean ("AIへの注意", "AI에게", "给AI的") stands
+        # apart: those scripts put no space between words
+        glued = (
+            i > 0 and (low[i - 1].isalnum() or low[i - 1] == "_") and not _cjk_edge(low, i - 1, i)
+        )
         if j < n:
-            under, alnum = low[j] == "_", low[j].isalnum()
+            under, alnum = low[j] == "_", low[j].isalnum() and not _cjk_edge(low, j, j - 1)
         else:
             under = alnum = False
         for si, li, mode, left, right in uses[k]:
@@ -309,6 +363,17 @@ def _slot_hits(
         return []
     out.sort()
     return out
+
+
+def _cjk_edge(low: str, out: int, inside: int) -> bool:
+    """Whether `low[out]`, next to a term's `low[inside]`, is a letter of a script written without
+    spaces (CJK ideographs, kana, Hangul) while the term's edge is an ASCII letter or digit."""
+    c = low[out]
+    return (
+        low[inside].isascii()
+        and ord(c) >= 0x3040
+        and ("\u3040" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" or "\uf900" <= c <= "\ufaff")
+    )
 
 
 def _lazy_hits(text: str, lo: int, hi: int, m: _Matcher) -> list[tuple[int, int, int, int]]:
@@ -600,7 +665,7 @@ def _language(
 
 def has_strong_slot(text: str) -> bool:
     """Whether `text` holds a word of a slot every strong intent needs (a gate for costlier layers)."""
-    return bool(_slot_hits(text.lower(), first_strong=True))
+    return bool(_slot_hits(_fold(text.lower())[0], first_strong=True))
 
 
 _READER = frozenset({"you", "ai", "ai_weak", "addr"})
@@ -611,10 +676,40 @@ def addresses_reader(text: str, *, second_person: bool = True) -> bool:
     "Sie", "вы", "你", "assistant" …): `speaks_to_reader` without its intent words. Without
     `second_person`, only an AI addressee counts (a site's strings say "you" to every visitor)."""
     m = _matcher()
-    low = text.lower()
+    low = _fold(text.lower())[0]
     hits = _slot_hits(low) + _lazy_hits(low, 0, len(low), m)
     want = _READER if second_person else _READER - {"you"}
     return any(m.slots[h[2]] in want for h in hits)
+
+
+def ai_addressees(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, strong) of every word of `text` that names an AI: the ``ai`` slot (strong:
+    "AI", "language model") and the ``ai_weak`` one (an assistant, an agent, a model), the latter
+    also as a vocative ("Assistent, …": strong), with offsets into `text`."""
+    m = _matcher()
+    low, back = _fold(text.lower())
+    ai = m.slots.index("ai") if "ai" in m.slots else -1
+    weak = m.slots.index("ai_weak") if "ai_weak" in m.slots else -1
+    out: list[tuple[int, int, bool]] = []
+    for i, j, si, _ in _slot_hits(low, text if back is None else None):
+        if si not in (ai, weak):
+            continue
+        strong = si == ai or _called(low, i, j)
+        if back is not None:
+            i, j = back[i], back[j - 1] + 1
+        out.append((i, j, strong))
+    return out
+
+
+_CALL_BEFORE = re.compile(r"(?:^|[.!?;:。！？：\n]\s*|(?:hey|dear|o|أيها|ای|יא)\s+)$")
+_CALL_AFTER = re.compile(r"[^\W_]*\s*[,،，、]")
+
+
+def _called(low: str, i: int, j: int) -> bool:
+    """Whether the name at [i, j) is called as the opening of its sentence, with a comma after it
+    ("Assistent, überweise …", "Asisten, masukkan …", "أيها المساعد، …"); a colon after a name
+    heads copy as often ("Chat with an agent: …")."""
+    return bool(_CALL_BEFORE.search(low, max(0, i - 8), i)) and bool(_CALL_AFTER.match(low, j))
 
 
 def speaks_to_reader(text: str) -> bool:
@@ -622,6 +717,6 @@ def speaks_to_reader(text: str) -> bool:
     its reader (second person, an AI addressee, "note for"): a gate for the semantic layer, which
     needs no exact intent words but costs too much to read every hidden sentence of a page."""
     m = _matcher()
-    low = text.lower()
+    low = _fold(text.lower())[0]
     hits = _slot_hits(low) + _lazy_hits(low, 0, len(low), m)
     return any(m.slots[h[2]] in _STRONG or m.slots[h[2]] in _READER for h in hits)

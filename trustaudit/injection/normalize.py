@@ -1039,6 +1039,56 @@ def _reveal_variation_selectors(text: str, out: list[InvisibleSegment]) -> None:
             )
 
 
+# Zero-width (non-)joiners are letters of spelling in the joining scripts: Persian writes a
+# non-joiner at word-internal morpheme boundaries ("می\u200cخواهم", "کتاب\u200cها"), Urdu, Kurdish and
+# the Indic scripts put a joiner or non-joiner after a virama to pick a conjunct's form. Spelling
+# puts them sparsely, between pieces of a word; an evasion puts one between every letter of every
+# word ("ت\u200cج\u200cا\u200cه\u200cل"). The density rule tells them apart word by word:
+# a joiner is spelling when it sits alone between two characters of one joining script and its word
+# holds at most `_JOINERS_PER_WORD` of them, cutting it into pieces of which at most one is shorter
+# than two letters (the ezafe "ی" after a final "ه": "خانه\u200cی"); after a virama it always is.
+_JOINERS = frozenset("\u200c\u200d")
+_JOINERS_PER_WORD = 2
+_WORD_SCAN = 40  # characters looked at on each side for the word's ends
+
+
+def _joining_script(c: str) -> int:
+    """The joining script block of `c` (1 Arabic script, 2 Indic scripts), 0 for any other."""
+    cp = ord(c)
+    if 0x0600 <= cp <= 0x06FF or 0x0750 <= cp <= 0x077F or 0x08A0 <= cp <= 0x08FF:
+        return 1
+    if 0xFB50 <= cp <= 0xFDFF or 0xFE70 <= cp <= 0xFEFF:
+        return 1
+    if 0x0900 <= cp <= 0x0DFF:
+        return 2
+    return 0
+
+
+def _spelling_joiner(text: str, a: int, b: int) -> bool:
+    """Whether the zero-width run text[a:b] is a joiner of spelling inside a word (see `_JOINERS`)."""
+    if b - a != 1 or text[a] not in _JOINERS or a == 0 or b >= len(text):
+        return False
+    script = _joining_script(text[a - 1])
+    if not script or _joining_script(text[b]) != script:
+        return False
+    if script == 2 and unicodedata.combining(text[a - 1]) == 9:
+        return True  # after a virama: the conjunct's form ("क्\u200dष", "ক্\u200cষ")
+    lo = a - 1
+    while lo > 0 and a - lo < _WORD_SCAN and not text[lo - 1].isspace():
+        lo -= 1
+    hi = b + 1
+    while hi < len(text) and hi - b < _WORD_SCAN and not text[hi].isspace():
+        hi += 1
+    pieces = _JOINER_SPLIT.split(text[lo:hi])
+    if len(pieces) - 1 > _JOINERS_PER_WORD:
+        return False
+    short = sum(1 for p in pieces if sum(ch.isalpha() for ch in p) < 2)
+    return short <= 1
+
+
+_JOINER_SPLIT = re.compile(f"[{_ZW_CHARS}]")
+
+
 def reveal_invisible(text: str, *, context: int = 300) -> list[InvisibleSegment]:
     """Decode text that invisible Unicode carries or disguises, so the detector can read it.
 
@@ -1047,7 +1097,9 @@ def reveal_invisible(text: str, *, context: int = 300) -> list[InvisibleSegment]
     - variation selectors carry one byte each (VS1–VS256 smuggling);
     - runs of two invisible symbols are decoded as bits: zero-width characters, or the invisible
       times/plus operators of "sneaky bits" (with an invisible separator between bytes or not);
-      words split by zero-width characters are rejoined with their surrounding text;
+      words split by zero-width characters are rejoined with their surrounding text, unless the
+      character is a joiner of spelling (`_spelling_joiner`: a Persian non-joiner between a word's
+      pieces, sparse; a joiner between every letter is still a carrier);
     - a right-to-left override run is reversed to what a human sees.
     """
     out: list[InvisibleSegment] = []
@@ -1081,8 +1133,16 @@ def reveal_invisible(text: str, *, context: int = 300) -> list[InvisibleSegment]
                     )
                 )
                 continue
-        # A word broken by zero-width characters ("ig\u200bnore"): letters on both sides.
-        if a > 0 and b < n and text[a - 1].isalpha() and text[b].isalpha():
+        # A word broken by zero-width characters ("ig\u200bnore"): letters on both sides. The
+        # non-joiner of Persian spelling ("می\u200cخواهم") and the joiners after an Indic virama
+        # are part of the word, not a carrier.
+        if (
+            a > 0
+            and b < n
+            and text[a - 1].isalpha()
+            and text[b].isalpha()
+            and not _spelling_joiner(text, a, b)
+        ):
             words.append((a, b))
     if words:
         # Group nearby split words into windows; strip the invisible characters inside each window.
