@@ -299,7 +299,7 @@ def test_fit_fold_takes_bags_like_rows() -> None:
         40,
     )
     head = _T.fit_fold(xp, fam, fam != "a", xn, data, 13)
-    assert set(head.thresholds) == {"covert", "exposed", "visible"}
+    assert set(head.thresholds) == set(_T.GROUPS)
     assert (head.proba(xp[fam == "a"]) >= head.thresholds["covert"]).mean() > 0.5
 
 
