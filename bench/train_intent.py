@@ -37,8 +37,8 @@ Thresholds: per kind of place (``covert``: hidden on purpose; ``comment``: HTML 
 aria-hidden and noscript; ``exposed``: attributes, meta descriptions, script strings…; ``visible``),
 the lowest probability (≥ 0.5) that flags at most its share of ``--fp-budget`` (FP_BUDGET, 1 %: the
 lexical scanner flags none of the real pages now) of the training pages through the passages of that
-kind the scan's gates ask about — with 399 training pages, none through covert, comment and quiet
-places, one through exposed ones and one in plain sight (SHARES) — read from *cross-fitted* probabilities (each half of the training pages scored by a head trained
+kind the scan's gates ask about — with 399 training pages, none through a hidden place of any kind
+and one in plain sight (SHARES) — read from *cross-fitted* probabilities (each half of the training pages scored by a head trained
 without it), so a head that memorises its negatives does not set its thresholds on them. False
 positives are counted on the other half of the pages, which nothing was fitted on.
 
@@ -97,11 +97,15 @@ FP_BUDGET = 0.01
 # flagged per fold by the head alone; with none allowed the threshold is 0.81 (20 of 191, unseen
 # pages 0-0.25 %). A floor from the hard negatives themselves was measured and not kept: they score
 # 0.93-0.996 even in-sample, so any useful floor put every threshold above 0.98.
-# Comments and aria-hidden / noscript (`semantic.PLACES`) were part of "exposed" until session 13:
-# its one page allowed was spent on attributes and meta descriptions that speak to the visitor, and
-# comments' payloads were held to the bar that copy set (0.83-0.93). Given thresholds of their own,
-# they are allowed no page, as text hidden on purpose is: the split adds no false-positive budget.
-SHARES = {"covert": 0.0, "comment": 0.0, "quiet": 0.0, "exposed": 1 / 3, "visible": 1 / 3}
+# Comments and aria-hidden / noscript (`semantic.PLACES`) were part of "exposed" until session 13,
+# whose threshold (the second-highest training page) a pasted snippet's notes in one page's comments
+# ("Replace href with your meta and URL information", 0.92-0.94) held at 0.80-0.93 while comments'
+# payloads score 0.7-0.9. Given thresholds of their own, they are allowed no page, as text hidden on
+# purpose is. With the notes no longer asked (`site_messages.snippet_note`), one page allowed to the
+# attributes, meta descriptions and script strings put their threshold at 0.61-0.79, and two folds
+# flagged 0.75 % of the unseen test pages (meta descriptions and titles that speak to the visitor
+# reach 0.88-0.95 there): none is allowed now. The budget only shrank (two pages to one).
+SHARES = {"covert": 0.0, "comment": 0.0, "quiet": 0.0, "exposed": 0.0, "visible": 1 / 3}
 # The head learns from payloads' prose openings of up to 400 characters; the scan reads up to
 # InjectionPolicy.semantic_max_chars (200) of a passage. Retrained on 200-character cuts, the
 # per-kind thresholds fell (covert 0.90 → 0.72) and the model's false positives on the unseen test
@@ -125,6 +129,11 @@ EXTRA_BOUNDARY = False
 # siblings too, or its held-out figure would read a restatement of itself (own-class2 writes
 # own-class's four classes again, in the same 20 languages; own-class3 three of them).
 SIBLINGS: dict[str, tuple[str, ...]] = {"own-class": ("own-class2", "own-class3")}
+
+
+# The kinds of place whose passages `training_data` samples (`max_exposed`): every place outside
+# those hidden on purpose and plain sight.
+_SAMPLED = frozenset({"exposed", *PLACES.values()})
 
 
 def kept(fam: np.ndarray, held: str) -> np.ndarray:
@@ -375,7 +384,9 @@ def training_data(
                 if t not in seen:
                     seen.add(t)
                     rows.append((t, g, i, a))
-        exposed = [k for k, r in enumerate(rows) if r[1] == "exposed" and not r[3]]
+        # (comments and aria-hidden / noscript, "exposed" until they got thresholds of their own,
+        # are sampled with the attributes as before: the same rows, the same draw)
+        exposed = [k for k, r in enumerate(rows) if r[1] in _SAMPLED and not r[3]]
         drop = set(exposed) - set(rng.sample(exposed, min(max_exposed, len(exposed))))
         rows = [r for k, r in enumerate(rows) if k not in drop]
         return (
@@ -772,8 +783,8 @@ def thresholds(
 ) -> dict[str, float]:
     """Per kind of place, the lowest probability ≥ 0.5 at which the passages of that kind the scan
     asks about (`asked`) flag at most its share (SHARES) of `budget` × `n_pages` pages (rounded
-    down: with the default budget and 399 training pages, none for covert, comment and quiet, one
-    for exposed and visible); every place ≥ covert and visible ≥ exposed."""
+    down: with the default budget and 399 training pages, none for every hidden kind, one in plain
+    sight); every place ≥ covert and visible ≥ exposed."""
     out: dict[str, float] = {}
     for g in GROUPS:
         allowed = int(SHARES[g] * budget * n_pages)

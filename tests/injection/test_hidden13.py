@@ -195,7 +195,8 @@ def test_comments_and_quiet_places_have_thresholds_of_their_own() -> None:
 
 def test_the_training_thresholds_allow_no_page_through_comments() -> None:
     """bench/train_intent.thresholds: a comment's passages set the comment threshold alone (none of
-    the training pages may be flagged through one), above covert; attributes keep their one page."""
+    the training pages may be flagged through one), above covert; no page through attributes
+    either (the highest sets it); one in plain sight."""
     from injection.bench_module import load
 
     t = load("train_intent")
@@ -204,8 +205,8 @@ def test_the_training_thresholds_allow_no_page_through_comments() -> None:
     page = np.array([1, 2, 3, 4, 5, 6])
     thr = t.thresholds(p, group, page, np.ones(6, dtype=bool), 399, 0.01)
     assert thr["comment"] == 0.7001 and thr["quiet"] == 0.6001 and thr["covert"] == 0.5
-    assert thr["exposed"] == 0.9001  # one page allowed: the second highest sets it
-    assert thr["visible"] >= thr["exposed"]
+    assert thr["exposed"] == 0.9501
+    assert thr["visible"] == thr["exposed"]  # the one visible page allowed, and visible >= exposed
 
 
 def test_a_comment_request_is_a_finding_where_an_attribute_one_is_not(
