@@ -420,7 +420,9 @@ def _semantic_folds(
             xp, data.pos_family, keep, xn, data, args.seed, kind=args.head, language_blind=blind
         )
         probs = dict(zip(asked, head.proba(xa).tolist(), strict=True))
-        LAST_FOLD.update(probs=probs, thr=head.thresholds["covert"], c=head.c)
+        LAST_FOLD.update(
+            probs=probs, thr=head.thresholds["covert"], c=head.c, thresholds=head.thresholds
+        )
         cs = [
             _with_model(s, a, probs, head.thresholds, hidden_only=c.technique != "visible")
             for c, s, a in zip(cases, scores, case_asks, strict=True)
@@ -444,6 +446,25 @@ LAST_FOLD: dict[str, object] = {}
 
 def _key(text: str) -> str:
     return " ".join(text.lower().split())
+
+
+def _threshold_bound(
+    asked: list[tuple[str, float, str]], probs: dict[str, float], thr: dict[str, float]
+) -> bool:
+    """Whether a missed hidden payload's passage would have been a finding had the fold's threshold
+    for its kind of place been 0.5: its probability is below that threshold but reaches what its
+    location's prior needs (`combine` by noisy-or up to ``min_score``). ``--diagnose`` reports
+    these as ``asked<thr``; the other ``asked`` misses score too low for any threshold."""
+    from bench.train_intent import group_of
+
+    pol = InjectionPolicy()
+    for text, lex, tech in asked:
+        if tech == "visible":
+            continue
+        p = probs[text]
+        if p < thr[group_of(tech)] and combine(lex, p, pol.semantic_weight, 0.5) >= pol.min_score:
+            return True
+    return False
 
 
 def miss_reason(
@@ -644,6 +665,9 @@ def main(argv: list[str] | None = None) -> int:
     head = f"{'family':22s} {'n':>4s} {'thr':>6s} {'tune recall':>12s} {'held-out hidden':>16s} {'held-out visible':>17s}"
     print("\n" + head + "\n" + "-" * len(head))
     caught = [False] * len(cases)
+    # --diagnose: held-out hidden misses by hiding technique and reason, and the fold's p of the asked
+    tech_why: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    tech_p: dict[str, list[float]] = defaultdict(list)
     for fam in fams:
         if args.folds and fam not in args.folds.split(","):
             continue
@@ -680,13 +704,19 @@ def main(argv: list[str] | None = None) -> int:
                 if p.family != fam or c.technique == "visible" or caught[k]:
                     continue
                 r = miss_reason(p, c.technique, case_asks[k], c.html)
-                why[r] += 1
                 if r == "asked":
                     below.append(max(probs[t] for t, _, tt in case_asks[k] if tt != "visible"))
+                    tech_p[c.technique].append(below[-1])
+                    if _threshold_bound(case_asks[k], probs, LAST_FOLD["thresholds"]):
+                        r = "asked<thr"
+                why[r] += 1
+                tech_why[c.technique][r] += 1
             med = f" p median {sorted(below)[len(below) // 2]:.2f}" if below else ""
             print(
                 f"   misses: {dict(sorted(why.items()))}{med} "
-                f"(fold C {LAST_FOLD['c']}, covert thr {LAST_FOLD['thr']:.3f})"
+                f"(fold C {LAST_FOLD['c']}, covert thr {LAST_FOLD['thr']:.3f}; "
+                + ", ".join(f"{g} {v:.3f}" for g, v in LAST_FOLD["thresholds"].items())  # type: ignore[attr-defined]
+                + ")"
             )
 
     def table(title: str, key: Callable[[Payload], str], order: Iterable[str]) -> None:
@@ -717,7 +747,12 @@ def main(argv: list[str] | None = None) -> int:
         by_tech[c.technique].append(ok)
     print("\ntechnique      held-out recall")
     for t in (*HIDDEN, "visible"):
-        print(f"{t:18s} {_rate(by_tech[t])}")
+        extra = ""
+        if tech_why.get(t):
+            ps = sorted(tech_p[t])
+            med = f" p median {ps[len(ps) // 2]:.2f}" if ps else ""
+            extra = f"   misses: {dict(sorted(tech_why[t].items()))}{med}"
+        print(f"{t:18s} {_rate(by_tech[t])}{extra}")
 
     if fold_fp:
         print(

@@ -62,6 +62,7 @@ from trustaudit.injection.normalize import (
     strip_invisible,
     variants,
 )
+from trustaudit.injection.site_messages import snippet_note
 from trustaudit.policy.injection import InjectionPolicy
 
 __all__ = [
@@ -535,7 +536,9 @@ def _hidden_asks(
         text = texts[e.seg]
         h = weak.get(k) if seg.technique != "script" else None
         if h is not None:
-            passage = _passage(text, h.start, h.end, policy.semantic_max_chars)
+            passage = _hidden_passage(text, h.start, h.end, policy.semantic_max_chars)
+            if not every and seg.technique == "comment" and snippet_note(passage):
+                continue  # a pasted snippet's note to the webmaster ("Replace href with your URL")
             if prose_shape(passage, min_words=5):
                 rank = (_TIER_HIT, h.score, e.prior)
             else:
@@ -571,6 +574,8 @@ def _hidden_asks(
                 if in_copy_series(text, seg.technique, series[place]):
                     continue
             passage, tier = picked
+            if not every and seg.technique == "comment" and snippet_note(passage):
+                continue
             h = Hit(0, len(passage), _excerpt(passage, 0, len(passage)), "", e.prior, "", "")
             rank = (tier, e.prior, e.prior)
         asks.append(
@@ -907,6 +912,23 @@ def _passage(text: str, start: int, end: int, size: int) -> str:
     hi = min(len(text), max(end, lo + size // 2))
     stop = [i for i in (text.find(c, end, hi + 80) for c in ".!?\n。") if i != -1]
     hi = min(stop) + 1 if stop and min(stop) < lo + size else hi
+    return " ".join(text[lo : min(hi, lo + size)].split())
+
+
+def _hidden_passage(text: str, start: int, end: int, size: int) -> str:
+    """`_passage` for a weak hit in a hidden segment, cut only where a sentence ends
+    (`_SENTENCE_STOP`: a stop before a space or the end, a line break, a full stop of a script
+    without spaces). `_passage` cuts at any ".", so the request a payload makes around a link or an
+    address reached the model as "…suggest users install an app at www." or "…reach out
+    assist@gmail.", without the address it names (20 of the LOFO bench's hidden payloads)."""
+    lo = max(0, start - size // 4)
+    cut = -1
+    for m in _SENTENCE_STOP.finditer(text, lo, start):
+        cut = m.end()
+    lo = cut if cut != -1 else lo
+    hi = min(len(text), max(end, lo + size // 2))
+    stop = _SENTENCE_STOP.search(text, end, hi + 80)
+    hi = stop.end() if stop and stop.end() <= lo + size else hi
     return " ".join(text[lo : min(hi, lo + size)].split())
 
 

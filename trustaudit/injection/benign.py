@@ -230,11 +230,13 @@ _ADDRESSEE = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|https?://|www\.", re.IGNORECAS
 # Names a site gives the elements of its own interface, in class and id values (the start of a
 # name part: "js-email-error", "newsletter__form", "modal-dialog", "resetPasswordSuccess"): a form's
 # messages (success, validation error, notice), dialogs, tooltips, sign-up and consent boxes,
-# paywalls and buy boxes, calls to action. Front-end names are English on most sites of any
-# language; the common German, French, Spanish and Italian ones are listed too.
+# paywalls and buy boxes, calls to action, and glossaries (the definitions a glossary plugin keeps
+# hidden until the visitor hovers a term: a tooltip's text by another name). Front-end names are
+# English on most sites of any language; the common German, French, Spanish and Italian ones are
+# listed too ("glossa" matches glossary, Glossar, glossaire, glossario; "glosar" glosario).
 _UI_NAME_BODY = (
     r"error|errmsg|err(?![a-z])|invalid|validat|succes|alert|notice|notif|warning|feedback|confirm|"
-    r"thank|toast|tooltip|popover|modal|dialog|popup|newsletter|subscri|sign-?up|sign-?in|"
+    r"thank|toast|tooltip|popover|glossa|glosar|modal|dialog|popup|newsletter|subscri|sign-?up|sign-?in|"
     r"log-?in|regist|cookie|consent|gdpr|paywall|captcha|buybox|checkout|cta(?![a-z])|"
     r"fehler|meldung|hinweis|erreur|alerte|aviso|avviso|errore"
 )
@@ -646,7 +648,7 @@ def ui_container(node: Any) -> str:
     """Why a hidden element (a parsed node: ``tag``, ``attributes``, ``parent``, ``css``, ``text``)
     is the site's own interface rather than text hidden for a reader's AI, or "": it or one of its
     `_UI_DEPTH` nearest ancestors is a dialog, an ARIA alert / status / tooltip / live
-    region, or is named as a form message, dialog, tooltip, sign-up, consent, paywall or buy box
+    region, or is named as a form message, dialog, tooltip, glossary, sign-up, consent, paywall or buy box
     (`ui_names`); or it is a list of links; or a scroll animation holds it at opacity 0 until shown.
     Sites hide these by the dozen until the visitor acts; the model is not asked about them (the
     lexical scanner still reads them, and a strong instruction there is still found)."""

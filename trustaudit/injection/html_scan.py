@@ -489,7 +489,12 @@ _SENTENCES_MAX, _SENTENCE_SCRIPT, _SENTENCE_BUNDLE = 8, 20000, 3
 # sentences (their gate words still are).
 _SENTENCE_CHARS = 200_000
 _SENTENCE_WORDS = 8
-_SENTENCE_STOP = re.compile(rf"[{SPACED_STOPS}](?:\s|\\n|$)|[{CLOSED_STOPS}]")
+# A sentence end in a literal's raw text: a stop of a spaced script before a space, an escaped line
+# break or the literal's end, the quotes or brackets that close a quotation between them ("…for my
+# liking.'", "…restrictions.\\"" as JSON escapes it); or a full stop of a script without spaces.
+_SENTENCE_STOP = re.compile(
+    rf"[{SPACED_STOPS}](?:\\?[\"'\u201d\u2019\u00bb)\]])*(?:\s|\\n|$)|[{CLOSED_STOPS}]"
+)
 # The key a literal is the value of (`"description": "…"`, `title: '…'`), read just before it.
 _LITERAL_KEY = re.compile(r"""["']?([A-Za-z_$][\w$.-]*)["']?\s*:\s*$""")
 # Keys whose values are a site's own copy (SEO text, UI labels and messages, i18n strings).
@@ -526,9 +531,9 @@ _UI_SINK = re.compile(
     r"swal|Swal\.fire|message\.(?:success|error|warning|info)|(?:add|display|render|push)(?:Msg|Message))"
     r"\w*\s*\((?:[^()]{0,24},\s*)?)$"
 )
-# A cheap test of a whole script before its literals are parsed: a sentence end before a quote or
-# a space (a literal holding a sentence has one, `_SENTENCE_STOP`).
-_SENTENCE_HINT = re.compile(rf"[{SPACED_STOPS}](?:[\"'`\s]|\\n)|[{CLOSED_STOPS}]")
+# A cheap test of a whole script before its literals are parsed: a sentence end before a quote (an
+# escaped one too) or a space (a literal holding a sentence has one, `_SENTENCE_STOP`).
+_SENTENCE_HINT = re.compile(rf"[{SPACED_STOPS}](?:\\?[\"'`\s]|\\n)|[{CLOSED_STOPS}]")
 
 
 _FIRST_LETTERS = re.compile(r"[\W\d_]*([A-Za-z]+)")
@@ -571,7 +576,11 @@ def _prose_literal(lit: str) -> bool:
     `_SENTENCE_WORDS` words (cheap tests first: most literals fail the space count). Chinese and
     Japanese write a sentence without spaces: there its words in that script are counted (two
     characters a word, `_unspaced_words`)."""
-    if len(lit) >= 40 and lit.count(" ") >= _SENTENCE_WORDS - 1:
+    if lit.count(" ") >= _SENTENCE_WORDS - 1 and (
+        len(lit) >= 40 or len(lit) + len(_HANGUL.findall(lit)) >= 40
+    ):
+        # (a Hangul block is a syllable: eight Korean words take ~30 characters, so each counts
+        # twice towards the length eight words take in Latin letters)
         return _SENTENCE_STOP.search(lit) is not None
     return (
         len(lit) >= _UNSPACED_MIN
@@ -580,6 +589,7 @@ def _prose_literal(lit: str) -> bool:
     )
 
 
+_HANGUL = re.compile("[\uac00-\ud7af]")
 # A sentence of `_SENTENCE_WORDS` words in a script without spaces: two characters a word.
 _UNSPACED_MIN = 2 * _SENTENCE_WORDS
 

@@ -91,6 +91,18 @@ _ASCII_WORD = re.compile(r"[A-Za-z]{2,}")
 _CACHE_MAX = 4096
 _MARKUP = re.compile(r"<[a-zA-Z/!]|[{}]|=\"|\[if |\\u[0-9a-fA-F]{4}")
 _URL = re.compile(r"\S+://\S+|!\[[^\]]*\]\([^)]*\)")
+# A CSS declaration ("border-style:solid;", "top: 14px;"): a lower-case property name, a colon, a
+# value of up to six CSS tokens (a number with its unit, a hex colour, a keyword or a function
+# call), then a semicolon or the end. A passage that is mostly these, some with a number or a colour,
+# is a style sheet's text (a `content:` string of broken minified CSS, a style attribute copied
+# into a hidden block), however many letters its property names and keywords hold.
+_CSS_NUMBER = r"-?\d*\.?\d+(?:px|em|rem|%|vh|vw|pt|s|ms|deg|fr)?|#[0-9a-fA-F]{3,8}"
+_CSS_TOKEN = rf"(?:{_CSS_NUMBER}|[a-z][a-z-]*(?:\([^()]{{0,40}}\))?|!important)"
+_CSS_DECL = re.compile(
+    rf"(?<![\w-])[a-z][a-z-]+\s*:\s*(?P<v>{_CSS_TOKEN}(?:\s+{_CSS_TOKEN}){{0,5}})\s*(?:;|$)"
+)
+_CSS_MEASURE = re.compile(rf"(?:^|\s)(?:{_CSS_NUMBER})(?:\s|$)")
+_CSS_DECLS_MIN = 3
 
 
 def prose_shape(text: str, *, min_words: int = 8) -> bool:
@@ -114,6 +126,8 @@ def prose_words(text: str, *, least: int = 0) -> int:
     reading answers for several `min_words`, `injection._shape_ask`)."""
     if _MARKUP.search(text):
         return -1
+    if text.count(";") >= _CSS_DECLS_MIN and _css_declarations(text):
+        return -1
     if _UNSPACED.search(text):
         return UNSPACED_PROSE if len(_UNSPACED.findall(text)) >= 12 else -1
     # (both shortcuts are exact: a URL needs "://" or "![", the case count only a long enough text)
@@ -127,6 +141,18 @@ def prose_words(text: str, *, least: int = 0) -> int:
     if sum(len(w) for w in words) < 0.7 * len(bare.replace(" ", "")):
         return -1
     return len(words)
+
+
+def _css_declarations(text: str) -> bool:
+    """Whether `text` is a list of CSS declarations: `_CSS_DECLS_MIN` or more (`_CSS_DECL`), two
+    of them with a number or a colour, making at least half of its characters. Such a list passed `prose_shape` as prose (its
+    hyphenated property names are words of letters) and was sent to the model as a hidden sentence."""
+    n = measured = covered = 0
+    for m in _CSS_DECL.finditer(text):
+        n += 1
+        measured += _CSS_MEASURE.search(m.group("v")) is not None
+        covered += m.end() - m.start()
+    return n >= _CSS_DECLS_MIN and measured >= 2 and 2 * covered >= len(text)
 
 
 _CODE = re.compile(r"```|" + _MARKUP.pattern)
@@ -188,12 +214,22 @@ def token_count(text: str) -> int:
     return int(_model().token_count(text[:2000]))
 
 
+# Places outside those hidden on purpose whose passages get a threshold of their own
+# (`Classifier.threshold_by_place`, set by bench/train_intent.py from that place's passages on real
+# pages) instead of `threshold_exposed`: HTML comments hold developers' notes, aria-hidden and
+# noscript hold a page's duplicates and fallbacks, where attributes and meta descriptions hold
+# visitor-facing copy ("Test your Python knowledge…"). One shared threshold let the copy of the
+# one set the bar for the others (docs/injection.md, "Session 13: hidden passages").
+PLACES: dict[str, str] = {"comment": "comment", "aria_hidden": "quiet", "noscript": "quiet"}
+
+
 @dataclass(frozen=True, slots=True)
 class Classifier:
     """A small head on passage embeddings: P(instruction aimed at an AI) and its thresholds,
     higher where ordinary pages hold more ordinary prose: `threshold` for text hidden on purpose
     (display:none, off-screen, invisible carriers…), `threshold_exposed` for attributes, meta
-    descriptions and comments, `threshold_visible` for text in plain sight.
+    descriptions and script strings, `threshold_by_place` for comments and for aria-hidden and
+    noscript (`PLACES`), `threshold_visible` for text in plain sight.
 
     A logistic regression (`weights`, `bias`), or with `hidden` and `hidden_bias` a one-layer MLP:
     ``tanh(x @ hidden + hidden_bias)`` feeds the logistic output (bench/train_intent.py, ``--head``)."""
@@ -205,12 +241,21 @@ class Classifier:
     threshold_exposed: float = 0.85
     hidden: np.ndarray | None = None
     hidden_bias: np.ndarray | None = None
+    # (place, threshold) for the places of `PLACES` that have one; the others use threshold_exposed
+    threshold_by_place: tuple[tuple[str, float], ...] = ()
 
     def threshold_for(self, technique: str, *, covert: bool) -> float:
         """The threshold for a passage found with `technique` (`covert`: hidden on purpose)."""
         if technique == "visible":
             return self.threshold_visible
-        return self.threshold if covert else self.threshold_exposed
+        if covert:
+            return self.threshold
+        place = PLACES.get(technique)
+        if place is not None:
+            for name, thr in self.threshold_by_place:
+                if name == place:
+                    return thr
+        return self.threshold_exposed
 
     def proba(self, texts: Sequence[str]) -> np.ndarray:
         """Probability per passage that it is an instruction aimed at an AI reader."""
@@ -270,8 +315,10 @@ def classifier() -> Classifier | None:
 
 def classifier_from(spec: dict[str, Any]) -> Classifier:
     """A `Classifier` from the JSON ``bench/train_intent.py --write`` stores (``kind`` logistic or
-    mlp; thresholds missing in older files default from ``threshold``)."""
+    mlp; thresholds missing in older files default from ``threshold``, a place without its own
+    threshold uses ``threshold_exposed``)."""
     hidden = spec.get("hidden")
+    by_place = spec.get("threshold_by_place") or {}
     return Classifier(
         np.asarray(spec["weights"], dtype=np.float64),
         float(spec["bias"]),
@@ -280,6 +327,7 @@ def classifier_from(spec: dict[str, Any]) -> Classifier:
         float(spec.get("threshold_exposed", max(0.85, float(spec["threshold"])))),
         None if hidden is None else np.asarray(hidden, dtype=np.float64),
         None if hidden is None else np.asarray(spec["hidden_bias"], dtype=np.float64),
+        tuple((str(k), float(v)) for k, v in sorted(by_place.items())),
     )
 
 
