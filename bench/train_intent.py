@@ -33,12 +33,11 @@ cached in ``<cache>-tok.pkl``): ``mean`` (the same mean, the runner's control), 
 and keeps the best, ``--head attn`` pools them with one learned query, ``--head attn-mean`` is its
 control). Measured, not shipped: docs/injection.md, "Fourth round: token-level features".
 
-Thresholds: per kind of place (``covert``: hidden on purpose; ``comment``: HTML comments; ``quiet``:
-aria-hidden and noscript; ``exposed``: attributes, meta descriptions, script strings…; ``visible``),
-the lowest probability (≥ 0.5) that flags at most its share of ``--fp-budget`` (FP_BUDGET, 1 %: the
-lexical scanner flags none of the real pages now) of the training pages through the passages of that
-kind the scan's gates ask about — with 399 training pages, none through a hidden place of any kind
-and one in plain sight (SHARES) — read from *cross-fitted* probabilities (each half of the training pages scored by a head trained
+Thresholds: per kind of place (``covert``: hidden on purpose; ``exposed``: attributes, meta
+descriptions, comments…; ``visible``), the lowest probability (≥ 0.5) that flags at most its share of
+``--fp-budget`` (FP_BUDGET, 1 %: the lexical scanner flags none of the real pages now) of the training
+pages through the passages of that kind the scan's gates ask about — with 399 training pages, one
+page of each kind — read from *cross-fitted* probabilities (each half of the training pages scored by a head trained
 without it), so a head that memorises its negatives does not set its thresholds on them. False
 positives are counted on the other half of the pages, which nothing was fitted on.
 
@@ -76,12 +75,12 @@ from bench.injection_lofo import (  # noqa: E402
 )
 from bench.token_head import REPRS  # noqa: E402
 from trustaudit.injection import COVERT, scan_html_asks  # noqa: E402
-from trustaudit.injection.semantic import PLACES, embed, prose_head, prose_shape  # noqa: E402
+from trustaudit.injection.semantic import embed, prose_head, prose_shape  # noqa: E402
 from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
 
 OUT = ROOT / "trustaudit" / "injection" / "data" / "intent_clf.json"
 T = TypeVar("T")
-GROUPS = ("covert", "comment", "quiet", "exposed", "visible")
+GROUPS = ("covert", "exposed", "visible")
 C_GRID = (4.0, 16.0, 64.0)
 # The model's page-level false-positive budget. The lexical scanner flags none of the 797 real pages
 # now (bench/injection_lofo.py, "FP real pages (lexical)"), so the model may use the issue's 1 %,
@@ -97,15 +96,7 @@ FP_BUDGET = 0.01
 # flagged per fold by the head alone; with none allowed the threshold is 0.81 (20 of 191, unseen
 # pages 0-0.25 %). A floor from the hard negatives themselves was measured and not kept: they score
 # 0.93-0.996 even in-sample, so any useful floor put every threshold above 0.98.
-# Comments and aria-hidden / noscript (`semantic.PLACES`) were part of "exposed" until session 13,
-# whose threshold (the second-highest training page) a pasted snippet's notes in one page's comments
-# ("Replace href with your meta and URL information", 0.92-0.94) held at 0.80-0.93 while comments'
-# payloads score 0.7-0.9. Given thresholds of their own, they are allowed no page, as text hidden on
-# purpose is. With the notes no longer asked (`site_messages.snippet_note`), one page allowed to the
-# attributes, meta descriptions and script strings put their threshold at 0.61-0.79, and two folds
-# flagged 0.75 % of the unseen test pages (meta descriptions and titles that speak to the visitor
-# reach 0.88-0.95 there): none is allowed now. The budget only shrank (two pages to one).
-SHARES = {"covert": 0.0, "comment": 0.0, "quiet": 0.0, "exposed": 0.0, "visible": 1 / 3}
+SHARES = {"covert": 0.0, "exposed": 1 / 3, "visible": 1 / 3}
 # The head learns from payloads' prose openings of up to 400 characters; the scan reads up to
 # InjectionPolicy.semantic_max_chars (200) of a passage. Retrained on 200-character cuts, the
 # per-kind thresholds fell (covert 0.90 → 0.72) and the model's false positives on the unseen test
@@ -131,11 +122,6 @@ EXTRA_BOUNDARY = False
 SIBLINGS: dict[str, tuple[str, ...]] = {"own-class": ("own-class2", "own-class3")}
 
 
-# The kinds of place whose passages `training_data` samples (`max_exposed`): every place outside
-# those hidden on purpose and plain sight.
-_SAMPLED = frozenset({"exposed", *PLACES.values()})
-
-
 def kept(fam: np.ndarray, held: str) -> np.ndarray:
     """The positives a fold holding `held` out trains on: every family but `held` and its
     `SIBLINGS`."""
@@ -157,13 +143,10 @@ _QUOTES = ('"{t}"', "“{t}”", "«{t}»", "'{t}'", "「{t}」")
 
 
 def group_of(technique: str) -> str:
-    """The kind of place a passage lives in, which sets its threshold (`semantic.PLACES` for the
-    places outside COVERT that have a threshold of their own)."""
+    """The kind of place a passage lives in, which sets its threshold."""
     if technique == "visible":
         return "visible"
-    if technique in COVERT:
-        return "covert"
-    return PLACES.get(technique, "exposed")
+    return "covert" if technique in COVERT else "exposed"
 
 
 # --------------------------------------------------------------------------------------- embeddings
@@ -372,7 +355,7 @@ def training_data(
     per_page = memo(
         cache,
         "pages",
-        scan_key([str(p.relative_to(corpora)) for p in paths], GROUPS),
+        scan_key([str(p.relative_to(corpora)) for p in paths]),
         lambda: [page_passages(read_gz(p)) for p in paths],
     )
 
@@ -384,9 +367,7 @@ def training_data(
                 if t not in seen:
                     seen.add(t)
                     rows.append((t, g, i, a))
-        # (comments and aria-hidden / noscript, "exposed" until they got thresholds of their own,
-        # are sampled with the attributes as before: the same rows, the same draw)
-        exposed = [k for k, r in enumerate(rows) if r[1] in _SAMPLED and not r[3]]
+        exposed = [k for k, r in enumerate(rows) if r[1] == "exposed" and not r[3]]
         drop = set(exposed) - set(rng.sample(exposed, min(max_exposed, len(exposed))))
         rows = [r for k, r in enumerate(rows) if k not in drop]
         return (
@@ -783,8 +764,8 @@ def thresholds(
 ) -> dict[str, float]:
     """Per kind of place, the lowest probability ≥ 0.5 at which the passages of that kind the scan
     asks about (`asked`) flag at most its share (SHARES) of `budget` × `n_pages` pages (rounded
-    down: with the default budget and 399 training pages, none for every hidden kind, one in plain
-    sight); every place ≥ covert and visible ≥ exposed."""
+    down: with the default budget and 399 training pages, 1 / 1 / 1 pages); exposed ≥ covert and
+    visible ≥ exposed."""
     out: dict[str, float] = {}
     for g in GROUPS:
         allowed = int(SHARES[g] * budget * n_pages)
@@ -795,9 +776,7 @@ def thresholds(
         tops = sorted(best.values(), reverse=True)
         thr = tops[allowed] + 1e-4 if len(tops) > allowed else 0.5
         out[g] = round(min(0.999, max(0.5, thr)), 4)
-    for g in GROUPS:
-        if g not in ("covert", "visible"):
-            out[g] = max(out[g], out["covert"])
+    out["exposed"] = max(out["exposed"], out["covert"])
     out["visible"] = max(out["visible"], out["exposed"])
     return out
 
@@ -899,9 +878,6 @@ def head_json(head: Head, kind: str, seed: int, digest: str) -> str:
         "threshold": head.thresholds["covert"],
         "threshold_exposed": head.thresholds["exposed"],
         "threshold_visible": head.thresholds["visible"],
-        "threshold_by_place": {
-            g: head.thresholds[g] for g in sorted(set(PLACES.values())) if g in head.thresholds
-        },
         "bias": round(float(head.bias), 6),
         "weights": _r(head.weights),
     }

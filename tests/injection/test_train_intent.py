@@ -58,22 +58,18 @@ def test_thresholds_count_only_passages_the_scan_asks_about() -> None:
     assert thr["exposed"] > 0.99 and thr["visible"] >= thr["exposed"]
 
 
-def test_default_budget_lets_no_hidden_page_and_one_page_in_plain_sight_through() -> None:
-    # 399 training pages and the 1 % budget: nothing through a hidden place of any kind (its
-    # threshold clears its top page; attributes/meta had one page until session 13), one page in
-    # plain sight
+def test_default_budget_lets_no_covert_page_and_one_page_of_the_other_kinds_through() -> None:
+    # 399 training pages and the 1 % budget: nothing through text hidden on purpose (its threshold
+    # clears its top page), one page each through attributes/comments/meta and in plain sight
     p = np.array([0.99, 0.98, 0.97, 0.96, 0.95, 0.94])
     group = np.array(["covert"] * 3 + ["exposed"] * 3)
     page = np.arange(6)
     asked = np.ones(6, dtype=bool)
     thr = thresholds(p, group, page, asked, n_pages=399, budget=_T.FP_BUDGET)
     assert 0.99 < thr["covert"] < 0.9902
-    assert thr["exposed"] == thr["covert"]  # exposed alone would sit at 0.96
+    assert thr["exposed"] == thr["covert"]  # exposed alone would sit at 0.95
     thr = thresholds(p[3:], group[3:], page[3:], asked[3:], n_pages=399, budget=_T.FP_BUDGET)
-    assert 0.96 < thr["exposed"] < 0.9602
-    seen = np.array(["visible"] * 3)
-    thr = thresholds(p[3:], seen, page[3:], asked[3:], n_pages=399, budget=_T.FP_BUDGET)
-    assert 0.95 < thr["visible"] < 0.9502  # one page allowed: the second highest sets it
+    assert 0.95 < thr["exposed"] < 0.96
 
 
 def test_choose_c_reads_only_the_families_it_is_given() -> None:
@@ -303,7 +299,7 @@ def test_fit_fold_takes_bags_like_rows() -> None:
         40,
     )
     head = _T.fit_fold(xp, fam, fam != "a", xn, data, 13)
-    assert set(head.thresholds) == set(_T.GROUPS)
+    assert set(head.thresholds) == {"covert", "exposed", "visible"}
     assert (head.proba(xp[fam == "a"]) >= head.thresholds["covert"]).mean() > 0.5
 
 

@@ -62,7 +62,6 @@ from trustaudit.injection.normalize import (
     strip_invisible,
     variants,
 )
-from trustaudit.injection.site_messages import snippet_note
 from trustaudit.policy.injection import InjectionPolicy
 
 __all__ = [
@@ -537,8 +536,6 @@ def _hidden_asks(
         h = weak.get(k) if seg.technique != "script" else None
         if h is not None:
             passage = _hidden_passage(text, h.start, h.end, policy.semantic_max_chars)
-            if not every and seg.technique == "comment" and snippet_note(passage):
-                continue  # a pasted snippet's note to the webmaster ("Replace href with your URL")
             if prose_shape(passage, min_words=5):
                 rank = (_TIER_HIT, h.score, e.prior)
             else:
@@ -574,8 +571,6 @@ def _hidden_asks(
                 if in_copy_series(text, seg.technique, series[place]):
                     continue
             passage, tier = picked
-            if not every and seg.technique == "comment" and snippet_note(passage):
-                continue
             h = Hit(0, len(passage), _excerpt(passage, 0, len(passage)), "", e.prior, "", "")
             rank = (tier, e.prior, e.prior)
         asks.append(

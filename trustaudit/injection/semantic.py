@@ -214,22 +214,12 @@ def token_count(text: str) -> int:
     return int(_model().token_count(text[:2000]))
 
 
-# Places outside those hidden on purpose whose passages get a threshold of their own
-# (`Classifier.threshold_by_place`, set by bench/train_intent.py from that place's passages on real
-# pages) instead of `threshold_exposed`: HTML comments hold developers' notes, aria-hidden and
-# noscript hold a page's duplicates and fallbacks, where attributes and meta descriptions hold
-# visitor-facing copy ("Test your Python knowledge…"). One shared threshold let the copy of the
-# one set the bar for the others (docs/injection.md, "Session 13: hidden passages").
-PLACES: dict[str, str] = {"comment": "comment", "aria_hidden": "quiet", "noscript": "quiet"}
-
-
 @dataclass(frozen=True, slots=True)
 class Classifier:
     """A small head on passage embeddings: P(instruction aimed at an AI) and its thresholds,
     higher where ordinary pages hold more ordinary prose: `threshold` for text hidden on purpose
     (display:none, off-screen, invisible carriers…), `threshold_exposed` for attributes, meta
-    descriptions and script strings, `threshold_by_place` for comments and for aria-hidden and
-    noscript (`PLACES`), `threshold_visible` for text in plain sight.
+    descriptions and comments, `threshold_visible` for text in plain sight.
 
     A logistic regression (`weights`, `bias`), or with `hidden` and `hidden_bias` a one-layer MLP:
     ``tanh(x @ hidden + hidden_bias)`` feeds the logistic output (bench/train_intent.py, ``--head``)."""
@@ -241,21 +231,12 @@ class Classifier:
     threshold_exposed: float = 0.85
     hidden: np.ndarray | None = None
     hidden_bias: np.ndarray | None = None
-    # (place, threshold) for the places of `PLACES` that have one; the others use threshold_exposed
-    threshold_by_place: tuple[tuple[str, float], ...] = ()
 
     def threshold_for(self, technique: str, *, covert: bool) -> float:
         """The threshold for a passage found with `technique` (`covert`: hidden on purpose)."""
         if technique == "visible":
             return self.threshold_visible
-        if covert:
-            return self.threshold
-        place = PLACES.get(technique)
-        if place is not None:
-            for name, thr in self.threshold_by_place:
-                if name == place:
-                    return thr
-        return self.threshold_exposed
+        return self.threshold if covert else self.threshold_exposed
 
     def proba(self, texts: Sequence[str]) -> np.ndarray:
         """Probability per passage that it is an instruction aimed at an AI reader."""
@@ -315,10 +296,8 @@ def classifier() -> Classifier | None:
 
 def classifier_from(spec: dict[str, Any]) -> Classifier:
     """A `Classifier` from the JSON ``bench/train_intent.py --write`` stores (``kind`` logistic or
-    mlp; thresholds missing in older files default from ``threshold``, a place without its own
-    threshold uses ``threshold_exposed``)."""
+    mlp; thresholds missing in older files default from ``threshold``)."""
     hidden = spec.get("hidden")
-    by_place = spec.get("threshold_by_place") or {}
     return Classifier(
         np.asarray(spec["weights"], dtype=np.float64),
         float(spec["bias"]),
@@ -327,7 +306,6 @@ def classifier_from(spec: dict[str, Any]) -> Classifier:
         float(spec.get("threshold_exposed", max(0.85, float(spec["threshold"])))),
         None if hidden is None else np.asarray(hidden, dtype=np.float64),
         None if hidden is None else np.asarray(spec["hidden_bias"], dtype=np.float64),
-        tuple((str(k), float(v)) for k, v in sorted(by_place.items())),
     )
 
 

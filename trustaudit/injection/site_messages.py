@@ -412,25 +412,3 @@ def _idiom_or_claim(m: re.Match[str], text: str) -> str:
     if _COPULA_BEFORE.search(before) or _COPULA_AFTER.match(after):
         return m.group()
     return " "
-
-
-# Notes a copied snippet or a theme carries for the webmaster who pastes or edits it, kept in the
-# page's HTML comments: "Replace href with your URL", "Copy this ul to your document", "Add your own
-# CSS snippets between the style tags", "…define the og:url and og:title tags in your theme's HTML".
-# They ask the site's developer to fill in a placeholder or edit the page's own source, which a
-# request to a model never names. English only: share buttons, analytics tags and themes ship their
-# notes in English whatever the site's language.
-_SNIPPET_NOTE = re.compile(
-    r"\breplace\s+(?:the\s+|this\s+)?[\w:-]+\s+(?:\w+\s+)?with\s+your\b"
-    r"|\byour\s+(?:own\s+)?(?:theme'?s?\s+|site'?s?\s+)?(?:html|css|stylesheets?|templates?|themes?|markup)\b"
-    r"|\b(?:copy|paste)\s+this\s+\w{1,12}\s+(?:to|in|into)\s+your\s+(?:document|page|site|template|theme)\b",
-    re.IGNORECASE,
-)
-
-
-def snippet_note(text: str) -> bool:
-    """Whether `text` (an HTML comment's sentence) is a note for the webmaster who pastes or edits a
-    snippet (`_SNIPPET_NOTE`): fill in a placeholder ("Replace subject with your message"), edit the
-    page's own HTML, CSS, template or theme. A comment is where such notes live; the gate does not
-    send them to the model (`injection._hidden_asks`)."""
-    return _SNIPPET_NOTE.search(text) is not None
