@@ -48,6 +48,7 @@ __all__ = [
     "is_request",
     "names_role",
     "request_markers",
+    "role_at",
     "role_starts",
     "steers",
     "steers_within",
@@ -998,6 +999,12 @@ def _role_terms() -> AhoCorasick:
         for term in group.split("|")
     }
     return AhoCorasick(sorted(terms), implementation=Implementation.DFA)
+
+
+def role_at(low: str, at: int, *, third_party: bool = False) -> bool:
+    """Whether a role word of `_ROLES` starts at `at` of the lower-cased `low` (`role_starts`
+    gives such offsets); `third_party` as in `names_role`."""
+    return _roles(third_party=third_party).match(low, at) is not None
 
 
 def role_starts(text: str, limit: int, *, low: str | None = None) -> list[int]:
