@@ -967,9 +967,16 @@ _VISIBLE_REQUEST_PRIOR = 0.2
 # have neither, and a fronted "from now on" without a comma hides the verb from it. The role as the
 # subject ("The user can…", "Der Leser ist…") opens the sentence; as an object it comes after a verb
 # and a preposition or article: between `_ROLE_OBJECT_WORDS` words before it (spaced scripts; one
-# word, two characters, in the unspaced ones) — a verb of a short opening, not one far into a
+# word in the scripts that glue the article to the noun, `_GLUED_ARTICLE`) — a verb of a short opening, not one far into a
 # statement ("Durch die Partnerschaft können die Nutzer…").
 _ROLE_OBJECT_WORDS = (2, 6)
+# A role given to the reader ("you are now Lena, …", "Теперь ты…", "أنت الآن…") is a request in any
+# mood where it opens the sentence (after two words at most: "From now on you are…"); a page says
+# "you are now subscribed" in a few words, under `semantic_request_min_words`.
+_GIVEN_ROLE_WORDS = 2
+# Scripts that write the article or the preposition into the role word ("المستخدم", "לקורא", "用户"):
+# there the verb alone comes before it ("أخبر القارئ…", "אמור לקורא…", "打开用户的…").
+_GLUED_ARTICLE = re.compile(r"[\u0590-\u06ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 # German role nouns are the same in the plural: "die Nutzer", "der Leser", "Nutzer" with no article
 # (a plural, a subject, a genitive plural) are a page's readers; "dem Nutzer", "den Leser", "des
 # Nutzers" the one the sentence acts on. Gendered plurals ("Leser*innen", "Leserinnen und Leser")
@@ -1054,13 +1061,16 @@ def _opening_output(passage: str, low: str, at: int) -> bool:
 
 def _role_object(passage: str, min_words: int) -> bool:
     """Whether `passage` names the user or the reader (`directive.names_role`, as a third party) as
-    the object of its opening verb (`_ROLE_OBJECT_WORDS`), with `min_words` words and not as a
-    question: the request test for a sentence whose verb the mood lexicon lacks."""
+    the object of its opening verb (`_ROLE_OBJECT_WORDS`), or opens with a role given to the reader
+    (`_GIVEN_ROLE_WORDS`), with `min_words` words and not as a question: the request test for a
+    sentence whose verb the mood lexicon lacks."""
     if word_count(passage) < min_words or passage.rstrip().endswith(_QUESTION_END):
         return False
     low = passage.lower()
     lo, hi = _ROLE_OBJECT_WORDS
     for at in role_starts(passage, 3, low=low):
+        if role_at(low, at, given=True) and len(passage[:at].split()) <= _GIVEN_ROLE_WORDS:
+            return True  # "Agora você é Lena…", "Теперь ты Dmitri…": a page never says it
         if not role_at(low, at, third_party=True) or _role_is_thing(low, at):
             continue
         before = passage[:at]
@@ -1072,7 +1082,7 @@ def _role_object(passage: str, min_words: int) -> bool:
         ):
             continue
         n = word_count(before) if has_unspaced(before) else len(before.split())
-        if (1 if has_unspaced(passage[at : at + 1]) else lo) <= n <= hi:
+        if (1 if _GLUED_ARTICLE.match(passage, at) else lo) <= n <= hi:
             return True
     return False
 
