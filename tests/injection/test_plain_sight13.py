@@ -63,8 +63,15 @@ def test_a_short_sentence_is_not_read_for_its_role_alone() -> None:
     assert not _role_object("You are now subscribed.", 8)
 
 
-def test_a_role_given_late_in_a_sentence_is_not_an_opening() -> None:
-    text = "In the third chapter of the novel the hero learns that you are now the last of them."
+@pytest.mark.parametrize(
+    "text",
+    [
+        "In the third chapter of the novel the hero learns that you are now the last of them.",
+        # "sekarang kamu" (now you) four words in: a statement, not a role given
+        "Bisa jadi kota yang sekarang kamu tinggali akan berubah banyak dalam sepuluh tahun.",
+    ],
+)
+def test_a_role_given_late_in_a_sentence_is_not_an_opening(text: str) -> None:
     assert not _role_object(text, 8)
 
 

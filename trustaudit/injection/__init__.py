@@ -1069,8 +1069,10 @@ def _role_object(passage: str, min_words: int) -> bool:
     low = passage.lower()
     lo, hi = _ROLE_OBJECT_WORDS
     for at in role_starts(passage, 3, low=low):
-        if role_at(low, at, given=True) and len(passage[:at].split()) <= _GIVEN_ROLE_WORDS:
-            return True  # "Agora você é Lena…", "Теперь ты Dmitri…": a page never says it
+        if role_at(low, at, given=True):
+            if len(passage[:at].split()) <= _GIVEN_ROLE_WORDS:
+                return True  # "Agora você é Lena…", "Теперь ты Dmitri…": a page never says it
+            continue  # "…orang yang sekarang kamu cintai": "now you" inside a statement
         if not role_at(low, at, third_party=True) or _role_is_thing(low, at):
             continue
         before = passage[:at]
