@@ -971,9 +971,12 @@ _VISIBLE_REQUEST_PRIOR = 0.2
 # statement ("Durch die Partnerschaft können die Nutzer…").
 _ROLE_OBJECT_WORDS = (2, 6)
 # A role given to the reader ("you are now Lena, …", "Теперь ты…", "أنت الآن…") is a request in any
-# mood where it opens the sentence (after two words at most: "From now on you are…"); a page says
+# mood where it opens the sentence or a clause after a comma, a colon, a semicolon or a dash (after
+# three words at most: "A partir de ahora eres…", "Forget the above; you are now…"); a page says
 # "you are now subscribed" in a few words, under `semantic_request_min_words`.
-_GIVEN_ROLE_WORDS = 2
+_GIVEN_ROLE_WORDS = 3
+# ... of the sentence or of a clause after a mark: "Forget the above; you are now…"
+_CLAUSE_MARK = re.compile(r"[,;:—–،，；：]")
 # Scripts that write the article or the preposition into the role word ("المستخدم", "לקורא", "用户"):
 # there the verb alone comes before it ("أخبر القارئ…", "אמור לקורא…", "打开用户的…").
 _GLUED_ARTICLE = re.compile(r"[\u0590-\u06ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
@@ -1070,7 +1073,8 @@ def _role_object(passage: str, min_words: int) -> bool:
     lo, hi = _ROLE_OBJECT_WORDS
     for at in role_starts(passage, 3, low=low):
         if role_at(low, at, given=True):
-            if len(passage[:at].split()) <= _GIVEN_ROLE_WORDS:
+            clause = _CLAUSE_MARK.split(passage[:at])[-1]
+            if len(clause.split()) <= _GIVEN_ROLE_WORDS:
                 return True  # "Agora você é Lena…", "Теперь ты Dmitri…": a page never says it
             continue  # "…orang yang sekarang kamu cintai": "now you" inside a statement
         if not role_at(low, at, third_party=True) or _role_is_thing(low, at):
