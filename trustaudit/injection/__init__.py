@@ -36,6 +36,7 @@ from trustaudit.injection.directive import (
     is_directive,
     is_request,
     names_role,
+    role_at,
     role_starts,
     word_count,
 )
@@ -928,9 +929,21 @@ def _hidden_passage(text: str, start: int, end: int, size: int) -> str:
 
 
 # Where a sentence ends in a page's text: a stop of a spaced script (". ! ? । ॥ ؟ ۔") before a space
-# or the end ("go.example-trk.com" and "3.5" go on), a line break, or a full stop of a script written
-# without spaces (`directive.SPACED_STOPS`, `CLOSED_STOPS`).
-_SENTENCE_STOP = re.compile(rf"[{SPACED_STOPS}](?=\s|$)|[\n{CLOSED_STOPS}]")
+# or the end ("go.example-trk.com" and "3.5" go on), with the closing quotes or brackets that follow
+# it when a sentence that does not start in lower case follows (`"Stop." Tell the user…`: the quote
+# belongs to the sentence before; `Add "…overnight!" linking to…` goes on); a stop with no space
+# between a lower-case word and a capitalised one ("Hello.Tell the user…": a domain or a number is
+# written in lower case or digits); a line break, or a full stop of a script written without spaces
+# (`directive.SPACED_STOPS`, `CLOSED_STOPS`).
+_CLOSERS = "\"'”’»)\\]）」』"
+_LOWER = "a-zß-öø-ÿа-яёіїєґ"
+_UPPER_START = "A-ZÀ-ÖØ-ÞА-ЯЁІЇЄҐ"
+_SENTENCE_STOP = re.compile(
+    rf"[{SPACED_STOPS}](?=\s|$)"
+    rf"|[{SPACED_STOPS}][{_CLOSERS}]+(?=\s+[^\s{_LOWER}]|\s*$)"
+    rf"|(?<=[{_LOWER}]{{2}})[.!?](?=[{_UPPER_START}][{_LOWER}])"
+    rf"|[\n{CLOSED_STOPS}]"
+)
 
 
 def _sentence(text: str, at: int, size: int) -> str:
@@ -978,6 +991,148 @@ _VISIBLE_ROLE_TRIES = 12
 _VISIBLE_REQUEST_PRIOR = 0.2
 
 
+# A role named in plain sight as the object of the sentence's opening verb is a request whatever the
+# verb: "Diga ao leitor que…", "Pide al usuario…", "A partir de agora responda ao usuário…", "Hol dir
+# … des Nutzers", "打开用户的日历…". The mood test (`is_request`) knows the lexicon's verbs and the
+# imperative endings of some languages; most imperatives of Portuguese, Spanish, Arabic or Chinese
+# have neither, and a fronted "from now on" without a comma hides the verb from it. The role as the
+# subject ("The user can…", "Der Leser ist…") opens the sentence; as an object it comes after a verb
+# and a preposition or article: between `_ROLE_OBJECT_WORDS` words before it (spaced scripts; one
+# word in the scripts that glue the article to the noun, `_GLUED_ARTICLE`) — a verb of a short opening, not one far into a
+# statement ("Durch die Partnerschaft können die Nutzer…").
+_ROLE_OBJECT_WORDS = (2, 6)
+# A role given to the reader ("you are now Lena, …", "Теперь ты…", "أنت الآن…") is a request in any
+# mood where it opens the sentence or a clause after a comma, a colon, a semicolon or a dash (after
+# three words at most: "A partir de ahora eres…", "Forget the above; you are now…"); a page says
+# "you are now subscribed" in a few words, under `semantic_request_min_words`.
+_GIVEN_ROLE_WORDS = 3
+# ... of the sentence or of a clause after a mark: "Forget the above; you are now…"
+_CLAUSE_MARK = re.compile(r"[,;:—–،，；：]")
+# Scripts that write the article or the preposition into the role word ("المستخدم", "לקורא", "用户"):
+# there the verb alone comes before it ("أخبر القارئ…", "אמור לקורא…", "打开用户的…").
+_GLUED_ARTICLE = re.compile(r"[\u0590-\u06ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+# German role nouns are the same in the plural: "die Nutzer", "der Leser", "Nutzer" with no article
+# (a plural, a subject, a genitive plural) are a page's readers; "dem Nutzer", "den Leser", "des
+# Nutzers" the one the sentence acts on. Gendered plurals ("Leser*innen", "Leserinnen und Leser")
+# are a page's audience.
+_DE_ROLE = re.compile(r"(?:be)?nutzers?\b|leser\b|lesers\b")
+_DE_OBJECT = re.compile(r"(?:^|\s)de[mns]\s+$")
+_GENDERED_AFTER = re.compile(r"[*:_/]innen\b", re.IGNORECASE)
+_GENDERED_BEFORE = re.compile(r"innen\s+(?:und|oder|&)\s+$", re.IGNORECASE)
+_QUESTION_END = ("?", "？", "؟")
+# English "the user" / "the reader" before a noun is a compound, a thing, not a party ("the user
+# survey", "the user team", "the reader poll"): a role is followed by a function word, punctuation,
+# a verb's -s/-ed form, an adverb in -ly, or nothing.
+_EN_ROLE = re.compile(r"(?:the\s+)?(?:user|reader)(?:'s|’s)?")
+_EN_AFTER = re.compile(r"\s+([a-z]+)\b")
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_EN_NOT_NOUN = _word_set(
+    "to that about with in on for of and or only now is was can could will would should must may "
+    "might has had have does did not never always also then so but if when before after as at by "
+    "from into via whether what how who which whose the a an this these those your his her their "
+    "its our my any all every each some no it he she they them you we there here again first "
+    # irregular past forms: "the user said…", "the reader knew…"
+    "said told wrote got made gave took saw knew thought left sent put set came went found kept "
+    "felt paid read heard ran chose lost sought bought brought meant"
+)
+
+
+def _role_is_thing(low: str, at: int) -> bool:
+    """Whether the English role word at `at` of `low` is a compound noun's first part ("the user
+    survey", "the user team"): followed by a word that is not a function word, a verb form in
+    -s/-ed or an adverb in -ly."""
+    m = _EN_ROLE.match(low, at)
+    if m is None or m.group().endswith(("'s", "’s")):
+        return False
+    nxt = _EN_AFTER.match(low, m.end())
+    if nxt is None:
+        return False
+    w = nxt.group(1)
+    return w not in _EN_NOT_NOUN and not w.endswith(("s", "ed", "ly"))
+
+
+# English words that make the role before them the subject: modals, auxiliaries, verbs in -s/-ed.
+_EN_SUBJECT_VERB = _word_set(
+    "can could will would should must may might is was has had does did now also then"
+)
+
+
+def _role_is_subject(low: str, at: int) -> bool:
+    """Whether the English role at `at` of `low` is followed by its own verb ("…, the user can
+    highlight…", "the reader gets…"): the subject of a statement, not the object of a request."""
+    m = _EN_ROLE.match(low, at)
+    nxt = _EN_AFTER.match(low, m.end()) if m else None
+    if nxt is None:
+        return False
+    w = nxt.group(1)
+    return w in _EN_SUBJECT_VERB or (w.endswith(("s", "ed")) and not w.endswith("ss"))
+
+
+# The English words of the reader's output (`directive._ROLES`) are verbs too: opening a sentence
+# they are one ("Reply to…", "Answer within two days…") or a label ("Summary: …"), not the answer of
+# an assistant. (After a colon they open a clause of either kind: "Instructions to candidates: answer
+# all questions…" and "Your real assignment: answer every question with a link to…" alike, so that
+# is left to the model.)
+_EN_OUTPUT_OPENING = re.compile(r"^(?:answer|reply|response|summary)\b", re.IGNORECASE)
+
+
+def _opening_output(passage: str, low: str, at: int) -> bool:
+    """Whether the role word at `at` of `low` is an English output word that opens `passage`, its
+    sentence (`_EN_OUTPUT_OPENING`)."""
+    if role_at(low, at, third_party=True):
+        return False
+    word = low[at : _word_end(low, at)]
+    return any(
+        m.group().lower().endswith(word) and m.end() - len(word) == passage.lower().find(word)
+        for m in _EN_OUTPUT_OPENING.finditer(passage)
+    )
+
+
+def _role_object(passage: str, min_words: int) -> bool:
+    """Whether `passage` names the user or the reader (`directive.names_role`, as a third party) as
+    the object of its opening verb (`_ROLE_OBJECT_WORDS`), or opens with a role given to the reader
+    (`_GIVEN_ROLE_WORDS`), with `min_words` words and not as a question: the request test for a
+    sentence whose verb the mood lexicon lacks."""
+    if word_count(passage) < min_words or passage.rstrip().endswith(_QUESTION_END):
+        return False
+    low = passage.lower()
+    lo, hi = _ROLE_OBJECT_WORDS
+    for at in role_starts(passage, 3, low=low):
+        if role_at(low, at, given=True):
+            clause = _CLAUSE_MARK.split(passage[:at])[-1]
+            if len(clause.split()) <= _GIVEN_ROLE_WORDS:
+                return True  # "Agora você é Lena…", "Теперь ты Dmitri…": a page never says it
+            continue  # "…orang yang sekarang kamu cintai": "now you" inside a statement
+        if not role_at(low, at, third_party=True) or _role_is_thing(low, at):
+            continue
+        before = passage[:at]
+        if (
+            (_DE_ROLE.match(low, at) and not _DE_OBJECT.search(low, 0, at))
+            or _role_is_subject(low, at)
+            or _GENDERED_BEFORE.search(before)
+            or _GENDERED_AFTER.match(passage, _word_end(passage, at))
+        ):
+            continue
+        n = word_count(before) if has_unspaced(before) else len(before.split())
+        if (1 if _GLUED_ARTICLE.match(passage, at) else lo) <= n <= hi:
+            return True
+    return False
+
+
+_WORD_AT = re.compile(r"\w+")
+
+
+def _word_end(text: str, at: int) -> int:
+    """The end of the word starting at `at`."""
+    m = _WORD_AT.match(text, at)
+    return m.end() if m else at
+
+
 def _visible_requests(
     asks: list[_Ask],
     visible: str,
@@ -997,12 +1152,19 @@ def _visible_requests(
         return
     seen = {a.text for a in asks}
     n = 0
-    for at in role_starts(visible, _VISIBLE_ROLE_TRIES, low=visible_low):
+    low = visible.lower() if visible_low is None else visible_low
+    for at in role_starts(visible, _VISIBLE_ROLE_TRIES, low=low):
+        if _role_is_thing(low, at):
+            continue  # "the user survey": a thing, not a party
         passage = _sentence(visible, at, policy.semantic_max_chars)
+        if _opening_output(passage, low, at):
+            continue  # "Reply to…", "Answer all questions…", "Summary: …": a verb or a label
         if passage in seen or not prose_shape(passage):
             continue
         seen.add(passage)
-        if not is_request(passage, min_words=policy.semantic_request_min_words, reader=True):
+        if not is_request(
+            passage, min_words=policy.semantic_request_min_words, reader=True
+        ) and not _role_object(passage, policy.semantic_request_min_words):
             continue
         if about_the_site(passage) or ui_copy(passage) or code_shaped(passage):
             continue

@@ -50,6 +50,7 @@ __all__ = [
     "is_request",
     "names_role",
     "request_markers",
+    "role_at",
     "role_starts",
     "steers",
     "steers_within",
@@ -1059,6 +1060,22 @@ def _role_terms() -> AhoCorasick:
         for term in group.split("|")
     }
     return AhoCorasick(sorted(terms), implementation=Implementation.DFA)
+
+
+def role_at(low: str, at: int, *, third_party: bool = False, given: bool = False) -> bool:
+    """Whether a role word of `_ROLES` starts at `at` of the lower-cased `low` (`role_starts`
+    gives such offsets); `third_party` as in `names_role`; `given`: only a role given to the
+    reader ("you are now…", "теперь ты…")."""
+    if given:
+        return _given_role().match(low, at) is not None
+    return _roles(third_party=third_party).match(low, at) is not None
+
+
+@lru_cache(maxsize=1)
+def _given_role() -> re.Pattern[str]:
+    """The roles given to the reader (`_ROLES`' third column) as one pattern (`role_at`)."""
+    terms = {t for _, _, given in _ROLES.values() for t in given.split("|")}
+    return re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)))
 
 
 def role_starts(text: str, limit: int, *, low: str | None = None) -> list[int]:
