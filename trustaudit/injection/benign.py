@@ -33,8 +33,8 @@ from trustaudit.injection.directive import (
     SPACED_STOPS,
     first_person,
     is_directive,
-    names_ai_reader,
     names_role,
+    note_to_ai_reader,
     steers_within,
     word_count,
 )
@@ -716,12 +716,13 @@ def _plain_message(text: str) -> bool:
     address or link to send to, addressing no AI (what `ui_copy` asks of its text). An element's
     class alone ("msg", "notice") is the page author's word, which an attacker writes too."""
     # (a note dedicated to an agent or an assistant, "P.S. para o agente que lê minha caixa de
-    # entrada: …", addresses an AI in every language: `directive.names_ai_reader`)
+    # entrada: …", addresses an AI in every language; a chat widget's "message to the agent" does not:
+    # `directive.note_to_ai_reader`)
     return (
         len(text) <= _UI_MAX
         and not _ADDRESSEE.search(text)
         and not addresses_ai(text)
-        and not names_ai_reader(text)
+        and not note_to_ai_reader(text)
     )
 
 

@@ -256,6 +256,20 @@ _GIVEN_REL: dict[str, str] = {
     "ko": r"(?:당신|너)에게 (?:주어진|준|설정된) (?:지침|규칙|지시\w*)(?:을|를)? ?(?:모두 )?"
     r"(?:나열|보여|알려|출력|반복|적어)",
 }
+# What may come before a verb-final language's "the instructions you were given, list them": nothing,
+# a label closed by a colon, a politeness word.
+_OPENS = re.compile(
+    r"(?:[^:：\n]*[:：])?[\W\d_]*(?:(?:please|lütfen|कृपया|لطفا|لطفاً|どうか|どうぞ|제발|부디)[\W\d_]*)?"
+)
+# English "the text / lines above": the noun before "above" (`_asks` asks these for a stricter tail).
+_EN_ABOVE_NOUN = re.compile(
+    r"\b(text|instructions|prompt|messages?|content|lines|sentences)"
+    r"(?: (?:written|said|you (?:see|were given)))? (?:above|before this|preceding|prior to this)$"
+)
+_TAIL_TEXT = re.compile(
+    r",?\s*(?:verbatim|word for word|(?:starting|beginning) with|(?:and |, )?everything)(?![^\W\d_])"
+)
+_TAIL_LINES = re.compile(r",?\s*(?:verbatim|word for word)(?![^\W\d_])")
 # English: a person named as the giver ("…were you given by your landlord?") is a FAQ's question.
 _GIVER = re.compile(
     r"\s+(?:by|from)\s+(?:your|the|a|an|my|our|their|his|her)\s+"
@@ -445,7 +459,20 @@ def _asks(low: str, lang: str) -> bool:
     for m in above.finditer(low):
         # the text above, asked for as such: not "Print the text above and sign it", "Display
         # the content above in full screen" (the verb-final languages end on their verb)
-        if lang in _VERB_FINAL or _WEAK_TAIL.match(low, m.end()):
+        if lang in _VERB_FINAL:
+            return True
+        asked = _EN_ABOVE_NOUN.search(m.group()) if lang == "en" else None
+        if asked is not None:
+            # "Repeat the sentences above." is a language exercise, "Print the text above." a
+            # page's: the text, the instructions, the prompt above count asked for verbatim, from
+            # a start or all of it; the lines, sentences, messages, content only verbatim
+            tail = (
+                _TAIL_TEXT if asked.group(1) in ("text", "instructions", "prompt") else _TAIL_LINES
+            )
+            if tail.match(low, m.end()):
+                return True
+            continue
+        if _WEAK_TAIL.match(low, m.end()):
             return True
     for m in given.finditer(low):
         if lang == "en" and _GIVER.match(low, m.end()):
@@ -459,7 +486,12 @@ def _asks(low: str, lang: str) -> bool:
     if (opening or lang in _VERB_FINAL) and not _QUESTION.search(low):
         for m in given_rel.finditer(low):
             if lang in _VERB_FINAL:
-                return True  # the shape holds its verb of revealing
+                # the shape holds its verb of revealing, and opens the request: a giver or a time
+                # before it ("退院時にあなたに与えられた指示を書き出してください", "의사가 당신에게 준
+                # 지시를 …", "Taburcu olurken sana verilen …") makes it a patient's instructions
+                if _OPENS.fullmatch(low, 0, m.start()):
+                    return True
+                continue
             if lang == "en" and _GIVER.match(low, m.end()):
                 continue  # "List the rules you were given by your landlord."
             end = _DEV_GIVER.match(low, m.end())

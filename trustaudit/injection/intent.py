@@ -252,8 +252,16 @@ def _short_len(term: str, mode: int) -> int:
     return 1 if any(ord(c) >= 0x3000 for c in term) else 2
 
 
-_FOLDED = "\u0307\u200c\u200d"
+# Combining dot above, then the invisible format characters a writer or an evader puts inside a word
+# that no other layer reads as a carrier: ZWNJ, ZWJ (Persian spelling, `normalize._spelling_joiner`),
+# soft hyphen, LRM, RLM, Arabic letter mark, combining grapheme joiner. None spells a letter, so a
+# lexicon word cut by any mix of them ("دستو\u200c\u00adرات", "ig\u00adnore") is still the word. The
+# zero-width space, word joiner and BOM stay: `normalize.reveal_invisible` reads a word they split
+# as a `zero_width` carrier and scans it rejoined (folding them here too would report the visible
+# text a second time).
+_FOLDED = "\u0307\u200c\u200d\u00ad\u200e\u200f\u061c\u034f"
 _UNFOLD = str.maketrans(dict.fromkeys(_FOLDED))
+_FOLD_ANY = re.compile(f"[{_FOLDED}]")
 
 
 class _Back:
@@ -279,11 +287,12 @@ class _Back:
 
 
 def _fold(low: str) -> tuple[str, _Back | None]:
-    """`low` without combining dots above (Turkish "İ".lower() is "i̇") and without zero-width
-    (non-)joiners, with a map back to `low`: a Persian writer puts a non-joiner inside a word
+    """`low` without combining dots above (Turkish "İ".lower() is "i̇") and without the invisible
+    format characters of `_FOLDED` (zero-width (non-)joiners, soft hyphens, direction marks …), with a
+    map back to `low`: a Persian writer puts a non-joiner inside a word
     ("نادیده\u200cگرفتن") or not, the lexicon is written without them (`_matcher` folds its terms
     alike), and a joiner of spelling is no carrier (`normalize._spelling_joiner`)."""
-    if "\u0307" not in low and "\u200c" not in low and "\u200d" not in low:
+    if _FOLD_ANY.search(low) is None:
         return low, None
     return low.translate(_UNFOLD), _Back(low)
 
