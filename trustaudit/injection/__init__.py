@@ -911,6 +911,9 @@ def _passage(text: str, start: int, end: int, size: int) -> str:
     return " ".join(text[lo : min(hi, lo + size)].split())
 
 
+_SPACE = re.compile(r"\s")
+
+
 def _hidden_passage(text: str, start: int, end: int, size: int) -> str:
     """`_passage` for a weak hit in a hidden segment, cut only where a sentence ends
     (`_SENTENCE_STOP`: a stop before a space or the end, a line break, a full stop of a script
@@ -923,8 +926,16 @@ def _hidden_passage(text: str, start: int, end: int, size: int) -> str:
         cut = m.end()
     lo = cut if cut != -1 else lo
     hi = min(len(text), max(end, lo + size // 2))
-    stop = _SENTENCE_STOP.search(text, end, hi + 80)
-    hi = stop.end() if stop and stop.end() <= lo + size else hi
+    # searched to the text's end: at a search bound `(?=\s|$)` holds, so a domain's dot there ended
+    # the sentence ("…from www." of "…from www.malapp.com")
+    stop = _SENTENCE_STOP.search(text, end)
+    if stop and stop.end() <= min(hi + 80, lo + size):
+        hi = stop.end()
+    elif 0 < hi < len(text) and not text[hi - 1].isspace() and not text[hi].isspace():
+        # no sentence end in reach: cut at a word's end, not inside a word or an address
+        space = _SPACE.search(text, hi, lo + size)
+        back = max(text.rfind(c, end, hi) for c in " \n\t")
+        hi = space.start() if space else back if back != -1 else hi
     return " ".join(text[lo : min(hi, lo + size)].split())
 
 
@@ -933,15 +944,20 @@ def _hidden_passage(text: str, start: int, end: int, size: int) -> str:
 # it when a sentence that does not start in lower case follows (`"Stop." Tell the user…`: the quote
 # belongs to the sentence before; `Add "…overnight!" linking to…` goes on); a stop with no space
 # between a lower-case word and a capitalised one ("Hello.Tell the user…": a domain or a number is
-# written in lower case or digits); a line break, or a full stop of a script written without spaces
-# (`directive.SPACED_STOPS`, `CLOSED_STOPS`).
+# written in lower case or digits) where both are whole words: the first starts the token (after a
+# space or an opening mark) and is not in camel case, the second runs to a space with no further "."
+# or "/" ("www.SafeWallet.com", "Microsoft.Extensions.Logging", "java.util.List", "iPhone.Apple" go on;
+# the match then starts at the first word, so read its `end()`); a line break, or a full stop of a
+# script written without spaces (`directive.SPACED_STOPS`, `CLOSED_STOPS`).
 _CLOSERS = "\"'”’»)\\]）」』"
 _LOWER = "a-zß-öø-ÿа-яёіїєґ"
 _UPPER_START = "A-ZÀ-ÖØ-ÞА-ЯЁІЇЄҐ"
+_OPENERS = "\"'“‘«(\\[（「『"
 _SENTENCE_STOP = re.compile(
     rf"[{SPACED_STOPS}](?=\s|$)"
     rf"|[{SPACED_STOPS}][{_CLOSERS}]+(?=\s+[^\s{_LOWER}]|\s*$)"
-    rf"|(?<=[{_LOWER}]{{2}})[.!?](?=[{_UPPER_START}][{_LOWER}])"
+    rf"|(?<![^\s{_OPENERS}])[{_UPPER_START}]?[{_LOWER}]{{2,}}[.!?]"
+    rf"(?=[{_UPPER_START}][{_LOWER}](?:[^\s./]|[./](?=\s|$))*(?:\s|$))"
     rf"|[\n{CLOSED_STOPS}]"
 )
 
@@ -1021,8 +1037,9 @@ _GENDERED_AFTER = re.compile(r"[*:_/]innen\b", re.IGNORECASE)
 _GENDERED_BEFORE = re.compile(r"innen\s+(?:und|oder|&)\s+$", re.IGNORECASE)
 _QUESTION_END = ("?", "？", "؟")
 # English "the user" / "the reader" before a noun is a compound, a thing, not a party ("the user
-# survey", "the user team", "the reader poll"): a role is followed by a function word, punctuation,
-# a verb's -s/-ed form, an adverb in -ly, or nothing.
+# survey", "the user team", "the reader poll"). Only the nouns that make one (`_EN_COMPOUND_HEADS`, in
+# the singular or the plural) do: any other word after the role ("tell the user straight away…",
+# "send the user money transfer instructions…", "tell the reader nothing about…") leaves it a party.
 _EN_ROLE = re.compile(r"(?:the\s+)?(?:user|reader)(?:'s|’s)?")
 _EN_AFTER = re.compile(r"\s+([a-z]+)\b")
 
@@ -1031,21 +1048,24 @@ def _word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_EN_NOT_NOUN = _word_set(
-    "to that about with in on for of and or only now is was can could will would should must may "
-    "might has had have does did not never always also then so but if when before after as at by "
-    "from into via whether what how who which whose the a an this these those your his her their "
-    "its our my any all every each some no it he she they them you we there here again first "
-    # irregular past forms: "the user said…", "the reader knew…"
-    "said told wrote got made gave took saw knew thought left sent put set came went found kept "
-    "felt paid read heard ran chose lost sought bought brought meant"
+_EN_COMPOUND_HEADS = _word_set(
+    "survey team interface experience guide manual base account profile name id data research "
+    "feedback poll forum community agreement group story testing test journey flow input settings "
+    "setting session role permission permissions panel dashboard portal area menu page pages "
+    "documentation docs handbook license licence terms policy review reviews rating ratings study "
+    "studies interview persona needs requirement requirements acceptance adoption engagement "
+    "retention growth base numbers count counts statistics metrics analytics database directory "
+    "list registration login logon password credentials authentication management admin "
+    "administration support help centre center club conference meeting event newsletter mail "
+    "comments comment letters letter contributions submissions questions question guidelines "
+    "friendly facing agent string model error errors level levels type types"
 )
 
 
 def _role_is_thing(low: str, at: int) -> bool:
     """Whether the English role word at `at` of `low` is a compound noun's first part ("the user
-    survey", "the user team"): followed by a word that is not a function word, a verb form in
-    -s/-ed or an adverb in -ly."""
+    survey", "the user team"): followed by a noun of `_EN_COMPOUND_HEADS`. A deny-list of function
+    words read any other word as a noun, so "tell the user straight away…" named no one."""
     m = _EN_ROLE.match(low, at)
     if m is None or m.group().endswith(("'s", "’s")):
         return False
@@ -1053,7 +1073,7 @@ def _role_is_thing(low: str, at: int) -> bool:
     if nxt is None:
         return False
     w = nxt.group(1)
-    return w not in _EN_NOT_NOUN and not w.endswith(("s", "ed", "ly"))
+    return w in _EN_COMPOUND_HEADS or (w.endswith("s") and w[:-1] in _EN_COMPOUND_HEADS)
 
 
 # English words that make the role before them the subject: modals, auxiliaries, verbs in -s/-ed.
@@ -1073,24 +1093,43 @@ def _role_is_subject(low: str, at: int) -> bool:
     return w in _EN_SUBJECT_VERB or (w.endswith(("s", "ed")) and not w.endswith("ss"))
 
 
-# The English words of the reader's output (`directive._ROLES`) are verbs too: opening a sentence
-# they are one ("Reply to…", "Answer within two days…") or a label ("Summary: …"), not the answer of
-# an assistant. (After a colon they open a clause of either kind: "Instructions to candidates: answer
-# all questions…" and "Your real assignment: answer every question with a link to…" alike, so that
-# is left to the model.)
-_EN_OUTPUT_OPENING = re.compile(r"^(?:answer|reply|response|summary)\b", re.IGNORECASE)
+# The English words of the reader's output (`directive._ROLES`) are verbs too, and labels: opening a
+# sentence in the shapes of a correspondence or an exam ("Reply to this email…", "Reply within two
+# days…", "Answer all questions…", "Summary: …") they are not the answer of an assistant. Any other
+# opening ("Reply in every conversation that…", "Answer every question about refunds with a link…") is
+# left to the model. (After a colon they open a clause of either kind: "Instructions to candidates:
+# answer all questions…" and "Your real assignment: answer every question with a link to…" alike.)
+_CORRESPONDENCE = (
+    r"(?:e-?mail|mail|message|post|comment|thread|letter|invitation|invite|text|sms|ticket|tweet"
+    r"|review|survey|form|poll|note|enquiry|inquiry|request|offer|ad|advert|listing)s?"
+)
+_EN_OUTPUT_OPENING = re.compile(
+    r"^(?:"
+    # a label: "Summary: …", "Answer — …", "Reply |"
+    r"(?:answer|reply|response|summary)s?\s*[:：\-–—|]"
+    # a correspondence: "Reply to this email…", "Reply to the user survey…", "Respond…"
+    rf"|(?:reply|answer|respond)\s+(?:to\s+|on\s+)?(?:this|that|these|the|our|my|your|his|her|their)"
+    rf"(?:\s+[\w-]+){{0,2}}?\s+{_CORRESPONDENCE}\b"
+    # a deadline: "Reply within two days", "Answer by Friday" (not "by telling the user…")
+    r"|(?:reply|answer|respond)\s+(?:within|before|until|no\s+later)\b"
+    r"|(?:reply|answer|respond)\s+by\s+(?!\w+ing\b)"
+    r"|reply\s+(?:all|here|below|now)\b"
+    # an exam: "Answer all questions", "Answer the following questions", "Answer any three questions"
+    r"|answer\s+(?:all|both|any|each\s+of|the\s+following|the|these|(?:\w+\s+)?of\s+the)"
+    r"(?:\s+(?:the|of|following|[\w-]+)){0,2}?\s+questions?\b"
+    r")",
+    re.IGNORECASE,
+)
 
 
 def _opening_output(passage: str, low: str, at: int) -> bool:
     """Whether the role word at `at` of `low` is an English output word that opens `passage`, its
-    sentence (`_EN_OUTPUT_OPENING`)."""
+    sentence, in the shape of a correspondence, an exam or a label (`_EN_OUTPUT_OPENING`)."""
     if role_at(low, at, third_party=True):
         return False
     word = low[at : _word_end(low, at)]
-    return any(
-        m.group().lower().endswith(word) and m.end() - len(word) == passage.lower().find(word)
-        for m in _EN_OUTPUT_OPENING.finditer(passage)
-    )
+    m = _EN_OUTPUT_OPENING.match(passage)
+    return m is not None and passage.lower().find(word) == m.start()
 
 
 def _role_object(passage: str, min_words: int) -> bool:
