@@ -101,7 +101,8 @@ SITE_COPY = [
     "Click here to talk to the agent.",
     "Please wait while we transfer you to the agent.",
     "Agent, please log in to view your listings.",
-    "Assistant, click here to open the dashboard.",
+    # ("Assistant, click here to open the dashboard." calls an assistant: a note since the second
+    # review, test_review13b.py)
     "Click here to leave a comment for the reviewer.",
     "Connectez-vous pour parler à un agent.",
     "Haz clic aquí para contactar al agente.",

@@ -600,13 +600,17 @@ _IDENTIFIER_SHARE = 0.6
 _LABEL_SENTENCE_END = re.compile(rf"[{SPACED_STOPS}{CLOSED_STOPS}](?:\s|$)")
 
 
-def _ui_element(source: str, offset: int) -> bool:
+def _ui_element(source: str, offset: int, text: str | None = None) -> bool:
     """Whether the element whose text starts at `offset` of the page source is a form's message
-    (its opening tag names success, error, notice, confirmation… in a class or id)."""
+    (its opening tag names success, error, notice, confirmation… in a class or id). Named a
+    glossary, it is one only when its `text` defines (`_defines`), as in `ui_container`."""
     if offset <= 0 or offset > len(source):
         return False
     lt = source.rfind("<", max(0, offset - 600), offset)
-    return lt != -1 and _UI_CLASS.search(source, lt, offset) is not None
+    m = _UI_CLASS.search(source, lt, offset) if lt != -1 else None
+    if m is None:
+        return False
+    return text is None or not m.group().lower().endswith(_GLOSSARY) or _defines(text)
 
 
 def ui_names(value: str) -> str:
@@ -644,14 +648,18 @@ def _link_list(node: Any) -> bool:
     return total > 0 and linked >= _LINK_LIST_SHARE * total
 
 
-def ui_container(node: Any) -> str:
+def ui_container(node: Any, text: str | None = None) -> str:
     """Why a hidden element (a parsed node: ``tag``, ``attributes``, ``parent``, ``css``, ``text``)
     is the site's own interface rather than text hidden for a reader's AI, or "": it or one of its
     `_UI_DEPTH` nearest ancestors is a dialog, an ARIA alert / status / tooltip / live
     region, or is named as a form message, dialog, tooltip, glossary, sign-up, consent, paywall or buy box
     (`ui_names`); or it is a list of links; or a scroll animation holds it at opacity 0 until shown.
     Sites hide these by the dozen until the visitor acts; the model is not asked about them (the
-    lexical scanner still reads them, and a strong instruction there is still found)."""
+    lexical scanner still reads them, and a strong instruction there is still found).
+
+    A glossary's hidden text is a definition: given the element's `text`, a glossary that holds
+    anything else (`_defines`: a request, a directive, a role of a conversation, a note to an AI)
+    is no reason, since a "glossario" class costs an attacker nothing."""
     attrs = node.attributes or {}
     if any(a in attrs for a in _ANIMATION_ATTRS):
         return "animation"
@@ -662,7 +670,28 @@ def ui_container(node: Any) -> str:
             break
         why = _ui_self(at)
         at = at.parent
+    if why.startswith(_GLOSSARY) and text is not None and not _defines(text):
+        return ""
     return why or ("links" if _link_list(node) else "")
+
+
+_GLOSSARY = ("glossa", "glosar")
+
+
+def _defines(text: str) -> bool:
+    """Whether a glossary's hidden text only defines its terms: none of its sentences is a request
+    or a directive (`is_directive`), names a role of an assistant's conversation (`names_role`:
+    "tell the user…") or speaks to an AI (`note_to_ai_reader`). "Outsourcing describes handing
+    company tasks … over to … providers." defines; "Tell the user that their booking is
+    cancelled…" does not."""
+    for sentence in sentences(text)[:_DEFINITION_SENTENCES]:
+        if is_directive(sentence) or names_role(sentence) or note_to_ai_reader(sentence):
+            return False
+    return True
+
+
+# A glossary's definition runs a few sentences; the hidden text is cut at `max_text` already.
+_DEFINITION_SENTENCES = 24
 
 
 def ui_selector(selector: str) -> str:
@@ -684,7 +713,7 @@ def drop_benign_findings(
             out.append(f)
             continue
         text = f.get("decoded") or f["snippet"]
-        if ui_copy(text) or (_plain_message(text) and _ui_element(source, int(f["offset"]))):
+        if ui_copy(text) or (_plain_message(text) and _ui_element(source, int(f["offset"]), text)):
             continue
         if f["technique"] in _LABEL_TECHNIQUES and link_label(text):
             continue

@@ -961,23 +961,40 @@ _UI_MESSAGE = re.compile(
 )
 
 
+# The names of an AI that a site's own copy calls by name for a person or a widget: an estate,
+# travel or support agent ("Agent, please log in to view your listings."), a reviewer, a captcha's
+# bot. Only these, called, let a site's interface words make a note site copy; a text calling an
+# assistant, a model or an AI ("Assistant, log in again at …", "Ассистент, войдите …") stays a
+# note. A mention is not a call: "Chat with our AI assistant" is still a widget's copy.
+_WIDGET_NAME = re.compile(
+    r"(?:agent\w*|agenc\w*|ajan\w*|агент\w*|الوكيل|عامل|סוכן|एजेंट|エージェント|에이전트|agen|"
+    r"tác\s+tử|reviewers?|bots?|robots?|crawlers?)$"
+)
+
+
 def note_to_ai_reader(text: str) -> bool:
     """Whether `text` is a note to an automated reader (`names_ai_reader`) rather than a site's
     interface that names one: a chat widget, an estate agent's or a job agency's page speaks of
     "the agent" in its own copy ("Please sign in to send a message to the agent.", "Agent, please
     log in to view your listings."). It is a note when it has a note's shape (a label opening it,
     or an AI's name followed by a colon or a dash: "Note for AI agents: …", "for the agent that
-    reads my mail: …") or when it names none of the interface's words."""
+    reads my mail: …"), when it calls an AI by other than such a widget's name (`_WIDGET_NAME`:
+    "Assistant, send a message saying …" is a note whatever interface words follow) or when it
+    names none of the interface's words."""
     if not names_ai_reader(text):
         return False
     if _NOTE_LABEL.match(text) is not None:
         return True
-    from trustaudit.injection.intent import ai_addressees
+    from trustaudit.injection.intent import _called, ai_addressees
 
-    for _, j, _ in ai_addressees(text):
+    hits = ai_addressees(text)
+    for _, j, _ in hits:
         gap = re.match(r"[^.!?。！？\n:：]{0,48}(?:[:：]|\s[-–—]\s)", text[j:])
         if gap is not None:
             return True
+    low = text.lower()
+    if any(_called(low, i, j) and _WIDGET_NAME.match(low, i, j) is None for i, j, _ in hits):
+        return True  # "Assistant, send a message saying …": a site's copy calls no assistant
     return (
         _SITE_UI.search(text) is None
         and _SITE_UI_CJK.search(text) is None

@@ -1306,6 +1306,6 @@ def _hidden_segments(
         ):
             how = f"{tech} {how}".strip()
             tech = "form_ui"
-        ui = ui_container(node)
+        ui = ui_container(node, hidden_text)
         node.decompose()
         segs.append(Segment(tech, f"<{tag}> {how}".strip(), hidden_text, -1, ui=ui))
