@@ -45,6 +45,7 @@ __all__ = [
     "about_the_site",
     "clauses",
     "first_person",
+    "given_role_end",
     "has_unspaced",
     "is_directive",
     "is_request",
@@ -1147,6 +1148,13 @@ def role_at(low: str, at: int, *, third_party: bool = False, given: bool = False
     if given:
         return _given_role().match(low, at) is not None
     return _roles(third_party=third_party).match(low, at) is not None
+
+
+def given_role_end(low: str, at: int) -> int | None:
+    """Where the role given to the reader that starts at `at` of `low` ends ("you are now|"), or
+    None: what follows it says whether it is a persona or a status (`injection._role_object`)."""
+    m = _given_role().match(low, at)
+    return None if m is None else m.end()
 
 
 @lru_cache(maxsize=1)
