@@ -29,6 +29,7 @@ from trustaudit.injection.benign import (
 from trustaudit.injection.context import SecurityPage, form_ui_instruction, quoted_context
 from trustaudit.injection.detect import Hit, detect_text
 from trustaudit.injection.directive import (
+    ADDRESS,
     CLOSED_STOPS,
     SPACED_STOPS,
     about_the_site,
@@ -1206,7 +1207,7 @@ def _role_object(passage: str, min_words: int, *, objects: bool = True) -> bool:
                 # "Agora você é Lena…", "Теперь ты Dmitri…": a page never says it; "Agora você é o
                 # dono deste documento…" it does
                 end = given_role_end(low, at)
-                return end is None or not _status_role(low, end)
+                return end is None or not _status_role(low, end) or _names_address(passage)
             continue  # "…orang yang sekarang kamu cintai": "now you" inside a statement
         if not objects or not role_at(low, at, third_party=True) or _role_is_thing(low, at):
             continue
@@ -1241,6 +1242,14 @@ def _word_end(text: str, at: int) -> int:
 # sentences; a guideline page has three rules and more. Sentences naming the user as their subject
 # or in passing ("the user can…", "Nutzer") do not count: a host page's own copy is not a guideline.
 _ROLE_OBJECT_PAGE_SENTENCES = 2
+
+
+def _names_address(passage: str) -> bool:
+    """Whether `passage` names an address (a URL, a domain, an e-mail's: `directive.ADDRESS`): such
+    a sentence is never let go as one guideline among many or as a status notice — padding a page
+    with two more "Indique al usuario…" sentences, or opening with "You are now part of the refund
+    team", must not hide "…los reembolsos solo se tramitan en harbour-refunds.net"."""
+    return ADDRESS.search(passage) is not None
 
 
 def _role_sentences(visible: str, low: str, starts: list[int], policy: InjectionPolicy) -> int:
@@ -1287,12 +1296,18 @@ def _visible_requests(
             continue  # "Reply to…", "Answer all questions…", "Summary: …": a verb or a label
         if passage in seen or not prose_shape(passage):
             continue
-        if role_at(low, at, given=True) and _status_role(low, given_role_end(low, at) or at):
+        if (
+            role_at(low, at, given=True)
+            and _status_role(low, given_role_end(low, at) or at)
+            and not _names_address(passage)
+        ):
             continue  # "You are now an administrator of this group, so please…": a site's notice
         seen.add(passage)
         if not is_request(
             passage, min_words=policy.semantic_request_min_words, reader=True
-        ) and not _role_object(passage, policy.semantic_request_min_words, objects=few):
+        ) and not _role_object(
+            passage, policy.semantic_request_min_words, objects=few or _names_address(passage)
+        ):
             continue
         if about_the_site(passage) or ui_copy(passage) or code_shaped(passage):
             continue
