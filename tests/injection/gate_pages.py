@@ -49,3 +49,30 @@ def audit_pages(
         Path(u).name: (f or [], band[u])
         for u, f in zip(found["url"], found["injection_findings"].to_list(), strict=True)
     }
+
+
+# The lexical detector alone (no model): what a test asserts does not depend on a classifier.
+LEXICAL_POLICY = """profile = "default"
+
+[injection]
+enabled = true
+quarantine = true
+scan_visible = true
+semantic = "off"
+"""
+
+
+def audit_run(root: Path, pages: dict[str, str], policy: str = LEXICAL_POLICY) -> Path:
+    """`trustaudit audit` through the CLI over `pages` (file name -> HTML) written under `root`,
+    with `policy` as its trustaudit.toml and one worker: the run directory."""
+    folder = root / "pages"
+    folder.mkdir()
+    for name, html in pages.items():
+        (folder / name).write_text(html, encoding="utf-8")
+    toml = root / "trustaudit.toml"
+    toml.write_text(policy, encoding="utf-8")
+    out = root / "run"
+    args = ["audit", str(folder), "--out", str(out), "--policy", str(toml), "--workers", "1"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    return out

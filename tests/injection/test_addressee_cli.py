@@ -9,19 +9,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from injection.gate_pages import audit_run
 from typer.testing import CliRunner
 
 from trustaudit.cli.main import app
 
-# The lexical detector alone (no model): what the test asserts does not depend on a classifier.
-POLICY = """profile = "default"
-
-[injection]
-enabled = true
-quarantine = true
-scan_visible = true
-semantic = "off"
-"""
 SITE = "https://evening-classes.example.org"
 PARAS = (
     "The evening classes of the community college start again in the second week of January.",
@@ -49,20 +41,10 @@ def _page(slug: str, hidden: str) -> str:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("addressee")
-    pages = root / "pages"
-    pages.mkdir()
-    (pages / "tutorial.html").write_text(_page("tutorial", TUTORIAL), encoding="utf-8")
-    (pages / "turned.html").write_text(_page("turned", TURNED), encoding="utf-8")
-    policy = root / "trustaudit.toml"
-    policy.write_text(POLICY, encoding="utf-8")
-    out = root / "run"
-    res = CliRunner().invoke(
-        app,
-        ["audit", str(pages), "--out", str(out), "--policy", str(policy), "--workers", "1"],
+    return audit_run(
+        tmp_path_factory.mktemp("addressee"),
+        {"tutorial.html": _page("tutorial", TUTORIAL), "turned.html": _page("turned", TURNED)},
     )
-    assert res.exit_code == 0, res.output
-    return out
 
 
 def _signals(out: Path, slug: str) -> dict[str, object]:

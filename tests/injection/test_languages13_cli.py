@@ -11,19 +11,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from injection.gate_pages import audit_run
 from typer.testing import CliRunner
 
 from trustaudit.cli.main import app
 
-# The lexical detector alone (no model): what the test asserts does not depend on a classifier.
-POLICY = """profile = "default"
-
-[injection]
-enabled = true
-quarantine = true
-scan_visible = true
-semantic = "off"
-"""
 SITE = "https://ketab.example.ir"
 Z = "\u200c"
 PROSE = (
@@ -50,22 +42,15 @@ def _page(slug: str, extra: str, lang: str = "fa") -> str:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("languages13")
-    pages = root / "pages"
-    pages.mkdir()
-    (pages / "prose.html").write_text(_page("prose", ""), encoding="utf-8")
-    (pages / "evasion.html").write_text(_page("evasion", f"<p>{EVASION}</p>"), encoding="utf-8")
     tell = f'<div style="display:none">{TELL}</div>'
-    (pages / "tell.html").write_text(_page("tell", tell), encoding="utf-8")
-    policy = root / "trustaudit.toml"
-    policy.write_text(POLICY, encoding="utf-8")
-    out = root / "run"
-    res = CliRunner().invoke(
-        app,
-        ["audit", str(pages), "--out", str(out), "--policy", str(policy), "--workers", "1"],
+    return audit_run(
+        tmp_path_factory.mktemp("languages13"),
+        {
+            "prose.html": _page("prose", ""),
+            "evasion.html": _page("evasion", f"<p>{EVASION}</p>"),
+            "tell.html": _page("tell", tell),
+        },
     )
-    assert res.exit_code == 0, res.output
-    return out
 
 
 def _row(out: Path, name: str, slug: str) -> dict[str, object]:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from injection.gate_pages import audit_run
 from typer.testing import CliRunner
 
 from trustaudit.cli.main import app
@@ -180,34 +181,17 @@ def test_extraction_requests_still_ask(text: str) -> None:
 
 # ------------------------------------------------------------------ R1 through audit and explain
 
-POLICY = """profile = "default"
-
-[injection]
-enabled = true
-quarantine = true
-scan_visible = true
-semantic = "off"
-"""
 SITE = "https://news.example.kr"
 
 
 def test_korean_news_hidden_is_not_quarantined(tmp_path: Path) -> None:
-    pages = tmp_path / "pages"
-    pages.mkdir()
     html = (
         '<!doctype html><html lang="ko"><head><title>뉴스</title>'
         f'<link rel="canonical" href="{SITE}/ai"></head><body><main><article><h1>인공지능 토론회</h1>'
         "<p>어제 서울에서 인공지능의 미래를 주제로 한 토론회가 열렸다.</p>"
         f'<div style="display:none">{KO_NEWS}</div></article></main></body></html>'
     )
-    (pages / "ai.html").write_text(html, encoding="utf-8")
-    policy = tmp_path / "trustaudit.toml"
-    policy.write_text(POLICY, encoding="utf-8")
-    out = tmp_path / "run"
-    res = CliRunner().invoke(
-        app, ["audit", str(pages), "--out", str(out), "--policy", str(policy), "--workers", "1"]
-    )
-    assert res.exit_code == 0, res.output
+    out = audit_run(tmp_path, {"ai.html": html})
     doc = pl.read_parquet(out / "scores.parquet")["doc_id"][0]
     sig = pl.read_parquet(out / "signals.parquet").filter(pl.col("doc_id") == doc).to_dicts()[0]
     assert sig["quarantine_injection"] is False and sig["injection_count"] == 0, sig
