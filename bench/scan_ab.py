@@ -73,9 +73,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ is not a package
@@ -271,6 +271,37 @@ def _report(head: str, rev: str, per_rep: dict[str, list[float]], same: int, sca
     )
 
 
+U = TypeVar("U")
+
+
+def _alternate(
+    units: Sequence[U],
+    reps: int,
+    forget: Callable[[], None],
+    run: Callable[[str, U], tuple[float, list[Any]]],
+) -> tuple[dict[str, list[float]], int]:
+    """The A/B loop of every timer: per repeat, `forget()` the memories across pages, then each
+    unit (a page, or a batch of pages) through both revisions, "old" and "new", in an order that
+    alternates unit by unit and repeat by repeat; `run(which, unit)` gives its CPU seconds and one
+    result per page. Each revision's ms a page per repeat, and how many pages' results agree."""
+    per_rep: dict[str, list[float]] = {"old": [], "new": []}
+    same = 0
+    for rep in range(reps):
+        forget()
+        spent = {"old": 0.0, "new": 0.0}
+        pages = 0
+        for i, unit in enumerate(units):
+            got: dict[str, list[Any]] = {}
+            for which in ("old", "new") if (i + rep) % 2 == 0 else ("new", "old"):
+                seconds, got[which] = run(which, unit)
+                spent[which] += seconds
+            pages += len(got["new"])
+            same += sum(a == b for a, b in zip(got["old"], got["new"], strict=True))
+        for which, sec in spent.items():
+            per_rep[which].append(sec / pages * 1000)
+    return per_rep, same
+
+
 def _timing(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None:
     pages = _timed_pages(args)
     scans: dict[str, Scan] = {"old": old.scan_html, "new": current.scan_html}
@@ -278,21 +309,14 @@ def _timing(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> None
         for scan in scans.values():
             scan(html, policy)
     clock = time.process_time
-    per_rep: dict[str, list[float]] = {"old": [], "new": []}
-    same = 0
-    for rep in range(args.reps):
-        _forget_memories(old)
-        spent = {"old": 0.0, "new": 0.0}
-        for i, html in enumerate(pages):
-            found = {}
-            for which in ("old", "new") if (i + rep) % 2 == 0 else ("new", "old"):
-                tree = LexborHTMLParser(html)  # as in audit: the extractor's tree, not timed
-                t = clock()
-                found[which] = scans[which](html, policy, tree=tree).findings
-                spent[which] += clock() - t
-            same += found["old"] == found["new"]
-        for which, s in spent.items():
-            per_rep[which].append(s / len(pages) * 1000)
+
+    def run(which: str, html: str) -> tuple[float, list[Any]]:
+        tree = LexborHTMLParser(html)  # as in audit: the extractor's tree, not timed
+        t = clock()
+        found = scans[which](html, policy, tree=tree).findings
+        return clock() - t, [found]
+
+    per_rep, same = _alternate(pages, args.reps, lambda: _forget_memories(old), run)
     _report(
         f"semantic={policy.semantic}, {len(pages)} pages x {args.reps}",
         args.rev,
@@ -313,27 +337,18 @@ def _timing_batched(args: argparse.Namespace, old: Any, policy: InjectionPolicy)
     size = args.batch
     chunks = [pages[i : i + size] for i in range(0, len(pages), size)]
     clock = time.process_time
-    per_rep: dict[str, list[float]] = {"old": [], "new": []}
-    same = 0
-    for rep in range(args.reps):
-        _forget_memories(old)
-        spent = {"old": 0.0, "new": 0.0}
-        for i, chunk in enumerate(chunks):
-            found: dict[str, list[Any]] = {}
-            for which in ("old", "new") if (i + rep) % 2 == 0 else ("new", "old"):
-                trees = [LexborHTMLParser(html) for html in chunk]  # as in audit, not timed
-                t = clock()
-                batch = mods[which].ScanBatch(policy, max_pages=size)
-                results = [
-                    batch.scan_html(html, tree=tree)
-                    for html, tree in zip(chunk, trees, strict=True)
-                ]
-                batch.flush()
-                spent[which] += clock() - t
-                found[which] = [r.findings for r in results]
-            same += sum(a == b for a, b in zip(found["old"], found["new"], strict=True))
-        for which, s in spent.items():
-            per_rep[which].append(s / len(pages) * 1000)
+
+    def run(which: str, chunk: list[str]) -> tuple[float, list[Any]]:
+        trees = [LexborHTMLParser(html) for html in chunk]  # as in audit, not timed
+        t = clock()
+        batch = mods[which].ScanBatch(policy, max_pages=size)
+        results = [
+            batch.scan_html(html, tree=tree) for html, tree in zip(chunk, trees, strict=True)
+        ]
+        batch.flush()
+        return clock() - t, [r.findings for r in results]
+
+    per_rep, same = _alternate(chunks, args.reps, lambda: _forget_memories(old), run)
     _report(
         f"semantic={policy.semantic} screen={policy.semantic_screen}, {len(pages)} pages x "
         f"{args.reps} through ScanBatch of {size}",
@@ -394,23 +409,19 @@ def _timing_lexical(args: argparse.Namespace, old: Any, policy: InjectionPolicy)
         for mod in mods.values():
             mod._collect(html, policy, None, force=True)
     clock = time.process_time
-    per_rep: dict[str, list[float]] = {"old": [], "new": []}
-    same = 0
-    for rep in range(args.reps):
+
+    def run(which: str, html: str) -> tuple[float, list[Any]]:
+        tree = LexborHTMLParser(html)
+        t = clock()
+        page = mods[which]._collect(html, policy, tree, force=True)
+        seconds = clock() - t
+        asks = [(a.text, a.rank, a.location, a.technique, a.offset) for a in page.asks]
+        return seconds, [(page.findings, asks, page.hidden_text)]
+
+    def forget() -> None:
         _forget_page_memories("trustaudit.injection", old.__name__)
-        spent = {"old": 0.0, "new": 0.0}
-        for i, html in enumerate(pages):
-            got = {}
-            for which in ("old", "new") if (i + rep) % 2 == 0 else ("new", "old"):
-                tree = LexborHTMLParser(html)
-                t = clock()
-                page = mods[which]._collect(html, policy, tree, force=True)
-                spent[which] += clock() - t
-                asks = [(a.text, a.rank, a.location, a.technique, a.offset) for a in page.asks]
-                got[which] = (page.findings, asks, page.hidden_text)
-            same += got["old"] == got["new"]
-        for which, s in spent.items():
-            per_rep[which].append(s / len(pages) * 1000)
+
+    per_rep, same = _alternate(pages, args.reps, forget, run)
     _report(
         f"lexical part and gate (_collect), {len(pages)} pages x {args.reps}",
         args.rev,
