@@ -41,6 +41,7 @@ from trustaudit.injection.directive import (
     role_at,
     role_starts,
     word_count,
+    word_set,
 )
 from trustaudit.injection.extraction import asks_for_instructions
 from trustaudit.injection.html_scan import (
@@ -1102,11 +1103,7 @@ _EN_ROLE = re.compile(r"(?:the\s+)?(?:user|reader)(?:'s|’s)?")
 _EN_AFTER = re.compile(r"\s+([a-z]+)\b")
 
 
-def _word_set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_EN_COMPOUND_HEADS = _word_set(
+_EN_COMPOUND_HEADS = word_set(
     "survey team interface experience guide manual base account profile name id data research "
     "feedback poll forum community agreement group story testing test journey flow input settings "
     "setting session role permission permissions panel dashboard portal area menu page pages "
@@ -1135,7 +1132,7 @@ def _role_is_thing(low: str, at: int) -> bool:
 
 
 # English words that make the role before them the subject: modals, auxiliaries, verbs in -s/-ed.
-_EN_SUBJECT_VERB = _word_set(
+_EN_SUBJECT_VERB = word_set(
     "can could will would should must may might is was has had does did now also then"
 )
 

@@ -408,7 +408,9 @@ _EN_VERBS = (
 )
 
 
-def _words(text: str) -> frozenset[str]:
+def word_set(text: str) -> frozenset[str]:
+    """The words of a space-separated list written in the source: the one way the injection
+    modules spell their word lists."""
     return frozenset(text.split())
 
 
@@ -432,7 +434,7 @@ _LAST_WORD = re.compile(
 # A sentence that opens with a word and goes on with an article or a possessive ("Enhance your
 # response", "Envía el archivo", "Stuur de gegevens") opens with a verb in the imperative, unless
 # that word is a function word (how, why, all, with …) or a verb form that is not one (-s, -ed, -ing).
-_DETERMINERS = _words(
+_DETERMINERS = word_set(
     "the a an this these that those your my all every each any his her its our their "
     "el la los las un una tu tus mi mis su sus este esta estos estas todo todos todas "
     "o os as um uma seu sua seus suas meu minha teu tua esse essa "
@@ -441,7 +443,7 @@ _DETERMINERS = _words(
     "der die das den dem ein eine einen deine deinen dein meine meinen mein alle "
     "de het een je jouw uw mijn deze"
 )
-_FUNCTION_WORDS = _words(
+_FUNCTION_WORDS = word_set(
     "how why what when where who which whose while if as at by for from in into of on onto to "
     "with without about above after against along among around before behind below beneath "
     "beside between beyond but and or nor so yet than then there here inside outside under "
@@ -652,7 +654,7 @@ def _action_verb(word: str, t: _Tables) -> bool:
 # Words that open a fronted adverbial ("When you write your answer, add…", "Before answering, attach…",
 # "Whatever the question, end…"): the clause after its comma is the sentence's main clause, and an
 # imperative opens it as it would open the sentence. The function words above count too.
-_FRONTED = _words(
+_FRONTED = word_set(
     "whenever whatever whichever regardless once during "
     "cuando antes después al sea cual ao seja qual enquanto "
     "quand avant après dès lorsque quelle quel quoi en "

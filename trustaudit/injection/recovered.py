@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from trustaudit.injection.directive import word_set
 from trustaudit.injection.normalize import Variant
 
 __all__ = [
@@ -76,17 +77,13 @@ _LATIN_VOWELS = frozenset("aeiouyàáâãäåèéêëìíîïòóôõöùúûü�
 _SENTENCE = re.compile(r"(?:^|[.!?:;\n>\]\)\"“]\s*|\s[-–—]\s)([^\W\d_][\w'’-]*)")
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_LEADS = _words(
+_LEADS = word_set(
     "please kindly now then also and just first finally always never immediately instead "
     "so but from next additionally"
 )
 # English verbs that open an instruction (BIPIA/InjecAgent-style tasks and the usual injection
 # verbs). Other languages: the intent lexicon's verbs (`has_strong_slot`) and its second person.
-_IMPERATIVE = _words(
+_IMPERATIVE = word_set(
     """
     access act add adopt advise agree alert alter analyse analyze announce answer anagram append apply
     arrange ask assess assume attach augment avoid become begin behave believe bold book bring build
@@ -182,7 +179,7 @@ def prose_words(text: str, *, markup_per_100: float = 1.0) -> int:
 
 # Short words every sentence of these languages uses (en de es fr pt it nl pl tr id vi): a run of
 # ids or random tokens has none. Text mostly in other scripts is not asked for them.
-_FUNCTION = _words(
+_FUNCTION = word_set(
     """
     a an the to of in on at for and or but is are was be it this that with from by as not you your
     my me we our i he she they do if so no all does did have has can will would should what how
@@ -306,7 +303,7 @@ _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 
 
 # Turkish words no other language here writes (a page in Turkish without ş or ğ still has them).
-_TURKISH_WORDS = _words(
+_TURKISH_WORDS = word_set(
     "ve bir bu için ile çok daha olarak olan gibi ama yok var sonra kadar değil ise veya şu ki "
     "mı mu mü nasıl neden çünkü göre"
 )
