@@ -587,12 +587,22 @@ def label_list(text: str) -> bool:
     if len(words) < _LABEL_MIN_WORDS or len(_LABEL_SENTENCE_END.findall(text)) > 1:
         return False
     tokens = text.split()
-    if len(tokens) >= _LABEL_MIN_WORDS and sum(
-        _IDENTIFIER.fullmatch(t) is not None for t in tokens
-    ) >= _IDENTIFIER_SHARE * len(tokens):
+    # (an identifier holds a "-" or a "_": where too few tokens could, none is matched; exact)
+    if (
+        len(tokens) >= _LABEL_MIN_WORDS
+        and text.count("-") + text.count("_") >= _IDENTIFIER_SHARE * len(tokens)
+        and sum(_IDENTIFIER.fullmatch(t) is not None for t in tokens)
+        >= _IDENTIFIER_SHARE * len(tokens)
+    ):
         return True  # icon or class names ("aoc-heart-solid aoc-compass aoc-share …")
-    top = Counter(w for w in words if len(w) >= 4).most_common(1)
-    return bool(top) and top[0][1] >= max(4, _LABEL_SHARE * len(words))
+    need = max(4, _LABEL_SHARE * len(words))
+    long = [w for w in words if len(w) >= 4]
+    # a word `need` times repeats at least `need - 1` times: a set says when none can (most
+    # passages, prose of distinct words), before a Counter is built; exact
+    if len(long) - len(set(long)) < need - 1:
+        return False
+    top = Counter(long).most_common(1)
+    return bool(top) and top[0][1] >= need
 
 
 # A name written as code writes it: lower-case parts joined by "-" or "_" ("icon-arrow-left").

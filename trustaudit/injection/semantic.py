@@ -138,7 +138,7 @@ def prose_words(text: str, *, least: int = 0) -> int:
     title = sum(w[0].isupper() and not w.isupper() for w in words)
     if 2 * title > len(words):
         return -1
-    if sum(len(w) for w in words) < 0.7 * len(bare.replace(" ", "")):
+    if len("".join(words)) < 0.7 * len(bare.replace(" ", "")):  # (the letters' count, at C speed)
         return -1
     return len(words)
 
