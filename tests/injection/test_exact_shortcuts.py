@@ -211,3 +211,24 @@ def test_the_role_pattern_is_built_once_however_it_is_asked() -> None:
         assert names_role("Open the user's calendar")
         assert role_starts("Open the user's calendar", 4)
     assert _roles.cache_info().misses == before
+
+
+def test_fold_finds_the_folded_characters_as_their_class_did() -> None:
+    """`intent._fold` tests for its characters with `in` scans: it folds exactly the texts that
+    the character class `[_FOLDED]` finds something in (Latin-1, BMP and astral strings)."""
+    import re
+
+    from trustaudit.injection import intent
+
+    cls = re.compile(f"[{intent._FOLDED}]")
+    rng = random.Random(7)
+    alphabet = [*"ab .\u00e9ж字😀", *intent._FOLDED]
+    texts = [*TEXTS, "İstanbul".lower(), "نادیده\u200cگرفتن", "soft\u00adhyphen", "😀 only"]
+    texts += [
+        "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12))) for _ in range(3000)
+    ]
+    for text in texts:
+        low = text.lower()
+        folded, back = intent._fold(low)
+        assert (back is not None) == (cls.search(low) is not None), repr(low)
+        assert folded == cls.sub("", low)
