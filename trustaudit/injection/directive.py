@@ -443,6 +443,24 @@ _DETERMINERS = word_set(
     "der die das den dem ein eine einen deine deinen dein meine meinen mein alle "
     "de het een je jouw uw mijn deze"
 )
+# Quantifiers and pronouns of quantity that go before an article ("Tous les utilisateurs…", "Una de
+# las plataformas…", "Eine der Plattformen…", "Viele der Dienste…"): a partitive or a quantified
+# subject, not a verb before its object. With the articles (`_DETERMINERS`) they are never read as an
+# imperative by `_verb_then_article`, nor by a stem of the lexicon (Spanish "une*", "join", is
+# French "Une").
+_QUANTIFIERS = word_set(
+    "many several some few each every both none "
+    "tous toutes tout chaque plusieurs beaucoup certains certaines quelques aucun aucune chacun "
+    "chacune "
+    "todos todas cada muchos muchas varios varias algunos algunas pocos pocas ninguno ninguna "
+    "unos unas uno cualquiera "
+    "muitos muitas vários várias alguns algumas poucos poucas nenhum nenhuma umas uns "
+    "tutti tutte ogni molti molte alcuni alcune vari varie pochi poche tanti tante ciascuno "
+    "ciascuna ognuno ognuna nessuno nessuna "
+    "jeder jede jedes jeden jedem einer eines einem viele einige manche mehrere wenige beide "
+    "allen aller alles keine kein keiner keines "
+    "iedere ieder elke veel enkele sommige weinig beide geen"
+)
 _FUNCTION_WORDS = word_set(
     "how why what when where who which whose while if as at by for from in into of on onto to "
     "with without about above after against along among around before behind below beneath "
@@ -573,6 +591,8 @@ def _verb_then_article(head: str, end: int, word: str) -> bool:
     possessive and is shaped like a verb in the imperative (see `_DETERMINERS`)."""
     if len(word) < 3 or word in _FUNCTION_WORDS or word.endswith(("ed", "ing", "ly")):
         return False
+    if word in _DETERMINERS or word in _QUANTIFIERS:
+        return False  # "Una de las…", "Eine der…", "Tous les…": a partitive or a quantifier
     if word.endswith("s") and not word.endswith(("ss", "us")):
         return False  # "Cuts the…", "Photos the…": a third person or a plural, not an imperative
     nxt = _NEXT_WORD.match(head, end)
@@ -701,8 +721,8 @@ def is_directive(text: str) -> bool:
         raw = m.group(1)
         w = raw.lower().strip("'-").split("-")[0]
         at = m.start(1)
-        if _action_verb(w, t):
-            return True
+        if w not in _DETERMINERS and _action_verb(w, t):
+            return True  # (an article is none: Spanish "une*" is French "Une")
         if m.start() and head[m.start() - 1] in ",،，、" and not _after_fronted(head, m.start()):
             continue  # a clause after a comma: only the lexicon's verbs above
         if _opens_with_modal(low, at, w, t):
@@ -990,21 +1010,56 @@ def note_to_ai_reader(text: str) -> bool:
         return False
     if _NOTE_LABEL.match(text) is not None:
         return True
-    from trustaudit.injection.intent import _called, ai_addressees
+    from trustaudit.injection.intent import ai_addressees
 
     hits = ai_addressees(text)
-    for _, j, _ in hits:
-        gap = re.match(r"[^.!?。！？\n:：]{0,48}(?:[:：]|\s[-–—]\s)", text[j:])
-        if gap is not None:
-            return True
-    low = text.lower()
-    if any(_called(low, i, j) and _WIDGET_NAME.match(low, i, j) is None for i, j, _ in hits):
-        return True  # "Assistant, send a message saying …": a site's copy calls no assistant
+    term = _defined_term(text, hits)
+    if term:
+        # "Chatbot: a program that…": the name is defined, and the names of AIs in a definition are
+        # mentions; only a note's shape after it makes the text a note
+        rest = text[term:]
+        return _NOTE_LABEL.match(rest) is not None or _note_shaped(rest, ai_addressees(rest))
+    if _note_shaped(text, hits):
+        return True
     return (
         _SITE_UI.search(text) is None
         and _SITE_UI_CJK.search(text) is None
         and _UI_MESSAGE.search(text) is None
     )
+
+
+def _note_shaped(text: str, hits: list[tuple[int, int, bool]]) -> bool:
+    """Whether `text` has a note's shape around one of the AI names `hits` (`ai_addressees`): the
+    name followed by a colon or a dash ("Note for AI agents: …"), or called as other than a
+    widget's name ("Assistant, send a message saying …")."""
+    from trustaudit.injection.intent import _called
+
+    for _, j, _ in hits:
+        gap = re.match(r"[^.!?。！？\n:：]{0,48}(?:[:：]|\s[-–—]\s)", text[j:])
+        if gap is not None:
+            return True
+    low = text.lower()
+    # "Assistant, send a message saying …": a site's copy calls no assistant
+    return any(_called(low, i, j) and _WIDGET_NAME.match(low, i, j) is None for i, j, _ in hits)
+
+
+# An AI's name that opens a text before a colon or a dash ("Chatbot: …", "Sprachmodell – …").
+_TERM_LABEL = re.compile(r"\W*$")
+_TERM_AFTER = re.compile(r"\s*(?:[:：]|[-–—]\s)\s*")
+
+
+def _defined_term(text: str, hits: list[tuple[int, int, bool]]) -> int:
+    """Where the definition starts when `text` opens with an AI's name (`hits`: `ai_addressees`) as
+    a glossary's or a list's term, a colon or a dash after it and a statement, not a request, after
+    that ("Chatbot: a program that answers questions…"), else 0. Such a name is defined, not called:
+    "AI agents: tell the user…" (a directive after the colon) stays a note's label."""
+    for i, j, _ in hits:
+        if _TERM_LABEL.fullmatch(text, 0, i) is None:
+            continue
+        m = _TERM_AFTER.match(text, j)
+        if m is not None and m.end() < len(text) and not is_directive(text[m.end() :]):
+            return m.end()
+    return 0
 
 
 # The roles of an assistant's conversation, named as an agent's instructions name them: the user or
