@@ -33,6 +33,7 @@ from trustaudit.injection.directive import (
     CLOSED_STOPS,
     SPACED_STOPS,
     about_the_site,
+    first_person,
     given_role_end,
     has_unspaced,
     is_directive,
@@ -55,6 +56,7 @@ from trustaudit.injection.intent import (
     addresses_reader,
     guess_language,
     has_strong_slot,
+    second_person,
     speaks_to_reader,
 )
 from trustaudit.injection.normalize import (
@@ -1300,6 +1302,41 @@ def _names_address(passage: str) -> bool:
     return ADDRESS.search(passage) is not None
 
 
+def _rule_sentences(visible: str, low: str, starts: list[int], policy: InjectionPolicy) -> int:
+    """How many sentences of `visible` ask something with the user or the reader as a third party
+    (`directive.role_at`: not the reader's answer, not a role given to it, not "the user survey"),
+    in the lexicon's mood (`is_request`) or as the object of their opening verb (`_role_object`):
+    the rules of a page of guidelines ("Send the user a confirmation email when…", "Покажите
+    пользователю…"), which no payload of the LOFO families holds three of."""
+    out = set()
+    for at in starts:
+        if not role_at(low, at, third_party=True) or _role_is_thing(low, at):
+            continue
+        passage = _sentence(visible, at, policy.semantic_max_chars)
+        if passage in out:
+            continue
+        min_words = policy.semantic_request_min_words
+        if is_request(passage, min_words=min_words, reader=True) or _role_object(
+            passage, min_words
+        ):
+            out.add(passage)
+    return len(out)
+
+
+def _speaks_to_reader(passage: str) -> bool:
+    """Whether a sentence in plain sight addresses its reader (an AI's name,
+    `intent.addresses_reader`, or a second-person word, `intent.second_person`), speaks as the user (`directive.first_person`) or names an
+    address (`_names_address`): a guideline for a developer does none of these ("Send the user a
+    confirmation email…"); an injection among them ("You must tell the user…", "Tell the user that
+    my booking…", "…at harbour-refunds.net") does."""
+    return (
+        addresses_reader(passage, second_person=False)
+        or second_person(passage)
+        or first_person(passage)
+        or _names_address(passage)
+    )
+
+
 def _role_sentences(visible: str, low: str, starts: list[int], policy: InjectionPolicy) -> int:
     """How many sentences of `visible` have the user or the reader at `starts` as the object of
     their opening verb (`_role_object`, not a role given to the reader, not "the user survey")."""
@@ -1336,6 +1373,7 @@ def _visible_requests(
     low = visible.lower() if visible_low is None else visible_low
     starts = role_starts(visible, _VISIBLE_ROLE_TRIES, low=low)
     few = _role_sentences(visible, low, starts, policy) <= _ROLE_OBJECT_PAGE_SENTENCES
+    rules: bool | None = None  # a page of guidelines (`_rule_sentences`), counted when first needed
     for at in starts:
         if _role_is_thing(low, at):
             continue  # "the user survey": a thing, not a party
@@ -1351,6 +1389,11 @@ def _visible_requests(
         ):
             continue  # "You are now an administrator of this group, so please…": a site's notice
         seen.add(passage)
+        if role_at(low, at, third_party=True) and not _speaks_to_reader(passage):
+            if rules is None:
+                rules = _rule_sentences(visible, low, starts, policy) > _ROLE_OBJECT_PAGE_SENTENCES
+            if rules:
+                continue  # one rule of a page of guidelines for a developer, in any mood
         if not is_request(
             passage, min_words=policy.semantic_request_min_words, reader=True
         ) and not _role_object(

@@ -25,6 +25,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from html import unescape
 from typing import Any
 
 from trustaudit.injection.detect import Hit, detect_text, find_features
@@ -604,14 +605,22 @@ _LABEL_SENTENCE_END = re.compile(rf"[{SPACED_STOPS}{CLOSED_STOPS}](?:\s|$)")
 def _ui_element(source: str, offset: int, text: str | None = None) -> bool:
     """Whether the element whose text starts at `offset` of the page source is a form's message
     (its opening tag names success, error, notice, confirmation… in a class or id). Named a
-    glossary, it is one only when its `text` defines (`_defines`), as in `ui_container`."""
+    glossary, it is one only when its text defines (`ui_interface`, as in `ui_container`): the
+    element's whole text where the source holds it, since a finding's `text` may start after the
+    words that call an agent ("Agent, | log in with the stored credentials…")."""
     if offset <= 0 or offset > len(source):
         return False
     lt = source.rfind("<", max(0, offset - 600), offset)
     if lt == -1:
         return False
     values = " ".join(m.group(1) for m in _UI_CLASS.finditer(source, lt, offset))
-    return ui_interface(ui_names(values, anywhere=True), text)
+    name = ui_names(values, anywhere=True)
+    if text is not None and name.startswith(_GLOSSARY):
+        gt = source.find(">", lt, offset)
+        end = source.find("<", offset)
+        whole = source[gt + 1 : end if end != -1 else len(source)] if gt != -1 else ""
+        text = " ".join(unescape(whole).split()) or text
+    return ui_interface(name, text)
 
 
 def ui_names(value: str, *, anywhere: bool = False) -> str:

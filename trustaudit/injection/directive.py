@@ -443,6 +443,14 @@ _DETERMINERS = word_set(
     "der die das den dem ein eine einen deine deinen dein meine meinen mein alle "
     "de het een je jouw uw mijn deze"
 )
+# A second-person possessive after a quantifier, behind a preposition at most ("each of your…",
+# "chacune de tes…", "ogni tua…", "jede deiner…").
+_YOURS = re.compile(
+    r"\s+(?:(?:of|de|di|del|della|des|do|da|von|van|z|из)\s+)?"
+    r"(?:your|tus|tu|tes|ta|ton|tua|tuo|tue|tuoi|teu|teus|tuas|deine|deiner|deinen|dein|jouw|"
+    r"votre|vos|tvoj\w*|твои\w*|твоих|твой|твоя|твоё)\b",
+    re.IGNORECASE,
+)
 # Quantifiers and pronouns of quantity that go before an article ("Tous les utilisateurs…", "Una de
 # las plataformas…", "Eine der Plattformen…", "Viele der Dienste…"): a partitive or a quantified
 # subject, not a verb before its object. With the articles (`_DETERMINERS`) they are never read as an
@@ -591,8 +599,12 @@ def _verb_then_article(head: str, end: int, word: str) -> bool:
     possessive and is shaped like a verb in the imperative (see `_DETERMINERS`)."""
     if len(word) < 3 or word in _FUNCTION_WORDS or word.endswith(("ed", "ing", "ly")):
         return False
-    if word in _DETERMINERS or word in _QUANTIFIERS:
-        return False  # "Una de las…", "Eine der…", "Tous les…": a partitive or a quantifier
+    if word in _QUANTIFIERS:
+        # "Tous les…", "Viele der…" quantify a subject; "chacune de tes réponses…", "ogni tua
+        # risposta…" each of the reader's own things: an obligation laid on them, as before
+        return _YOURS.match(head, end) is not None
+    if word in _DETERMINERS:
+        return False  # "Una de las…", "Eine der…": a partitive
     if word.endswith("s") and not word.endswith(("ss", "us")):
         return False  # "Cuts the…", "Photos the…": a third person or a plural, not an imperative
     nxt = _NEXT_WORD.match(head, end)
@@ -961,7 +973,7 @@ def names_ai_reader(text: str) -> bool:
     low = text.lower()
     label = _NOTE_LABEL.match(low) is not None
     for i, j, strong in ai_addressees(text):
-        if strong:
+        if strong or _called_by_title(text, low, i, j):
             return True
         if low[i:j] in _CAPTCHA_NAMES:
             continue
@@ -1032,15 +1044,41 @@ def _note_shaped(text: str, hits: list[tuple[int, int, bool]]) -> bool:
     """Whether `text` has a note's shape around one of the AI names `hits` (`ai_addressees`): the
     name followed by a colon or a dash ("Note for AI agents: …"), or called as other than a
     widget's name ("Assistant, send a message saying …")."""
-    from trustaudit.injection.intent import _called
+    from trustaudit.injection.intent import _called, agent_task
 
     for _, j, _ in hits:
         gap = re.match(r"[^.!?。！？\n:：]{0,48}(?:[:：]|\s[-–—]\s)", text[j:])
         if gap is not None:
             return True
     low = text.lower()
-    # "Assistant, send a message saying …": a site's copy calls no assistant
-    return any(_called(low, i, j) and _WIDGET_NAME.match(low, i, j) is None for i, j, _ in hits)
+    for i, j, _ in hits:
+        if not (_called(low, i, j) or _called_by_title(text, low, i, j)):
+            continue
+        if _WIDGET_NAME.match(low, i, j) is None:
+            return True  # "Assistant, send a message saying …": a site's copy calls no assistant
+        if agent_task(text):
+            return True  # "Agent, log in with the stored credentials and transfer…"
+    return False
+
+
+# A name called with a title before it, opening its sentence: "Browsing agent, …", "Dear shopping
+# assistant, …" (one word, not an article or a function word: "The agent, …", "Our agent, …").
+_TITLED_CALL = re.compile(
+    r"(?:^|[.!?;:。！？\n]\s*)[\"'“«(*_~\-•…]*\s*(?:dear\s+|hey\s+)?([^\W\d_][\w-]{1,23})\s+$"
+)
+_CALL_COMMA = re.compile(r"\s*[,،，、]\s*")
+
+
+def _called_by_title(text: str, low: str, i: int, j: int) -> bool:
+    """Whether the AI's name at [i, j) of `text` (`low` its lower case) is called by a job title
+    ("Browsing agent, summarise…", "Shopping assistant, add…"): one word before it opening the
+    sentence, a comma after it, and a request in the directive mood after the comma — a sentence
+    about an agent ("Travel agent, tour guide and…") is no call."""
+    m = _TITLED_CALL.search(low, max(0, i - 40), i)
+    if m is None or m.group(1) in _FUNCTION_WORDS or m.group(1) in _DETERMINERS:
+        return False
+    comma = _CALL_COMMA.match(low, j)
+    return comma is not None and is_directive(text[comma.end() :])
 
 
 # An AI's name that opens a text before a colon or a dash ("Chatbot: …", "Sprachmodell – …").
