@@ -4,8 +4,12 @@ tests (none is taken from a payload collection)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from injection.gate_pages import audit_pages
 from injection.gate_pages import page as _page
+from injection.semantic_stub import model_says_yes
 
 from trustaudit.injection import _role_object, _sentence, scan_html, scan_html_asks
 from trustaudit.injection.benign import drop_benign_findings, ui_names
@@ -347,3 +351,25 @@ def test_among_rules_a_request_to_the_reader_as_the_user_or_to_an_address_is_rea
 ) -> None:
     body = "".join(f"<p>{r}</p>" for r in [*RULES["en"], request_])
     assert request_ in _visible(_page("", body))
+
+
+# ------------------------------------------------------------------------- through `audit`
+
+
+def test_audit_reads_neither_rules_nor_a_status_but_a_hidden_call_to_an_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the model's decision replaced: what is tested is which passages reach it through `audit`
+    read = model_says_yes(monkeypatch)
+    found = audit_pages(
+        tmp_path,
+        {
+            "rules.html": _page("", "".join(f"<p>{r}</p>" for r in RULES["en"])),
+            "notice.html": _page("", f"<p>{NOTICE}</p>"),
+            "agent.html": _page(f'<div style="display:none">{HIDDEN_CALL}</div>'),
+        },
+    )
+    assert found["rules.html"][0] == [] and found["notice.html"][0] == []
+    assert [f["technique"] for f in found["agent.html"][0]] == ["display_none"]
+    assert HIDDEN_CALL in read
+    assert NOTICE not in read and not any(r in read for r in RULES["en"])
