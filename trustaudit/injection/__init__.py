@@ -977,8 +977,8 @@ def _glued_name(text: str, m: re.Match[str]) -> bool:
     return not is_directive(text[m.end() : m.end() + _GLUED_READ])
 
 
-# How much of what follows a glued stop `_glued_name` reads for its mood (`directive._OPENING`'s
-# first sentence is what counts).
+# How much of what follows a glued stop `_glued_name` reads for its mood: the opening verb is
+# what counts.
 _GLUED_READ = 120
 
 
@@ -1307,7 +1307,8 @@ def _rule_sentences(visible: str, low: str, starts: list[int], policy: Injection
     (`directive.role_at`: not the reader's answer, not a role given to it, not "the user survey"),
     in the lexicon's mood (`is_request`) or as the object of their opening verb (`_role_object`):
     the rules of a page of guidelines ("Send the user a confirmation email when…", "Покажите
-    пользователю…"), which no payload of the LOFO families holds three of."""
+    пользователю…"). No payload of the LOFO families holds three in the lexicon's mood; the six that
+    hold three in either mood (greshake, pyrit) say "you" in them (`_speaks_to_reader`)."""
     out = set()
     for at in starts:
         if not role_at(low, at, third_party=True) or _role_is_thing(low, at):
@@ -1325,10 +1326,11 @@ def _rule_sentences(visible: str, low: str, starts: list[int], policy: Injection
 
 def _speaks_to_reader(passage: str) -> bool:
     """Whether a sentence in plain sight addresses its reader (an AI's name,
-    `intent.addresses_reader`, or a second-person word, `intent.second_person`), speaks as the user (`directive.first_person`) or names an
-    address (`_names_address`): a guideline for a developer does none of these ("Send the user a
-    confirmation email…"); an injection among them ("You must tell the user…", "Tell the user that
-    my booking…", "…at harbour-refunds.net") does."""
+    `intent.addresses_reader`, or a second-person word, `intent.second_person`), speaks as the
+    user (`directive.first_person`) or names an address (`_names_address`): a guideline for a
+    developer does none of these ("Send the user a confirmation email…"); an injection among them
+    ("You must tell the user…", "Tell the user that my booking…", "…at harbour-refunds.net")
+    does."""
     return (
         addresses_reader(passage, second_person=False)
         or second_person(passage)

@@ -453,9 +453,9 @@ _YOURS = re.compile(
 )
 # Quantifiers and pronouns of quantity that go before an article ("Tous les utilisateurs…", "Una de
 # las plataformas…", "Eine der Plattformen…", "Viele der Dienste…"): a partitive or a quantified
-# subject, not a verb before its object. With the articles (`_DETERMINERS`) they are never read as an
-# imperative by `_verb_then_article`, nor by a stem of the lexicon (Spanish "une*", "join", is
-# French "Une").
+# subject, not a verb before its object: `_verb_then_article` reads none of them as a verb, except a
+# quantifier over the reader's own things (`_YOURS`: "chacune de tes réponses doit…"). An article
+# (`_DETERMINERS`) is no verb by a stem of the lexicon either (Spanish "une*", join, is French "Une").
 _QUANTIFIERS = word_set(
     "many several some few each every both none "
     "tous toutes tout chaque plusieurs beaucoup certains certaines quelques aucun aucune chacun "
