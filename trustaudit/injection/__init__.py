@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -33,6 +33,7 @@ from trustaudit.injection.directive import (
     CLOSED_STOPS,
     SPACED_STOPS,
     about_the_site,
+    first_person,
     given_role_end,
     has_unspaced,
     is_directive,
@@ -55,6 +56,7 @@ from trustaudit.injection.intent import (
     addresses_reader,
     guess_language,
     has_strong_slot,
+    second_person,
     speaks_to_reader,
 )
 from trustaudit.injection.normalize import (
@@ -925,13 +927,13 @@ def _hidden_passage(text: str, start: int, end: int, size: int) -> str:
     assist@gmail.", without the address it names (20 of the LOFO bench's hidden payloads)."""
     lo = max(0, start - size // 4)
     cut = -1
-    for m in _SENTENCE_STOP.finditer(text, lo, start):
+    for m in _stops(text, lo, start):
         cut = m.end()
     lo = cut if cut != -1 else lo
     hi = min(len(text), max(end, lo + size // 2))
     # searched to the text's end: at a search bound `(?=\s|$)` holds, so a domain's dot there ended
     # the sentence ("…from www." of "…from www.malapp.com")
-    stop = _SENTENCE_STOP.search(text, end)
+    stop = _next_stop(text, end)
     if stop and stop.end() <= min(hi + 80, lo + size):
         hi = stop.end()
     elif 0 < hi < len(text) and not text[hi - 1].isspace() and not text[hi].isspace():
@@ -959,10 +961,37 @@ _OPENERS = "\"'“‘«(\\[（「『"
 _SENTENCE_STOP = re.compile(
     rf"[{SPACED_STOPS}](?=\s|$)"
     rf"|[{SPACED_STOPS}][{_CLOSERS}]+(?=\s+[^\s{_LOWER}]|\s*$)"
-    rf"|(?<![^\s{_OPENERS}])[{_UPPER_START}]?[{_LOWER}]{{2,}}[.!?]"
+    rf"|(?<![^\s{_OPENERS}])(?P<glued>[{_UPPER_START}]?)[{_LOWER}]{{2,}}[.!?]"
     rf"(?=[{_UPPER_START}][{_LOWER}](?:[^\s./]|[./](?=\s|$))*(?:\s|$))"
     rf"|[\n{CLOSED_STOPS}]"
 )
+
+
+def _glued_name(text: str, m: re.Match[str]) -> bool:
+    """Whether a stop glued between two words (`_SENTENCE_STOP`'s ``glued`` alternative) joins two
+    capitalised words into a name ("Yahoo!Japan", "Mrs.Jones", "Hello.World") rather than ending a
+    sentence: a sentence glued on after a capitalised word is one when it opens in the directive
+    mood ("Hello.Tell the user…"); after a lower-case word ("aboard!Tell…") the stop always ends one."""
+    if not m.group("glued"):
+        return False  # not a glued stop, or one after a lower-case word
+    return not is_directive(text[m.end() : m.end() + _GLUED_READ])
+
+
+# How much of what follows a glued stop `_glued_name` reads for its mood: the opening verb is
+# what counts.
+_GLUED_READ = 120
+
+
+def _stops(text: str, lo: int, hi: int) -> Iterator[re.Match[str]]:
+    """`_SENTENCE_STOP.finditer(text, lo, hi)` without the stops that join a name (`_glued_name`)."""
+    for m in _SENTENCE_STOP.finditer(text, lo, hi):
+        if not _glued_name(text, m):
+            yield m
+
+
+def _next_stop(text: str, lo: int, hi: int | None = None) -> re.Match[str] | None:
+    """The first of `_stops` from `lo` (up to `hi`), or None."""
+    return next(_stops(text, lo, len(text) if hi is None else hi), None)
 
 
 def _sentence(text: str, at: int, size: int) -> str:
@@ -975,14 +1004,14 @@ def _sentence(text: str, at: int, size: int) -> str:
     cut = -1
     # up to `at + 1`: a stop glued to the role word ("site.example.the user") is none, as `$` would
     # make it at a search bound of `at`
-    for m in _SENTENCE_STOP.finditer(text, lo, at + 1):
+    for m in _stops(text, lo, at + 1):
         cut = m.end()
     if cut != -1:
         lo = cut
     elif lo > 0:  # no sentence start in reach: start at a word, not inside one
         space = text.find(" ", lo, at)
         lo = space + 1 if space != -1 else lo
-    stop = _SENTENCE_STOP.search(text, max(at + 1, lo + 1), lo + size)
+    stop = _next_stop(text, max(at + 1, lo + 1), lo + size)
     hi = stop.end() if stop else min(len(text), lo + size)
     return " ".join(text[lo:hi].split())
 
@@ -990,16 +1019,36 @@ def _sentence(text: str, at: int, size: int) -> str:
 def _visible_asks(
     asks: list[_Ask], visible: str, weak: Sequence[Hit], policy: InjectionPolicy, source: str
 ) -> None:
-    """Visible passages the lexical gates flag weakly (from `semantic_gate` up to `min_score`)."""
+    """Visible passages the lexical gates flag weakly (from `semantic_gate` up to `min_score`), but
+    not a persona hit that only gives the reader a status on the site (`_status_notice`)."""
     from trustaudit.injection.semantic import prose_shape
 
     for h in weak:
         passage = _passage(visible, h.start, h.end, policy.semantic_max_chars)
+        if h.intent == "persona" and _status_notice(visible, h.start, h.end, passage):
+            continue  # "You are now an administrator of this forum, so please…": a site's notice
         if prose_shape(passage):
             off = _offset_of(source, h.snippet) if source else h.start
             asks.append(
                 _Ask(passage, h, (_TIER_HIT, h.score, 0.0), "body text", "visible", off, "")
             )
+
+
+def _status_notice(text: str, lo: int, hi: int, passage: str) -> bool:
+    """Whether [lo, hi) of `text` gives the reader a role ("you are now…", `directive.role_at`)
+    only as a status on a site (`_status_role`), every time it does so, and its `passage` names no
+    address (`_names_address`): the lexicon's persona rule reads "You are now an administrator of
+    this forum, so please…" as a weak hit, as `_role_object` would read it as a request."""
+    if _names_address(passage):
+        return False
+    span = text[lo:hi]
+    low = span.lower()
+    given = [
+        at for at in role_starts(span, _VISIBLE_ROLE_TRIES, low=low) if role_at(low, at, given=True)
+    ]
+    return bool(given) and all(
+        _status_role(span, low, given_role_end(low, at) or at) for at in given
+    )
 
 
 # Places in plain sight that name a role of the conversation tested per page (a manual that says
@@ -1058,7 +1107,7 @@ _STATUS_ROLE = (
     "người tham gia|khách hàng|một phần"
 )
 _STATUS_SPACED = re.compile(
-    r"[\s,]*(?:[^\s,;:.]+\s+){0,2}(?:"
+    r"[\s,]*(?P<fill>(?:[^\s,;:.]+\s+){0,2})(?:"
     + "|".join(
         re.escape(t[:-1]) + r"\w*" if t.endswith("*") else re.escape(t) + r"(?:s|es)?(?!\w)"
         for t in sorted(_STATUS_ROLE.split("|"), key=len, reverse=True)
@@ -1072,13 +1121,17 @@ _STATUS_UNSPACED = re.compile(
 )
 
 
-def _status_role(low: str, end: int) -> bool:
-    """Whether the role given to the reader, its words ending at `end` of `low`, is a status on a
-    site (`_STATUS_ROLE`, `*` a stem: "…the owner of this document") rather than a persona."""
-    return (
-        _STATUS_SPACED.match(low, end) is not None
-        or _STATUS_UNSPACED.search(low[end : end + 8]) is not None
-    )
+def _status_role(text: str, low: str, end: int) -> bool:
+    """Whether the role given to the reader, its words ending at `end` of `text` (`low` its lower
+    case), is a status on a site (`_STATUS_ROLE`, `*` a stem: "…the owner of this document") rather
+    than a persona. The words before the status noun are an article or an adjective ("an
+    administrator", "a full member"): one written with a capital is a name ("You are now DAN the
+    administrator…": a persona named, its title after it)."""
+    m = _STATUS_SPACED.match(low, end)
+    if m is not None:
+        fill = text[m.start("fill") : m.end("fill")] if len(text) == len(low) else ""
+        return fill == fill.lower()
+    return _STATUS_UNSPACED.search(low[end : end + 8]) is not None
 
 
 # ... of the sentence or of a clause after a mark: "Forget the above; you are now…"
@@ -1204,7 +1257,7 @@ def _role_object(passage: str, min_words: int, *, objects: bool = True) -> bool:
                 # "Agora você é Lena…", "Теперь ты Dmitri…": a page never says it; "Agora você é o
                 # dono deste documento…" it does
                 end = given_role_end(low, at)
-                return end is None or not _status_role(low, end) or _names_address(passage)
+                return end is None or not _status_role(passage, low, end) or _names_address(passage)
             continue  # "…orang yang sekarang kamu cintai": "now you" inside a statement
         if not objects or not role_at(low, at, third_party=True) or _role_is_thing(low, at):
             continue
@@ -1249,6 +1302,43 @@ def _names_address(passage: str) -> bool:
     return ADDRESS.search(passage) is not None
 
 
+def _rule_sentences(visible: str, low: str, starts: list[int], policy: InjectionPolicy) -> int:
+    """How many sentences of `visible` ask something with the user or the reader as a third party
+    (`directive.role_at`: not the reader's answer, not a role given to it, not "the user survey"),
+    in the lexicon's mood (`is_request`) or as the object of their opening verb (`_role_object`):
+    the rules of a page of guidelines ("Send the user a confirmation email when…", "Покажите
+    пользователю…"). No payload of the LOFO families holds three in the lexicon's mood; the six that
+    hold three in either mood (greshake, pyrit) say "you" in them (`_speaks_to_reader`)."""
+    out = set()
+    for at in starts:
+        if not role_at(low, at, third_party=True) or _role_is_thing(low, at):
+            continue
+        passage = _sentence(visible, at, policy.semantic_max_chars)
+        if passage in out:
+            continue
+        min_words = policy.semantic_request_min_words
+        if is_request(passage, min_words=min_words, reader=True) or _role_object(
+            passage, min_words
+        ):
+            out.add(passage)
+    return len(out)
+
+
+def _speaks_to_reader(passage: str) -> bool:
+    """Whether a sentence in plain sight addresses its reader (an AI's name,
+    `intent.addresses_reader`, or a second-person word, `intent.second_person`), speaks as the
+    user (`directive.first_person`) or names an address (`_names_address`): a guideline for a
+    developer does none of these ("Send the user a confirmation email…"); an injection among them
+    ("You must tell the user…", "Tell the user that my booking…", "…at harbour-refunds.net")
+    does."""
+    return (
+        addresses_reader(passage, second_person=False)
+        or second_person(passage)
+        or first_person(passage)
+        or _names_address(passage)
+    )
+
+
 def _role_sentences(visible: str, low: str, starts: list[int], policy: InjectionPolicy) -> int:
     """How many sentences of `visible` have the user or the reader at `starts` as the object of
     their opening verb (`_role_object`, not a role given to the reader, not "the user survey")."""
@@ -1285,6 +1375,7 @@ def _visible_requests(
     low = visible.lower() if visible_low is None else visible_low
     starts = role_starts(visible, _VISIBLE_ROLE_TRIES, low=low)
     few = _role_sentences(visible, low, starts, policy) <= _ROLE_OBJECT_PAGE_SENTENCES
+    rules: bool | None = None  # a page of guidelines (`_rule_sentences`), counted when first needed
     for at in starts:
         if _role_is_thing(low, at):
             continue  # "the user survey": a thing, not a party
@@ -1295,11 +1386,16 @@ def _visible_requests(
             continue
         if (
             role_at(low, at, given=True)
-            and _status_role(low, given_role_end(low, at) or at)
+            and _status_role(visible, low, given_role_end(low, at) or at)
             and not _names_address(passage)
         ):
             continue  # "You are now an administrator of this group, so please…": a site's notice
         seen.add(passage)
+        if role_at(low, at, third_party=True) and not _speaks_to_reader(passage):
+            if rules is None:
+                rules = _rule_sentences(visible, low, starts, policy) > _ROLE_OBJECT_PAGE_SENTENCES
+            if rules:
+                continue  # one rule of a page of guidelines for a developer, in any mood
         if not is_request(
             passage, min_words=policy.semantic_request_min_words, reader=True
         ) and not _role_object(

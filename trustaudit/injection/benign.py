@@ -25,6 +25,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from html import unescape
 from typing import Any
 
 from trustaudit.injection.detect import Hit, detect_text, find_features
@@ -56,6 +57,7 @@ __all__ = [
     "status_copy",
     "ui_container",
     "ui_copy",
+    "ui_interface",
     "ui_names",
     "ui_selector",
     "visible_key",
@@ -241,12 +243,11 @@ _UI_NAME_BODY = (
     r"log-?in|regist|cookie|consent|gdpr|paywall|captcha|buybox|checkout|cta(?![a-z])|"
     r"fehler|meldung|hinweis|erreur|alerte|aviso|avviso|errore"
 )
-_UI_NAME = re.compile(rf"(?:^|[^a-z])(?:{_UI_NAME_BODY})")
-# The same names inside an opening tag's class or id (`_ui_element`), where a form's message also
-# goes by "message" or "msg" (there only a short, plain message is let go).
-_UI_CLASS = re.compile(
-    rf"""\b(?:class|id)\s*=\s*["'][^"']*(?:{_UI_NAME_BODY}|message|msg)""", re.IGNORECASE
-)
+_UI_NAME = re.compile(rf"(?:^|[^a-z])({_UI_NAME_BODY})")
+# The same names anywhere inside an opening tag's class or id (`_ui_element`), where a form's message
+# also goes by "message" or "msg" (there only a short, plain message is let go).
+_UI_NAME_ANYWHERE = re.compile(rf"{_UI_NAME_BODY}|message|msg")
+_UI_CLASS = re.compile(r"""\b(?:class|id)\s*=\s*["']([^"']*)""", re.IGNORECASE)
 # ARIA roles of a site's interface messages and dialogs, and the elements that are one.
 _UI_ROLES = frozenset({"alert", "alertdialog", "dialog", "status", "tooltip"})
 # (not <form>: ASP.NET and other frameworks wrap whole pages in one; a form's messages are named)
@@ -614,21 +615,44 @@ _LABEL_SENTENCE_END = re.compile(rf"[{SPACED_STOPS}{CLOSED_STOPS}](?:\s|$)")
 def _ui_element(source: str, offset: int, text: str | None = None) -> bool:
     """Whether the element whose text starts at `offset` of the page source is a form's message
     (its opening tag names success, error, notice, confirmation… in a class or id). Named a
-    glossary, it is one only when its `text` defines (`_defines`), as in `ui_container`."""
+    glossary, it is one only when its text defines (`ui_interface`, as in `ui_container`): the
+    element's whole text where the source holds it, since a finding's `text` may start after the
+    words that call an agent ("Agent, | log in with the stored credentials…")."""
     if offset <= 0 or offset > len(source):
         return False
     lt = source.rfind("<", max(0, offset - 600), offset)
-    m = _UI_CLASS.search(source, lt, offset) if lt != -1 else None
-    if m is None:
+    if lt == -1:
         return False
-    return text is None or not m.group().lower().endswith(_GLOSSARY) or _defines(text)
+    values = " ".join(m.group(1) for m in _UI_CLASS.finditer(source, lt, offset))
+    name = ui_names(values, anywhere=True)
+    if text is not None and name.startswith(_GLOSSARY):
+        gt = source.find(">", lt, offset)
+        end = source.find("<", offset)
+        whole = source[gt + 1 : end if end != -1 else len(source)] if gt != -1 else ""
+        text = " ".join(unescape(whole).split()) or text
+    return ui_interface(name, text)
 
 
-def ui_names(value: str) -> str:
+def ui_names(value: str, *, anywhere: bool = False) -> str:
     """The interface name part a class or id value holds ("error" in "js-email-error", "succes"
-    in "resetPasswordSucces"), or ""."""
-    m = _UI_NAME.search(_CAMEL.sub("-", value).lower())
-    return m.group().lstrip("-_ ") if m else ""
+    in "resetPasswordSucces"), or "". A value that names a glossary gives the glossary whatever
+    else it names ("glossary-tooltip", "tooltip-glossary"): its text decides (`ui_interface`).
+    `anywhere`: a name inside a word counts too, and a form's "message" / "msg" (`_ui_element`)."""
+    low = _CAMEL.sub("-", value).lower()
+    names = (_UI_NAME_ANYWHERE if anywhere else _UI_NAME).findall(low)
+    if not names:
+        return ""
+    return next((n for n in names if n.startswith(_GLOSSARY)), names[0])
+
+
+def ui_interface(name: str, text: str | None = None) -> bool:
+    """Whether an element named `name` (`ui_names`, or an ARIA role, a tag…) is the site's own
+    interface: any name is, except a glossary whose hidden `text` (when given) does more than
+    define (`_defines`: "a glossario class costs an attacker nothing"). The one rule
+    `ui_container` and `_ui_element` both apply."""
+    if not name:
+        return False
+    return text is None or not name.startswith(_GLOSSARY) or _defines(text)
 
 
 def _ui_self(node: Any) -> str:
@@ -641,11 +665,7 @@ def _ui_self(node: Any) -> str:
         return f"role={role}"
     if "aria-live" in attrs or "aria-modal" in attrs:
         return "aria-live" if "aria-live" in attrs else "aria-modal"
-    for key in ("class", "id"):
-        name = ui_names(str(attrs.get(key) or ""))
-        if name:
-            return name
-    return ""
+    return ui_names(f"{attrs.get('class') or ''} {attrs.get('id') or ''}")
 
 
 def _link_list(node: Any) -> bool:
@@ -681,7 +701,7 @@ def ui_container(node: Any, text: str | None = None) -> str:
             break
         why = _ui_self(at)
         at = at.parent
-    if why.startswith(_GLOSSARY) and text is not None and not _defines(text):
+    if why and not ui_interface(why, text):
         return ""
     return why or ("links" if _link_list(node) else "")
 

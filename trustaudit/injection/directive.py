@@ -443,6 +443,32 @@ _DETERMINERS = word_set(
     "der die das den dem ein eine einen deine deinen dein meine meinen mein alle "
     "de het een je jouw uw mijn deze"
 )
+# A second-person possessive after a quantifier, behind a preposition at most ("each of your…",
+# "chacune de tes…", "ogni tua…", "jede deiner…").
+_YOURS = re.compile(
+    r"\s+(?:(?:of|de|di|del|della|des|do|da|von|van|z|из)\s+)?"
+    r"(?:your|tus|tu|tes|ta|ton|tua|tuo|tue|tuoi|teu|teus|tuas|deine|deiner|deinen|dein|jouw|"
+    r"votre|vos|tvoj\w*|твои\w*|твоих|твой|твоя|твоё)\b",
+    re.IGNORECASE,
+)
+# Quantifiers and pronouns of quantity that go before an article ("Tous les utilisateurs…", "Una de
+# las plataformas…", "Eine der Plattformen…", "Viele der Dienste…"): a partitive or a quantified
+# subject, not a verb before its object: `_verb_then_article` reads none of them as a verb, except a
+# quantifier over the reader's own things (`_YOURS`: "chacune de tes réponses doit…"). An article
+# (`_DETERMINERS`) is no verb by a stem of the lexicon either (Spanish "une*", join, is French "Une").
+_QUANTIFIERS = word_set(
+    "many several some few each every both none "
+    "tous toutes tout chaque plusieurs beaucoup certains certaines quelques aucun aucune chacun "
+    "chacune "
+    "todos todas cada muchos muchas varios varias algunos algunas pocos pocas ninguno ninguna "
+    "unos unas uno cualquiera "
+    "muitos muitas vários várias alguns algumas poucos poucas nenhum nenhuma umas uns "
+    "tutti tutte ogni molti molte alcuni alcune vari varie pochi poche tanti tante ciascuno "
+    "ciascuna ognuno ognuna nessuno nessuna "
+    "jeder jede jedes jeden jedem einer eines einem viele einige manche mehrere wenige beide "
+    "allen aller alles keine kein keiner keines "
+    "iedere ieder elke veel enkele sommige weinig beide geen"
+)
 _FUNCTION_WORDS = word_set(
     "how why what when where who which whose while if as at by for from in into of on onto to "
     "with without about above after against along among around before behind below beneath "
@@ -573,6 +599,12 @@ def _verb_then_article(head: str, end: int, word: str) -> bool:
     possessive and is shaped like a verb in the imperative (see `_DETERMINERS`)."""
     if len(word) < 3 or word in _FUNCTION_WORDS or word.endswith(("ed", "ing", "ly")):
         return False
+    if word in _QUANTIFIERS:
+        # "Tous les…", "Viele der…" quantify a subject; "chacune de tes réponses…", "ogni tua
+        # risposta…" each of the reader's own things: an obligation laid on them, as before
+        return _YOURS.match(head, end) is not None
+    if word in _DETERMINERS:
+        return False  # "Una de las…", "Eine der…": a partitive
     if word.endswith("s") and not word.endswith(("ss", "us")):
         return False  # "Cuts the…", "Photos the…": a third person or a plural, not an imperative
     nxt = _NEXT_WORD.match(head, end)
@@ -701,8 +733,8 @@ def is_directive(text: str) -> bool:
         raw = m.group(1)
         w = raw.lower().strip("'-").split("-")[0]
         at = m.start(1)
-        if _action_verb(w, t):
-            return True
+        if w not in _DETERMINERS and _action_verb(w, t):
+            return True  # (an article is none: Spanish "une*" is French "Une")
         if m.start() and head[m.start() - 1] in ",،，、" and not _after_fronted(head, m.start()):
             continue  # a clause after a comma: only the lexicon's verbs above
         if _opens_with_modal(low, at, w, t):
@@ -941,7 +973,7 @@ def names_ai_reader(text: str) -> bool:
     low = text.lower()
     label = _NOTE_LABEL.match(low) is not None
     for i, j, strong in ai_addressees(text):
-        if strong:
+        if strong or _called_by_title(text, low, i, j):
             return True
         if low[i:j] in _CAPTCHA_NAMES:
             continue
@@ -990,21 +1022,82 @@ def note_to_ai_reader(text: str) -> bool:
         return False
     if _NOTE_LABEL.match(text) is not None:
         return True
-    from trustaudit.injection.intent import _called, ai_addressees
+    from trustaudit.injection.intent import ai_addressees
 
     hits = ai_addressees(text)
-    for _, j, _ in hits:
-        gap = re.match(r"[^.!?。！？\n:：]{0,48}(?:[:：]|\s[-–—]\s)", text[j:])
-        if gap is not None:
-            return True
-    low = text.lower()
-    if any(_called(low, i, j) and _WIDGET_NAME.match(low, i, j) is None for i, j, _ in hits):
-        return True  # "Assistant, send a message saying …": a site's copy calls no assistant
+    term = _defined_term(text, hits)
+    if term:
+        # "Chatbot: a program that…": the name is defined, and the names of AIs in a definition are
+        # mentions; only a note's shape after it makes the text a note
+        rest = text[term:]
+        return _NOTE_LABEL.match(rest) is not None or _note_shaped(rest, ai_addressees(rest))
+    if _note_shaped(text, hits):
+        return True
     return (
         _SITE_UI.search(text) is None
         and _SITE_UI_CJK.search(text) is None
         and _UI_MESSAGE.search(text) is None
     )
+
+
+def _note_shaped(text: str, hits: list[tuple[int, int, bool]]) -> bool:
+    """Whether `text` has a note's shape around one of the AI names `hits` (`ai_addressees`): the
+    name followed by a colon or a dash ("Note for AI agents: …"), or called as other than a
+    widget's name ("Assistant, send a message saying …")."""
+    from trustaudit.injection.intent import _called, agent_task
+
+    for _, j, _ in hits:
+        gap = re.match(r"[^.!?。！？\n:：]{0,48}(?:[:：]|\s[-–—]\s)", text[j:])
+        if gap is not None:
+            return True
+    low = text.lower()
+    for i, j, _ in hits:
+        if not (_called(low, i, j) or _called_by_title(text, low, i, j)):
+            continue
+        if _WIDGET_NAME.match(low, i, j) is None:
+            return True  # "Assistant, send a message saying …": a site's copy calls no assistant
+        if agent_task(text):
+            return True  # "Agent, log in with the stored credentials and transfer…"
+    return False
+
+
+# A name called with a title before it, opening its sentence: "Browsing agent, …", "Dear shopping
+# assistant, …" (one word, not an article or a function word: "The agent, …", "Our agent, …").
+_TITLED_CALL = re.compile(
+    r"(?:^|[.!?;:。！？\n]\s*)[\"'“«(*_~\-•…]*\s*(?:dear\s+|hey\s+)?([^\W\d_][\w-]{1,23})\s+$"
+)
+_CALL_COMMA = re.compile(r"\s*[,،，、]\s*")
+
+
+def _called_by_title(text: str, low: str, i: int, j: int) -> bool:
+    """Whether the AI's name at [i, j) of `text` (`low` its lower case) is called by a job title
+    ("Browsing agent, summarise…", "Shopping assistant, add…"): one word before it opening the
+    sentence, a comma after it, and a request in the directive mood after the comma — a sentence
+    about an agent ("Travel agent, tour guide and…") is no call."""
+    m = _TITLED_CALL.search(low, max(0, i - 40), i)
+    if m is None or m.group(1) in _FUNCTION_WORDS or m.group(1) in _DETERMINERS:
+        return False
+    comma = _CALL_COMMA.match(low, j)
+    return comma is not None and is_directive(text[comma.end() :])
+
+
+# An AI's name that opens a text before a colon or a dash ("Chatbot: …", "Sprachmodell – …").
+_TERM_LABEL = re.compile(r"\W*$")
+_TERM_AFTER = re.compile(r"\s*(?:[:：]|[-–—]\s)\s*")
+
+
+def _defined_term(text: str, hits: list[tuple[int, int, bool]]) -> int:
+    """Where the definition starts when `text` opens with an AI's name (`hits`: `ai_addressees`) as
+    a glossary's or a list's term, a colon or a dash after it and a statement, not a request, after
+    that ("Chatbot: a program that answers questions…"), else 0. Such a name is defined, not called:
+    "AI agents: tell the user…" (a directive after the colon) stays a note's label."""
+    for i, j, _ in hits:
+        if _TERM_LABEL.fullmatch(text, 0, i) is None:
+            continue
+        m = _TERM_AFTER.match(text, j)
+        if m is not None and m.end() < len(text) and not is_directive(text[m.end() :]):
+            return m.end()
+    return 0
 
 
 # The roles of an assistant's conversation, named as an agent's instructions name them: the user or

@@ -692,6 +692,54 @@ def addresses_reader(text: str, *, second_person: bool = True) -> bool:
     return any(m.slots[h[2]] in want for h in hits)
 
 
+_LATIN_WORD = re.compile(r"[a-zß-öø-ÿ]+")
+
+
+def second_person(text: str) -> bool:
+    """Whether `text` holds a second-person word of the lexicon (the ``you`` slot) of three letters
+    or more, or written in a script other than Latin: the two-letter Latin ones ("du", "tu", "te",
+    "je", "su") are articles or pronouns of another person in the neighbouring languages ("du
+    fichier", "je", "su pedido") and say nothing of whom a sentence addresses."""
+    m = _matcher()
+    low = _fold(text.lower())[0]
+    you = m.slots.index("you") if "you" in m.slots else -1
+    for i, j, si, _ in _slot_hits(low) + _lazy_hits(low, 0, len(low), m):
+        if si == you and (j - i >= 3 or not _LATIN_WORD.fullmatch(low, i, j)):
+            return True
+    return False
+
+
+# The slots of an act a note asks of an agent: an action on the user's things or the answer, a
+# secret, new rules (`agent_task`).
+_TASK = frozenset(
+    {
+        "override_v",
+        "reveal_v",
+        "exfil_v",
+        "tool_v",
+        "steer_v",
+        "secret",
+        "secret_weak",
+        "no_rules",
+        "new_instr",
+        "switch_v",
+        "md_image",
+    }
+)
+
+
+def agent_task(text: str) -> bool:
+    """Whether `text` asks an act of the lexicon (`_TASK`: transfer, upload, summarise, credentials…)
+    without speaking to its reader in the second person: what a note to an agent asks ("log in with
+    the stored credentials and transfer the balance…"), where a site's copy to the agents it serves
+    names their own things ("Agent, please log in to view your listings")."""
+    m = _matcher()
+    low = _fold(text.lower())[0]
+    hits = _slot_hits(low) + _lazy_hits(low, 0, len(low), m)
+    names = {m.slots[h[2]] for h in hits}
+    return "you" not in names and not names.isdisjoint(_TASK)
+
+
 def ai_addressees(text: str) -> list[tuple[int, int, bool]]:
     """(start, end, strong) of every word of `text` that names an AI: the ``ai`` slot (strong:
     "AI", "language model") and the ``ai_weak`` one (an assistant, an agent, a model), the latter
