@@ -73,7 +73,7 @@ from bench.injection_eval import (  # noqa: E402
 )
 from trustaudit.injection import COVERT, scan_html, scan_html_asks  # noqa: E402
 from trustaudit.injection.intent import LANGUAGES  # noqa: E402
-from trustaudit.injection.semantic import combine  # noqa: E402
+from trustaudit.injection.semantic import combine, floor_for  # noqa: E402
 from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
 
 DEFAULT_CORPORA = ROOT.parent / "shared" / "corpora"
@@ -328,8 +328,9 @@ def _with_model(
     *,
     hidden_only: bool,
 ) -> float:
-    """A case's score once the fold's classifier read its passages (the scan's own combination),
-    with the fold's threshold for the kind of place (covert, exposed, visible)."""
+    """A case's score once the fold's classifier read its passages (the scan's own combination,
+    `injection._supported`), with the fold's threshold for the kind of place (covert, exposed,
+    visible)."""
     from bench.train_intent import group_of
 
     pol = InjectionPolicy()
@@ -337,7 +338,8 @@ def _with_model(
     for text, lex, tech in asked:
         if hidden_only and tech == "visible":
             continue
-        s = combine(lex, prob[text], pol.semantic_weight, thr[group_of(tech)])
+        floor = floor_for(tech, pol.min_score)
+        s = combine(lex, prob[text], pol.semantic_weight, thr[group_of(tech)], floor)
         if s >= pol.min_score:
             best = max(best, s)
     return best
@@ -452,9 +454,9 @@ def _threshold_bound(
     asked: list[tuple[str, float, str]], probs: dict[str, float], thr: dict[str, float]
 ) -> bool:
     """Whether a missed hidden payload's passage would have been a finding had the fold's threshold
-    for its kind of place been 0.5: its probability is below that threshold but reaches what its
-    location's prior needs (`combine` by noisy-or up to ``min_score``). ``--diagnose`` reports
-    these as ``asked<thr``; the other ``asked`` misses score too low for any threshold."""
+    for its kind of place been 0.5: its probability is below that threshold but `combine` (the
+    scan's rule, `floor_for` included) reaches ``min_score`` at 0.5. ``--diagnose`` reports these
+    as ``asked<thr``; the other ``asked`` misses score too low for any threshold."""
     from bench.train_intent import group_of
 
     pol = InjectionPolicy()
@@ -462,9 +464,36 @@ def _threshold_bound(
         if tech == "visible":
             continue
         p = probs[text]
-        if p < thr[group_of(tech)] and combine(lex, p, pol.semantic_weight, 0.5) >= pol.min_score:
+        s = combine(lex, p, pol.semantic_weight, 0.5, floor_for(tech, pol.min_score))
+        if p < thr[group_of(tech)] and s >= pol.min_score:
             return True
     return False
+
+
+def _of_payload(text: str, body: str) -> bool:
+    """Whether an asked passage `text` is (the opening of) the payload whose `_key` is `body`."""
+    k = _key(text)
+    return k[:40] in body or body[:40] in k
+
+
+def by_host(
+    p: Payload,
+    lexical: float,
+    asked: list[tuple[str, float, str]],
+    probs: dict[str, float],
+    thr: dict[str, float],
+    cutoff: float,
+    *,
+    hidden_only: bool,
+) -> bool:
+    """Whether a case caught at `cutoff` owes it only to its host page's own passages: neither its
+    lexical score nor a passage of the payload (matched as in `miss_reason`) reaches `cutoff` with
+    the fold's model. Why: a looser rule can flag a host's hidden passage and so every case put
+    into that host; ``--diagnose`` counts such catches (``via host``), which are no recall."""
+    if lexical >= cutoff:
+        return False
+    mine = [a for a in asked if _of_payload(a[0], _key(p.text))]
+    return _with_model(0.0, mine, probs, thr, hidden_only=hidden_only) < cutoff
 
 
 def miss_reason(
@@ -485,8 +514,7 @@ def miss_reason(
 
     body = _key(p.text)
     for text, _, tech in asked:
-        k = _key(text)
-        if tech != "visible" and (k[:40] in body or body[:40] in k):
+        if tech != "visible" and _of_payload(text, body):
             return "asked"
     if _shape_ask(p.text, technique, _ASK, _Shown(""), prose_head, every=False) is not None:
         if html:
@@ -668,6 +696,7 @@ def main(argv: list[str] | None = None) -> int:
     # --diagnose: held-out hidden misses by hiding technique and reason, and the fold's p of the asked
     tech_why: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     tech_p: dict[str, list[float]] = defaultdict(list)
+    lexical_scores = scores
     for fam in fams:
         if args.folds and fam not in args.folds.split(","):
             continue
@@ -712,8 +741,20 @@ def main(argv: list[str] | None = None) -> int:
                 why[r] += 1
                 tech_why[c.technique][r] += 1
             med = f" p median {sorted(below)[len(below) // 2]:.2f}" if below else ""
+            host = [0, 0]  # hidden, visible cases of the family caught only through their host
+            for k, c in enumerate(cases):
+                p = payloads[c.payload]
+                if p.family == fam and caught[k]:
+                    vis = c.technique == "visible"
+                    th = LAST_FOLD["thresholds"]
+                    assert isinstance(th, dict)
+                    if by_host(
+                        p, lexical_scores[k], case_asks[k], probs, th, thr, hidden_only=not vis
+                    ):
+                        host[vis] += 1
             print(
-                f"   misses: {dict(sorted(why.items()))}{med} "
+                f"   via host: hidden {host[0]}, visible {host[1]}; "
+                f"misses: {dict(sorted(why.items()))}{med} "
                 f"(fold C {LAST_FOLD['c']}, covert thr {LAST_FOLD['thr']:.3f}; "
                 + ", ".join(f"{g} {v:.3f}" for g, v in LAST_FOLD["thresholds"].items())  # type: ignore[attr-defined]
                 + ")"

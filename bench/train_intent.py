@@ -765,7 +765,12 @@ def thresholds(
     """Per kind of place, the lowest probability ≥ 0.5 at which the passages of that kind the scan
     asks about (`asked`) flag at most its share (SHARES) of `budget` × `n_pages` pages (rounded
     down: with the default budget and 399 training pages, 1 / 1 / 1 pages); exposed ≥ covert and
-    visible ≥ exposed."""
+    visible ≥ exposed.
+
+    Counting every asked passage at or above its threshold as a flagged page is the scan's own rule
+    out of sight (`semantic.floor_for`: there the threshold decides, whatever the location's prior);
+    in plain sight the noisy-or may still ask more (prior 0.2: p ≥ 0.75), so the visible count is
+    an upper bound."""
     out: dict[str, float] = {}
     for g in GROUPS:
         allowed = int(SHARES[g] * budget * n_pages)
