@@ -73,7 +73,7 @@ from bench.injection_eval import (  # noqa: E402
 )
 from trustaudit.injection import COVERT, scan_html, scan_html_asks  # noqa: E402
 from trustaudit.injection.intent import LANGUAGES  # noqa: E402
-from trustaudit.injection.semantic import combine, floor_for  # noqa: E402
+from trustaudit.injection.semantic import combine  # noqa: E402
 from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
 
 DEFAULT_CORPORA = ROOT.parent / "shared" / "corpora"
@@ -328,9 +328,8 @@ def _with_model(
     *,
     hidden_only: bool,
 ) -> float:
-    """A case's score once the fold's classifier read its passages (the scan's own combination,
-    `injection._supported`), with the fold's threshold for the kind of place (covert, exposed,
-    visible)."""
+    """A case's score once the fold's classifier read its passages (the scan's own combination),
+    with the fold's threshold for the kind of place (covert, exposed, visible)."""
     from bench.train_intent import group_of
 
     pol = InjectionPolicy()
@@ -338,8 +337,7 @@ def _with_model(
     for text, lex, tech in asked:
         if hidden_only and tech == "visible":
             continue
-        floor = floor_for(tech, pol.min_score)
-        s = combine(lex, prob[text], pol.semantic_weight, thr[group_of(tech)], floor)
+        s = combine(lex, prob[text], pol.semantic_weight, thr[group_of(tech)])
         if s >= pol.min_score:
             best = max(best, s)
     return best
@@ -454,9 +452,9 @@ def _threshold_bound(
     asked: list[tuple[str, float, str]], probs: dict[str, float], thr: dict[str, float]
 ) -> bool:
     """Whether a missed hidden payload's passage would have been a finding had the fold's threshold
-    for its kind of place been 0.5: its probability is below that threshold but `combine` (the
-    scan's rule, `floor_for` included) reaches ``min_score`` at 0.5. ``--diagnose`` reports these
-    as ``asked<thr``; the other ``asked`` misses score too low for any threshold."""
+    for its kind of place been 0.5: its probability is below that threshold but reaches what its
+    location's prior needs (`combine` by noisy-or up to ``min_score``). ``--diagnose`` reports
+    these as ``asked<thr``; the other ``asked`` misses score too low for any threshold."""
     from bench.train_intent import group_of
 
     pol = InjectionPolicy()
@@ -464,8 +462,7 @@ def _threshold_bound(
         if tech == "visible":
             continue
         p = probs[text]
-        s = combine(lex, p, pol.semantic_weight, 0.5, floor_for(tech, pol.min_score))
-        if p < thr[group_of(tech)] and s >= pol.min_score:
+        if p < thr[group_of(tech)] and combine(lex, p, pol.semantic_weight, 0.5) >= pol.min_score:
             return True
     return False
 
@@ -488,8 +485,8 @@ def by_host(
 ) -> bool:
     """Whether a case caught at `cutoff` owes it only to its host page's own passages: neither its
     lexical score nor a passage of the payload (matched as in `miss_reason`) reaches `cutoff` with
-    the fold's model. Why: a looser rule can flag a host's hidden passage and so every case put
-    into that host; ``--diagnose`` counts such catches (``via host``), which are no recall."""
+    the fold's model. Why: a fold's head can flag a host's own hidden passage, and so every case
+    put into that host; ``--diagnose`` counts such catches (``via host``), which are no recall."""
     if lexical >= cutoff:
         return False
     mine = [a for a in asked if _of_payload(a[0], _key(p.text))]

@@ -767,10 +767,12 @@ def thresholds(
     down: with the default budget and 399 training pages, 1 / 1 / 1 pages); exposed ≥ covert and
     visible ≥ exposed.
 
-    Counting every asked passage at or above its threshold as a flagged page is the scan's own rule
-    out of sight (`semantic.floor_for`: there the threshold decides, whatever the location's prior);
-    in plain sight the noisy-or may still ask more (prior 0.2: p ≥ 0.75), so the visible count is
-    an upper bound."""
+    The count takes every asked passage at or above its threshold as a flagged page; the scan also
+    needs the noisy-or with the location's prior to reach ``min_score`` (display:none p ≥ 0.667,
+    a script string 0.824), so where that bar is the higher one the count is an upper bound. Letting
+    the threshold decide there instead (a hidden passage at or above it scoring ``min_score``) was
+    measured and not kept: held out +25 hidden payloads, but 0.75–1.01 % of the unseen pages
+    flagged per fold (docs/injection.md, "Session 14, the threshold decides")."""
     out: dict[str, float] = {}
     for g in GROUPS:
         allowed = int(SHARES[g] * budget * n_pages)

@@ -1338,23 +1338,22 @@ def _selected(asks: list[_Ask], policy: InjectionPolicy) -> list[_Ask]:
 
 def _screened(pages: list[list[_Ask]], clf: Any, policy: InjectionPolicy) -> list[list[_Ask]]:
     """Per page, the asks the exact model must read: those the fast approximate runner (`encoder`)
-    cannot place far below the probability from which they would become a finding (`semantic.least_p`:
-    the classifier's threshold, and in plain sight what `combine` needs to reach `min_score`); the
-    others cannot be findings. All pages' asks go through the runner in one call (its fixed cost per
-    call is paid once)."""
+    cannot place far below the probability from which they would become a finding (the classifier's
+    threshold, and what `combine` needs to reach `min_score`); the others cannot be findings. All
+    pages' asks go through the runner in one call (its fixed cost per call is paid once)."""
     from trustaudit.injection.encoder import far_below, ready
-    from trustaudit.injection.semantic import floor_for, least_p
 
     texts = [a.text for asks in pages for a in asks]
     if not texts or not ready(texts, eager=policy.semantic_screen == "on"):
         return pages
     floors = []
-    w, low = policy.semantic_weight, policy.min_score
+    w = policy.semantic_weight
     for asks in pages:
         for a in asks:
+            lex = a.hit.score
+            need = (1.0 - (1.0 - policy.min_score) / (1.0 - lex)) / w if w > 0 and lex < 1 else 1.0
             thr = clf.threshold_for(a.technique, covert=a.technique in COVERT)
-            bar = least_p(a.hit.score, w, thr, low, floor_for(a.technique, low))
-            floors.append(bar - 1e-3)  # - 1e-3: combine rounds its score to 4 decimals
+            floors.append(max(thr, need) - 1e-3)  # - 1e-3: combine rounds its score to 4 decimals
     skip = iter(far_below(texts, clf.weights, clf.bias, floors))
     return [[a for a in asks if not next(skip)] for asks in pages]
 
@@ -1395,12 +1394,11 @@ def _semantic_findings_many(
 def _supported(a: _Ask, p: float, clf: Any, policy: InjectionPolicy) -> dict[str, Any] | None:
     """The finding an ask becomes once the model gave it probability `p`, or None (below
     `min_score`, or no higher than its lexical score)."""
-    from trustaudit.injection.semantic import combine, floor_for
+    from trustaudit.injection.semantic import combine
 
     h = a.hit
     thr = clf.threshold_for(a.technique, covert=a.technique in COVERT)
-    floor = floor_for(a.technique, policy.min_score)
-    score = combine(h.score, p, policy.semantic_weight, thr, floor)
+    score = combine(h.score, p, policy.semantic_weight, thr)
     if score < policy.min_score or score <= h.score:
         return None
     rule = f"{h.rule}+semantic" if h.rule else "semantic"

@@ -39,8 +39,6 @@ __all__ = [
     "classifier_from",
     "combine",
     "embed",
-    "floor_for",
-    "least_p",
     "probabilities",
     "prose_head",
     "prose_head_words",
@@ -274,41 +272,13 @@ def probabilities(texts: Sequence[str]) -> list[float] | None:
     return [_SEEN[t] for t in texts]
 
 
-def combine(lexical: float, p: float, weight: float, threshold: float, floor: float = 0.0) -> float:
+def combine(lexical: float, p: float, weight: float, threshold: float) -> float:
     """A passage's score once the classifier has read it: its lexical score (location prior
-    included) and `weight` × `p` by noisy-or, at least `floor` (`floor_for`), when `p` reaches the
-    classifier's `threshold`; else the lexical score unchanged."""
+    included) and `weight` × `p` by noisy-or, when `p` reaches the classifier's `threshold`; else
+    the lexical score unchanged."""
     if p < threshold:
         return lexical
-    return max(round(1.0 - (1.0 - lexical) * (1.0 - weight * p), 4), floor)
-
-
-def floor_for(technique: str, min_score: float) -> float:
-    """The least score of a passage whose probability reaches its kind's threshold (`combine`):
-    `min_score` out of sight — the threshold decides —, none in plain sight.
-
-    Why: bench/train_intent.py calibrates each kind's threshold by counting every asked passage of
-    the training pages at or above it as a flagged page. By noisy-or alone a hidden passage also
-    had to reach what its location's prior needs to make `min_score` — p ≥ 0.667 for display:none
-    and comments (prior 0.25), 0.75 for attributes, meta and noscript, 0.824 for a script string,
-    0.889 for aria-hidden —, a second bar no page set, over a covert threshold of 0.5: held out,
-    most missed hidden payloads the model read scored 0.6–0.66 (docs/injection.md, "Session 14,
-    the threshold decides"). A passage in plain sight keeps the noisy-or: its threshold (0.97) is
-    above what its prior needs, and its lexical evidence adds to it."""
-    return 0.0 if technique == "visible" else min_score
-
-
-def least_p(
-    lexical: float, weight: float, threshold: float, min_score: float, floor: float = 0.0
-) -> float:
-    """The least probability at which `combine` reaches `min_score` (over 1: none): the threshold,
-    and unless `floor` reaches `min_score` what the noisy-or with `lexical` needs."""
-    if floor >= min_score:
-        return threshold
-    need = (
-        (1.0 - (1.0 - min_score) / (1.0 - lexical)) / weight if weight > 0 and lexical < 1 else 1.0
-    )
-    return max(threshold, need)
+    return round(1.0 - (1.0 - lexical) * (1.0 - weight * p), 4)
 
 
 @lru_cache(maxsize=1)
