@@ -467,6 +467,32 @@ def _threshold_bound(
     return False
 
 
+def _of_payload(text: str, body: str) -> bool:
+    """Whether an asked passage `text` is (the opening of) the payload whose `_key` is `body`."""
+    k = _key(text)
+    return k[:40] in body or body[:40] in k
+
+
+def by_host(
+    p: Payload,
+    lexical: float,
+    asked: list[tuple[str, float, str]],
+    probs: dict[str, float],
+    thr: dict[str, float],
+    cutoff: float,
+    *,
+    hidden_only: bool,
+) -> bool:
+    """Whether a case caught at `cutoff` owes it only to its host page's own passages: neither its
+    lexical score nor a passage of the payload (matched as in `miss_reason`) reaches `cutoff` with
+    the fold's model. Why: a fold's head can flag a host's own hidden passage, and so every case
+    put into that host; ``--diagnose`` counts such catches (``via host``), which are no recall."""
+    if lexical >= cutoff:
+        return False
+    mine = [a for a in asked if _of_payload(a[0], _key(p.text))]
+    return _with_model(0.0, mine, probs, thr, hidden_only=hidden_only) < cutoff
+
+
 def miss_reason(
     p: Payload, technique: str, asked: list[tuple[str, float, str]], html: str = ""
 ) -> str:
@@ -485,8 +511,7 @@ def miss_reason(
 
     body = _key(p.text)
     for text, _, tech in asked:
-        k = _key(text)
-        if tech != "visible" and (k[:40] in body or body[:40] in k):
+        if tech != "visible" and _of_payload(text, body):
             return "asked"
     if _shape_ask(p.text, technique, _ASK, _Shown(""), prose_head, every=False) is not None:
         if html:
@@ -668,6 +693,7 @@ def main(argv: list[str] | None = None) -> int:
     # --diagnose: held-out hidden misses by hiding technique and reason, and the fold's p of the asked
     tech_why: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     tech_p: dict[str, list[float]] = defaultdict(list)
+    lexical_scores = scores
     for fam in fams:
         if args.folds and fam not in args.folds.split(","):
             continue
@@ -712,8 +738,20 @@ def main(argv: list[str] | None = None) -> int:
                 why[r] += 1
                 tech_why[c.technique][r] += 1
             med = f" p median {sorted(below)[len(below) // 2]:.2f}" if below else ""
+            host = [0, 0]  # hidden, visible cases of the family caught only through their host
+            for k, c in enumerate(cases):
+                p = payloads[c.payload]
+                if p.family == fam and caught[k]:
+                    vis = c.technique == "visible"
+                    th = LAST_FOLD["thresholds"]
+                    assert isinstance(th, dict)
+                    if by_host(
+                        p, lexical_scores[k], case_asks[k], probs, th, thr, hidden_only=not vis
+                    ):
+                        host[vis] += 1
             print(
-                f"   misses: {dict(sorted(why.items()))}{med} "
+                f"   via host: hidden {host[0]}, visible {host[1]}; "
+                f"misses: {dict(sorted(why.items()))}{med} "
                 f"(fold C {LAST_FOLD['c']}, covert thr {LAST_FOLD['thr']:.3f}; "
                 + ", ".join(f"{g} {v:.3f}" for g, v in LAST_FOLD["thresholds"].items())  # type: ignore[attr-defined]
                 + ")"

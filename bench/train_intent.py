@@ -765,7 +765,14 @@ def thresholds(
     """Per kind of place, the lowest probability ≥ 0.5 at which the passages of that kind the scan
     asks about (`asked`) flag at most its share (SHARES) of `budget` × `n_pages` pages (rounded
     down: with the default budget and 399 training pages, 1 / 1 / 1 pages); exposed ≥ covert and
-    visible ≥ exposed."""
+    visible ≥ exposed.
+
+    The count takes every asked passage at or above its threshold as a flagged page; the scan also
+    needs the noisy-or with the location's prior to reach ``min_score`` (display:none p ≥ 0.667,
+    a script string 0.824), so where that bar is the higher one the count is an upper bound. Letting
+    the threshold decide there instead (a hidden passage at or above it scoring ``min_score``) was
+    measured and not kept: held out +25 hidden payloads, but 0.75–1.01 % of the unseen pages
+    flagged per fold (docs/injection.md, "Session 14, the threshold decides")."""
     out: dict[str, float] = {}
     for g in GROUPS:
         allowed = int(SHARES[g] * budget * n_pages)
