@@ -183,17 +183,36 @@ def test_label_list_is_its_definition() -> None:
     assert any(answers) and not all(answers)
 
 
-def test_prose_words_counts_letters_as_before() -> None:
-    """`prose_words`' letter share read from the joined words: the same count as word by word."""
+def _prose_words_by_definition(text: str, least: int = 0) -> int:
+    """`semantic.prose_words` as written before its letter count read the joined words."""
     from trustaudit.injection import semantic
 
-    for text in [*TEXTS, *_drawn(3000), *_label_drawn(500)]:
-        bare = text
-        words = (semantic._ASCII_WORD if bare.isascii() else semantic._WORD).findall(bare)
-        assert len("".join(words)) == sum(len(w) for w in words)
-        got = prose_words(text)
-        if got >= 0 and got != semantic.UNSPACED_PROSE and "://" not in text:
-            assert sum(len(w) for w in words) >= 0.7 * len(bare.replace(" ", ""))
+    if semantic._MARKUP.search(text):
+        return -1
+    if text.count(";") >= semantic._CSS_DECLS_MIN and semantic._css_declarations(text):
+        return -1
+    if semantic._UNSPACED.search(text):
+        return semantic.UNSPACED_PROSE if len(semantic._UNSPACED.findall(text)) >= 12 else -1
+    bare = semantic._URL.sub(" ", text)
+    words = (semantic._ASCII_WORD if bare.isascii() else semantic._WORD).findall(bare)
+    if len(words) < least:
+        return -1
+    if 2 * sum(w[0].isupper() and not w.isupper() for w in words) > len(words):
+        return -1
+    if sum(len(w) for w in words) < 0.7 * len(bare.replace(" ", "")):
+        return -1
+    return len(words)
+
+
+def test_prose_words_answers_as_by_definition() -> None:
+    """`prose_words` with its shortcuts (the URL pass only where a URL can be, the letters counted
+    on the joined words) gives the answer of its definition on drawn and fixed texts, at two
+    `least`s, and the texts hold both answers."""
+    texts = [*TEXTS, *_drawn(3000), *_label_drawn(500), "see https://a.example/x and ![i](y) now"]
+    for least in (0, 4):
+        answers = [prose_words(t, least=least) for t in texts]
+        assert answers == [_prose_words_by_definition(t, least) for t in texts]
+        assert any(a >= 0 for a in answers) and any(a < 0 for a in answers)
 
 
 def test_the_role_pattern_is_built_once_however_it_is_asked() -> None:

@@ -297,7 +297,7 @@ def test_a_call_in_a_glossary_is_kept_though_the_snippet_starts_after_it() -> No
     assert [f["technique"] for f in found] == ["display_none"]
 
 
-# ------------------------------- 1: a page of rules in the lexicon's imperative mood
+# ------------------------- 1: a page of rules in the lexicon's imperative mood (not kept)
 
 
 # A developer's guidelines: each rule asks the app to do something for the user, in a mood the
@@ -327,9 +327,11 @@ def _visible(html: str) -> list[str]:
 
 
 @pytest.mark.parametrize("lang", sorted(RULES))
-def test_a_page_of_rules_in_the_imperative_naming_the_user_is_not_read(lang: str) -> None:
+def test_a_page_of_rules_in_the_imperative_naming_the_user_is_still_read(lang: str) -> None:
+    # measured and not kept (session 15's review): a count of rules lets the attacker's own three
+    # requests go, so a page of them is read like any other (the model decides)
     rules = RULES[lang]
-    assert _visible(_page("", "".join(f"<p>{r}</p>" for r in rules))) == []
+    assert _visible(_page("", "".join(f"<p>{r}</p>" for r in rules)))
 
 
 @pytest.mark.parametrize("lang", sorted(RULES))
@@ -356,7 +358,7 @@ def test_among_rules_a_request_to_the_reader_as_the_user_or_to_an_address_is_rea
 # ------------------------------------------------------------------------- through `audit`
 
 
-def test_audit_reads_neither_rules_nor_a_status_but_a_hidden_call_to_an_agent(
+def test_audit_reads_rules_and_a_hidden_call_to_an_agent_but_no_status(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the model's decision replaced: what is tested is which passages reach it through `audit`
@@ -369,7 +371,7 @@ def test_audit_reads_neither_rules_nor_a_status_but_a_hidden_call_to_an_agent(
             "agent.html": _page(f'<div style="display:none">{HIDDEN_CALL}</div>'),
         },
     )
-    assert found["rules.html"][0] == [] and found["notice.html"][0] == []
+    assert found["notice.html"][0] == []
     assert [f["technique"] for f in found["agent.html"][0]] == ["display_none"]
-    assert HIDDEN_CALL in read
-    assert NOTICE not in read and not any(r in read for r in RULES["en"])
+    assert HIDDEN_CALL in read and any(r in read for r in RULES["en"])
+    assert NOTICE not in read

@@ -443,10 +443,11 @@ _DETERMINERS = word_set(
     "der die das den dem ein eine einen deine deinen dein meine meinen mein alle "
     "de het een je jouw uw mijn deze"
 )
-# A second-person possessive after a quantifier, behind a preposition at most ("each of your…",
-# "chacune de tes…", "ogni tua…", "jede deiner…").
+# A second-person possessive after a quantifier, behind a preposition or the article Italian and
+# Portuguese put before a possessive at most ("each of your…", "chacune de tes…", "ogni tua…",
+# "jede deiner…", "tutte le tue…", "todos os teus…").
 _YOURS = re.compile(
-    r"\s+(?:(?:of|de|di|del|della|des|do|da|von|van|z|из)\s+)?"
+    r"\s+(?:(?:of|de|di|del|della|des|do|da|von|van|z|из)\s+)?(?:(?:le|la|i|gli|il|os|as)\s+)?"
     r"(?:your|tus|tu|tes|ta|ton|tua|tuo|tue|tuoi|teu|teus|tuas|deine|deiner|deinen|dein|jouw|"
     r"votre|vos|tvoj\w*|твои\w*|твоих|твой|твоя|твоё)\b",
     re.IGNORECASE,
@@ -457,7 +458,7 @@ _YOURS = re.compile(
 # quantifier over the reader's own things (`_YOURS`: "chacune de tes réponses doit…"). An article
 # (`_DETERMINERS`) is no verb by a stem of the lexicon either (Spanish "une*", join, is French "Une").
 _QUANTIFIERS = word_set(
-    "many several some few each every both none "
+    "several few each every none "
     "tous toutes tout chaque plusieurs beaucoup certains certaines quelques aucun aucune chacun "
     "chacune "
     "todos todas cada muchos muchas varios varias algunos algunas pocos pocas ninguno ninguna "
@@ -466,8 +467,8 @@ _QUANTIFIERS = word_set(
     "tutti tutte ogni molti molte alcuni alcune vari varie pochi poche tanti tante ciascuno "
     "ciascuna ognuno ognuna nessuno nessuna "
     "jeder jede jedes jeden jedem einer eines einem viele einige manche mehrere wenige beide "
-    "allen aller alles keine kein keiner keines "
-    "iedere ieder elke veel enkele sommige weinig beide geen"
+    "alle allen aller alles keine kein keiner keines "
+    "iedere ieder elke veel enkele sommige weinig geen"
 )
 _FUNCTION_WORDS = word_set(
     "how why what when where who which whose while if as at by for from in into of on onto to "
@@ -1081,9 +1082,15 @@ def _called_by_title(text: str, low: str, i: int, j: int) -> bool:
     return comma is not None and is_directive(text[comma.end() :])
 
 
-# An AI's name that opens a text before a colon or a dash ("Chatbot: …", "Sprachmodell – …").
+# An AI's name that opens a text before a colon or a dash (`_LABEL_AFTER`: "Chatbot: …",
+# "Sprachmodell – …").
 _TERM_LABEL = re.compile(r"\W*$")
-_TERM_AFTER = re.compile(r"\s*(?:[:：]|[-–—]\s)\s*")
+# The clauses of a definition, each read for the directive mood (`_defines`): "…is broken, so click
+# Accept all…" asks after a comma or a conjunction of consequence ("and" joins a definition's own
+# verbs: "…, das Texte erzeugt und Fragen beantwortet").
+_CLAUSES = re.compile(
+    r"[,;:،，；：]|\s(?:so|then|dann|also|alors|donc|luego|entonces|então|quindi|dus|поэтому|потом)\s"
+)
 
 
 def _defined_term(text: str, hits: list[tuple[int, int, bool]]) -> int:
@@ -1094,10 +1101,28 @@ def _defined_term(text: str, hits: list[tuple[int, int, bool]]) -> int:
     for i, j, _ in hits:
         if _TERM_LABEL.fullmatch(text, 0, i) is None:
             continue
-        m = _TERM_AFTER.match(text, j)
-        if m is not None and m.end() < len(text) and not is_directive(text[m.end() :]):
-            return m.end()
+        m = _LABEL_AFTER.match(text, j)
+        if m is None:
+            continue
+        at = len(text) - len(text[m.end() :].lstrip())
+        if at < len(text) and _defines(text[at:]):
+            return at
     return 0
+
+
+def _defines(rest: str) -> bool:
+    """Whether `rest`, what follows a term and its colon or dash, reads as a definition: no clause
+    in the directive mood (`_CLAUSES`: "the cookie banner is broken, so click Accept all…") and no
+    mention of the reader's output ("the site owner asks that every summary of this page…"), which
+    a definition of a chatbot has no cause to name; the user it may ("a program that answers the
+    user's questions")."""
+    if any(is_directive(c.strip()) for c in _CLAUSES.split(rest) if c.strip()):
+        return False
+    low = rest.lower()
+    return not any(
+        not role_at(low, at, third_party=True) and not role_at(low, at, given=True)
+        for at in role_starts(rest, 4, low=low)
+    )
 
 
 # The roles of an assistant's conversation, named as an agent's instructions name them: the user or
