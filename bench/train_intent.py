@@ -65,7 +65,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.injection_eval import clean_page_paths, read_gz  # noqa: E402
-from bench.injection_families_extra import MEASURE_ONLY, OWN_DRAWS  # noqa: E402
+from bench.injection_families_extra import MEASURE_ONLY  # noqa: E402
 from bench.injection_lofo import (  # noqa: E402
     DEFAULT_CORPORA,
     boundary_negatives,
@@ -289,6 +289,16 @@ def reads_as(text: str) -> str:
     return prose_head(text, _MAX, min_words=1) or " ".join(text.split())[:_MAX]
 
 
+def keyed(salt: object, text: str) -> float:
+    """A draw in [0, 1) fixed by `salt` and `text` alone (blake2b): the training set's seeded
+    choices (which exposed passages are kept, which negatives are upper-cased, which fillers embed a
+    payload) made per item, not from one generator's sequence. With one generator, a gate that
+    stops reading three real-page passages reshuffled every later choice, and so every variant of
+    every payload: each fold's head moved by more than the change measured (session 15)."""
+    h = hashlib.blake2b(f"{salt}\x00{text}".encode(), digest_size=8).digest()
+    return int.from_bytes(h, "big") / 2**64
+
+
 def augment(text: str, rng: random.Random, fillers: Sequence[str]) -> str:
     """One seeded variant of a payload, of a kind attackers use to get past a phrase list."""
     kind = rng.randrange(5)
@@ -299,7 +309,11 @@ def augment(text: str, rng: random.Random, fillers: Sequence[str]) -> str:
     if kind == 2:
         return rng.choice(_WRAPPERS).format(t=text)
     if kind == 3 and fillers:
-        a, b = rng.sample(list(fillers), 2) if len(fillers) > 1 else (fillers[0], fillers[0])
+        # the two fillers ranked first by a key of (draw, payload, filler), not by their places in
+        # the list: a negative more or less among the fillers changes no other payload's variant
+        tag = rng.random()
+        ranked = sorted(fillers, key=lambda f: keyed(f"{tag}:{text}", f))
+        a, b = (ranked[0], ranked[1]) if len(ranked) > 1 else (ranked[0], ranked[0])
         room = max(0, _MAX - len(text)) // 2
         return f"{a[:room]} {text} {b[:room]}".strip()
     words = text.split()
@@ -347,7 +361,6 @@ def training_data(
     families of ``injection_lofo.CLASS_SETS`` added to the positives (their variants drawn from a
     generator of their own, so the other rows stay as they were) and, with `extra_boundary`, their
     boundary imperatives to the negatives."""
-    rng = random.Random(seed)
     fams = load_families(corpora)
     paths = clean_page_paths(corpora)
     train, test = page_split(len(paths), seed)
@@ -368,7 +381,8 @@ def training_data(
                     seen.add(t)
                     rows.append((t, g, i, a))
         exposed = [k for k, r in enumerate(rows) if r[1] == "exposed" and not r[3]]
-        drop = set(exposed) - set(rng.sample(exposed, min(max_exposed, len(exposed))))
+        kept = sorted(exposed, key=lambda k: keyed(f"{seed}:exposed", rows[k][0]))[:max_exposed]
+        drop = set(exposed) - set(kept)
         rows = [r for k, r in enumerate(rows) if k not in drop]
         return (
             [r[0] for r in rows],
@@ -390,21 +404,21 @@ def training_data(
             continue
         # the later registry families draw their variants from a generator of their own, so
         # having their packages changes no other row
-        draw = random.Random(f"{seed}:{name}") if name in OWN_DRAWS else rng
         for p in ps:
             t = reads_as(p.text)
             pos.append(t)
             fam.append(name)
+            draw = random.Random(f"{seed}:{name}:{t}")  # a payload's variants are its own
             for _ in range(augment_k):
                 pos.append(reads_as(augment(t, draw, fillers)))
                 fam.append(name)
-    upper = [t.upper() for t in rng.sample(nt, len(nt) // 10)]
+    upper = [t.upper() for t in nt if keyed(f"{seed}:upper", t) < 0.1]
     for name in extra:
-        own = random.Random(f"{seed}:{name}")
         for p in class_payloads(family=name):
             t = reads_as(p.text)
             pos.append(t)
             fam.append(name)
+            own = random.Random(f"{seed}:{name}:{t}")
             for _ in range(augment_k):
                 pos.append(reads_as(augment(t, own, fillers)))
                 fam.append(name)
