@@ -13,6 +13,7 @@ import errno
 import gzip
 import io
 import json
+import logging
 import os
 import stat as stat_mod
 import zlib
@@ -41,6 +42,7 @@ from trustaudit.io.records import (
     RecordBatch,
     display_text,
     has_surrogates,
+    http_status,
     records_table,
     safe_records_table,
 )
@@ -460,6 +462,7 @@ class JsonlSource(_PathSource):
         errors: list[ErrorRow] = []
         extra: dict[str, None] = {}
         line_no = 0
+        emitted = 0  # records and error rows yielded so far: a file that yields none is one row
         try:
             fh, self._reader = _open_input(self.path)
         except OSError as exc:
@@ -484,6 +487,7 @@ class JsonlSource(_PathSource):
                     else:
                         self._guarded_parse(raw, line_no, rows, errors, extra)
                     if len(rows) + len(errors) >= batch_size:
+                        emitted += len(rows) + len(errors)
                         yield _chunks(rows, errors, list(extra))
                         rows, errors, extra = [], [], {}
             except _TooMuch as exc:
@@ -505,10 +509,13 @@ class JsonlSource(_PathSource):
                         f"input is truncated or corrupt after line {line_no}: {exc}",
                     )
                 )
-        if line_no == 0 and not rows:
-            errors.append(
-                ErrorRow(self.name, None, None, "read", "EMPTY_FILE", "file has no lines")
+        if not emitted and not rows and not errors:
+            # no lines at all, or only blank ones; a file that failed to decompress already has
+            # its one error row and is not also called empty
+            what = (
+                "file has no lines" if line_no == 0 else f"file holds only {line_no} blank line(s)"
             )
+            errors.append(ErrorRow(self.name, None, None, "read", "EMPTY_FILE", what))
         if rows or errors:
             yield _chunks(rows, errors, list(extra))
 
@@ -581,7 +588,10 @@ class JsonlSource(_PathSource):
             )
             return
         url = obj.get("url")
-        url = url if isinstance(url, str) else None
+        if url is not None and not isinstance(url, str):
+            # dropping it would keep the page under a made-up identity (source#line)
+            error("BAD_URL", f"line {line_no}: 'url' must be a string, got {type(url).__name__}")
+            return
         html, text = obj.get("html"), obj.get("text")
         if not isinstance(html, str) and not isinstance(text, str):
             errors.append(
@@ -600,7 +610,7 @@ class JsonlSource(_PathSource):
             "offset": line_no,
             "url": url,
             "fetched_at": _parse_ts(obj.get("fetched_at")),
-            "status": obj.get("status") if isinstance(obj.get("status"), int) else None,
+            "status": http_status(obj.get("status")),
             "content_type": obj.get("content_type")
             if isinstance(obj.get("content_type"), str)
             else None,
@@ -737,6 +747,41 @@ def _parse_ts(value: Any) -> datetime | None:
 
 
 # ---------------------------------------------------------------- WARC / ARC
+def _quiet_warcio() -> None:
+    """Keep warcio's log lines off the terminal: they quote hostile WARC headers raw (a
+    WARC-Target-URI with a space is logged whole, escape sequences included); what they report
+    ends up in the page's URL or in an error row instead."""
+    log = logging.getLogger("warcio")
+    if not log.handlers:
+        log.addHandler(logging.NullHandler())
+    log.propagate = False
+
+
+def _warc_damage(exc: BaseException, at: int | None, *, is_load_failure: bool) -> tuple[str, str]:
+    """(code, one-line message) for a WARC/ARC stream warcio cannot read on from byte `at`.
+
+    Why: warcio's own exceptions say what broke in its code ("'NoneType' object has no attribute
+    'startswith'" for a header cut short, "cannot fit 'int' into an index-sized integer" for a
+    Content-Length of 30 digits) and quote the bytes it met, not what is wrong with the file."""
+    code = _stream_code(exc)
+    if code:
+        return code, f"unreadable from byte {at}: {exc}"
+    if isinstance(exc, EOFError):
+        return "WARC_TRUNCATED", f"the file ends inside the record at byte {at}"
+    if is_load_failure:  # "Unknown archive format, first line: [...]": not a record header at all
+        head = str(exc).splitlines()[0] if str(exc) else ""
+        head = head.encode("ascii", "backslashreplace").decode("ascii")[:200]
+        return (
+            "WARC_CORRUPT",
+            f"no WARC/ARC record header at byte {at} ({head}); the rest was skipped",
+        )
+    return (
+        "WARC_CORRUPT",
+        f"the record header at byte {at} is damaged or cut short ({type(exc).__name__}); "
+        "the rest of the file was skipped",
+    )
+
+
 @dataclass
 class WarcSource(_PathSource):
     """Response/resource records of a WARC or ARC file (gzipped or not), via warcio.
@@ -771,6 +816,7 @@ class WarcSource(_PathSource):
         except OSError as exc:
             yield _error_batch(self.name, None, None, "read", "READ_FAILED", str(exc))
             return
+        _quiet_warcio()
         with fh:
             it = ArchiveIterator(self._stream(fh), arc2warc=True)
             it.INC_RECORD = (
@@ -790,21 +836,13 @@ class WarcSource(_PathSource):
                     zlib.error,
                     Exception,
                 ) as exc:
-                    # warcio raises a variety of types on damage; anything here means the rest is unreadable
-                    code = _stream_code(exc) or (
-                        "WARC_TRUNCATED" if isinstance(exc, EOFError) else "WARC_CORRUPT"
+                    # warcio raises a variety of types on damage; anything here means the rest is
+                    # unreadable. warcio's `offset` is where the record it failed on starts.
+                    at = it.offset if isinstance(it.offset, int) else offset
+                    code, msg = _warc_damage(
+                        exc, at, is_load_failure=isinstance(exc, ArchiveLoadFailed)
                     )
-                    msg = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
-                    errors.append(
-                        ErrorRow(
-                            self.name,
-                            offset,
-                            None,
-                            "read",
-                            code,
-                            f"unreadable from byte {offset}: {msg}",
-                        )
-                    )
+                    errors.append(ErrorRow(self.name, at, None, "read", code, msg))
                     break
                 if it.err_count > errs_before:
                     # the previous record's Content-Length was wrong: the file is damaged from there on
@@ -909,8 +947,7 @@ class WarcSource(_PathSource):
         status: int | None = None
         ctype: str | None = None
         if record.http_headers is not None:
-            code = record.http_headers.get_statuscode()
-            status = int(code) if code and str(code).isdigit() else None
+            status = http_status(record.http_headers.get_statuscode())
             ctype = record.http_headers.get_header("Content-Type")
         else:
             ctype = record.rec_headers.get_header("Content-Type")
@@ -1049,7 +1086,7 @@ class ParquetSource(_PathSource):
                         offset=off,
                         url=r.get("url") if isinstance(r.get("url"), str) else None,
                         fetched_at=fetched if isinstance(fetched, datetime) else _parse_ts(fetched),
-                        status=r.get("status") if isinstance(r.get("status"), int) else None,
+                        status=http_status(r.get("status")),
                         content_type=r.get("content_type")
                         if isinstance(r.get("content_type"), str)
                         else None,
