@@ -94,3 +94,17 @@ def test_jsonl_unusable_urls_are_error_rows(runner, app, tmp_path: Path) -> None
     assert pages["url"].to_list() == ["https://ok.example/"]
     assert sorted(errors["code"].to_list()) == ["BAD_URL"] * 4 + ["EMPTY_FILE"]
     assert "DUPLICATE_URL" not in errors["code"].to_list()
+
+
+def test_powershell_utf16_jsonl_is_audited(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    lines = [
+        json.dumps({"url": f"https://u{i}.example/", "html": article_html(url=None)})
+        for i in range(2)
+    ]
+    src = tmp_path / "ps.jsonl"
+    src.write_bytes(("\r\n".join(lines) + "\r\n").encode("utf-16"))  # BOM + UTF-16LE, CRLF
+    res = audit(runner, app, str(src), "--out", str(tmp_path / "run"))
+    assert res.exit_code == 0, res.output
+    pages, errors = balanced(tmp_path / "run")
+    assert sorted(pages["url"].to_list()) == ["https://u0.example/", "https://u1.example/"]
+    assert errors.height == 0

@@ -223,3 +223,46 @@ def test_canonical_with_surrounding_space_still_names_a_file_page() -> None:
     extra = sorted({k for r in rows for k in r} - set(RECORD_COLUMNS))
     res = ex.extract_records(records_table(rows, extra), Policy())
     assert res.errors == [] and res.pages.column("url").to_pylist() == ["https://c.example/page"]
+
+
+# ---------------------------------------------------------------- UTF-16 line files
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_utf16_jsonl_with_a_bom_is_read_record_by_record(tmp_path: Path, encoding: str) -> None:
+    """Windows PowerShell 5.1 writes `>` as UTF-16LE with a BOM: split on the byte 0x0A, one
+    record used to become two JSON_DECODE rows and no page."""
+    lines = [
+        json.dumps({"url": f"https://u{i}.example/", "html": "<p>caf\u00e9 \U0001f600</p>"})
+        for i in range(3)
+    ]
+    text = "\r\n".join(lines) + "\r\n"
+    data = text.encode(encoding)
+    if encoding == "utf-16-be":
+        data = b"\xfe\xff" + data
+    p = tmp_path / "ps.jsonl"
+    p.write_bytes(data)
+    rows, errors = collect(open_source(p), batch_size=2)
+    assert errors == []
+    assert [(r["url"], r["offset"]) for r in rows] == [
+        (f"https://u{i}.example/", i + 1) for i in range(3)
+    ]
+    assert rows[0]["body"].decode() == "<p>caf\u00e9 \U0001f600</p>"
+
+
+def test_utf16_lines_keep_the_line_cap(tmp_path: Path) -> None:
+    import io
+
+    from trustaudit.io.decode import Utf8Lines
+
+    stream = io.BufferedReader(io.BytesIO(("a" * 100 + "\nb\n").encode("utf-16")))
+    lines = Utf8Lines(stream, "utf-16-le")
+    assert lines.readline(10) == b"a" * 10
+    assert lines.readline() == b"a" * 90 + b"\n"
+    assert [lines.readline(), lines.readline()] == [b"b\n", b""]
+
+
+def test_utf16_url_list_gives_its_urls(tmp_path: Path) -> None:
+    from trustaudit.crawl.source import read_url_list
+
+    p = tmp_path / "urls.txt"
+    p.write_bytes("https://a.example/\r\n# note\r\nhttps://b.example/x\r\n".encode("utf-16"))
+    assert list(read_url_list(p)) == [(1, "https://a.example/"), (3, "https://b.example/x")]

@@ -37,6 +37,7 @@ from trustaudit.io.compression import (
     open_decompressed,
     unsupported_codec,
 )
+from trustaudit.io.decode import Utf8Lines, wide_bom
 from trustaudit.io.records import (
     ErrorRow,
     RecordBatch,
@@ -468,6 +469,12 @@ class JsonlSource(_PathSource):
         except OSError as exc:
             yield _error_batch(self.name, None, None, "read", "READ_FAILED", display_text(str(exc)))
             return
+        try:
+            wide = wide_bom(fh.peek(4)[:4]) if hasattr(fh, "peek") else None  # type: ignore[attr-defined]
+        except Exception:  # a damaged stream fails again on the first line read, reported there
+            wide = None
+        if wide is not None:  # UTF-16/32 with a BOM (PowerShell's default): lines are recoded
+            fh = Utf8Lines(fh, wide)  # type: ignore[assignment]
         with self._reader, fh:
             try:
                 for raw, size in _bounded_lines(fh, self.limits):
