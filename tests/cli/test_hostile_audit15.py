@@ -108,3 +108,26 @@ def test_powershell_utf16_jsonl_is_audited(runner, app, tmp_path: Path) -> None:
     pages, errors = balanced(tmp_path / "run")
     assert sorted(pages["url"].to_list()) == ["https://u0.example/", "https://u1.example/"]
     assert errors.height == 0
+
+
+def test_gzipped_whole_and_damaged_member_warcs_lose_no_good_record(
+    runner, app, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    import gzip
+
+    whole = tmp_path / "whole.warc.gz"  # `gzip crawl.warc`: one member, every record in it
+    whole.write_bytes(
+        gzip.compress(b"".join(warc_page(f"https://a.example/{i}") for i in range(3)))
+    )
+    members = [gzip.compress(warc_page(f"https://b.example/{i}")) for i in range(3)]
+    mid = tmp_path / "mid.warc.gz"  # junk where the second member should be
+    mid.write_bytes(members[0] + b"\x1f\x8b\x08junk" * 5 + members[2])
+    res = audit(runner, app, str(whole), str(mid), "--out", str(tmp_path / "run"))
+    assert res.exit_code == 0, res.output
+    pages, errors = balanced(tmp_path / "run")
+    assert sorted(pages["url"].to_list()) == [
+        *(f"https://a.example/{i}" for i in range(3)),
+        "https://b.example/0",
+        "https://b.example/2",
+    ]
+    assert errors.select("code", "offset").rows() == [("WARC_CORRUPT", len(members[0]))]

@@ -266,3 +266,53 @@ def test_utf16_url_list_gives_its_urls(tmp_path: Path) -> None:
     p = tmp_path / "urls.txt"
     p.write_bytes("https://a.example/\r\n# note\r\nhttps://b.example/x\r\n".encode("utf-16"))
     assert list(read_url_list(p)) == [(1, "https://a.example/"), (3, "https://b.example/x")]
+
+
+# ---------------------------------------------------------------- gzip WARC layouts
+def test_warc_gzipped_whole_is_read_to_its_last_record(tmp_path: Path) -> None:
+    """`gzip crawl.warc` makes one member of every record: warcio stopped after the first
+    ("non-chunked gzip"), and the rest was one WARC_CORRUPT row at a negative offset."""
+    p = tmp_path / "whole.warc.gz"
+    p.write_bytes(gzip.compress(b"".join(page(f"https://w.example/{i}") for i in range(5))))
+    rows, errors = collect(open_source(p), batch_size=2)
+    assert errors == []
+    assert [r["url"] for r in rows] == [f"https://w.example/{i}" for i in range(5)]
+    assert len({r["offset"] for r in rows}) == 5 and min(r["offset"] for r in rows) == 0
+
+
+def test_damaged_gzip_member_costs_only_its_record(tmp_path: Path) -> None:
+    members = [gzip.compress(page(f"https://w.example/{i}")) for i in range(4)]
+    bad = bytearray(members[1])
+    bad[30:60] = bytes(30)  # deflate data destroyed
+    lying = gzip.compress(
+        warc_record("https://w.example/x", b"HTTP/1.1 200 OK\r\n\r\nx", length=b"9" * 30)
+    )
+    p = tmp_path / "mid.warc.gz"
+    p.write_bytes(members[0] + bytes(bad) + members[2] + b"JUNK" * 10 + lying + members[3])
+    rows, errors = collect(open_source(p))
+    assert [r["url"] for r in rows] == [
+        "https://w.example/0",
+        "https://w.example/2",
+        "https://w.example/3",
+    ]
+    junk = len(members[0]) + len(bad) + len(members[2])
+    assert [e.offset for e in errors] == [len(members[0]), junk, junk + 40]
+    assert errors[0].code in ("WARC_TRUNCATED", "WARC_CORRUPT")  # what survives of the member
+    assert [e.code for e in errors[1:]] == ["WARC_CORRUPT", "WARC_CORRUPT"]
+    assert all("read on at the next gzip member" in e.message for e in errors)
+
+
+def test_reading_on_passes_members_that_continue_a_record(tmp_path: Path) -> None:
+    """A record split over two members (the second holds payload, not a header) is one error
+    row, not one more for the payload member read as a header."""
+    whole = page("https://w.example/1")
+    cut = len(whole) - 200  # the first member claims more payload than it holds
+    p = tmp_path / "split.warc.gz"
+    p.write_bytes(
+        gzip.compress(whole[:cut])
+        + gzip.compress(whole[cut:])
+        + gzip.compress(page("https://w.example/2"))
+    )
+    rows, errors = collect(open_source(p))
+    assert [r["url"] for r in rows] == ["https://w.example/2"]
+    assert [(e.code, e.offset) for e in errors] == [("WARC_TRUNCATED", 0)]

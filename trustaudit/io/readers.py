@@ -15,6 +15,7 @@ import io
 import json
 import logging
 import os
+import re
 import stat as stat_mod
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -776,17 +777,97 @@ def _warc_damage(exc: BaseException, at: int | None, *, is_load_failure: bool) -
     if isinstance(exc, EOFError):
         return "WARC_TRUNCATED", f"the file ends inside the record at byte {at}"
     if is_load_failure:  # "Unknown archive format, first line: [...]": not a record header at all
-        head = str(exc).splitlines()[0] if str(exc) else ""
+        head = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         head = head.encode("ascii", "backslashreplace").decode("ascii")[:200]
-        return (
-            "WARC_CORRUPT",
-            f"no WARC/ARC record header at byte {at} ({head}); the rest was skipped",
-        )
+        return "WARC_CORRUPT", f"no WARC/ARC record header at byte {at} ({head})"
     return (
         "WARC_CORRUPT",
-        f"the record header at byte {at} is damaged or cut short ({type(exc).__name__}); "
-        "the rest of the file was skipped",
+        f"the record header at byte {at} is damaged or cut short ({type(exc).__name__})",
     )
+
+
+# warcio's message when one gzip member holds several records (a WARC gzipped whole, `gzip x.warc`):
+# set on the iterator so that the case is told apart from damage and the file read as one stream
+_WHOLE_GZIP = "several WARC records in one gzip member"
+
+
+def _next_gzip_member(fh: BinaryIO, at: int) -> int | None:
+    """Where the gzip member after the one starting at byte `at` starts, None when none follows.
+
+    Why: in a per-record gzip WARC (the standard layout) one damaged record used to cost every
+    record after it; each member is independent, so reading goes on at the next one. A member that
+    does not decompress is skipped to the next gzip magic number."""
+    fh.seek(at)
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    pos = at
+    try:
+        while not d.eof:
+            chunk = fh.read(1 << 16)
+            if not chunk:
+                return None  # the member runs to the end of the file
+            pos += len(chunk)
+            data = chunk
+            while data and not d.eof:
+                d.decompress(data, 1 << 20)  # output dropped: only the member's end matters
+                data = d.unconsumed_tail
+        end: int | None = pos - len(d.unused_data)
+    except zlib.error:
+        end = _find_gzip_magic(fh, at + 1)
+    if end is None:
+        return None
+    fh.seek(end)
+    return end if fh.read(1) else None
+
+
+# what a WARC or ARC record starts with (an ARC v1 record line: URL, IP, 14-digit date, ...)
+_RECORD_START = re.compile(rb"WARC/\d|filedesc://|[a-zA-Z][\w+.-]*:\S* \S+ \d{14} ")
+
+
+def _next_record_member(fh: BinaryIO, at: int) -> int | None:
+    """The next gzip member after byte `at` that starts a WARC/ARC record (None when none does).
+
+    Members that continue a record (a payload split over several members) are passed over, so
+    reading on after damage does not report each of them as a record header of its own."""
+    pos: int | None = at
+    while pos is not None and (pos := _next_gzip_member(fh, pos)) is not None:
+        fh.seek(pos)
+        try:
+            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(fh.read(4096), 64)
+        except zlib.error:
+            continue
+        if _RECORD_START.match(head):
+            return pos
+    return None
+
+
+def _find_gzip_magic(fh: BinaryIO, start: int) -> int | None:
+    """The first offset at or after `start` where a gzip member could begin (1f 8b 08)."""
+    magic = b"\x1f\x8b\x08"
+    fh.seek(start)
+    pos, tail = start, b""
+    while block := fh.read(1 << 20):
+        hay = tail + block
+        hit = hay.find(magic)
+        if hit >= 0:
+            return pos - len(tail) + hit
+        tail = hay[-(len(magic) - 1) :]
+        pos += len(block)
+    return None
+
+
+@dataclass
+class _WarcScan:
+    """What reading one WARC file has gathered so far, across gzip members read on after damage."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[ErrorRow] = field(default_factory=list)
+    seen_any: bool = False
+    page_records: int = 0
+    offset: int | None = 0
+    prev: tuple[int | None, str | None] = (None, None)
+    yielded: bool = False
+    resume_at: int | None = None  # the next gzip member to read on from, after damage
+    whole_gzip: bool = False  # one gzip member holds several records: read the file as one stream
 
 
 @dataclass
@@ -810,14 +891,8 @@ class WarcSource(_PathSource):
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         from warcio.archiveiterator import ArchiveIterator
-        from warcio.exceptions import ArchiveLoadFailed
 
-        rows: list[dict[str, Any]] = []
-        errors: list[ErrorRow] = []
-        seen_any = False
-        page_records = 0
-        offset: int | None = 0
-        prev: tuple[int | None, str | None] = (None, None)
+        st = _WarcScan()
         try:
             fh = self._reader = fs.open_input(self.path)
         except OSError as exc:
@@ -825,130 +900,142 @@ class WarcSource(_PathSource):
             return
         _quiet_warcio()
         with fh:
-            it = ArchiveIterator(self._stream(fh), arc2warc=True)
-            it.INC_RECORD = (
-                ""  # warcio prints to stderr on damage; we count it via err_count instead
-            )
+            # gzip members on a seekable file: damage costs one member, reading goes on after it
+            members = codec_of(fh.peek(6)[:6]) == "gzip" and fh.seekable()  # type: ignore[attr-defined]
+            stream = self._stream(fh)
             while True:
-                errs_before = it.err_count
-                try:
-                    record = next(it)
-                except StopIteration:
-                    break
-                except (
-                    ArchiveLoadFailed,
-                    EOFError,
-                    OSError,
-                    ValueError,
-                    zlib.error,
-                    Exception,
-                ) as exc:
-                    # warcio raises a variety of types on damage; anything here means the rest is
-                    # unreadable. warcio's `offset` is where the record it failed on starts.
-                    at = it.offset if isinstance(it.offset, int) else offset
-                    code, msg = _warc_damage(
-                        exc, at, is_load_failure=isinstance(exc, ArchiveLoadFailed)
-                    )
-                    errors.append(ErrorRow(self.name, at, None, "read", code, msg))
-                    break
-                if it.err_count > errs_before:
-                    # the previous record's Content-Length was wrong: the file is damaged from there on
-                    bad_offset, bad_url = prev
-                    if rows and rows[-1]["offset"] == bad_offset:
-                        rows.pop()
-                        page_records -= 1
-                    errors.append(
-                        ErrorRow(
-                            self.name,
-                            bad_offset,
-                            bad_url,
-                            "read",
-                            "WARC_TRUNCATED",
-                            f"record at byte {bad_offset} is truncated or has a wrong "
-                            "Content-Length; the rest of the file was skipped",
-                        )
-                    )
-                    break
-                seen_any = True
-                url = record.rec_headers.get_header("WARC-Target-URI")
-                if record.rec_type not in ("response", "resource", "conversion"):
-                    offset = it.get_record_offset()
-                    prev = (offset, url)
+                it = ArchiveIterator(stream, arc2warc=True)
+                it.INC_RECORD = ""  # warcio prints to stderr on damage; err_count tells us instead
+                it.GZIP_ERR_MSG = _WHOLE_GZIP
+                st.resume_at = None
+                yield from self._segment(it, st, batch_size, fh if members else None)
+                if st.whole_gzip:  # nothing yielded yet: start over, decompressing the whole file
+                    st, members = _WarcScan(), False
+                    fh.seek(0)
+                    stream = _Capped(open_decompressed(fh, "gzip"), self.limits)  # type: ignore[assignment]
                     continue
-                page_records += 1
-                try:
-                    # read the payload before asking for the offset: warcio's get_record_offset()
-                    # skips the unread payload of the current record
-                    row = self._row(record, url, 0)
-                except (_TooMuch, CorruptStream) as exc:  # the decompressed stream ends here
-                    # (no get_record_offset(): it would read on into the failing stream)
-                    msg = f"record after byte {offset}: {exc}"
-                    errors.append(ErrorRow(self.name, None, url, "read", _stream_code(exc), msg))
+                if st.resume_at is None:
                     break
-                except EOFError as exc:
-                    errors.append(
-                        ErrorRow(
-                            self.name,
-                            it.get_record_offset(),
-                            url,
-                            "read",
-                            "WARC_TRUNCATED",
-                            f"record: {exc}",
-                        )
-                    )
-                    break
-                except Exception as exc:  # a damaged payload: keep going with the next record
-                    offset = it.get_record_offset()
-                    errors.append(
-                        ErrorRow(
-                            self.name,
-                            offset,
-                            url,
-                            "read",
-                            "WARC_RECORD_CORRUPT",
-                            f"record at byte {offset}: {type(exc).__name__}: {exc}"[:400],
-                        )
-                    )
-                else:
-                    offset = it.get_record_offset()
-                    prev = (offset, url)
-                    if isinstance(row, ErrorRow):
-                        row = ErrorRow(
-                            row.source, offset, row.url, row.stage, row.code, row.message
-                        )
-                    else:
-                        row["offset"] = offset
-                    if isinstance(row, ErrorRow):
-                        errors.append(row)
-                    else:
-                        rows.append(row)
-                if it.err_count > errs_before:  # damage noticed while reading this record's payload
-                    if rows and rows[-1]["offset"] == offset:
-                        rows.pop()
-                    errors.append(
-                        ErrorRow(
-                            self.name,
-                            offset,
-                            url,
-                            "read",
-                            "WARC_TRUNCATED",
-                            f"record at byte {offset} is truncated or has a wrong "
-                            "Content-Length; the rest of the file was skipped",
-                        )
-                    )
-                    break
-                if len(rows) + len(errors) >= batch_size:
-                    yield _chunks(rows, errors, [])
-                    rows, errors = [], []
-        if not errors and page_records == 0:
+                fh.seek(st.resume_at)
+        if not st.errors and st.page_records == 0:
             what = (
                 "no WARC/ARC records found"
-                if not seen_any
+                if not st.seen_any
                 else "no response, resource or conversion records"
             )
-            errors.append(ErrorRow(self.name, None, None, "read", "NO_PAGE_RECORDS", what))
-        if rows or errors:
-            yield _chunks(rows, errors, [])
+            st.errors.append(ErrorRow(self.name, None, None, "read", "NO_PAGE_RECORDS", what))
+        if st.rows or st.errors:
+            yield _chunks(st.rows, st.errors, [])
+
+    def _damaged(
+        self,
+        st: _WarcScan,
+        members: BinaryIO | None,
+        at: int | None,
+        code: str,
+        msg: str,
+        url: str | None = None,
+    ) -> None:
+        """One error row for damage at byte `at`; in a gzip-member file, read on at the next member."""
+        nxt = _next_record_member(members, at) if members is not None and at is not None else None
+        rest = (
+            f"read on at the next gzip member (byte {nxt})"
+            if nxt is not None
+            else "the rest of the file was skipped"
+        )
+        st.errors.append(ErrorRow(self.name, at, url, "read", code, f"{msg}; {rest}"))
+        st.resume_at = nxt
+
+    def _segment(
+        self, it: Any, st: _WarcScan, batch_size: int, members: BinaryIO | None
+    ) -> Iterator[RecordBatch]:
+        """Records of `it` into `st` (full batches yielded) until its end or the first damage."""
+        from warcio.exceptions import ArchiveLoadFailed
+
+        while True:
+            errs_before = it.err_count
+            try:
+                record = next(it)
+            except StopIteration:
+                return
+            except Exception as exc:
+                # warcio raises a variety of types on damage; anything here means the rest is
+                # unreadable. warcio's `offset` is where the record it failed on starts.
+                if str(exc) == _WHOLE_GZIP and members is not None and not st.yielded:
+                    st.whole_gzip = True
+                    return
+                at = it.offset if isinstance(it.offset, int) else st.offset
+                code, msg = _warc_damage(
+                    exc, at, is_load_failure=isinstance(exc, ArchiveLoadFailed)
+                )
+                if str(exc) == _WHOLE_GZIP:
+                    code, msg = (
+                        "WARC_CORRUPT",
+                        f"several records share the gzip member before byte {at}",
+                    )
+                self._damaged(st, members, at, code, msg)
+                return
+            if it.err_count > errs_before:
+                # the previous record's Content-Length was wrong: the file is damaged from there on
+                bad_offset, bad_url = st.prev
+                if st.rows and st.rows[-1]["offset"] == bad_offset:
+                    st.rows.pop()
+                    st.page_records -= 1
+                msg = f"record at byte {bad_offset} is truncated or has a wrong Content-Length"
+                self._damaged(st, members, bad_offset, "WARC_TRUNCATED", msg, bad_url)
+                return
+            st.seen_any = True
+            url = record.rec_headers.get_header("WARC-Target-URI")
+            if record.rec_type not in ("response", "resource", "conversion"):
+                st.offset = it.get_record_offset()
+                st.prev = (st.offset, url)
+                continue
+            st.page_records += 1
+            try:
+                # read the payload before asking for the offset: warcio's get_record_offset()
+                # skips the unread payload of the current record
+                row = self._row(record, url, 0)
+            except (_TooMuch, CorruptStream) as exc:  # the decompressed stream ends here
+                # (no get_record_offset(): it would read on into the failing stream)
+                msg = f"record after byte {st.offset}: {exc}"
+                st.errors.append(ErrorRow(self.name, None, url, "read", _stream_code(exc), msg))
+                return
+            except EOFError as exc:
+                at = it.get_record_offset()
+                self._damaged(st, members, at, "WARC_TRUNCATED", f"record at byte {at}: {exc}", url)
+                return
+            except Exception as exc:  # a damaged payload: keep going with the next record
+                st.offset = it.get_record_offset()
+                st.errors.append(
+                    ErrorRow(
+                        self.name,
+                        st.offset,
+                        url,
+                        "read",
+                        "WARC_RECORD_CORRUPT",
+                        f"record at byte {st.offset}: {type(exc).__name__}: {exc}"[:400],
+                    )
+                )
+            else:
+                st.offset = it.get_record_offset()
+                st.prev = (st.offset, url)
+                if isinstance(row, ErrorRow):
+                    st.errors.append(
+                        ErrorRow(row.source, st.offset, row.url, row.stage, row.code, row.message)
+                    )
+                else:
+                    row["offset"] = st.offset
+                    st.rows.append(row)
+            if it.err_count > errs_before:  # damage noticed while reading this record's payload
+                if st.rows and st.rows[-1]["offset"] == st.offset:
+                    st.rows.pop()
+                msg = f"record at byte {st.offset} is truncated or has a wrong Content-Length"
+                self._damaged(st, members, st.offset, "WARC_TRUNCATED", msg, url)
+                return
+            if len(st.rows) + len(st.errors) >= batch_size:
+                st.yielded = True
+                yield _chunks(st.rows, st.errors, [])
+                st.rows, st.errors = [], []
 
     def _row(self, record: Any, url: str | None, offset: int) -> dict[str, Any] | ErrorRow:
         status: int | None = None
