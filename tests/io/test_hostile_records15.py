@@ -299,7 +299,7 @@ def test_damaged_gzip_member_costs_only_its_record(tmp_path: Path) -> None:
     assert [e.offset for e in errors] == [len(members[0]), junk, junk + 40]
     assert errors[0].code in ("WARC_TRUNCATED", "WARC_CORRUPT")  # what survives of the member
     assert [e.code for e in errors[1:]] == ["WARC_CORRUPT", "WARC_CORRUPT"]
-    assert all("read on at the next gzip member" in e.message for e in errors)
+    assert all("read on at the next record" in e.message for e in errors)
 
 
 def test_reading_on_passes_members_that_continue_a_record(tmp_path: Path) -> None:
@@ -316,3 +316,17 @@ def test_reading_on_passes_members_that_continue_a_record(tmp_path: Path) -> Non
     rows, errors = collect(open_source(p))
     assert [r["url"] for r in rows] == ["https://w.example/2"]
     assert [(e.code, e.offset) for e in errors] == [("WARC_TRUNCATED", 0)]
+
+
+@pytest.mark.parametrize("length", [b"99999", b"10", b"-5", b"abc"])
+def test_plain_warc_reads_on_after_a_lying_content_length(tmp_path: Path, length: bytes) -> None:
+    first, last = page("https://w.example/1"), page("https://w.example/3")
+    liar = warc_record("https://w.example/2", b"HTTP/1.1 200 OK\r\n\r\n<p>x</p>", length=length)
+    p = tmp_path / "liar.warc"
+    p.write_bytes(first + liar + last)
+    rows, errors = collect(open_source(p))
+    assert [r["url"] for r in rows] == ["https://w.example/1", "https://w.example/3"]
+    assert [(e.code, e.offset, e.url) for e in errors] == [
+        ("WARC_TRUNCATED", len(first), "https://w.example/2")
+    ]
+    assert f"read on at the next record (byte {len(first) + len(liar)})" in errors[0].message

@@ -840,6 +840,26 @@ def _next_record_member(fh: BinaryIO, at: int) -> int | None:
     return None
 
 
+def _next_warc_line(fh: BinaryIO, at: int) -> int | None:
+    """In a plain WARC, the first `WARC/1.0` or `WARC/1.1` line after byte `at` (None if none).
+
+    A payload line of the same text is a false start: it fails as a record and reading goes on
+    from there again, so it costs an error row, never a record."""
+    fh.seek(at + 1)
+    pos, tail = at + 1, b""
+    while block := fh.read(1 << 20):
+        hay = tail + block
+        m = _WARC_LINE.search(hay)
+        if m:
+            return pos - len(tail) + m.start() + 1
+        tail = hay[-16:]
+        pos += len(block)
+    return None
+
+
+_WARC_LINE = re.compile(rb"\nWARC/1\.[01]\r?\n")
+
+
 def _find_gzip_magic(fh: BinaryIO, start: int) -> int | None:
     """The first offset at or after `start` where a gzip member could begin (1f 8b 08)."""
     magic = b"\x1f\x8b\x08"
@@ -857,7 +877,7 @@ def _find_gzip_magic(fh: BinaryIO, start: int) -> int | None:
 
 @dataclass
 class _WarcScan:
-    """What reading one WARC file has gathered so far, across gzip members read on after damage."""
+    """What reading one WARC file has gathered so far, across the places it read on from after damage."""
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     errors: list[ErrorRow] = field(default_factory=list)
@@ -900,17 +920,17 @@ class WarcSource(_PathSource):
             return
         _quiet_warcio()
         with fh:
-            # gzip members on a seekable file: damage costs one member, reading goes on after it
-            members = codec_of(fh.peek(6)[:6]) == "gzip" and fh.seekable()  # type: ignore[attr-defined]
+            # a seekable file: damage costs its own record, reading goes on at the next one
+            resync = self._resync(fh)
             stream = self._stream(fh)
             while True:
                 it = ArchiveIterator(stream, arc2warc=True)
                 it.INC_RECORD = ""  # warcio prints to stderr on damage; err_count tells us instead
                 it.GZIP_ERR_MSG = _WHOLE_GZIP
                 st.resume_at = None
-                yield from self._segment(it, st, batch_size, fh if members else None)
+                yield from self._segment(it, st, batch_size, resync)
                 if st.whole_gzip:  # nothing yielded yet: start over, decompressing the whole file
-                    st, members = _WarcScan(), False
+                    st, resync = _WarcScan(), None
                     fh.seek(0)
                     stream = _Capped(open_decompressed(fh, "gzip"), self.limits)  # type: ignore[assignment]
                     continue
@@ -927,19 +947,31 @@ class WarcSource(_PathSource):
         if st.rows or st.errors:
             yield _chunks(st.rows, st.errors, [])
 
+    @staticmethod
+    def _resync(fh: BinaryIO) -> Callable[[int], int | None] | None:
+        """Where to read on after damage at a byte, for a seekable file: the next gzip member that
+        starts a record (one member per record, the standard layout) or, in a plain WARC, the next
+        `WARC/1.x` line. None for a stream compressed whole (bzip2, xz, zstd): no place to resume."""
+        if not fh.seekable():
+            return None
+        codec = codec_of(fh.peek(6)[:6])  # type: ignore[attr-defined]
+        if codec == "gzip":
+            return lambda at: _next_record_member(fh, at)
+        return (lambda at: _next_warc_line(fh, at)) if codec is None else None
+
     def _damaged(
         self,
         st: _WarcScan,
-        members: BinaryIO | None,
+        resync: Callable[[int], int | None] | None,
         at: int | None,
         code: str,
         msg: str,
         url: str | None = None,
     ) -> None:
-        """One error row for damage at byte `at`; in a gzip-member file, read on at the next member."""
-        nxt = _next_record_member(members, at) if members is not None and at is not None else None
+        """One error row for damage at byte `at`, and where reading goes on (if anywhere)."""
+        nxt = resync(at) if resync is not None and at is not None else None
         rest = (
-            f"read on at the next gzip member (byte {nxt})"
+            f"read on at the next record (byte {nxt})"
             if nxt is not None
             else "the rest of the file was skipped"
         )
@@ -947,7 +979,7 @@ class WarcSource(_PathSource):
         st.resume_at = nxt
 
     def _segment(
-        self, it: Any, st: _WarcScan, batch_size: int, members: BinaryIO | None
+        self, it: Any, st: _WarcScan, batch_size: int, resync: Callable[[int], int | None] | None
     ) -> Iterator[RecordBatch]:
         """Records of `it` into `st` (full batches yielded) until its end or the first damage."""
         from warcio.exceptions import ArchiveLoadFailed
@@ -961,7 +993,7 @@ class WarcSource(_PathSource):
             except Exception as exc:
                 # warcio raises a variety of types on damage; anything here means the rest is
                 # unreadable. warcio's `offset` is where the record it failed on starts.
-                if str(exc) == _WHOLE_GZIP and members is not None and not st.yielded:
+                if str(exc) == _WHOLE_GZIP and resync is not None and not st.yielded:
                     st.whole_gzip = True
                     return
                 at = it.offset if isinstance(it.offset, int) else st.offset
@@ -973,7 +1005,7 @@ class WarcSource(_PathSource):
                         "WARC_CORRUPT",
                         f"several records share the gzip member before byte {at}",
                     )
-                self._damaged(st, members, at, code, msg)
+                self._damaged(st, resync, at, code, msg)
                 return
             if it.err_count > errs_before:
                 # the previous record's Content-Length was wrong: the file is damaged from there on
@@ -982,7 +1014,7 @@ class WarcSource(_PathSource):
                     st.rows.pop()
                     st.page_records -= 1
                 msg = f"record at byte {bad_offset} is truncated or has a wrong Content-Length"
-                self._damaged(st, members, bad_offset, "WARC_TRUNCATED", msg, bad_url)
+                self._damaged(st, resync, bad_offset, "WARC_TRUNCATED", msg, bad_url)
                 return
             st.seen_any = True
             url = record.rec_headers.get_header("WARC-Target-URI")
@@ -1002,7 +1034,7 @@ class WarcSource(_PathSource):
                 return
             except EOFError as exc:
                 at = it.get_record_offset()
-                self._damaged(st, members, at, "WARC_TRUNCATED", f"record at byte {at}: {exc}", url)
+                self._damaged(st, resync, at, "WARC_TRUNCATED", f"record at byte {at}: {exc}", url)
                 return
             except Exception as exc:  # a damaged payload: keep going with the next record
                 st.offset = it.get_record_offset()
@@ -1030,7 +1062,7 @@ class WarcSource(_PathSource):
                 if st.rows and st.rows[-1]["offset"] == st.offset:
                     st.rows.pop()
                 msg = f"record at byte {st.offset} is truncated or has a wrong Content-Length"
-                self._damaged(st, members, st.offset, "WARC_TRUNCATED", msg, url)
+                self._damaged(st, resync, st.offset, "WARC_TRUNCATED", msg, url)
                 return
             if len(st.rows) + len(st.errors) >= batch_size:
                 st.yielded = True
