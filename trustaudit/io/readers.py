@@ -791,6 +791,34 @@ def _warc_damage(exc: BaseException, at: int | None, *, is_load_failure: bool) -
 _WHOLE_GZIP = "several WARC records in one gzip member"
 
 
+def _archive(stream: BinaryIO) -> Any:
+    """warcio's record iterator over `stream`, quiet on damage (err_count tells us instead) and
+    with a message of ours for several records in one gzip member."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    it = ArchiveIterator(stream, arc2warc=True)
+    it.INC_RECORD = ""
+    it.GZIP_ERR_MSG = _WHOLE_GZIP
+    return it
+
+
+def _gzipped_whole(fh: BinaryIO) -> bool:
+    """True when the first gzip member of `fh` holds more than one record (`gzip crawl.warc`).
+
+    Why: warcio reads a gzip WARC member by member and stopped after the first record of such a
+    file; told apart up front (the first two records are read), the file is read as one stream.
+    Leaves `fh` at its start."""
+    it = _archive(fh)
+    try:
+        for _ in range(2):
+            next(it)
+    except Exception as exc:
+        return str(exc) == _WHOLE_GZIP
+    finally:
+        fh.seek(0)
+    return False
+
+
 def _next_gzip_member(fh: BinaryIO, at: int) -> int | None:
     """Where the gzip member after the one starting at byte `at` starts, None when none follows.
 
@@ -885,9 +913,7 @@ class _WarcScan:
     page_records: int = 0
     offset: int | None = 0
     prev: tuple[int | None, str | None] = (None, None)
-    yielded: bool = False
-    resume_at: int | None = None  # the next gzip member to read on from, after damage
-    whole_gzip: bool = False  # one gzip member holds several records: read the file as one stream
+    resume_at: int | None = None  # where the next record starts, to read on from after damage
 
 
 @dataclass
@@ -910,8 +936,6 @@ class WarcSource(_PathSource):
         return _Capped(open_decompressed(fh, codec), self.limits)  # type: ignore[return-value]
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
-        from warcio.archiveiterator import ArchiveIterator
-
         st = _WarcScan()
         try:
             fh = self._reader = fs.open_input(self.path)
@@ -923,17 +947,11 @@ class WarcSource(_PathSource):
             # a seekable file: damage costs its own record, reading goes on at the next one
             resync = self._resync(fh)
             stream = self._stream(fh)
+            if resync is not None and _gzipped_whole(fh):  # read as one stream, like bzip2
+                resync, stream = None, _Capped(open_decompressed(fh, "gzip"), self.limits)  # type: ignore[assignment]
             while True:
-                it = ArchiveIterator(stream, arc2warc=True)
-                it.INC_RECORD = ""  # warcio prints to stderr on damage; err_count tells us instead
-                it.GZIP_ERR_MSG = _WHOLE_GZIP
                 st.resume_at = None
-                yield from self._segment(it, st, batch_size, resync)
-                if st.whole_gzip:  # nothing yielded yet: start over, decompressing the whole file
-                    st, resync = _WarcScan(), None
-                    fh.seek(0)
-                    stream = _Capped(open_decompressed(fh, "gzip"), self.limits)  # type: ignore[assignment]
-                    continue
+                yield from self._segment(_archive(stream), st, batch_size, resync)
                 if st.resume_at is None:
                     break
                 fh.seek(st.resume_at)
@@ -993,9 +1011,6 @@ class WarcSource(_PathSource):
             except Exception as exc:
                 # warcio raises a variety of types on damage; anything here means the rest is
                 # unreadable. warcio's `offset` is where the record it failed on starts.
-                if str(exc) == _WHOLE_GZIP and resync is not None and not st.yielded:
-                    st.whole_gzip = True
-                    return
                 at = it.offset if isinstance(it.offset, int) else st.offset
                 code, msg = _warc_damage(
                     exc, at, is_load_failure=isinstance(exc, ArchiveLoadFailed)
@@ -1065,7 +1080,6 @@ class WarcSource(_PathSource):
                 self._damaged(st, resync, st.offset, "WARC_TRUNCATED", msg, url)
                 return
             if len(st.rows) + len(st.errors) >= batch_size:
-                st.yielded = True
                 yield _chunks(st.rows, st.errors, [])
                 st.rows, st.errors = [], []
 
