@@ -947,7 +947,8 @@ class WarcSource(_PathSource):
             # a seekable file: damage costs its own record, reading goes on at the next one
             resync = self._resync(fh)
             stream = self._stream(fh)
-            if resync is not None and _gzipped_whole(fh):  # read as one stream, like bzip2
+            gzipped = codec_of(fh.peek(6)[:6]) == "gzip"  # type: ignore[attr-defined]
+            if gzipped and resync is not None and _gzipped_whole(fh):  # one stream, like bzip2
                 resync, stream = None, _Capped(open_decompressed(fh, "gzip"), self.limits)  # type: ignore[assignment]
             while True:
                 st.resume_at = None
