@@ -195,7 +195,7 @@ def test_url_problem_names_what_is_wrong(url: str, why: str) -> None:
         "http://[::1]/",
         "https://b\u00fccher.example/stra\u00dfe",
         "https://x.example/%1b%5b31m",
-        "file:///tmp/a%20b.html",
+        "file:///srv/pages/a%20b.html",
     ],
 )
 def test_url_problem_accepts_real_urls(url: str) -> None:
