@@ -16,6 +16,7 @@ from typing import Any
 
 from trustaudit.crawl.journal import read_committed
 from trustaudit.errors import UsageError
+from trustaudit.io.decode import recode_wide
 from trustaudit.io.records import ErrorRow, RecordBatch, records_table
 
 __all__ = ["CRAWL_EXTRA_COLUMNS", "CrawlSource", "InvalidURLLine", "read_url_list", "source_name"]
@@ -68,7 +69,7 @@ def read_url_list(path_or_dash: str | Path) -> Iterator[tuple[int, str]]:
             ) from None
         except OSError as exc:
             raise UsageError(f"cannot read URL list {p}: {exc}") from None
-    data = data.removeprefix(b"\xef\xbb\xbf")
+    data = recode_wide(data).removeprefix(b"\xef\xbb\xbf")  # UTF-16 lists: PowerShell's `>`
     if name.lower().endswith(".csv"):
         yield from _csv_urls(data.decode("utf-8", "replace"), name, data)
         return

@@ -8,6 +8,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
+from typing import Any
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -256,3 +257,59 @@ def decode_document(
             error=f"binary content: {share:.0%} control characters after decoding as {encoding}",
         )
     return Decoded(text, encoding, tuple(reasons))
+
+
+def wide_bom(head: bytes) -> str | None:
+    """The codec of a UTF-16/32 byte-order mark at the start of `head` (None for UTF-8 or none).
+
+    Why: line-based inputs (JSONL, URL lists) are split on the byte 0x0A, which in UTF-16 is half
+    of a character: Windows PowerShell 5.1 writes `>` and `Out-File` as UTF-16LE with a BOM, and such
+    a file used to become one broken record per half-line instead of its records."""
+    return next((enc for bom, enc in _BOMS if head.startswith(bom) and enc != "utf-8"), None)
+
+
+def recode_wide(data: bytes) -> bytes:
+    """`data` as UTF-8 when it starts with a UTF-16/32 byte-order mark (BOM dropped), else as is."""
+    enc = wide_bom(data[:4])
+    if enc is None:
+        return data
+    bom = next(b for b, e in _BOMS if e == enc)
+    return data[len(bom) :].decode(enc, "replace").encode("utf-8")
+
+
+class Utf8Lines:
+    """A binary stream that starts with a UTF-16/32 byte-order mark, read back as UTF-8 lines.
+
+    `readline(size)` keeps the contract of a binary file (at most `size` bytes, ending at the
+    first newline), so line caps apply to the recoded text; undecodable units become U+FFFD."""
+
+    _CHUNK = 1 << 16
+
+    def __init__(self, fh: Any, encoding: str) -> None:
+        bom = next(b for b, e in _BOMS if e == encoding)
+        fh.read(len(bom))
+        self._fh = fh
+        self._decoder = codecs.getincrementaldecoder(encoding)("replace")
+        self._buf = b""
+        self._done = False
+
+    def readline(self, size: int = -1) -> bytes:
+        while not self._done and b"\n" not in self._buf and (size < 0 or len(self._buf) < size):
+            chunk = self._fh.read(self._CHUNK)
+            self._done = not chunk
+            self._buf += self._decoder.decode(chunk, final=self._done).encode("utf-8")
+        cut = self._buf.find(b"\n")
+        end = len(self._buf) if cut < 0 else cut + 1
+        if size >= 0:
+            end = min(end, size)
+        line, self._buf = self._buf[:end], self._buf[end:]
+        return line
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> Utf8Lines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -13,6 +13,7 @@ import hashlib
 import re
 import signal
 import threading
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -88,16 +89,43 @@ class ExtractResult:
     kept: list[int] = field(default_factory=list)  # record index of each page row
 
 
-def valid_url(url: str) -> bool:
-    """http(s) with a host, or file:. Everything else (javascript:, data:, garbage) is not a page URL."""
+# C0 controls, space, DEL and C1 controls: never part of a URL (a browser or crawler would have
+# percent-encoded them), so one in a page URL comes from a hand-made or hostile record.
+_URL_CONTROLS = re.compile(r"[\x00-\x20\x7f-\x9f]")
+
+
+def url_problem(url: str) -> str | None:
+    """Why `url` is not a page URL (one line), or None when it is: http(s) with a host, or file:.
+
+    javascript:, data:, garbage, a port out of range, and control characters or spaces anywhere
+    are refused: such a URL would be the page's identity in every report (an escape sequence in
+    it reaches a terminal or a CSV reader), and two different broken ports used to normalise to the
+    same doc_id (one page reported as a DUPLICATE_URL of an unrelated one)."""
     try:
         parts = urlsplit(url)
     except ValueError:
-        return False
-    if parts.scheme in ("http", "https"):
-        host = parts.hostname or ""
-        return bool(host) and not any(c in host for c in " <>\"'{}|\\^`") and ".." not in host
-    return parts.scheme == "file"
+        return f"not an http(s) or file URL: {url[:200]!r}"
+    if parts.scheme not in ("http", "https", "file"):
+        return f"not an http(s) or file URL: {url[:200]!r}"
+    if _URL_CONTROLS.search(url):
+        return f"URL holds a space or control character: {url[:200]!r}"
+    if parts.scheme == "file":
+        return None
+    host = parts.hostname or ""
+    if not host or any(c in host for c in "<>\"'{}|\\^`") or ".." in host:
+        return f"not an http(s) or file URL: {url[:200]!r}"
+    if any(unicodedata.category(c) == "Cf" for c in host):  # bidi overrides, zero-width joiners
+        return f"URL host holds an invisible formatting character: {url[:200]!r}"
+    try:
+        parts.port  # noqa: B018 - raises ValueError on a port out of range or not a number
+    except ValueError:
+        return f"URL has an invalid port: {url[:200]!r}"
+    return None
+
+
+def valid_url(url: str) -> bool:
+    """http(s) with a host, or file:. Everything else (javascript:, data:, garbage) is not a page URL."""
+    return url_problem(url) is None
 
 
 def host_of(url: str | None) -> str | None:
@@ -547,6 +575,7 @@ def _provenance(
     claim = None
     claim_origin = "canonical"
     for candidate, origin in ((canonical, "canonical"), (og_url, "og_url")):
+        candidate = (candidate or "").strip()  # browsers strip an attribute URL's white space
         if not candidate:
             continue
         try:
@@ -585,8 +614,9 @@ def extract_record(
     def err(code: str, message: str) -> tuple[None, list[dict[str, Any]], ErrorRow]:
         return None, [], ErrorRow(source, offset, url, "extract", code, message)
 
-    if url is not None and not valid_url(url):
-        return err("BAD_URL", f"not an http(s) or file URL: {url[:200]!r}")
+    problem = url_problem(url) if url is not None else None
+    if problem is not None:
+        return err("BAD_URL", problem)
     status = rec.get("status")
     if status is not None and status >= 400:
         return err("HTTP_STATUS", f"HTTP status {status}")

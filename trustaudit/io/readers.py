@@ -13,7 +13,9 @@ import errno
 import gzip
 import io
 import json
+import logging
 import os
+import re
 import stat as stat_mod
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -36,11 +38,13 @@ from trustaudit.io.compression import (
     open_decompressed,
     unsupported_codec,
 )
+from trustaudit.io.decode import Utf8Lines, wide_bom
 from trustaudit.io.records import (
     ErrorRow,
     RecordBatch,
     display_text,
     has_surrogates,
+    http_status,
     records_table,
     safe_records_table,
 )
@@ -460,11 +464,18 @@ class JsonlSource(_PathSource):
         errors: list[ErrorRow] = []
         extra: dict[str, None] = {}
         line_no = 0
+        emitted = 0  # records and error rows yielded so far: a file that yields none is one row
         try:
             fh, self._reader = _open_input(self.path)
         except OSError as exc:
             yield _error_batch(self.name, None, None, "read", "READ_FAILED", display_text(str(exc)))
             return
+        try:
+            wide = wide_bom(fh.peek(4)[:4]) if hasattr(fh, "peek") else None  # type: ignore[attr-defined]
+        except Exception:  # a damaged stream fails again on the first line read, reported there
+            wide = None
+        if wide is not None:  # UTF-16/32 with a BOM (PowerShell's default): lines are recoded
+            fh = Utf8Lines(fh, wide)  # type: ignore[assignment]
         with self._reader, fh:
             try:
                 for raw, size in _bounded_lines(fh, self.limits):
@@ -484,6 +495,7 @@ class JsonlSource(_PathSource):
                     else:
                         self._guarded_parse(raw, line_no, rows, errors, extra)
                     if len(rows) + len(errors) >= batch_size:
+                        emitted += len(rows) + len(errors)
                         yield _chunks(rows, errors, list(extra))
                         rows, errors, extra = [], [], {}
             except _TooMuch as exc:
@@ -505,10 +517,13 @@ class JsonlSource(_PathSource):
                         f"input is truncated or corrupt after line {line_no}: {exc}",
                     )
                 )
-        if line_no == 0 and not rows:
-            errors.append(
-                ErrorRow(self.name, None, None, "read", "EMPTY_FILE", "file has no lines")
+        if not emitted and not rows and not errors:
+            # no lines at all, or only blank ones; a file that failed to decompress already has
+            # its one error row and is not also called empty
+            what = (
+                "file has no lines" if line_no == 0 else f"file holds only {line_no} blank line(s)"
             )
+            errors.append(ErrorRow(self.name, None, None, "read", "EMPTY_FILE", what))
         if rows or errors:
             yield _chunks(rows, errors, list(extra))
 
@@ -581,7 +596,10 @@ class JsonlSource(_PathSource):
             )
             return
         url = obj.get("url")
-        url = url if isinstance(url, str) else None
+        if url is not None and not isinstance(url, str):
+            # dropping it would keep the page under a made-up identity (source#line)
+            error("BAD_URL", f"line {line_no}: 'url' must be a string, got {type(url).__name__}")
+            return
         html, text = obj.get("html"), obj.get("text")
         if not isinstance(html, str) and not isinstance(text, str):
             errors.append(
@@ -600,7 +618,7 @@ class JsonlSource(_PathSource):
             "offset": line_no,
             "url": url,
             "fetched_at": _parse_ts(obj.get("fetched_at")),
-            "status": obj.get("status") if isinstance(obj.get("status"), int) else None,
+            "status": http_status(obj.get("status")),
             "content_type": obj.get("content_type")
             if isinstance(obj.get("content_type"), str)
             else None,
@@ -737,6 +755,167 @@ def _parse_ts(value: Any) -> datetime | None:
 
 
 # ---------------------------------------------------------------- WARC / ARC
+def _quiet_warcio() -> None:
+    """Keep warcio's log lines off the terminal: they quote hostile WARC headers raw (a
+    WARC-Target-URI with a space is logged whole, escape sequences included); what they report
+    ends up in the page's URL or in an error row instead."""
+    log = logging.getLogger("warcio")
+    if not log.handlers:
+        log.addHandler(logging.NullHandler())
+    log.propagate = False
+
+
+def _warc_damage(exc: BaseException, at: int | None, *, is_load_failure: bool) -> tuple[str, str]:
+    """(code, one-line message) for a WARC/ARC stream warcio cannot read on from byte `at`.
+
+    Why: warcio's own exceptions say what broke in its code ("'NoneType' object has no attribute
+    'startswith'" for a header cut short, "cannot fit 'int' into an index-sized integer" for a
+    Content-Length of 30 digits) and quote the bytes it met, not what is wrong with the file."""
+    code = _stream_code(exc)
+    if code:
+        return code, f"unreadable from byte {at}: {exc}"
+    if isinstance(exc, EOFError):
+        return "WARC_TRUNCATED", f"the file ends inside the record at byte {at}"
+    if is_load_failure:  # "Unknown archive format, first line: [...]": not a record header at all
+        head = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        head = head.encode("ascii", "backslashreplace").decode("ascii")[:200]
+        return "WARC_CORRUPT", f"no WARC/ARC record header at byte {at} ({head})"
+    return (
+        "WARC_CORRUPT",
+        f"the record header at byte {at} is damaged or cut short ({type(exc).__name__})",
+    )
+
+
+# warcio's message when one gzip member holds several records (a WARC gzipped whole, `gzip x.warc`):
+# set on the iterator so that the case is told apart from damage and the file read as one stream
+_WHOLE_GZIP = "several WARC records in one gzip member"
+
+
+def _archive(stream: BinaryIO) -> Any:
+    """warcio's record iterator over `stream`, quiet on damage (err_count tells us instead) and
+    with a message of ours for several records in one gzip member."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    it = ArchiveIterator(stream, arc2warc=True)
+    it.INC_RECORD = ""
+    it.GZIP_ERR_MSG = _WHOLE_GZIP
+    return it
+
+
+def _gzipped_whole(fh: BinaryIO) -> bool:
+    """True when the first gzip member of `fh` holds more than one record (`gzip crawl.warc`).
+
+    Why: warcio reads a gzip WARC member by member and stopped after the first record of such a
+    file; told apart up front (the first two records are read), the file is read as one stream.
+    Leaves `fh` at its start."""
+    it = _archive(fh)
+    try:
+        for _ in range(2):
+            next(it)
+    except Exception as exc:
+        return str(exc) == _WHOLE_GZIP
+    finally:
+        fh.seek(0)
+    return False
+
+
+def _next_gzip_member(fh: BinaryIO, at: int) -> int | None:
+    """Where the gzip member after the one starting at byte `at` starts, None when none follows.
+
+    Why: in a per-record gzip WARC (the standard layout) one damaged record used to cost every
+    record after it; each member is independent, so reading goes on at the next one. A member that
+    does not decompress is skipped to the next gzip magic number."""
+    fh.seek(at)
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    pos = at
+    try:
+        while not d.eof:
+            chunk = fh.read(1 << 16)
+            if not chunk:
+                return None  # the member runs to the end of the file
+            pos += len(chunk)
+            data = chunk
+            while data and not d.eof:
+                d.decompress(data, 1 << 20)  # output dropped: only the member's end matters
+                data = d.unconsumed_tail
+        end: int | None = pos - len(d.unused_data)
+    except zlib.error:
+        end = _find_gzip_magic(fh, at + 1)
+    if end is None:
+        return None
+    fh.seek(end)
+    return end if fh.read(1) else None
+
+
+# what a WARC or ARC record starts with (an ARC v1 record line: URL, IP, 14-digit date, ...)
+_RECORD_START = re.compile(rb"WARC/\d|filedesc://|[a-zA-Z][\w+.-]*:\S* \S+ \d{14} ")
+
+
+def _next_record_member(fh: BinaryIO, at: int) -> int | None:
+    """The next gzip member after byte `at` that starts a WARC/ARC record (None when none does).
+
+    Members that continue a record (a payload split over several members) are passed over, so
+    reading on after damage does not report each of them as a record header of its own."""
+    pos: int | None = at
+    while pos is not None and (pos := _next_gzip_member(fh, pos)) is not None:
+        fh.seek(pos)
+        try:
+            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(fh.read(4096), 64)
+        except zlib.error:
+            continue
+        if _RECORD_START.match(head):
+            return pos
+    return None
+
+
+def _next_warc_line(fh: BinaryIO, at: int) -> int | None:
+    """In a plain WARC, the first `WARC/1.0` or `WARC/1.1` line after byte `at` (None if none).
+
+    A payload line of the same text is a false start: it fails as a record and reading goes on
+    from there again, so it costs an error row, never a record."""
+    fh.seek(at + 1)
+    pos, tail = at + 1, b""
+    while block := fh.read(1 << 20):
+        hay = tail + block
+        m = _WARC_LINE.search(hay)
+        if m:
+            return pos - len(tail) + m.start() + 1
+        tail = hay[-16:]
+        pos += len(block)
+    return None
+
+
+_WARC_LINE = re.compile(rb"\nWARC/1\.[01]\r?\n")
+
+
+def _find_gzip_magic(fh: BinaryIO, start: int) -> int | None:
+    """The first offset at or after `start` where a gzip member could begin (1f 8b 08)."""
+    magic = b"\x1f\x8b\x08"
+    fh.seek(start)
+    pos, tail = start, b""
+    while block := fh.read(1 << 20):
+        hay = tail + block
+        hit = hay.find(magic)
+        if hit >= 0:
+            return pos - len(tail) + hit
+        tail = hay[-(len(magic) - 1) :]
+        pos += len(block)
+    return None
+
+
+@dataclass
+class _WarcScan:
+    """What reading one WARC file has gathered so far, across the places it read on from after damage."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[ErrorRow] = field(default_factory=list)
+    seen_any: bool = False
+    page_records: int = 0
+    offset: int | None = 0
+    prev: tuple[int | None, str | None] = (None, None)
+    resume_at: int | None = None  # where the next record starts, to read on from after damage
+
+
 @dataclass
 class WarcSource(_PathSource):
     """Response/resource records of a WARC or ARC file (gzipped or not), via warcio.
@@ -757,160 +936,159 @@ class WarcSource(_PathSource):
         return _Capped(open_decompressed(fh, codec), self.limits)  # type: ignore[return-value]
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
-        from warcio.archiveiterator import ArchiveIterator
-        from warcio.exceptions import ArchiveLoadFailed
-
-        rows: list[dict[str, Any]] = []
-        errors: list[ErrorRow] = []
-        seen_any = False
-        page_records = 0
-        offset: int | None = 0
-        prev: tuple[int | None, str | None] = (None, None)
+        st = _WarcScan()
         try:
             fh = self._reader = fs.open_input(self.path)
         except OSError as exc:
             yield _error_batch(self.name, None, None, "read", "READ_FAILED", str(exc))
             return
+        _quiet_warcio()
         with fh:
-            it = ArchiveIterator(self._stream(fh), arc2warc=True)
-            it.INC_RECORD = (
-                ""  # warcio prints to stderr on damage; we count it via err_count instead
-            )
+            # a seekable file: damage costs its own record, reading goes on at the next one
+            resync = self._resync(fh)
+            stream = self._stream(fh)
+            gzipped = codec_of(fh.peek(6)[:6]) == "gzip"  # type: ignore[attr-defined]
+            if gzipped and resync is not None and _gzipped_whole(fh):  # one stream, like bzip2
+                resync, stream = None, _Capped(open_decompressed(fh, "gzip"), self.limits)  # type: ignore[assignment]
             while True:
-                errs_before = it.err_count
-                try:
-                    record = next(it)
-                except StopIteration:
+                st.resume_at = None
+                yield from self._segment(_archive(stream), st, batch_size, resync)
+                if st.resume_at is None:
                     break
-                except (
-                    ArchiveLoadFailed,
-                    EOFError,
-                    OSError,
-                    ValueError,
-                    zlib.error,
-                    Exception,
-                ) as exc:
-                    # warcio raises a variety of types on damage; anything here means the rest is unreadable
-                    code = _stream_code(exc) or (
-                        "WARC_TRUNCATED" if isinstance(exc, EOFError) else "WARC_CORRUPT"
-                    )
-                    msg = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
-                    errors.append(
-                        ErrorRow(
-                            self.name,
-                            offset,
-                            None,
-                            "read",
-                            code,
-                            f"unreadable from byte {offset}: {msg}",
-                        )
-                    )
-                    break
-                if it.err_count > errs_before:
-                    # the previous record's Content-Length was wrong: the file is damaged from there on
-                    bad_offset, bad_url = prev
-                    if rows and rows[-1]["offset"] == bad_offset:
-                        rows.pop()
-                        page_records -= 1
-                    errors.append(
-                        ErrorRow(
-                            self.name,
-                            bad_offset,
-                            bad_url,
-                            "read",
-                            "WARC_TRUNCATED",
-                            f"record at byte {bad_offset} is truncated or has a wrong "
-                            "Content-Length; the rest of the file was skipped",
-                        )
-                    )
-                    break
-                seen_any = True
-                url = record.rec_headers.get_header("WARC-Target-URI")
-                if record.rec_type not in ("response", "resource", "conversion"):
-                    offset = it.get_record_offset()
-                    prev = (offset, url)
-                    continue
-                page_records += 1
-                try:
-                    # read the payload before asking for the offset: warcio's get_record_offset()
-                    # skips the unread payload of the current record
-                    row = self._row(record, url, 0)
-                except (_TooMuch, CorruptStream) as exc:  # the decompressed stream ends here
-                    # (no get_record_offset(): it would read on into the failing stream)
-                    msg = f"record after byte {offset}: {exc}"
-                    errors.append(ErrorRow(self.name, None, url, "read", _stream_code(exc), msg))
-                    break
-                except EOFError as exc:
-                    errors.append(
-                        ErrorRow(
-                            self.name,
-                            it.get_record_offset(),
-                            url,
-                            "read",
-                            "WARC_TRUNCATED",
-                            f"record: {exc}",
-                        )
-                    )
-                    break
-                except Exception as exc:  # a damaged payload: keep going with the next record
-                    offset = it.get_record_offset()
-                    errors.append(
-                        ErrorRow(
-                            self.name,
-                            offset,
-                            url,
-                            "read",
-                            "WARC_RECORD_CORRUPT",
-                            f"record at byte {offset}: {type(exc).__name__}: {exc}"[:400],
-                        )
-                    )
-                else:
-                    offset = it.get_record_offset()
-                    prev = (offset, url)
-                    if isinstance(row, ErrorRow):
-                        row = ErrorRow(
-                            row.source, offset, row.url, row.stage, row.code, row.message
-                        )
-                    else:
-                        row["offset"] = offset
-                    if isinstance(row, ErrorRow):
-                        errors.append(row)
-                    else:
-                        rows.append(row)
-                if it.err_count > errs_before:  # damage noticed while reading this record's payload
-                    if rows and rows[-1]["offset"] == offset:
-                        rows.pop()
-                    errors.append(
-                        ErrorRow(
-                            self.name,
-                            offset,
-                            url,
-                            "read",
-                            "WARC_TRUNCATED",
-                            f"record at byte {offset} is truncated or has a wrong "
-                            "Content-Length; the rest of the file was skipped",
-                        )
-                    )
-                    break
-                if len(rows) + len(errors) >= batch_size:
-                    yield _chunks(rows, errors, [])
-                    rows, errors = [], []
-        if not errors and page_records == 0:
+                fh.seek(st.resume_at)
+        if not st.errors and st.page_records == 0:
             what = (
                 "no WARC/ARC records found"
-                if not seen_any
+                if not st.seen_any
                 else "no response, resource or conversion records"
             )
-            errors.append(ErrorRow(self.name, None, None, "read", "NO_PAGE_RECORDS", what))
-        if rows or errors:
-            yield _chunks(rows, errors, [])
+            st.errors.append(ErrorRow(self.name, None, None, "read", "NO_PAGE_RECORDS", what))
+        if st.rows or st.errors:
+            yield _chunks(st.rows, st.errors, [])
+
+    @staticmethod
+    def _resync(fh: BinaryIO) -> Callable[[int], int | None] | None:
+        """Where to read on after damage at a byte, for a seekable file: the next gzip member that
+        starts a record (one member per record, the standard layout) or, in a plain WARC, the next
+        `WARC/1.x` line. None for a stream compressed whole (bzip2, xz, zstd): no place to resume."""
+        if not fh.seekable():
+            return None
+        codec = codec_of(fh.peek(6)[:6])  # type: ignore[attr-defined]
+        if codec == "gzip":
+            return lambda at: _next_record_member(fh, at)
+        return (lambda at: _next_warc_line(fh, at)) if codec is None else None
+
+    def _damaged(
+        self,
+        st: _WarcScan,
+        resync: Callable[[int], int | None] | None,
+        at: int | None,
+        code: str,
+        msg: str,
+        url: str | None = None,
+    ) -> None:
+        """One error row for damage at byte `at`, and where reading goes on (if anywhere)."""
+        nxt = resync(at) if resync is not None and at is not None else None
+        rest = (
+            f"read on at the next record (byte {nxt})"
+            if nxt is not None
+            else "the rest of the file was skipped"
+        )
+        st.errors.append(ErrorRow(self.name, at, url, "read", code, f"{msg}; {rest}"))
+        st.resume_at = nxt
+
+    def _segment(
+        self, it: Any, st: _WarcScan, batch_size: int, resync: Callable[[int], int | None] | None
+    ) -> Iterator[RecordBatch]:
+        """Records of `it` into `st` (full batches yielded) until its end or the first damage."""
+        from warcio.exceptions import ArchiveLoadFailed
+
+        while True:
+            errs_before = it.err_count
+            try:
+                record = next(it)
+            except StopIteration:
+                return
+            except Exception as exc:
+                # warcio raises a variety of types on damage; anything here means the rest is
+                # unreadable. warcio's `offset` is where the record it failed on starts.
+                at = it.offset if isinstance(it.offset, int) else st.offset
+                code, msg = _warc_damage(
+                    exc, at, is_load_failure=isinstance(exc, ArchiveLoadFailed)
+                )
+                if str(exc) == _WHOLE_GZIP:
+                    code, msg = (
+                        "WARC_CORRUPT",
+                        f"several records share the gzip member before byte {at}",
+                    )
+                self._damaged(st, resync, at, code, msg)
+                return
+            if it.err_count > errs_before:
+                # the previous record's Content-Length was wrong: the file is damaged from there on
+                bad_offset, bad_url = st.prev
+                if st.rows and st.rows[-1]["offset"] == bad_offset:
+                    st.rows.pop()
+                    st.page_records -= 1
+                msg = f"record at byte {bad_offset} is truncated or has a wrong Content-Length"
+                self._damaged(st, resync, bad_offset, "WARC_TRUNCATED", msg, bad_url)
+                return
+            st.seen_any = True
+            url = record.rec_headers.get_header("WARC-Target-URI")
+            if record.rec_type not in ("response", "resource", "conversion"):
+                st.offset = it.get_record_offset()
+                st.prev = (st.offset, url)
+                continue
+            st.page_records += 1
+            try:
+                # read the payload before asking for the offset: warcio's get_record_offset()
+                # skips the unread payload of the current record
+                row = self._row(record, url, 0)
+            except (_TooMuch, CorruptStream) as exc:  # the decompressed stream ends here
+                # (no get_record_offset(): it would read on into the failing stream)
+                msg = f"record after byte {st.offset}: {exc}"
+                st.errors.append(ErrorRow(self.name, None, url, "read", _stream_code(exc), msg))
+                return
+            except EOFError as exc:
+                at = it.get_record_offset()
+                self._damaged(st, resync, at, "WARC_TRUNCATED", f"record at byte {at}: {exc}", url)
+                return
+            except Exception as exc:  # a damaged payload: keep going with the next record
+                st.offset = it.get_record_offset()
+                st.errors.append(
+                    ErrorRow(
+                        self.name,
+                        st.offset,
+                        url,
+                        "read",
+                        "WARC_RECORD_CORRUPT",
+                        f"record at byte {st.offset}: {type(exc).__name__}: {exc}"[:400],
+                    )
+                )
+            else:
+                st.offset = it.get_record_offset()
+                st.prev = (st.offset, url)
+                if isinstance(row, ErrorRow):
+                    st.errors.append(
+                        ErrorRow(row.source, st.offset, row.url, row.stage, row.code, row.message)
+                    )
+                else:
+                    row["offset"] = st.offset
+                    st.rows.append(row)
+            if it.err_count > errs_before:  # damage noticed while reading this record's payload
+                if st.rows and st.rows[-1]["offset"] == st.offset:
+                    st.rows.pop()
+                msg = f"record at byte {st.offset} is truncated or has a wrong Content-Length"
+                self._damaged(st, resync, st.offset, "WARC_TRUNCATED", msg, url)
+                return
+            if len(st.rows) + len(st.errors) >= batch_size:
+                yield _chunks(st.rows, st.errors, [])
+                st.rows, st.errors = [], []
 
     def _row(self, record: Any, url: str | None, offset: int) -> dict[str, Any] | ErrorRow:
         status: int | None = None
         ctype: str | None = None
         if record.http_headers is not None:
-            code = record.http_headers.get_statuscode()
-            status = int(code) if code and str(code).isdigit() else None
+            status = http_status(record.http_headers.get_statuscode())
             ctype = record.http_headers.get_header("Content-Type")
         else:
             ctype = record.rec_headers.get_header("Content-Type")
@@ -1049,7 +1227,7 @@ class ParquetSource(_PathSource):
                         offset=off,
                         url=r.get("url") if isinstance(r.get("url"), str) else None,
                         fetched_at=fetched if isinstance(fetched, datetime) else _parse_ts(fetched),
-                        status=r.get("status") if isinstance(r.get("status"), int) else None,
+                        status=http_status(r.get("status")),
                         content_type=r.get("content_type")
                         if isinstance(r.get("content_type"), str)
                         else None,

@@ -63,7 +63,7 @@ def records_table(rows: Sequence[Mapping[str, Any]], extra_columns: Iterable[str
         values = [r.get(name) for r in rows]
         try:
             arrays[out] = pa.array(values)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):  # e.g. an int over 64 bits
             arrays[out] = pa.array(
                 [None if v is None else str(v) for v in values], type=pa.string()
             )
@@ -118,6 +118,20 @@ def safe_records_table(
         else:
             kept.append(r)
     return records_table(kept, extra)
+
+
+def http_status(value: Any) -> int | None:
+    """An input's HTTP status as an int 100-999, else None (no usable status).
+
+    Why: the status only decides HTTP_STATUS / HTTP_REDIRECT error rows; a hostile record's
+    impossible status ('99999999999999999999', '²', 70000, true) used to cost the page itself as a
+    RECORD_INVALID row (an int32 column, int() of a non-ASCII digit)."""
+    if isinstance(value, str):
+        text = value.strip()
+        value = int(text) if text.isascii() and text.isdigit() and len(text) <= 3 else None
+    if isinstance(value, int) and not isinstance(value, bool) and 100 <= value <= 999:
+        return value
+    return None
 
 
 def has_surrogates(text: str) -> bool:

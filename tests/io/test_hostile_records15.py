@@ -1,0 +1,332 @@
+"""Hostile records found by the session-15 red team: WARC headers warcio cannot parse, impossible
+HTTP statuses, URLs with control characters or broken ports, non-string JSONL URLs, files of blank
+lines. Each costs at most its own record, with a one-line reason that names the file's fault."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+from pathlib import Path
+
+import pytest
+from helpers import article_html
+
+from trustaudit.io import extract as ex
+from trustaudit.io.readers import open_source
+from trustaudit.io.records import RECORD_COLUMNS, http_status, records_table
+from trustaudit.policy import Policy
+
+
+def collect(source, batch_size: int = 64):  # type: ignore[no-untyped-def]
+    rows, errors = [], []
+    for b in source.batches(batch_size):
+        rows += b.records.to_pylist()
+        errors += b.errors
+    return rows, errors
+
+
+def warc_record(uri: str, http: bytes, *, length: bytes | None = None) -> bytes:
+    """One WARC response record with the HTTP message `http`, written by hand so that its
+    headers can lie (warcio's writer would not let them)."""
+    size = str(len(http)).encode() if length is None else length
+    return (
+        b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: " + uri.encode() + b"\r\n"
+        b"WARC-Date: 2024-01-01T00:00:00Z\r\n"
+        b"Content-Type: application/http; msgtype=response\r\n"
+        b"Content-Length: " + size + b"\r\n\r\n" + http + b"\r\n\r\n"
+    )
+
+
+def page(uri: str, *, status: bytes = b"200 OK") -> bytes:
+    body = article_html("A page").encode()
+    return warc_record(uri, b"HTTP/1.1 " + status + b"\r\nContent-Type: text/html\r\n\r\n" + body)
+
+
+# ---------------------------------------------------------------- WARC
+def test_warc_header_cut_short_is_one_error_at_the_cut_record(tmp_path: Path) -> None:
+    first, second = page("https://w.example/1"), page("https://w.example/2")
+    p = tmp_path / "cut.warc"
+    p.write_bytes(first + second + page("https://w.example/3")[:40])  # inside the third header
+    rows, errors = collect(open_source(p))
+    assert [r["url"] for r in rows] == ["https://w.example/1", "https://w.example/2"]
+    assert [(e.code, e.offset) for e in errors] == [("WARC_CORRUPT", len(first) + len(second))]
+    assert "damaged or cut short" in errors[0].message
+    assert "NoneType" not in errors[0].message and "\n" not in errors[0].message
+
+
+def test_warc_content_length_of_thirty_digits_is_a_clear_error(tmp_path: Path) -> None:
+    good = gzip.compress(page("https://w.example/1"))
+    bad = gzip.compress(
+        warc_record("https://w.example/2", b"HTTP/1.1 200 OK\r\n\r\nx", length=b"9" * 30)
+    )
+    p = tmp_path / "len.warc.gz"
+    p.write_bytes(good + bad)
+    rows, errors = collect(open_source(p))
+    assert [r["url"] for r in rows] == ["https://w.example/1"]
+    assert [(e.code, e.offset) for e in errors] == [("WARC_CORRUPT", len(good))]
+    assert "index-sized" not in errors[0].message and "the rest of the file" in errors[0].message
+
+
+def test_not_a_warc_names_its_first_bytes_in_ascii(tmp_path: Path) -> None:
+    p = tmp_path / "junk.warc"
+    p.write_bytes("\u00f8\u00e9 not a record\n".encode("latin-1") * 3)
+    rows, errors = collect(open_source(p))
+    assert rows == [] and [(e.code, e.offset) for e in errors] == [("WARC_CORRUPT", 0)]
+    assert (
+        errors[0].message.isascii() and "no WARC/ARC record header at byte 0" in errors[0].message
+    )
+
+
+@pytest.mark.parametrize(
+    "status", [b"99999999999999999999999 OK", "\u00b2\u00b2\u00b2 OK".encode(), b"70000 OK"]
+)
+def test_warc_impossible_http_status_keeps_the_page(tmp_path: Path, status: bytes) -> None:
+    p = tmp_path / "status.warc"
+    p.write_bytes(page("https://w.example/1", status=status) + page("https://w.example/2"))
+    rows, errors = collect(open_source(p))
+    assert errors == []
+    assert [(r["url"], r["status"]) for r in rows] == [
+        ("https://w.example/1", None),
+        ("https://w.example/2", 200),
+    ]
+
+
+def test_warcio_log_lines_never_reach_the_terminal(tmp_path: Path, capfd) -> None:  # type: ignore[no-untyped-def]
+    uri = "https://w.example/a \x1b]0;PWNED\x07\x1b[31mred"  # warcio logs a URI with a space
+    p = tmp_path / "ansi.warc"
+    p.write_bytes(page(uri))
+    root = logging.getLogger()
+    handler = logging.StreamHandler()  # an application that logs to stderr must not get it either
+    root.addHandler(handler)
+    try:
+        rows, errors = collect(open_source(p))
+    finally:
+        root.removeHandler(handler)
+    err = capfd.readouterr().err
+    assert "\x1b" not in err and "PWNED" not in err
+    assert len(rows) == 1 and errors == []  # the record is read; extraction judges its URL
+
+
+# ---------------------------------------------------------------- status
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (200, 200),
+        ("404", 404),
+        (" 301 ", 301),
+        (True, None),
+        (10**30, None),
+        ("9" * 25, None),
+        ("\u00b2\u00b2\u00b2", None),
+        (70000, None),
+        (0, None),
+        (200.0, None),
+        ("abc", None),
+        (None, None),
+    ],
+)
+def test_http_status_is_a_plausible_int_or_none(value: object, expected: int | None) -> None:
+    assert http_status(value) == expected
+
+
+# ---------------------------------------------------------------- JSONL
+def test_jsonl_non_string_url_is_bad_url_not_a_page_without_identity(tmp_path: Path) -> None:
+    p = tmp_path / "u.jsonl"
+    lines = [
+        {"url": 12345, "html": article_html()},
+        {"url": ["https://l.example/"], "html": article_html()},
+        {"url": None, "html": article_html()},  # null: no URL given, as if the key were missing
+        {"url": "https://ok.example/", "html": article_html(), "status": 10**30, "rating": 10**30},
+    ]
+    p.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    rows, errors = collect(open_source(p))
+    assert [(e.code, e.offset) for e in errors] == [("BAD_URL", 1), ("BAD_URL", 2)]
+    assert "'url' must be a string, got int" in errors[0].message
+    assert [(r["url"], r["status"]) for r in rows] == [(None, None), ("https://ok.example/", None)]
+    assert rows[1]["rating"] == str(10**30)  # an int over 64 bits becomes text, not a lost page
+
+
+def test_jsonl_of_blank_lines_is_one_empty_file_row(tmp_path: Path) -> None:
+    p = tmp_path / "blank.jsonl"
+    p.write_bytes(b"\n  \r\n\t\n")
+    rows, errors = collect(open_source(p))
+    assert rows == [] and [(e.code, e.message) for e in errors] == [
+        ("EMPTY_FILE", "file holds only 3 blank line(s)")
+    ]
+
+
+def test_corrupt_gzip_jsonl_is_one_error_not_also_empty(tmp_path: Path) -> None:
+    p = tmp_path / "bad.jsonl.gz"
+    p.write_bytes(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage")
+    rows, errors = collect(open_source(p))
+    assert rows == [] and [e.code for e in errors] == ["GZIP_TRUNCATED"]
+
+
+# ---------------------------------------------------------------- page URLs
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("https://x.example:99999/", "invalid port"),
+        ("https://x.example:-1/", "invalid port"),
+        ("https://x.example:8o/", "invalid port"),
+        (" https://x.example/", "space or control"),
+        ("https://x.example/a b", "space or control"),
+        ("https://x.example/\x1b[31mred", "space or control"),
+        ("https://x.example/\x00", "space or control"),
+        ("https://x.example/\x85", "space or control"),
+        ("https://\u202ex.example/", "invisible formatting"),
+        ("https://x\u200d.example/", "invisible formatting"),
+        ("javascript:alert(1)", "not an http(s) or file URL"),
+        ("https://", "not an http(s) or file URL"),
+    ],
+)
+def test_url_problem_names_what_is_wrong(url: str, why: str) -> None:
+    problem = ex.url_problem(url)
+    assert problem is not None and why in problem
+    assert "\x1b" not in problem and "\u202e" not in problem  # quoted with repr: inert
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://x.example/a",
+        "https://x.example:8080/a?q=1#f",
+        "http://[::1]/",
+        "https://b\u00fccher.example/stra\u00dfe",
+        "https://x.example/%1b%5b31m",
+        "file:///srv/pages/a%20b.html",
+    ],
+)
+def test_url_problem_accepts_real_urls(url: str) -> None:
+    assert ex.url_problem(url) is None
+
+
+def test_two_broken_ports_are_two_bad_urls_not_a_duplicate() -> None:
+    rows = [
+        {"url": u, "body": article_html().encode(), "source": "t", "offset": i}
+        for i, u in enumerate(["https://x.example:99999/", "https://x.example:-1/"])
+    ]
+    extra = sorted({k for r in rows for k in r} - set(RECORD_COLUMNS))
+    res = ex.extract_records(records_table(rows, extra), Policy())
+    assert res.pages.num_rows == 0
+    assert [(e.code, e.offset) for e in res.errors] == [("BAD_URL", 0), ("BAD_URL", 1)]
+
+
+def test_canonical_with_surrounding_space_still_names_a_file_page() -> None:
+    html = article_html(url=None).replace(
+        "<head>", "<head><link rel='canonical' href='  https://c.example/page  '>"
+    )
+    rows = [{"url": "file:///in/a.html", "url_origin": "file", "body": html.encode()}]
+    for r in rows:
+        r.update(source="t", offset=0)
+    extra = sorted({k for r in rows for k in r} - set(RECORD_COLUMNS))
+    res = ex.extract_records(records_table(rows, extra), Policy())
+    assert res.errors == [] and res.pages.column("url").to_pylist() == ["https://c.example/page"]
+
+
+# ---------------------------------------------------------------- UTF-16 line files
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_utf16_jsonl_with_a_bom_is_read_record_by_record(tmp_path: Path, encoding: str) -> None:
+    """Windows PowerShell 5.1 writes `>` as UTF-16LE with a BOM: split on the byte 0x0A, one
+    record used to become two JSON_DECODE rows and no page."""
+    lines = [
+        json.dumps({"url": f"https://u{i}.example/", "html": "<p>caf\u00e9 \U0001f600</p>"})
+        for i in range(3)
+    ]
+    text = "\r\n".join(lines) + "\r\n"
+    data = text.encode(encoding)
+    if encoding == "utf-16-be":
+        data = b"\xfe\xff" + data
+    p = tmp_path / "ps.jsonl"
+    p.write_bytes(data)
+    rows, errors = collect(open_source(p), batch_size=2)
+    assert errors == []
+    assert [(r["url"], r["offset"]) for r in rows] == [
+        (f"https://u{i}.example/", i + 1) for i in range(3)
+    ]
+    assert rows[0]["body"].decode() == "<p>caf\u00e9 \U0001f600</p>"
+
+
+def test_utf16_lines_keep_the_line_cap(tmp_path: Path) -> None:
+    import io
+
+    from trustaudit.io.decode import Utf8Lines
+
+    stream = io.BufferedReader(io.BytesIO(("a" * 100 + "\nb\n").encode("utf-16")))
+    lines = Utf8Lines(stream, "utf-16-le")
+    assert lines.readline(10) == b"a" * 10
+    assert lines.readline() == b"a" * 90 + b"\n"
+    assert [lines.readline(), lines.readline()] == [b"b\n", b""]
+
+
+def test_utf16_url_list_gives_its_urls(tmp_path: Path) -> None:
+    from trustaudit.crawl.source import read_url_list
+
+    p = tmp_path / "urls.txt"
+    p.write_bytes("https://a.example/\r\n# note\r\nhttps://b.example/x\r\n".encode("utf-16"))
+    assert list(read_url_list(p)) == [(1, "https://a.example/"), (3, "https://b.example/x")]
+
+
+# ---------------------------------------------------------------- gzip WARC layouts
+def test_warc_gzipped_whole_is_read_to_its_last_record(tmp_path: Path) -> None:
+    """`gzip crawl.warc` makes one member of every record: warcio stopped after the first
+    ("non-chunked gzip"), and the rest was one WARC_CORRUPT row at a negative offset."""
+    p = tmp_path / "whole.warc.gz"
+    p.write_bytes(gzip.compress(b"".join(page(f"https://w.example/{i}") for i in range(5))))
+    rows, errors = collect(open_source(p), batch_size=1)  # known before the first batch is out
+    assert errors == []
+    assert [r["url"] for r in rows] == [f"https://w.example/{i}" for i in range(5)]
+    assert len({r["offset"] for r in rows}) == 5 and min(r["offset"] for r in rows) == 0
+
+
+def test_damaged_gzip_member_costs_only_its_record(tmp_path: Path) -> None:
+    members = [gzip.compress(page(f"https://w.example/{i}")) for i in range(4)]
+    bad = bytearray(members[1])
+    bad[30:60] = bytes(30)  # deflate data destroyed
+    lying = gzip.compress(
+        warc_record("https://w.example/x", b"HTTP/1.1 200 OK\r\n\r\nx", length=b"9" * 30)
+    )
+    p = tmp_path / "mid.warc.gz"
+    p.write_bytes(members[0] + bytes(bad) + members[2] + b"JUNK" * 10 + lying + members[3])
+    rows, errors = collect(open_source(p))
+    assert [r["url"] for r in rows] == [
+        "https://w.example/0",
+        "https://w.example/2",
+        "https://w.example/3",
+    ]
+    junk = len(members[0]) + len(bad) + len(members[2])
+    assert [e.offset for e in errors] == [len(members[0]), junk, junk + 40]
+    assert errors[0].code in ("WARC_TRUNCATED", "WARC_CORRUPT")  # what survives of the member
+    assert [e.code for e in errors[1:]] == ["WARC_CORRUPT", "WARC_CORRUPT"]
+    assert all("read on at the next record" in e.message for e in errors)
+
+
+def test_reading_on_passes_members_that_continue_a_record(tmp_path: Path) -> None:
+    """A record split over two members (the second holds payload, not a header) is one error
+    row, not one more for the payload member read as a header."""
+    whole = page("https://w.example/1")
+    cut = len(whole) - 200  # the first member claims more payload than it holds
+    p = tmp_path / "split.warc.gz"
+    p.write_bytes(
+        gzip.compress(whole[:cut])
+        + gzip.compress(whole[cut:])
+        + gzip.compress(page("https://w.example/2"))
+    )
+    rows, errors = collect(open_source(p))
+    assert [r["url"] for r in rows] == ["https://w.example/2"]
+    assert [(e.code, e.offset) for e in errors] == [("WARC_TRUNCATED", 0)]
+
+
+@pytest.mark.parametrize("length", [b"99999", b"10", b"-5", b"abc"])
+def test_plain_warc_reads_on_after_a_lying_content_length(tmp_path: Path, length: bytes) -> None:
+    first, last = page("https://w.example/1"), page("https://w.example/3")
+    liar = warc_record("https://w.example/2", b"HTTP/1.1 200 OK\r\n\r\n<p>x</p>", length=length)
+    p = tmp_path / "liar.warc"
+    p.write_bytes(first + liar + last)
+    rows, errors = collect(open_source(p))
+    assert [r["url"] for r in rows] == ["https://w.example/1", "https://w.example/3"]
+    assert [(e.code, e.offset, e.url) for e in errors] == [
+        ("WARC_TRUNCATED", len(first), "https://w.example/2")
+    ]
+    assert f"read on at the next record (byte {len(first) + len(liar)})" in errors[0].message
