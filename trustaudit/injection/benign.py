@@ -691,9 +691,10 @@ def ui_container(node: Any, text: str | None = None) -> str:
     Sites hide these by the dozen until the visitor acts; the model is not asked about them (the
     lexical scanner still reads them, and a strong instruction there is still found).
 
-    A glossary's hidden text is a definition: given the element's `text`, a glossary that holds
-    anything else (`_defines`: a request, a directive, a role of a conversation, a note to an AI)
-    is no reason, since a "glossario" class costs an attacker nothing."""
+    A glossary's hidden text is a definition, a tooltip's or a popover's the visitor's help: given
+    the element's `text`, one that holds anything else (`_defines`: a request, a directive, a role
+    of a conversation, a note to an AI, a steer) is no reason, since a "glossario" or a "tooltip"
+    class costs an attacker nothing."""
     attrs = node.attributes or {}
     if any(a in attrs for a in _ANIMATION_ATTRS):
         return "animation"
