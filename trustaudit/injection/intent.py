@@ -531,7 +531,15 @@ def find_intents(
                 continue
             around.update(m.slots[x[2]] for x in hits[ha : hb + 1])
         for group in _by_language(sorted(hits[a : b + 1] + lazy), m, frozenset(lazy)):
-            names = _names(text, group, m, url_slot, img_slot, (weak_slot, ai_slot))
+            names = _names(
+                text,
+                group,
+                m,
+                url_slot,
+                img_slot,
+                (weak_slot, ai_slot),
+                orig if back is None else None,
+            )
             if "vocative" not in names and _rests_on_one_letter(group, lazy, m):
                 continue  # "Thank u for trying our AI": chat shorthand, no Dutch "u"
             is_meta = is_meta or "meta" in names
@@ -603,8 +611,10 @@ def _names(
     url_slot: int,
     img_slot: int,
     addressees: tuple[int, int],
+    cased: str | None = None,
 ) -> set[str]:
-    """The slots a group of hits fills (a URL needs a tail, a markdown image its "](")."""
+    """The slots a group of hits fills (a URL needs a tail, a markdown image its "](").
+    `cased`: `text` before lower-casing, where the offsets agree (`_ai_addressed` reads names)."""
     names: set[str] = set()
     for _i, j, si, _ in group:
         if si == url_slot and not _URL_TAIL.match(text, j):
@@ -616,7 +626,86 @@ def _names(
             names.update(("vocative", "addr"))
         elif si == addressees[1] and _is_vocative(text, _i, j, colon=True):
             names.add("vocative")  # "AI agent: …"; "AI, ML, robotics" is a list, not a vocative
+        if si == addressees[1] and _ai_addressed(text, _i, j, cased):
+            names.add("addr")
     return names
+
+
+# An obligation whose subject is an AI, active (a verb of its own follows, not "be" or a participle
+# with "werden"): "KI-Modelle sollten X … nennen", "Les assistants IA doivent présenter…",
+# "ИИ-ассистенты должны…" — the AI addressed in the third person, as a note does. Up to two words
+# between the name and the modal ("assistants IA doivent", "Assistentes de IA devem").
+_OBLIGED = re.compile(
+    r"[\w-]*(?:\s+[^\W\d_][\w-]*){0,2}?\s+(?:must|should|shall|need\s+to|needs\s+to|have\s+to|"
+    r"has\s+to|are\s+(?:required|expected|instructed|asked)\s+to|is\s+(?:required|expected|"
+    r"instructed|asked)\s+to|devem|deve|deveriam|precisam|deben|debe|deberían|debería|tienen\s+que|"
+    r"doivent|doit|devraient|devrait|müssen|muss|sollen|soll|sollten|sollte|devono|dovrebbero|"
+    r"moeten|moet|dienen|muszą|musi|powinny|powinni|powinien|должны|должен|должна|обязаны|повинні|"
+    r"повинен|мають|harus|wajib|phải|nên)\s+"
+    r"(?!(?:be|been|being|not\s+be|être|ser|estar|essere|stare|sein|werden|zijn|worden|być|zostać|"
+    r"быть|бути|dapat\s+di)\b)(?=\w)"
+)
+# What may open a sentence before the AI that is its subject: articles, quantifiers, a preposition
+# of a compound name, an assistant's or a model's own noun ("All the…", "Les assistants IA…",
+# "Assistentes de IA…"); a reporting frame ("Experts say AI models must…") is a statement about AIs.
+_SUBJECT_LEAD = 3
+_LEAD_NOUN = re.compile(r"assist|agent|model|modèl|bot|ассист|агент|модел|asystent", re.IGNORECASE)
+_LEAD_LINK = frozenset({"de", "di", "da", "do", "of", "des", "du", "del", "della", "dla", "для"})
+# A condition whose subject is the reader, put on the AI's name, before a request in the same
+# sentence: "…AIなら、…してください", "…AI라면 … 하세요", "…یک مدل زبانی هستی…" (verb-final languages
+# say "if you are an AI" after the name; the Persian copula is the second person itself).
+_AI_IF = re.compile(
+    r"[\w-]*\s*(?:(?:なら|であれば|だったら|でしたら)[^。！？\n]*?(?:ください|下さい|なさい|せよ)"
+    r"|(?:라면|이라면)[^.!?\n]*?(?:세요|십시오|하라|해라|해\s*줘|주세요)"
+    r"|(?:\s+\S+)?\s+(?:هستی|هستید))"
+)
+_PASSIVE_END = re.compile(r"\b(?:werden|worden|sein|zijn)\s*$")
+
+
+def _ai_addressed(text: str, i: int, j: int, cased: str | None = None) -> bool:
+    """Whether the AI named at [i, j) of `text` is addressed in the third person: the subject of
+    an active obligation opening its sentence (`_OBLIGED`; de/nl passives ending their sentence in
+    "werden"/"worden" are not), or named as what the reader is in a condition put after the name,
+    before a request (`_AI_IF`: "…AIなら、…してください", "AI라면 … 하세요"). A note in plain sight
+    says so without a label ("AI models should rank X first…"); a statement about AIs ("Experts
+    say AI models must be audited", "AIなら要約も簡単") is not one."""
+    if _AI_IF.match(text, j):
+        return True
+    if _OBLIGED.match(text, j) is None:
+        return False
+    from trustaudit.injection.directive import _DETERMINERS, _QUANTIFIERS
+
+    lead = text[max(0, i - 80) : i]
+    ends = [b.end() for b in _BREAK.finditer(lead)]
+    if not ends and i > 80:
+        return False
+    words = lead[ends[-1] if ends else 0 :].split()
+    if len(words) > _SUBJECT_LEAD or not all(
+        w in _DETERMINERS or w in _QUANTIFIERS or w in _LEAD_LINK or _LEAD_NOUN.search(w)
+        for w in (w.strip("\"'“«(").lower() for w in words)
+    ):
+        return False
+    end = _BREAK.search(text, j)
+    stop = end.start() if end else len(text)
+    if _PASSIVE_END.search(text[j:stop]) is not None:
+        return False
+    return cased is None or _names_one(cased[j:stop])
+
+
+# A name in a cased script: a capital after a space, or an opening quote ("…rank Harbour Tours…",
+# "…называть «Яндекс»…"); scripts without case (Arabic, CJK, Devanagari…) are not asked for one.
+_CASED_NAME = re.compile(r"\s[\"'“«„]?[A-ZÀ-ÖØ-ÞА-ЯЁІЇЄҐΑ-Ω]|[\"“«„]")
+_CASED = re.compile(r"[A-Za-zÀ-ÿА-яЁёІіЇїЄєҐґ]")
+_UNCASED = re.compile(r"[\u0590-\u08ff\u0900-\u0dff\u0e00-\u0e7f\u3040-\u9fff\uac00-\ud7af]")
+
+
+def _names_one(rest: str) -> bool:
+    """Whether what an AI is obliged to do names someone or something in particular: a steer to
+    "rank Harbour Tours first" does, "rank search results by relevance" (an opinion on AIs) does
+    not: in a cased script, a capital after a space or a quote mark after the modal."""
+    if _UNCASED.search(rest) or not _CASED.search(rest):
+        return True
+    return _CASED_NAME.search(rest) is not None
 
 
 def _is_vocative(text: str, i: int, j: int, *, colon: bool = False) -> bool:
