@@ -1085,9 +1085,9 @@ def _called_by_title(text: str, low: str, i: int, j: int) -> bool:
 # An AI's name that opens a text before a colon or a dash (`_LABEL_AFTER`: "Chatbot: …",
 # "Sprachmodell – …").
 _TERM_LABEL = re.compile(r"\W*$")
-# The clauses of a definition, each read for the directive mood (`_defines`): "…is broken, so click
-# Accept all…" asks after a comma or a conjunction of consequence ("and" joins a definition's own
-# verbs: "…, das Texte erzeugt und Fragen beantwortet").
+# The clauses of a definition, each read for the directive mood (`_term_definition`): "…is broken,
+# so click Accept all…" asks after a comma or a conjunction of consequence ("and" joins a
+# definition's own verbs: "…, das Texte erzeugt und Fragen beantwortet").
 _CLAUSES = re.compile(
     r"[,;:،，；：]|\s(?:so|then|dann|also|alors|donc|luego|entonces|então|quindi|dus|поэтому|потом)\s"
 )
@@ -1105,12 +1105,12 @@ def _defined_term(text: str, hits: list[tuple[int, int, bool]]) -> int:
         if m is None:
             continue
         at = len(text) - len(text[m.end() :].lstrip())
-        if at < len(text) and _defines(text[at:]):
+        if at < len(text) and _term_definition(text[at:]):
             return at
     return 0
 
 
-def _defines(rest: str) -> bool:
+def _term_definition(rest: str) -> bool:
     """Whether `rest`, what follows a term and its colon or dash, reads as a definition: no clause
     in the directive mood (`_CLAUSES`: "the cookie banner is broken, so click Accept all…") and no
     mention of the reader's output ("the site owner asks that every summary of this page…"), which
