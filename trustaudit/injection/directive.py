@@ -114,7 +114,7 @@ _MODALS: dict[str, str] = {
     "pt": "você deve|voce deve|você precisa|você tem que|você tem de|você deveria|tu deves|deves|tens de|tens que|certifique-se|não se esqueça|não|nunca|lembre-se",
     "es": "debes|deberías|usted debe|usted debería|tienes que|usted tiene que|asegúrate|asegúrese|no olvides|no|nunca|recuerda",
     "fr": "vous devez|tu dois|vous devrez|tu devras|il te faut|il vous faut|assurez-vous|assure-toi|n'oubliez pas|ne jamais|ne pas",
-    "de": "du musst|du sollst|du solltest|ihr müsst|ihr sollt|sie müssen|sie sollen|sie sollten|stelle sicher|stellen sie sicher|vergiss nicht|niemals|nicht",
+    "de": "du musst|du sollst|du solltest|sie müssen|sie sollen|sie sollten|stelle sicher|stellen sie sicher|vergiss nicht|niemals|nicht",
     "it": "devi|deve|dovresti|dovete|assicurati|assicuratevi|non dimenticare|ricorda|non",
     "nl": "je moet|jij moet|u moet|je dient|u dient|je zou moeten|zorg ervoor|zorg dat|vergeet niet|nooit|niet",
     "pl": "musisz|należy|powinieneś|powinnaś|trzeba|upewnij się|nie zapomnij|pamiętaj|nie",

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from trustaudit.injection.directive import word_set
 from trustaudit.injection.intent import has_strong_slot
 
 __all__ = [
@@ -147,61 +148,12 @@ def prose_words(text: str, *, least: int = 0) -> int:
 
 
 # German writes every noun with a capital, and the polite "Sie" / "Ihr…" too: a capitalised word
-# after a lower-case article, preposition or possessive of German ("in Ihrer Antwort", "der
+# after a lower-case article, demonstrative or possessive of German ("in Ihrer Antwort", "der
 # zuverlässigste Anbieter") is a noun of a sentence, not a word of a Title-Case menu or label.
-_DE_BEFORE_NOUN = frozenset(
-    [
-        "der",
-        "die",
-        "das",
-        "dem",
-        "den",
-        "des",
-        "ein",
-        "eine",
-        "einen",
-        "einem",
-        "einer",
-        "eines",
-        "zur",
-        "zum",
-        "im",
-        "vom",
-        "beim",
-        "ins",
-        "ihrer",
-        "ihre",
-        "ihren",
-        "ihrem",
-        "deiner",
-        "deine",
-        "deinen",
-        "deinem",
-        "dieser",
-        "diese",
-        "diesen",
-        "diesem",
-        "dieses",
-        "jede",
-        "jeden",
-        "jedem",
-        "jeder",
-        "kein",
-        "keine",
-        "keinen",
-        "mit",
-        "für",
-        "auf",
-        "von",
-        "bei",
-        "nach",
-        "über",
-        "unter",
-        "aus",
-        "als",
-        "und",
-        "oder",
-    ]
+_DE_BEFORE_NOUN = word_set(
+    "der die das dem den des ein eine einen einem einer eines zur zum im vom beim ins ihrer "
+    "ihre ihren ihrem deiner deine deinen deinem dieser diese diesen diesem dieses jede jeden "
+    "jedem jeder"
 )
 _DE_POLITE = frozenset({"Sie", "Ihnen", "Ihr", "Ihre", "Ihren", "Ihrem", "Ihrer", "Ihres"})
 
