@@ -103,7 +103,6 @@ _ASKS: dict[str, str] = {
     "pl": "czy możesz",
     "tr": "yapabilir misin",
     "ru": "можешь ли|не могли бы вы",
-    "fa": "می‌توانی|میتوانی|می‌توانید|میتوانید",
 }
 # Modals and prohibitions addressed to the reader count where they open a sentence ("Do not…", "You
 # must…"): inside one they are as often a headline's or a sermon's ("everything you need to know",
@@ -111,25 +110,25 @@ _ASKS: dict[str, str] = {
 _MODALS: dict[str, str] = {
     "en": "you must|you should|you need to|you have to|you are required|you will now|make sure|"
     "be sure to|ensure|do not|don't|never|always|remember to|let's|from now on",
-    "pt": "você deve|voce deve|você precisa|você tem que|você tem de|você deveria|tu deves|deves|tens de|tens que|certifique-se|não se esqueça|não|nunca|lembre-se",
-    "es": "debes|deberías|usted debe|usted debería|tienes que|usted tiene que|asegúrate|asegúrese|no olvides|no|nunca|recuerda",
-    "fr": "vous devez|tu dois|vous devrez|tu devras|il te faut|il vous faut|assurez-vous|assure-toi|n'oubliez pas|ne jamais|ne pas",
-    "de": "du musst|du sollst|du solltest|sie müssen|sie sollen|sie sollten|stelle sicher|stellen sie sicher|vergiss nicht|niemals|nicht",
-    "it": "devi|deve|dovresti|dovete|assicurati|assicuratevi|non dimenticare|ricorda|non",
-    "nl": "je moet|jij moet|u moet|je dient|u dient|je zou moeten|zorg ervoor|zorg dat|vergeet niet|nooit|niet",
-    "pl": "musisz|należy|powinieneś|powinnaś|trzeba|upewnij się|nie zapomnij|pamiętaj|nie",
-    "tr": "mutlaka|sakın|emin ol|unutma",
-    "ru": "ты должен|ты должна|вы должны|ты обязан|вы обязаны|тебе нужно|тебе следует|тебе надо|вам нужно|вам следует|вам надо|следует|надо|нужно|необходимо|убедитесь|убедись|не забудь|никогда|не",
-    "uk": "ти повинен|ти повинна|ви повинні|ти маєш|ви маєте|ти мусиш|тобі треба|тобі слід|тобі потрібно|вам слід|вам треба|вам потрібно|слід|треба|потрібно|необхідно|переконайтеся|не забудь|ніколи|не",
-    "ar": "يجب|عليك|عليكم|ينبغي|يتعين|تأكد|لا تنس|لا",
+    "pt": "você deve|voce deve|você precisa|certifique-se|não se esqueça|não|nunca|lembre-se",
+    "es": "debes|usted debe|asegúrate|asegúrese|no olvides|no|nunca|recuerda",
+    "fr": "vous devez|tu dois|assurez-vous|assure-toi|n'oubliez pas|ne jamais|ne pas",
+    "de": "du musst|sie müssen|stelle sicher|stellen sie sicher|vergiss nicht|niemals|nicht",
+    "it": "devi|deve|assicurati|assicuratevi|non dimenticare|ricorda|non",
+    "nl": "je moet|u moet|zorg ervoor|zorg dat|vergeet niet|nooit|niet",
+    "pl": "musisz|należy|upewnij się|nie zapomnij|pamiętaj|nie",
+    "tr": "mutlaka|emin ol|unutma",
+    "ru": "ты должен|вы должны|нужно|необходимо|убедитесь|убедись|не забудь|никогда|не",
+    "uk": "ти повинен|ви повинні|потрібно|необхідно|переконайтеся|не забудь|ніколи|не",
+    "ar": "يجب|عليك|تأكد|لا تنس|لا",
     "fa": "باید|مطمئن شو|فراموش نکن",
-    "he": "עליך|עלייך|עליכם|חובה|אתה חייב|את חייבת|ודא|הקפד|אל תשכח|אל",
-    "hi": "आपको|तुम्हें|तुमको|सुनिश्चित करें|ज़रूर|जरूर",
-    "zh": "務必|务必|必须|必須|一定要|不要|不許|不许|你需要|您需要|你应该|您应该|你應該|您應該|你必须|你必須|你要|你得|应当|應當",
+    "he": "עליך|חובה|ודא|הקפד|אל תשכח|אל",
+    "hi": "आपको|सुनिश्चित करें|ज़रूर|जरूर",
+    "zh": "務必|务必|必须|必須|一定要|不要|你需要|您需要|你应该|您应该",
     "ja": "必ず|しないで",
     "ko": "반드시|하지 마",
-    "id": "anda harus|kamu harus|anda wajib|kamu wajib|anda perlu|kamu perlu|pastikan|jangan",
-    "vi": "bạn phải|bạn cần|bạn nên|đừng|phải",
+    "id": "anda harus|kamu harus|pastikan|jangan",
+    "vi": "bạn phải|đừng|phải",
 }
 # Steering verbs in the imperative: what an instruction about what to *say* of a thing opens with.
 # Checked language by language against the lexicon's `steer_v` slot: recommend, praise, endorse,
@@ -430,41 +429,7 @@ _LAST_WORD = re.compile(
     r"|(?:ب\S+ید|ن\S+ید)"  # fa: بفرستید, ننویسید
     r"|(?:\w*[çğıöşü]\w*(?:in|ın|un|ün)(?:iz|ız|uz|üz)?|\w+(?:yin|yın|iniz|ınız))"  # tr
     r"|(?:\S*(?:세요|십시오|시오|해라|하라|해줘|해 줘))"  # ko
-    r"|(?:\S*(?:て|なさい|ろ|せよ|べき|べきです|べきだ))"  # ja (べき: "ought to")
-    # the reader's obligation closing the sentence: the Turkish necessitative with a second person
-    # ("belirtmelisin", "eklemelisiniz"; the forms with a dotless ı are the pattern above's)
-    r"|(?:\w+(?:malı|meli)(?:sın|sin|sınız|siniz))"
-    # Persian compound verbs put their light verb last, in the imperative: "… را پاک کن",
-    # "… را نشان بدهید" (کردن, دادن; with the prefixes ب- and the negation ن-)
-    r"|(?:ب?کن|ب?کنید|نکن|نکنید|ب?ده|ب?دهید|نده|ندهید)"
-)
-# Korean obligation "…해야 합니다 / 해야 해 / 해야 한다": a verb in -야 before a form of 하다, the
-# sentence's last two words.
-_KO_MUST_LAST = word_set("합니다 한다 해 해요 하십시오")
-# German separable verbs split by the imperative (verb first, particle last: "Fasse diese Seite so
-# zusammen", "stelle X als beste Wahl dar"): a first word in -e and a particle closing the clause.
-_DE_PARTICLES = word_set(
-    "zusammen dar an aus vor hervor weg hinzu ab ein mit auf fest nach zurück heraus hinaus "
-    "herunter hoch bei"
-)
-_DE_SUBJECTS = word_set("ich du er sie es wir ihr man")
-# what follows the verb of such an imperative: an object pronoun, a demonstrative or a possessive
-# (the articles are `_DETERMINERS`')
-_DE_OBJECTS = word_set(
-    "mir mich ihm ihn ihr uns euch es sie dem den diese dieser dieses diesen diesem ihre ihren ihrem"
-)
-_DE_CLAUSE_END = re.compile(r"[^,;:.!?\n]*")
-# Russian and Ukrainian put a prepositional phrase first as freely as a verb ("В ответе назовите…",
-# "У підсумку назвіть…"): a formal imperative within the next four words after one.
-_FRONTED_PP_IMPERATIVE = re.compile(
-    r"(?:в|во|на|при|для|по|у|к|о|об|с|со|під|після|з|із|до)\s+(?:[^\W\d_]+\s+){0,3}?"
-    r"[^\W\d_]{2,}(?:йте|ите|ьте|іть|їть)(?![\w-])"
-)
-# Russian and Ukrainian impersonal obligation before an infinitive, anywhere in the opening ("При
-# пересказе этой страницы следует назвать…", "…, треба написати…"): one word may stand between.
-_IMPERSONAL_MUST = re.compile(
-    r"(?<![\w-])(?:следует|нужно|необходимо|надо|требуется|слід|треба|потрібно|необхідно)"
-    r"\s+(?:[^\W\d_]+\s+)?[^\W\d_]{2,}(?:ть|ти|чь|ться|тись|тися)(?![\w-])"
+    r"|(?:\S*(?:て|なさい|ろ|せよ))"  # ja
 )
 # A sentence that opens with a word and goes on with an article or a possessive ("Enhance your
 # response", "Envía el archivo", "Stuur de gegevens") opens with a verb in the imperative, unless
@@ -704,10 +669,7 @@ def _opens_with_modal(low: str, at: int, word: str, t: _Tables) -> bool:
     for modal in t.modals.get(word, ()) or t.modals.get(word[:1], ()):
         end = at + len(modal)
         if low.startswith(modal, at) and (
-            not modal[-1].isalnum()
-            or end >= len(low)
-            or not low[end].isalnum()
-            or _UNSPACED.match(modal, len(modal) - 1) is not None  # "你必须在…": no space follows
+            not modal[-1].isalnum() or end >= len(low) or not low[end].isalnum()
         ):
             return True
     return False
@@ -783,16 +745,10 @@ def is_directive(text: str) -> bool:
             return True
         if raw.endswith("en") and raw[:1].isupper() and head.startswith(" Sie", m.end(1)):
             return True  # German polite imperative: "Senden Sie …"
-        if _separable_imperative(
-            head, m.end(1), w, fronted=m.start() > 0 and head[m.start() - 1] in ","
-        ):
-            return True
     if steers(head):
         return True  # "Erwähne…", "**Recommend**…", "…, so praise X"
     if head.isascii():
         return False  # the verb-final imperatives below are written in other scripts or letters
-    if _IMPERSONAL_MUST.search(low):
-        return True
     for sentence in _sentences(head):
         words = sentence.rstrip(f" {SPACED_STOPS}{CLOSED_STOPS}").split()
         if not words:
@@ -802,38 +758,7 @@ def is_directive(text: str) -> bool:
             return True
         if any(last[:k] in t.final for k in range(3, len(last) + 1)):
             return True
-        if len(words) >= 2 and last in _KO_MUST_LAST and words[-2].endswith("야"):
-            return True
-        if _FRONTED_PP_IMPERATIVE.match(sentence.lower()):
-            return True
     return False
-
-
-def _separable_imperative(head: str, end: int, word: str, *, fronted: bool) -> bool:
-    """Whether the clause whose first word `word` (lower case) ends at `end` is a German imperative
-    of a separable verb: a first word in -e of four letters or more that is no article or function
-    word, and a particle of `_DE_PARTICLES` closing the clause, not a question. The first word is
-    the verb when an article or an object pronoun follows it ("Fasse diese Seite … zusammen"; an
-    adjective opening a headline, "Deutsche Bahn kündigt … an", has a noun after it), or when it
-    follows a fronted clause and no subject pronoun follows it (German puts the verb second: "Wenn
-    du … zusammenfasst, stelle X … dar"; a statement says "stellst du", "stellt er")."""
-    if len(word) < 4 or not word.endswith("e") or word in _FUNCTION_WORDS:
-        return False
-    if word in _DETERMINERS or word in _QUANTIFIERS:
-        return False
-    nxt = _NEXT_WORD.match(head, end)
-    after = nxt.group(1).lower() if nxt else ""
-    if fronted:
-        if after in _DE_SUBJECTS:
-            return False
-    elif after not in _DETERMINERS and after not in _DE_OBJECTS:
-        return False
-    m = _DE_CLAUSE_END.match(head, end)
-    clause = m.group(0) if m else ""
-    if m is not None and head.startswith("?", m.end()):
-        return False
-    words = clause.split()
-    return len(words) >= 2 and words[-1].lower() in _DE_PARTICLES
 
 
 # The writer speaking as the user ("transfer $500 from my account", "send my files"): an agent's
@@ -1217,26 +1142,14 @@ _ROLES: dict[str, tuple[str, str, str]] = {
         "antwoord|antwoorden|samenvatting",
         "je bent nu|jij bent nu|u bent nu",
     ),
-    "pl": (
-        "użytkownik*|czytelnik*",
-        "odpowied*|podsumowani*|streszczeni*",
-        "jesteś teraz|teraz jesteś",
-    ),
-    "tr": (
-        "kullanıcı*|okuyucu*",
-        "cevab*|cevap*|yanıt*|özetin*|özeti|özette",
-        "artık sen|sen artık",
-    ),
+    "pl": ("użytkownik*|czytelnik*", "odpowied*|podsumowani*", "jesteś teraz|teraz jesteś"),
+    "tr": ("kullanıcı*|okuyucu*", "cevab*|cevap*|yanıt*|özetin*", "artık sen|sen artık"),
     "ru": (
         "пользовател*|читател*",
-        "ответ|ответе|ответа|ответы|ответах|ответом|изложени*|резюме|пересказ*",
+        "ответ|ответе|ответа|ответы|ответах|изложени*|резюме",
         "теперь ты|теперь вы|ты теперь|отныне ты",
     ),
-    "uk": (
-        "користувач*|читач*",
-        "відповід*|підсум*|переказ*",
-        "тепер ти|тепер ви|ти тепер|віднині ти",
-    ),
+    "uk": ("користувач*|читач*", "відповід*|підсум*", "тепер ти|тепер ви|ти тепер|віднині ти"),
     "ar": (
         "المستخدم|للمستخدم|بالمستخدم|القارئ|للقارئ",
         "إجابت|إجابة|ردك|ملخص",
@@ -1251,14 +1164,14 @@ _ROLES: dict[str, tuple[str, str, str]] = {
     "hi": ("उपयोगकर्ता|पाठक", "उत्तर|जवाब|सारांश", "अब तुम|अब आप|तुम अब"),
     "zh": (
         "用户|用戶|读者|讀者",
-        "回答|回复|回覆|答复|答覆|摘要|总结|總結",
+        "回答|回复|回覆|答复|摘要|总结",
         "你现在是|你現在是|现在你是|您现在是",
     ),
     "ja": ("ユーザー|読者", "回答|返答|返信|要約", "あなたは今|今からあなたは|これからあなたは"),
     "ko": ("사용자|독자", "답변|응답|요약", "너는 이제|당신은 이제|이제 너는|이제 당신은"),
     "id": (
         "pengguna*|pembaca*",
-        "jawaban*|ringkasan*|balasan*",
+        "jawaban*|ringkasan*",
         "sekarang kamu|kamu sekarang|sekarang anda|anda sekarang",
     ),
     "vi": ("người dùng|người đọc", "câu trả lời|tóm tắt", "bây giờ bạn là|từ giờ bạn là"),

@@ -17,7 +17,6 @@ False and callers skip the layer.
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import re
@@ -30,7 +29,6 @@ from typing import Any
 
 import numpy as np
 
-from trustaudit.injection.directive import word_set
 from trustaudit.injection.intent import has_strong_slot
 
 __all__ = [
@@ -139,36 +137,10 @@ def prose_words(text: str, *, least: int = 0) -> int:
         return -1
     title = sum(w[0].isupper() and not w.isupper() for w in words)
     if 2 * title > len(words):
-        title -= _german_capitals(words)
-        if 2 * title > len(words):
-            return -1
+        return -1
     if len("".join(words)) < 0.7 * len(bare.replace(" ", "")):  # (the letters' count, at C speed)
         return -1
     return len(words)
-
-
-# German writes every noun with a capital, and the polite "Sie" / "Ihr…" too: a capitalised word
-# after a lower-case article, demonstrative or possessive of German ("in Ihrer Antwort", "der
-# zuverlässigste Anbieter") is a noun of a sentence, not a word of a Title-Case menu or label.
-_DE_BEFORE_NOUN = word_set(
-    "der die das dem den des ein eine einen einem einer eines zur zum im vom beim ins ihrer "
-    "ihre ihren ihrem deiner deine deinen deinem dieser diese diesen diesem dieses jede jeden "
-    "jedem jeder"
-)
-_DE_POLITE = frozenset({"Sie", "Ihnen", "Ihr", "Ihre", "Ihren", "Ihrem", "Ihrer", "Ihres"})
-
-
-def _german_capitals(words: list[str]) -> int:
-    """The capitalised words of `words` that German grammar capitalises inside a sentence: a noun
-    after a lower-case word of `_DE_BEFORE_NOUN`, the polite "Sie" / "Ihr…" after a lower-case
-    word. `prose_words` does not count them as Title Case (a German sentence is no menu)."""
-    n = 0
-    for prev, w in itertools.pairwise(words):
-        if not w[0].isupper() or w.isupper() or not prev.islower():
-            continue
-        if prev in _DE_BEFORE_NOUN or w in _DE_POLITE:
-            n += 1
-    return n
 
 
 def _css_declarations(text: str) -> bool:
