@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import zlib
 from pathlib import Path
 
 import pytest
@@ -330,3 +331,101 @@ def test_plain_warc_reads_on_after_a_lying_content_length(tmp_path: Path, length
         ("WARC_TRUNCATED", len(first), "https://w.example/2")
     ]
     assert f"read on at the next record (byte {len(first) + len(liar)})" in errors[0].message
+
+
+# ---------------------------------------------------------------- gzip members of several records
+def warcinfo() -> bytes:
+    fields = b"software: test\r\n"
+    return (
+        b"WARC/1.0\r\nWARC-Type: warcinfo\r\nContent-Type: application/warc-fields\r\n"
+        b"Content-Length: " + str(len(fields)).encode() + b"\r\n\r\n" + fields + b"\r\n\r\n"
+    )
+
+
+def collect_capped(source, batch_size: int):  # type: ignore[no-untyped-def]
+    """collect(), but failing instead of hanging when the reader goes round in a loop."""
+    rows, errors = [], []
+    for b in source.batches(batch_size):
+        rows += b.records.to_pylist()
+        errors += b.errors
+        assert len(rows) + len(errors) < 100, "the reader goes round in a loop"
+    return rows, errors
+
+
+def _layout(name: str, recs: list[bytes]) -> tuple[bytes, list[int | None]]:
+    """A gzip WARC of warcinfo + `recs` in the layout `name`, and where each of `recs` starts
+    as a gzip member of its own (None: inside a member of several records)."""
+    info = gzip.compress(warcinfo())
+    if name == "pairs":  # every record shares its member with the next
+        groups = [[0], [1, 2], [3, 4], [5]]
+    elif name == "mid_pair":
+        groups = [[0], [1], [2, 3], [4], [5]]
+    elif name == "first_pair":  # warcinfo and the first page in one member
+        groups = [[0], [1], [2], [3], [4], [5]]
+        info = gzip.compress(warcinfo() + recs[0])
+        groups = groups[1:]
+    else:  # "info_then_whole": warcinfo, then every page in one member
+        groups = [[0, 1, 2, 3, 4, 5]]
+    data, starts = info, [None] * len(recs)
+    for g in groups:
+        starts[g[0]] = len(data)
+        data += gzip.compress(b"".join(recs[i] for i in g))
+    return data, starts
+
+
+@pytest.mark.parametrize("batch_size", [1, 64])
+@pytest.mark.parametrize("layout", ["pairs", "mid_pair", "first_pair", "info_then_whole"])
+def test_gzip_members_of_several_records_are_read_whole_once(
+    tmp_path: Path, layout: str, batch_size: int
+) -> None:
+    """warcio's offset drifts backwards (below 0) after a member that holds two records: reading
+    on from it went round for ever (pairs), read a record twice (a page and a DUPLICATE_URL row)
+    or seeked to a negative byte (SOURCE_FAILED, no page at all)."""
+    recs = [page(f"https://m.example/{i}") for i in range(6)]
+    data, starts = _layout(layout, recs)
+    p = tmp_path / f"{layout}.warc.gz"
+    p.write_bytes(data)
+    rows, errors = collect_capped(open_source(p), batch_size)
+    assert errors == []
+    assert [r["url"] for r in rows] == [f"https://m.example/{i}" for i in range(6)]
+    offsets = [r["offset"] for r in rows]
+    assert len(set(offsets)) == 6 and min(offsets) >= 0
+    assert all(o == s for o, s in zip(offsets, starts, strict=True) if s is not None)
+
+
+@pytest.mark.parametrize("keep", [30, 60])  # inside the gzip header / the record header
+def test_gzip_warc_cut_inside_its_last_member_is_one_truncated_row(
+    tmp_path: Path, keep: int
+) -> None:
+    """warcio takes a gzip member that ends before a whole record header for the end of the
+    file: the last record vanished without a row."""
+    members = [gzip.compress(page(f"https://t.example/{i}")) for i in range(3)]
+    p = tmp_path / "cut.warc.gz"
+    p.write_bytes(members[0] + members[1] + members[2][:keep])
+    rows, errors = collect_capped(open_source(p), 64)
+    assert [r["url"] for r in rows] == ["https://t.example/0", "https://t.example/1"]
+    assert [(e.code, e.offset) for e in errors] == [
+        ("WARC_TRUNCATED", len(members[0]) + len(members[1]))
+    ]
+
+
+def _cut_after(member: bytes, size: int) -> bytes:
+    """The shortest start of gzip `member` that decompresses to more than `size` bytes."""
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    out = 0
+    for n in range(1, len(member)):
+        out += len(d.decompress(member[n - 1 : n]))
+        if out > size:
+            return member[:n]
+    raise AssertionError("member too short")
+
+
+def test_gzip_member_of_several_records_cut_short_is_one_truncated_row(tmp_path: Path) -> None:
+    first = gzip.compress(page("https://t.example/0"))
+    second = page("https://t.example/1")
+    pair = gzip.compress(second + page("https://t.example/2"))
+    p = tmp_path / "cutpair.warc.gz"
+    p.write_bytes(first + _cut_after(pair, len(second) + 60))  # inside the next record header
+    rows, errors = collect_capped(open_source(p), 64)
+    assert [r["url"] for r in rows] == ["https://t.example/0", "https://t.example/1"]
+    assert [(e.code, e.offset) for e in errors] == [("WARC_TRUNCATED", len(first))]
