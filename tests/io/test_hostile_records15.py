@@ -226,6 +226,51 @@ def test_canonical_with_surrounding_space_still_names_a_file_page() -> None:
     assert res.errors == [] and res.pages.column("url").to_pylist() == ["https://c.example/page"]
 
 
+def _extract_one(url: str, html: str, origin: str = "input"):  # type: ignore[no-untyped-def]
+    rows = [{"url": url, "url_origin": origin, "body": html.encode(), "source": "t", "offset": 0}]
+    extra = sorted({k for r in rows for k in r} - set(RECORD_COLUMNS))
+    return ex.extract_records(records_table(rows, extra), Policy())
+
+
+@pytest.mark.parametrize(
+    ("href", "read_as"),
+    [
+        ("https://c.example/my page", "https://c.example/my%20page"),
+        ("https://c.example/long-\npath", "https://c.example/long-path"),
+        ("https://c.example/a\tb", "https://c.example/ab"),
+        ("\n  https://c.example/x\r\n", "https://c.example/x"),
+    ],
+)
+def test_canonical_with_a_space_or_line_break_is_read_as_a_browser_reads_it(
+    href: str, read_as: str
+) -> None:
+    """After the URL check refused spaces and controls, such a canonical link was ignored."""
+    html = article_html(url=None).replace("<head>", f"<head><link rel='canonical' href='{href}'>")
+    res = _extract_one("file:///in/a.html", html, origin="file")
+    assert res.errors == [] and res.pages.column("url").to_pylist() == [read_as]
+
+
+def test_record_url_with_an_inner_space_is_percent_encoded_not_bad(tmp_path: Path) -> None:
+    """Before the session-15 URL check such a URL was a page (raw space in its identity), after it
+    a BAD_URL row; now the page, under the URL a crawler would have written."""
+    p = tmp_path / "sp.jsonl"
+    lines = [
+        {"url": "http://example.com/a b", "html": article_html(url=None)},
+        {"url": " http://example.com/c ", "html": article_html(url=None)},
+        {"url": "http://example.com/d\te", "html": article_html(url=None)},  # a tab: still bad
+    ]
+    p.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    rows, errors = collect(open_source(p))
+    assert errors == []
+    extra = sorted({k for r in rows for k in r} - set(RECORD_COLUMNS))
+    res = ex.extract_records(records_table(rows, extra), Policy())
+    assert res.pages.column("url").to_pylist() == [
+        "http://example.com/a%20b",
+        "http://example.com/c",
+    ]
+    assert [(e.code, e.offset) for e in res.errors] == [("BAD_URL", 3)]
+
+
 # ---------------------------------------------------------------- UTF-16 line files
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
 def test_utf16_jsonl_with_a_bom_is_read_record_by_record(tmp_path: Path, encoding: str) -> None:
