@@ -116,6 +116,14 @@ def test_warcio_log_lines_never_reach_the_terminal(tmp_path: Path, capfd) -> Non
         (200, 200),
         ("404", 404),
         (" 301 ", 301),
+        (599, 599),
+        ("599", 599),
+        (600, None),
+        ("600", None),
+        (1000, None),
+        ("1000", None),
+        (99, None),
+        ("-404", None),
         (True, None),
         (10**30, None),
         ("9" * 25, None),
@@ -162,6 +170,33 @@ def test_corrupt_gzip_jsonl_is_one_error_not_also_empty(tmp_path: Path) -> None:
     p.write_bytes(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage")
     rows, errors = collect(open_source(p))
     assert rows == [] and [e.code for e in errors] == ["GZIP_TRUNCATED"]
+
+
+def test_jsonl_and_warc_status_follow_one_rule(tmp_path: Path) -> None:
+    """ "404" was a page with no status and 1000 an HTTP_STATUS row; a numeric string is a status
+    and one outside 100-599 is none, in a JSONL file as in a WARC."""
+    p = tmp_path / "st.jsonl"
+    lines = [
+        {"url": f"https://s.example/{i}", "html": article_html(url=None), "status": st}
+        for i, st in enumerate(["404", 1000, "1000", 200, " 503 "])
+    ]
+    p.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    w = tmp_path / "st.warc"
+    w.write_bytes(
+        page("https://w.example/1", status=b"404 Not Found")
+        + page("https://w.example/2", status=b"1000 X")
+    )
+    rows = collect(open_source(p))[0] + collect(open_source(w))[0]
+    assert [r["status"] for r in rows] == [404, None, None, 200, 503, 404, None]
+    extra = sorted({k for r in rows for k in r} - set(RECORD_COLUMNS))
+    res = ex.extract_records(records_table(rows, extra), Policy())
+    assert sorted(res.pages.column("url").to_pylist()) == [
+        "https://s.example/1",
+        "https://s.example/2",
+        "https://s.example/3",
+        "https://w.example/2",
+    ]
+    assert sorted(e.code for e in res.errors) == ["HTTP_STATUS"] * 3
 
 
 # ---------------------------------------------------------------- page URLs
