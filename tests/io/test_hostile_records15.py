@@ -329,7 +329,7 @@ def test_utf16_jsonl_with_a_bom_is_read_record_by_record(tmp_path: Path, encodin
     assert rows[0]["body"].decode() == "<p>caf\u00e9 \U0001f600</p>"
 
 
-def test_utf16_lines_keep_the_line_cap(tmp_path: Path) -> None:
+def test_utf16_lines_keep_the_line_cap() -> None:
     import io
 
     from trustaudit.io.decode import Utf8Lines
