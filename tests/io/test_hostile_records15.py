@@ -5,6 +5,7 @@ lines. Each costs at most its own record, with a one-line reason that names the 
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import logging
 import zlib
@@ -330,8 +331,6 @@ def test_utf16_jsonl_with_a_bom_is_read_record_by_record(tmp_path: Path, encodin
 
 
 def test_utf16_lines_keep_the_line_cap() -> None:
-    import io
-
     from trustaudit.io.decode import Utf8Lines
 
     stream = io.BufferedReader(io.BytesIO(("a" * 100 + "\nb\n").encode("utf-16")))
@@ -509,3 +508,38 @@ def test_gzip_member_of_several_records_cut_short_is_one_truncated_row(tmp_path:
     rows, errors = collect_capped(open_source(p), 64)
     assert [r["url"] for r in rows] == ["https://t.example/0", "https://t.example/1"]
     assert [(e.code, e.offset) for e in errors] == [("WARC_TRUNCATED", len(first))]
+
+
+class _NoSeek(io.RawIOBase):
+    """A file that cannot seek back, as an object-storage stream."""
+
+    def __init__(self, data: bytes) -> None:
+        self._src = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:  # type: ignore[no-untyped-def]
+        chunk = self._src.read(len(b))
+        b[: len(chunk)] = chunk
+        return len(chunk)
+
+
+@pytest.mark.parametrize("layout", ["pairs", "info_then_whole"])
+def test_unseekable_gzip_member_of_several_records_is_one_corrupt_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    """From object storage the member cannot be read again whole: the records before it, then one
+    WARC_CORRUPT row that says why, never records at drifting offsets."""
+    from trustaudit.io import readers
+
+    data, starts = _layout(layout, [page(f"https://m.example/{i}") for i in range(6)])
+    p = tmp_path / f"{layout}.warc.gz"
+    p.write_bytes(data)
+    monkeypatch.setattr(readers.fs, "open_input", lambda _p: io.BufferedReader(_NoSeek(data)))
+    rows, errors = collect_capped(open_source(p), 64)
+    first = 1 if layout == "pairs" else 0  # the first record of the first member of several
+    assert [r["url"] for r in rows] == [f"https://m.example/{i}" for i in range(first + 1)]
+    assert [r["offset"] for r in rows] == starts[: first + 1]
+    assert [e.code for e in errors] == ["WARC_CORRUPT"]
+    assert "cannot seek back" in errors[0].message
