@@ -844,9 +844,6 @@ class _OneMember:
             self.end = self._raw - len(self._d.unused_data)
         return out
 
-    def readline(self, size: int = -1) -> bytes:  # warcio reads blocks; here for _Capped
-        return self.read(size)
-
     def close(self) -> None:
         """The file is closed by its owner."""
 
