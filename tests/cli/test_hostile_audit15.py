@@ -131,3 +131,38 @@ def test_gzipped_whole_and_damaged_member_warcs_lose_no_good_record(
         "https://b.example/2",
     ]
     assert errors.select("code", "offset").rows() == [("WARC_CORRUPT", len(members[0]))]
+
+
+def _gzip_warc_layouts(tmp_path: Path) -> tuple[list[Path], int]:
+    """Gzip WARCs whose members hold two or more records (legal, if unusual) and one cut inside
+    its last member; and the byte where that cut member starts."""
+    import gzip
+
+    pg = [warc_page(f"https://g.example/{i}") for i in range(6)]
+    pairs = tmp_path / "pairs.warc.gz"  # warcio's offset went below 0: an endless loop
+    pairs.write_bytes(
+        gzip.compress(pg[0]) + b"".join(gzip.compress(pg[i] + pg[i + 1]) for i in (1, 3))
+        + gzip.compress(pg[5])
+    )  # fmt: skip
+    ph = [warc_page(f"https://h.example/{i}") for i in range(6)]
+    whole = tmp_path / "info_then_whole.warc.gz"  # a seek to a negative byte: SOURCE_FAILED
+    whole.write_bytes(gzip.compress(ph[0]) + gzip.compress(b"".join(ph[1:])))
+    members = [gzip.compress(warc_page(f"https://t.example/{i}")) for i in range(3)]
+    cut = tmp_path / "cut.warc.gz"  # the last record vanished without a row
+    cut.write_bytes(members[0] + members[1] + members[2][:60])
+    return [pairs, whole, cut], len(members[0]) + len(members[1])
+
+
+def test_gzip_members_of_several_records_and_a_cut_last_member_through_audit(
+    runner, app, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    paths, cut_at = _gzip_warc_layouts(tmp_path)
+    res = audit(runner, app, *map(str, paths), "--out", str(tmp_path / "run"))
+    assert res.exit_code == 0, res.output
+    pages, errors = balanced(tmp_path / "run")
+    assert sorted(pages["url"].to_list()) == sorted(
+        [f"https://{h}.example/{i}" for h in "gh" for i in range(6)]
+        + ["https://t.example/0", "https://t.example/1"]
+    )
+    assert errors.select("code", "offset").rows() == [("WARC_TRUNCATED", cut_at)]
+    assert str(paths[2]) in errors["source"][0] or errors["source"][0].endswith("cut.warc.gz")

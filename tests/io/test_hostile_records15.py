@@ -5,8 +5,10 @@ lines. Each costs at most its own record, with a one-line reason that names the 
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import logging
+import zlib
 from pathlib import Path
 
 import pytest
@@ -115,6 +117,14 @@ def test_warcio_log_lines_never_reach_the_terminal(tmp_path: Path, capfd) -> Non
         (200, 200),
         ("404", 404),
         (" 301 ", 301),
+        (599, 599),
+        ("599", 599),
+        (600, None),
+        ("600", None),
+        (1000, None),
+        ("1000", None),
+        (99, None),
+        ("-404", None),
         (True, None),
         (10**30, None),
         ("9" * 25, None),
@@ -161,6 +171,33 @@ def test_corrupt_gzip_jsonl_is_one_error_not_also_empty(tmp_path: Path) -> None:
     p.write_bytes(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage")
     rows, errors = collect(open_source(p))
     assert rows == [] and [e.code for e in errors] == ["GZIP_TRUNCATED"]
+
+
+def test_jsonl_and_warc_status_follow_one_rule(tmp_path: Path) -> None:
+    """ "404" was a page with no status and 1000 an HTTP_STATUS row; a numeric string is a status
+    and one outside 100-599 is none, in a JSONL file as in a WARC."""
+    p = tmp_path / "st.jsonl"
+    lines = [
+        {"url": f"https://s.example/{i}", "html": article_html(url=None), "status": st}
+        for i, st in enumerate(["404", 1000, "1000", 200, " 503 "])
+    ]
+    p.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    w = tmp_path / "st.warc"
+    w.write_bytes(
+        page("https://w.example/1", status=b"404 Not Found")
+        + page("https://w.example/2", status=b"1000 X")
+    )
+    rows = collect(open_source(p))[0] + collect(open_source(w))[0]
+    assert [r["status"] for r in rows] == [404, None, None, 200, 503, 404, None]
+    extra = sorted({k for r in rows for k in r} - set(RECORD_COLUMNS))
+    res = ex.extract_records(records_table(rows, extra), Policy())
+    assert sorted(res.pages.column("url").to_pylist()) == [
+        "https://s.example/1",
+        "https://s.example/2",
+        "https://s.example/3",
+        "https://w.example/2",
+    ]
+    assert sorted(e.code for e in res.errors) == ["HTTP_STATUS"] * 3
 
 
 # ---------------------------------------------------------------- page URLs
@@ -225,6 +262,51 @@ def test_canonical_with_surrounding_space_still_names_a_file_page() -> None:
     assert res.errors == [] and res.pages.column("url").to_pylist() == ["https://c.example/page"]
 
 
+def _extract_one(url: str, html: str, origin: str = "input"):  # type: ignore[no-untyped-def]
+    rows = [{"url": url, "url_origin": origin, "body": html.encode(), "source": "t", "offset": 0}]
+    extra = sorted({k for r in rows for k in r} - set(RECORD_COLUMNS))
+    return ex.extract_records(records_table(rows, extra), Policy())
+
+
+@pytest.mark.parametrize(
+    ("href", "read_as"),
+    [
+        ("https://c.example/my page", "https://c.example/my%20page"),
+        ("https://c.example/long-\npath", "https://c.example/long-path"),
+        ("https://c.example/a\tb", "https://c.example/ab"),
+        ("\n  https://c.example/x\r\n", "https://c.example/x"),
+    ],
+)
+def test_canonical_with_a_space_or_line_break_is_read_as_a_browser_reads_it(
+    href: str, read_as: str
+) -> None:
+    """After the URL check refused spaces and controls, such a canonical link was ignored."""
+    html = article_html(url=None).replace("<head>", f"<head><link rel='canonical' href='{href}'>")
+    res = _extract_one("file:///in/a.html", html, origin="file")
+    assert res.errors == [] and res.pages.column("url").to_pylist() == [read_as]
+
+
+def test_record_url_with_an_inner_space_is_percent_encoded_not_bad(tmp_path: Path) -> None:
+    """Before the session-15 URL check such a URL was a page (raw space in its identity), after it
+    a BAD_URL row; now the page, under the URL a crawler would have written."""
+    p = tmp_path / "sp.jsonl"
+    lines = [
+        {"url": "http://example.com/a b", "html": article_html(url=None)},
+        {"url": " http://example.com/c ", "html": article_html(url=None)},
+        {"url": "http://example.com/d\te", "html": article_html(url=None)},  # a tab: still bad
+    ]
+    p.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    rows, errors = collect(open_source(p))
+    assert errors == []
+    extra = sorted({k for r in rows for k in r} - set(RECORD_COLUMNS))
+    res = ex.extract_records(records_table(rows, extra), Policy())
+    assert res.pages.column("url").to_pylist() == [
+        "http://example.com/a%20b",
+        "http://example.com/c",
+    ]
+    assert [(e.code, e.offset) for e in res.errors] == [("BAD_URL", 3)]
+
+
 # ---------------------------------------------------------------- UTF-16 line files
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
 def test_utf16_jsonl_with_a_bom_is_read_record_by_record(tmp_path: Path, encoding: str) -> None:
@@ -248,9 +330,7 @@ def test_utf16_jsonl_with_a_bom_is_read_record_by_record(tmp_path: Path, encodin
     assert rows[0]["body"].decode() == "<p>caf\u00e9 \U0001f600</p>"
 
 
-def test_utf16_lines_keep_the_line_cap(tmp_path: Path) -> None:
-    import io
-
+def test_utf16_lines_keep_the_line_cap() -> None:
     from trustaudit.io.decode import Utf8Lines
 
     stream = io.BufferedReader(io.BytesIO(("a" * 100 + "\nb\n").encode("utf-16")))
@@ -330,3 +410,136 @@ def test_plain_warc_reads_on_after_a_lying_content_length(tmp_path: Path, length
         ("WARC_TRUNCATED", len(first), "https://w.example/2")
     ]
     assert f"read on at the next record (byte {len(first) + len(liar)})" in errors[0].message
+
+
+# ---------------------------------------------------------------- gzip members of several records
+def warcinfo() -> bytes:
+    fields = b"software: test\r\n"
+    return (
+        b"WARC/1.0\r\nWARC-Type: warcinfo\r\nContent-Type: application/warc-fields\r\n"
+        b"Content-Length: " + str(len(fields)).encode() + b"\r\n\r\n" + fields + b"\r\n\r\n"
+    )
+
+
+def collect_capped(source, batch_size: int):  # type: ignore[no-untyped-def]
+    """collect(), but failing instead of hanging when the reader goes round in a loop."""
+    rows, errors = [], []
+    for b in source.batches(batch_size):
+        rows += b.records.to_pylist()
+        errors += b.errors
+        assert len(rows) + len(errors) < 100, "the reader goes round in a loop"
+    return rows, errors
+
+
+def _layout(name: str, recs: list[bytes]) -> tuple[bytes, list[int | None]]:
+    """A gzip WARC of warcinfo + `recs` in the layout `name`, and where each of `recs` starts
+    as a gzip member of its own (None: inside a member of several records)."""
+    info = gzip.compress(warcinfo())
+    if name == "pairs":  # every record shares its member with the next
+        groups = [[0], [1, 2], [3, 4], [5]]
+    elif name == "mid_pair":
+        groups = [[0], [1], [2, 3], [4], [5]]
+    elif name == "first_pair":  # warcinfo and the first page in one member
+        groups = [[0], [1], [2], [3], [4], [5]]
+        info = gzip.compress(warcinfo() + recs[0])
+        groups = groups[1:]
+    else:  # "info_then_whole": warcinfo, then every page in one member
+        groups = [[0, 1, 2, 3, 4, 5]]
+    data, starts = info, [None] * len(recs)
+    for g in groups:
+        starts[g[0]] = len(data)
+        data += gzip.compress(b"".join(recs[i] for i in g))
+    return data, starts
+
+
+@pytest.mark.parametrize("batch_size", [1, 64])
+@pytest.mark.parametrize("layout", ["pairs", "mid_pair", "first_pair", "info_then_whole"])
+def test_gzip_members_of_several_records_are_read_whole_once(
+    tmp_path: Path, layout: str, batch_size: int
+) -> None:
+    """warcio's offset drifts backwards (below 0) after a member that holds two records: reading
+    on from it went round for ever (pairs), read a record twice (a page and a DUPLICATE_URL row)
+    or seeked to a negative byte (SOURCE_FAILED, no page at all)."""
+    recs = [page(f"https://m.example/{i}") for i in range(6)]
+    data, starts = _layout(layout, recs)
+    p = tmp_path / f"{layout}.warc.gz"
+    p.write_bytes(data)
+    rows, errors = collect_capped(open_source(p), batch_size)
+    assert errors == []
+    assert [r["url"] for r in rows] == [f"https://m.example/{i}" for i in range(6)]
+    offsets = [r["offset"] for r in rows]
+    assert len(set(offsets)) == 6 and min(offsets) >= 0
+    assert all(o == s for o, s in zip(offsets, starts, strict=True) if s is not None)
+
+
+@pytest.mark.parametrize("keep", [30, 60])  # inside the gzip header / the record header
+def test_gzip_warc_cut_inside_its_last_member_is_one_truncated_row(
+    tmp_path: Path, keep: int
+) -> None:
+    """warcio takes a gzip member that ends before a whole record header for the end of the
+    file: the last record vanished without a row."""
+    members = [gzip.compress(page(f"https://t.example/{i}")) for i in range(3)]
+    p = tmp_path / "cut.warc.gz"
+    p.write_bytes(members[0] + members[1] + members[2][:keep])
+    rows, errors = collect_capped(open_source(p), 64)
+    assert [r["url"] for r in rows] == ["https://t.example/0", "https://t.example/1"]
+    assert [(e.code, e.offset) for e in errors] == [
+        ("WARC_TRUNCATED", len(members[0]) + len(members[1]))
+    ]
+
+
+def _cut_after(member: bytes, size: int) -> bytes:
+    """The shortest start of gzip `member` that decompresses to more than `size` bytes."""
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    out = 0
+    for n in range(1, len(member)):
+        out += len(d.decompress(member[n - 1 : n]))
+        if out > size:
+            return member[:n]
+    raise AssertionError("member too short")
+
+
+def test_gzip_member_of_several_records_cut_short_is_one_truncated_row(tmp_path: Path) -> None:
+    first = gzip.compress(page("https://t.example/0"))
+    second = page("https://t.example/1")
+    pair = gzip.compress(second + page("https://t.example/2"))
+    p = tmp_path / "cutpair.warc.gz"
+    p.write_bytes(first + _cut_after(pair, len(second) + 60))  # inside the next record header
+    rows, errors = collect_capped(open_source(p), 64)
+    assert [r["url"] for r in rows] == ["https://t.example/0", "https://t.example/1"]
+    assert [(e.code, e.offset) for e in errors] == [("WARC_TRUNCATED", len(first))]
+
+
+class _NoSeek(io.RawIOBase):
+    """A file that cannot seek back, as an object-storage stream."""
+
+    def __init__(self, data: bytes) -> None:
+        self._src = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:  # type: ignore[no-untyped-def]
+        chunk = self._src.read(len(b))
+        b[: len(chunk)] = chunk
+        return len(chunk)
+
+
+@pytest.mark.parametrize("layout", ["pairs", "info_then_whole"])
+def test_unseekable_gzip_member_of_several_records_is_one_corrupt_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    """From object storage the member cannot be read again whole: the records before it, then one
+    WARC_CORRUPT row that says why, never records at drifting offsets."""
+    from trustaudit.io import readers
+
+    data, starts = _layout(layout, [page(f"https://m.example/{i}") for i in range(6)])
+    p = tmp_path / f"{layout}.warc.gz"
+    p.write_bytes(data)
+    monkeypatch.setattr(readers.fs, "open_input", lambda _p: io.BufferedReader(_NoSeek(data)))
+    rows, errors = collect_capped(open_source(p), 64)
+    first = 1 if layout == "pairs" else 0  # the first record of the first member of several
+    assert [r["url"] for r in rows] == [f"https://m.example/{i}" for i in range(first + 1)]
+    assert [r["offset"] for r in rows] == starts[: first + 1]
+    assert [e.code for e in errors] == ["WARC_CORRUPT"]
+    assert "cannot seek back" in errors[0].message

@@ -204,7 +204,7 @@ def decode_document(
     reasons: list[str] = []
     bom = any(data.startswith(b) for b, _ in _BOMS)
     wide = None if bom else wide_encoding(data)
-    bom_wide = next((e for b, e in _BOMS if data.startswith(b) and e != "utf-8"), None)
+    bom_wide = wide_bom(data)
     if (wide or bom_wide) and (hit := narrow_text(data)) is not None:
         # a wide head (or BOM) must not decide for 8-bit text elsewhere in the body: decoded as
         # UTF-16 that text turns into CJK-looking noise and an injection in it is never scanned

@@ -123,6 +123,28 @@ def url_problem(url: str) -> str | None:
     return None
 
 
+_TABS_AND_BREAKS = re.compile(r"[\t\n\r]")
+_C0_AND_SPACE = "".join(map(chr, range(0x21)))
+
+
+def browser_url(url: str) -> str:
+    """`url` as a browser reads it (WHATWG URL parsing): tabs and line breaks dropped, leading and
+    trailing spaces and C0 controls stripped, inner spaces percent-encoded.
+
+    Why: a <link rel=canonical> href written over two lines or with a space in its path names a
+    real URL to every browser; `url_problem` refuses the raw text, so the claim was ignored."""
+    return _TABS_AND_BREAKS.sub("", url.strip(_C0_AND_SPACE)).replace(" ", "%20")
+
+
+def record_url(url: str) -> str:
+    """A record's own URL (WARC-Target-URI, JSONL `url`) with outer spaces stripped and inner
+    spaces percent-encoded, as a crawler would have written it: "http://example.com/a b" is the
+    page http://example.com/a%20b, not a BAD_URL. Tabs, line breaks and other controls are kept,
+    for `url_problem` to refuse: in a record's identity they come from a hand-made or hostile
+    record, not from a browser."""
+    return url.strip(" ").replace(" ", "%20")
+
+
 def valid_url(url: str) -> bool:
     """http(s) with a host, or file:. Everything else (javascript:, data:, garbage) is not a page URL."""
     return url_problem(url) is None
@@ -575,7 +597,7 @@ def _provenance(
     claim = None
     claim_origin = "canonical"
     for candidate, origin in ((canonical, "canonical"), (og_url, "og_url")):
-        candidate = (candidate or "").strip()  # browsers strip an attribute URL's white space
+        candidate = browser_url(candidate or "")
         if not candidate:
             continue
         try:
@@ -610,6 +632,8 @@ def extract_record(
     With `scans`, the page's injection findings and hidden text are set once the batch is flushed
     (`extract_records`); the page carries its pending scan under ``_scan`` until then."""
     source, offset, url = rec.get("source") or "", rec.get("offset"), rec.get("url")
+    if isinstance(url, str):
+        url = record_url(url)
 
     def err(code: str, message: str) -> tuple[None, list[dict[str, Any]], ErrorRow]:
         return None, [], ErrorRow(source, offset, url, "extract", code, message)

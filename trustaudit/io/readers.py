@@ -802,21 +802,69 @@ def _archive(stream: BinaryIO) -> Any:
     return it
 
 
-def _gzipped_whole(fh: BinaryIO) -> bool:
-    """True when the first gzip member of `fh` holds more than one record (`gzip crawl.warc`).
+def _member_ended(it: Any) -> bool:
+    """Whether the record warcio has just read to its end closed its gzip member (always true for
+    a plain stream).
 
-    Why: warcio reads a gzip WARC member by member and stopped after the first record of such a
-    file; told apart up front (the first two records are read), the file is read as one stream.
-    Leaves `fh` at its start."""
-    it = _archive(fh)
+    Why: warcio's offset after a record is the raw file position less what it holds unread; when a
+    gzip member goes on with another record, what it holds is decompressed text and the offset
+    drifts (backwards, even below 0). A record that does not end its member makes the member one
+    of several records, read whole by `_OneMember`."""
+    reader = it.reader
+    if reader is None or reader.decompressor is None:
+        return True
+    return bool(getattr(reader.decompressor, "eof", True)) and reader.empty() and not it.next_line
+
+
+class _OneMember:
+    """The decompressed bytes of the one gzip member starting at raw byte `start` of `fh`, then
+    the end of the stream. `end` is the raw byte after the member once it is read to its end;
+    `truncated` is set when the file ends inside it."""
+
+    def __init__(self, fh: BinaryIO, start: int) -> None:
+        fh.seek(start)
+        self._fh, self._raw = fh, start
+        self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self.end: int | None = None
+        self.truncated = False
+
+    def read(self, size: int = -1) -> bytes:
+        size = size if size and size > 0 else 1 << 16
+        out = b""
+        while not out and not self._d.eof:
+            data = self._d.unconsumed_tail
+            if not data:
+                data = self._fh.read(1 << 16)
+                self._raw += len(data)
+                if not data:
+                    self.truncated = True
+                    return b""
+            out = self._d.decompress(data, size)
+        if self._d.eof and self.end is None:
+            self.end = self._raw - len(self._d.unused_data)
+        return out
+
+    def close(self) -> None:
+        """The file is closed by its owner."""
+
+
+def _ends_inside_member(fh: BinaryIO, at: int) -> bool:
+    """Whether the bytes from `at` to the end of `fh` are a gzip member cut short.
+
+    Why: warcio takes a gzip member that ends inside a record header for the end of the file, so
+    a per-record gzip WARC cut inside its last record lost that record without a word."""
+    fh.seek(at)
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    fed = False
     try:
-        for _ in range(2):
-            next(it)
-    except Exception as exc:
-        return str(exc) == _WHOLE_GZIP
-    finally:
-        fh.seek(0)
-    return False
+        while not d.eof and (chunk := fh.read(1 << 16)):
+            fed = fed or bool(chunk.strip())
+            while chunk and not d.eof:
+                d.decompress(chunk, 1 << 20)
+                chunk = d.unconsumed_tail
+    except zlib.error:
+        return False
+    return fed and not d.eof
 
 
 def _next_gzip_member(fh: BinaryIO, at: int) -> int | None:
@@ -913,7 +961,24 @@ class _WarcScan:
     page_records: int = 0
     offset: int | None = 0
     prev: tuple[int | None, str | None] = (None, None)
+    floor: int = 0  # where the part being read starts: reading on only ever moves past it
+    end: int | None = 0  # in a gzip WARC, the raw byte after the last record read
     resume_at: int | None = None  # where the next record starts, to read on from after damage
+    member_at: int | None = None  # the raw start of a gzip member that holds several records
+    stopped: bool = False  # the part ended on damage (an error row says so)
+
+
+@dataclass
+class _Part:
+    """How one part of a WARC file is read: raw gzip members (`base` 0) or one gzip member of
+    several records decompressed by `_OneMember` (offsets are `base` + the position in it, and
+    its first `skip` records were read before)."""
+
+    resync: Callable[[int], int | None] | None
+    gzip: bool = False
+    member: bool = False
+    base: int = 0
+    skip: int = 0
 
 
 @dataclass
@@ -944,18 +1009,7 @@ class WarcSource(_PathSource):
             return
         _quiet_warcio()
         with fh:
-            # a seekable file: damage costs its own record, reading goes on at the next one
-            resync = self._resync(fh)
-            stream = self._stream(fh)
-            gzipped = codec_of(fh.peek(6)[:6]) == "gzip"  # type: ignore[attr-defined]
-            if gzipped and resync is not None and _gzipped_whole(fh):  # one stream, like bzip2
-                resync, stream = None, _Capped(open_decompressed(fh, "gzip"), self.limits)  # type: ignore[assignment]
-            while True:
-                st.resume_at = None
-                yield from self._segment(_archive(stream), st, batch_size, resync)
-                if st.resume_at is None:
-                    break
-                fh.seek(st.resume_at)
+            yield from self._parts(fh, st, batch_size)
         if not st.errors and st.page_records == 0:
             what = (
                 "no WARC/ARC records found"
@@ -965,6 +1019,57 @@ class WarcSource(_PathSource):
             st.errors.append(ErrorRow(self.name, None, None, "read", "NO_PAGE_RECORDS", what))
         if st.rows or st.errors:
             yield _chunks(st.rows, st.errors, [])
+
+    def _parts(self, fh: BinaryIO, st: _WarcScan, batch_size: int) -> Iterator[RecordBatch]:
+        """Read `fh` part by part: from the start, then from each place reading goes on at (after
+        damage, or after a gzip member of several records), each strictly after the last."""
+        # a seekable file: damage costs its own record, reading goes on at the next one
+        resync = self._resync(fh)
+        stream = self._stream(fh)
+        gzipped = codec_of(fh.peek(6)[:6]) == "gzip"  # type: ignore[attr-defined]
+        plain = _Part(resync, gzip=gzipped)
+        part = plain
+        while True:
+            st.resume_at = st.member_at = None
+            st.stopped = False
+            one = None
+            if part.member:  # a gzip member of several records, decompressed whole
+                one = _OneMember(fh, part.base)
+                it = _archive(_Capped(one, self.limits))  # type: ignore[arg-type]
+            else:
+                it = _archive(stream)
+            yield from self._segment(it, st, batch_size, part)
+            if one is not None and not st.stopped:
+                if one.truncated:
+                    msg = f"the file ends inside the gzip member at byte {part.base}"
+                    self._damaged(st, None, part.base, "WARC_TRUNCATED", msg)
+                elif one.end is not None:
+                    fh.seek(one.end)
+                    st.resume_at = one.end if fh.read(1) else None
+            elif (
+                part.gzip
+                and resync
+                and not st.stopped
+                and st.member_at is None
+                and st.end is not None
+                and _ends_inside_member(fh, st.end)
+            ):
+                msg = f"the file ends inside the gzip member at byte {st.end}"
+                self._damaged(st, None, st.end, "WARC_TRUNCATED", msg)
+            if st.member_at is not None:
+                st.floor = st.member_at
+                part = _Part(
+                    lambda _at, m=st.member_at: _next_record_member(fh, m),
+                    member=True,
+                    base=st.member_at,
+                    skip=1,
+                )
+                continue
+            if st.resume_at is None or st.resume_at <= st.floor:
+                return
+            st.floor = st.end = st.resume_at
+            part = plain
+            fh.seek(st.resume_at)
 
     @staticmethod
     def _resync(fh: BinaryIO) -> Callable[[int], int | None] | None:
@@ -987,8 +1092,11 @@ class WarcSource(_PathSource):
         msg: str,
         url: str | None = None,
     ) -> None:
-        """One error row for damage at byte `at`, and where reading goes on (if anywhere)."""
-        nxt = resync(at) if resync is not None and at is not None else None
+        """One error row for damage at byte `at`, and where reading goes on (if anywhere: only ever
+        past where the part being read starts, so no record is read twice and reading ends)."""
+        nxt = resync(max(at, st.floor)) if resync is not None and at is not None else None
+        if nxt is not None and nxt <= st.floor:
+            nxt = None
         rest = (
             f"read on at the next record (byte {nxt})"
             if nxt is not None
@@ -996,12 +1104,19 @@ class WarcSource(_PathSource):
         )
         st.errors.append(ErrorRow(self.name, at, url, "read", code, f"{msg}; {rest}"))
         st.resume_at = nxt
+        st.stopped = True
 
     def _segment(
-        self, it: Any, st: _WarcScan, batch_size: int, resync: Callable[[int], int | None] | None
+        self, it: Any, st: _WarcScan, batch_size: int, part: _Part
     ) -> Iterator[RecordBatch]:
-        """Records of `it` into `st` (full batches yielded) until its end or the first damage."""
+        """Records of `it` into `st` (full batches yielded) until its end, the first damage or, in
+        a gzip WARC, the first record that does not end its gzip member (`st.member_at`)."""
         from warcio.exceptions import ArchiveLoadFailed
+
+        resync, skip = part.resync, part.skip
+
+        def record_offset() -> int:
+            return int(part.base + it.get_record_offset())
 
         while True:
             errs_before = it.err_count
@@ -1012,17 +1127,21 @@ class WarcSource(_PathSource):
             except Exception as exc:
                 # warcio raises a variety of types on damage; anything here means the rest is
                 # unreadable. warcio's `offset` is where the record it failed on starts.
-                at = it.offset if isinstance(it.offset, int) else st.offset
+                at = part.base + it.offset if isinstance(it.offset, int) else st.offset
                 code, msg = _warc_damage(
                     exc, at, is_load_failure=isinstance(exc, ArchiveLoadFailed)
                 )
-                if str(exc) == _WHOLE_GZIP:
+                if str(exc) == _WHOLE_GZIP:  # a stream that cannot seek back to read the member
                     code, msg = (
                         "WARC_CORRUPT",
                         f"several records share the gzip member before byte {at}",
                     )
                 self._damaged(st, resync, at, code, msg)
                 return
+            if skip:  # read before, as the first record of this gzip member
+                skip -= 1
+                it.get_record_offset()
+                continue
             if it.err_count > errs_before:
                 # the previous record's Content-Length was wrong: the file is damaged from there on
                 bad_offset, bad_url = st.prev
@@ -1035,8 +1154,10 @@ class WarcSource(_PathSource):
             st.seen_any = True
             url = record.rec_headers.get_header("WARC-Target-URI")
             if record.rec_type not in ("response", "resource", "conversion"):
-                st.offset = it.get_record_offset()
+                st.offset = record_offset()
                 st.prev = (st.offset, url)
+                if self._member_goes_on(it, st, part):
+                    return
                 continue
             st.page_records += 1
             try:
@@ -1047,13 +1168,14 @@ class WarcSource(_PathSource):
                 # (no get_record_offset(): it would read on into the failing stream)
                 msg = f"record after byte {st.offset}: {exc}"
                 st.errors.append(ErrorRow(self.name, None, url, "read", _stream_code(exc), msg))
+                st.stopped = True
                 return
             except EOFError as exc:
-                at = it.get_record_offset()
+                at = record_offset()
                 self._damaged(st, resync, at, "WARC_TRUNCATED", f"record at byte {at}: {exc}", url)
                 return
             except Exception as exc:  # a damaged payload: keep going with the next record
-                st.offset = it.get_record_offset()
+                st.offset = record_offset()
                 st.errors.append(
                     ErrorRow(
                         self.name,
@@ -1065,7 +1187,7 @@ class WarcSource(_PathSource):
                     )
                 )
             else:
-                st.offset = it.get_record_offset()
+                st.offset = record_offset()
                 st.prev = (st.offset, url)
                 if isinstance(row, ErrorRow):
                     st.errors.append(
@@ -1083,6 +1205,26 @@ class WarcSource(_PathSource):
             if len(st.rows) + len(st.errors) >= batch_size:
                 yield _chunks(st.rows, st.errors, [])
                 st.rows, st.errors = [], []
+            if self._member_goes_on(it, st, part):
+                return
+
+    def _member_goes_on(self, it: Any, st: _WarcScan, part: _Part) -> bool:
+        """After a record of a gzip WARC read in members: True (and `st.member_at` or an error row
+        set) when its gzip member holds more records, so that the member is read whole next."""
+        if not part.gzip:
+            return False
+        if _member_ended(it):
+            st.end = it.offset
+            return False
+        at = st.offset if st.offset is not None else st.floor
+        if (
+            part.resync is None or at < st.floor
+        ):  # cannot seek back (object storage): as for a WARC gzipped whole
+            msg = f"several records share the gzip member at byte {at} (the input cannot seek back)"
+            self._damaged(st, None, at, "WARC_CORRUPT", msg)
+        else:
+            st.member_at = at
+        return True
 
     def _row(self, record: Any, url: str | None, offset: int) -> dict[str, Any] | ErrorRow:
         status: int | None = None

@@ -121,15 +121,17 @@ def safe_records_table(
 
 
 def http_status(value: Any) -> int | None:
-    """An input's HTTP status as an int 100-999, else None (no usable status).
+    """An input's HTTP status: an int, or a string of ASCII digits (spaces around allowed), in
+    100-599; anything else (out of range, '²', true, 200.0) is no status and the page is kept.
 
-    Why: the status only decides HTTP_STATUS / HTTP_REDIRECT error rows; a hostile record's
-    impossible status ('99999999999999999999', '²', 70000, true) used to cost the page itself as a
-    RECORD_INVALID row (an int32 column, int() of a non-ASCII digit)."""
+    Why one rule: a WARC's status line and a JSONL `status` are the same thing ("404" and 404 are
+    both HTTP_STATUS rows); RFC 9110 (section 15) puts every valid status in 100-599, so 1000 or
+    70000 says nothing about the page. A hostile record's impossible status used to cost the page
+    itself as a RECORD_INVALID row (an int32 column, int() of a non-ASCII digit)."""
     if isinstance(value, str):
         text = value.strip()
         value = int(text) if text.isascii() and text.isdigit() and len(text) <= 3 else None
-    if isinstance(value, int) and not isinstance(value, bool) and 100 <= value <= 999:
+    if isinstance(value, int) and not isinstance(value, bool) and 100 <= value <= 599:
         return value
     return None
 
