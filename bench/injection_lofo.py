@@ -399,6 +399,7 @@ def _semantic_folds(
         cache=args.cache,
         extra=extra,
         extra_boundary=args.extra_boundary,
+        draws=args.draws,
     )
     asked = sorted(
         {t for group in (case_asks, real_asks, hard_asks) for a in group for t, _, _ in a}
@@ -592,6 +593,13 @@ def main(argv: list[str] | None = None) -> int:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="with --extra: its families' boundary negatives too (default train_intent.EXTRA_BOUNDARY)",
+    )
+    ap.add_argument(
+        "--draws",
+        choices=("sequential", "keyed"),
+        default="sequential",
+        help="with --semantic: the training set's seeded draws (train_intent.DRAWS); 'keyed' to "
+        "compare two revisions of the gate (a training row more or less moves no other)",
     )
     ap.add_argument(
         "--folds",

@@ -65,7 +65,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.injection_eval import clean_page_paths, read_gz  # noqa: E402
-from bench.injection_families_extra import MEASURE_ONLY  # noqa: E402
+from bench.injection_families_extra import MEASURE_ONLY, OWN_DRAWS  # noqa: E402
 from bench.injection_lofo import (  # noqa: E402
     DEFAULT_CORPORA,
     boundary_negatives,
@@ -289,17 +289,30 @@ def reads_as(text: str) -> str:
     return prose_head(text, _MAX, min_words=1) or " ".join(text.split())[:_MAX]
 
 
+# How `training_data` draws its seeded choices. "sequential" (the default, and the packaged head's):
+# one generator in turn. "keyed": each choice keyed by the item it is about (`keyed`), so a
+# real-page passage more or less changes no other training row — the draws to compare two
+# revisions of the gate with (`bench/injection_lofo.py --draws keyed`): under "sequential", three
+# real-page passages fewer reshuffled every later choice and moved every fold by more than the
+# change measured (docs/injection.md, "Session 15, the training draws keyed per item").
+DRAWS = ("sequential", "keyed")
+
+
 def keyed(salt: object, text: str) -> float:
-    """A draw in [0, 1) fixed by `salt` and `text` alone (blake2b): the training set's seeded
-    choices (which exposed passages are kept, which negatives are upper-cased, which fillers embed a
-    payload) made per item, not from one generator's sequence. With one generator, a gate that
-    stops reading three real-page passages reshuffled every later choice, and so every variant of
-    every payload: each fold's head moved by more than the change measured (session 15)."""
+    """A draw in [0, 1) fixed by `salt` and `text` alone (blake2b): one seeded choice made for one
+    item, whatever else the training set holds."""
     h = hashlib.blake2b(f"{salt}\x00{text}".encode(), digest_size=8).digest()
     return int.from_bytes(h, "big") / 2**64
 
 
-def augment(text: str, rng: random.Random, fillers: Sequence[str]) -> str:
+def _keyed_fillers(text: str, rng: random.Random, fillers: Sequence[str]) -> list[str]:
+    """`fillers` ranked by a key of (a draw of `rng`, `text`, the filler): the two a keyed variant
+    embeds `text` between, whatever the list's order or other members."""
+    tag = rng.random()
+    return sorted(fillers, key=lambda f: keyed(f"{tag}:{text}", f))
+
+
+def augment(text: str, rng: random.Random, fillers: Sequence[str], *, by_key: bool = False) -> str:
     """One seeded variant of a payload, of a kind attackers use to get past a phrase list."""
     kind = rng.randrange(5)
     if kind == 0:
@@ -309,11 +322,11 @@ def augment(text: str, rng: random.Random, fillers: Sequence[str]) -> str:
     if kind == 2:
         return rng.choice(_WRAPPERS).format(t=text)
     if kind == 3 and fillers:
-        # the two fillers ranked first by a key of (draw, payload, filler), not by their places in
-        # the list: a negative more or less among the fillers changes no other payload's variant
-        tag = rng.random()
-        ranked = sorted(fillers, key=lambda f: keyed(f"{tag}:{text}", f))
-        a, b = (ranked[0], ranked[1]) if len(ranked) > 1 else (ranked[0], ranked[0])
+        if by_key:
+            ranked = _keyed_fillers(text, rng, fillers)
+            a, b = (ranked[0], ranked[1]) if len(ranked) > 1 else (ranked[0], ranked[0])
+        else:
+            a, b = rng.sample(list(fillers), 2) if len(fillers) > 1 else (fillers[0], fillers[0])
         room = max(0, _MAX - len(text)) // 2
         return f"{a[:room]} {text} {b[:room]}".strip()
     words = text.split()
@@ -353,6 +366,7 @@ def training_data(
     cache: Path | None = None,
     extra: Sequence[str] = EXTRA,
     extra_boundary: bool = EXTRA_BOUNDARY,
+    draws: str = "sequential",
 ) -> TrainingData:
     """The training set (seeded, deterministic for a given corpus); see the module docstring.
 
@@ -360,7 +374,11 @@ def training_data(
     pages (a seeded sample; there are ~5,000 and each costs an embedding). `extra`: template
     families of ``injection_lofo.CLASS_SETS`` added to the positives (their variants drawn from a
     generator of their own, so the other rows stay as they were) and, with `extra_boundary`, their
-    boundary imperatives to the negatives."""
+    boundary imperatives to the negatives. `draws`: see `DRAWS`."""
+    if draws not in DRAWS:
+        raise ValueError(f"draws: one of {DRAWS}, not {draws!r}")
+    by_key = draws == "keyed"
+    rng = random.Random(seed)
     fams = load_families(corpora)
     paths = clean_page_paths(corpora)
     train, test = page_split(len(paths), seed)
@@ -381,8 +399,11 @@ def training_data(
                     seen.add(t)
                     rows.append((t, g, i, a))
         exposed = [k for k, r in enumerate(rows) if r[1] == "exposed" and not r[3]]
-        kept = sorted(exposed, key=lambda k: keyed(f"{seed}:exposed", rows[k][0]))[:max_exposed]
-        drop = set(exposed) - set(kept)
+        if by_key:
+            order = sorted(exposed, key=lambda k: keyed(f"{seed}:exposed", rows[k][0]))
+            drop = set(exposed) - set(order[:max_exposed])
+        else:
+            drop = set(exposed) - set(rng.sample(exposed, min(max_exposed, len(exposed))))
         rows = [r for k, r in enumerate(rows) if k not in drop]
         return (
             [r[0] for r in rows],
@@ -404,23 +425,30 @@ def training_data(
             continue
         # the later registry families draw their variants from a generator of their own, so
         # having their packages changes no other row
+        draw = random.Random(f"{seed}:{name}") if name in OWN_DRAWS else rng
         for p in ps:
             t = reads_as(p.text)
             pos.append(t)
             fam.append(name)
-            draw = random.Random(f"{seed}:{name}:{t}")  # a payload's variants are its own
+            if by_key:
+                draw = random.Random(f"{seed}:{name}:{t}")  # a payload's variants are its own
             for _ in range(augment_k):
-                pos.append(reads_as(augment(t, draw, fillers)))
+                pos.append(reads_as(augment(t, draw, fillers, by_key=by_key)))
                 fam.append(name)
-    upper = [t.upper() for t in nt if keyed(f"{seed}:upper", t) < 0.1]
+    if by_key:
+        upper = [t.upper() for t in nt if keyed(f"{seed}:upper", t) < 0.1]
+    else:
+        upper = [t.upper() for t in rng.sample(nt, len(nt) // 10)]
     for name in extra:
+        own = random.Random(f"{seed}:{name}")
         for p in class_payloads(family=name):
             t = reads_as(p.text)
             pos.append(t)
             fam.append(name)
-            own = random.Random(f"{seed}:{name}:{t}")
+            if by_key:
+                own = random.Random(f"{seed}:{name}:{t}")
             for _ in range(augment_k):
-                pos.append(reads_as(augment(t, own, fillers)))
+                pos.append(reads_as(augment(t, own, fillers, by_key=by_key)))
                 fam.append(name)
     hard = [t for t, _, _ in load_hard_negatives()]
     more = extra if extra_boundary else ()
@@ -935,6 +963,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--write", action="store_true", help=f"write the final model to {OUT}")
     ap.add_argument("--no-folds", action="store_true", help="skip the leave-one-family-out table")
+    ap.add_argument(
+        "--draws",
+        choices=DRAWS,
+        default="sequential",
+        help="the training set's seeded draws (DRAWS; the packaged head: sequential)",
+    )
     ap.add_argument("--head", choices=HEADS, default=HEAD, help="the head's shape")
     ap.add_argument(
         "--language-aware",
@@ -957,6 +991,7 @@ def main(argv: list[str] | None = None) -> int:
         cache=args.cache,
         extra=[x for x in args.extra.split(",") if x],
         extra_boundary=args.extra_boundary,
+        draws=args.draws,
     )
     print(
         f"positives {len(data.pos)} ({len(set(data.pos_family.tolist()))} families, with variants); "
