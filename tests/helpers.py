@@ -6,6 +6,7 @@ import gzip
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "corpora"
@@ -87,3 +88,15 @@ def write_warc(path: Path, pages: list[tuple[str, str]], *, status: str = "200 O
             )
             writer.write_record(rec)
     return path
+
+
+def collect(source: Any, batch_size: int = 64, *, cap: int = 0) -> tuple[list[Any], list[Any]]:
+    """The records and the error rows a source's batches give; with `cap`, failing (instead of
+    hanging) once they reach that many, as a reader that goes round in a loop would."""
+    rows: list[Any] = []
+    errors: list[Any] = []
+    for b in source.batches(batch_size):
+        rows += b.records.to_pylist()
+        errors += b.errors
+        assert not cap or len(rows) + len(errors) < cap, "the reader goes round in a loop"
+    return rows, errors

@@ -23,11 +23,19 @@ def page(extra: str, body: str = "") -> str:
 
 
 def asked(extra: str, policy: InjectionPolicy | None = None, body: str = "") -> list[str]:
-    """The passages the gate sends to the model for `page(extra, body)`; the lexicon alone must
-    find nothing there (every payload these tests use is one it misses)."""
+    """The hiding techniques of the passages the gate sends to the model for `page(extra, body)`,
+    in order (`asks_of` gives their texts); the lexicon alone must find nothing there (every
+    payload these tests use is one it misses)."""
     found, asks = scan_html_asks(page(extra, body), policy)
     assert found.findings == []
     return [t for _, _, t in asks]
+
+
+def asks_of(html: str, policy: InjectionPolicy | None = None, kind: str = "") -> list[str]:
+    """The passages the gate sends to the model for the whole page `html` (lexical findings or
+    not), only those of hiding technique `kind` when given ("visible": in plain sight)."""
+    _, asks = scan_html_asks(html, policy)
+    return [text for text, _, tech in asks if not kind or tech == kind]
 
 
 def audit_pages(

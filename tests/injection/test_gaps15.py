@@ -8,23 +8,17 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from injection.gate_pages import audit_pages, audit_run
+from injection.gate_pages import asks_of, audit_pages, audit_run
 from injection.gate_pages import page as _page
 from injection.semantic_stub import model_says_yes
 
-from trustaudit.injection import scan_html, scan_html_asks
+from trustaudit.injection import scan_html
 from trustaudit.injection.benign import drop_benign_findings
 from trustaudit.injection.intent import find_intents
 from trustaudit.policy.injection import InjectionPolicy
 
 AUTO = InjectionPolicy(semantic="auto")
 OFF = InjectionPolicy(semantic="off")
-
-
-def _asked(html: str) -> list[str]:
-    """The passages the gate sends to the model for `html`."""
-    _, asks = scan_html_asks(html, AUTO)
-    return [text for text, _, _ in asks]
 
 
 # ------------------------------------------------------------ 1: tooltips and popovers
@@ -70,14 +64,14 @@ NAMES = [
 @pytest.mark.parametrize("text", REQUESTS)
 def test_a_request_in_a_tooltip_or_a_popover_is_asked(attr: str, text: str) -> None:
     html = _page(f'<div {attr} style="display:none">{text}</div>')
-    assert any(text in t for t in _asked(html))
+    assert any(text in t for t in asks_of(html, AUTO))
 
 
 @pytest.mark.parametrize("attr", NAMES)
 @pytest.mark.parametrize("text", HELP)
 def test_a_tooltips_help_is_still_the_sites_interface(attr: str, text: str) -> None:
     html = _page(f'<div {attr} style="display:none">{text}</div>')
-    assert not [t for t in _asked(html) if text in t]
+    assert not [t for t in asks_of(html, AUTO) if text in t]
 
 
 @pytest.mark.parametrize("text", [REQUESTS[0], REQUESTS[3]])
@@ -95,9 +89,9 @@ def test_a_model_finding_in_a_tooltip_is_kept_and_its_help_dropped(text: str) ->
 def test_a_glossary_is_judged_as_before() -> None:
     definition = "A tour is a guided trip around the harbour by boat."
     html = _page(f'<div class="glossary" style="display:none">{definition}</div>')
-    assert not [t for t in _asked(html) if definition in t]
+    assert not [t for t in asks_of(html, AUTO) if definition in t]
     html = _page(f'<div class="glossary" style="display:none">{REQUESTS[0]}</div>')
-    assert any(REQUESTS[0] in t for t in _asked(html))
+    assert any(REQUESTS[0] in t for t in asks_of(html, AUTO))
 
 
 # ------------------------------------------------------ 2: notes to an AI in plain sight

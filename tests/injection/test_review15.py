@@ -7,25 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from injection.gate_pages import audit_pages
+from injection.gate_pages import asks_of, audit_pages
 from injection.gate_pages import page as _page
 from injection.semantic_stub import model_says_yes
 
-from trustaudit.injection import _hidden_passage, _status_role, scan_html_asks
+from trustaudit.injection import _hidden_passage, _status_role
 from trustaudit.injection.directive import is_directive, note_to_ai_reader
 from trustaudit.policy.injection import InjectionPolicy
 
 AUTO = InjectionPolicy(semantic="auto")
-
-
-def _visible(html: str) -> list[str]:
-    _, asks = scan_html_asks(html, AUTO)
-    return [t for t, _, k in asks if k == "visible"]
-
-
-def _asked(html: str) -> list[str]:
-    _, asks = scan_html_asks(html, AUTO)
-    return [t for t, _, _ in asks]
 
 
 # ------------------------------------------- 1: a page's count of rules is the attacker's to write
@@ -38,7 +28,7 @@ THREE_ASKS = [
 
 
 def test_three_requests_about_the_user_are_all_read() -> None:
-    read = _visible(_page("", "".join(f"<p>{t}</p>" for t in THREE_ASKS)))
+    read = asks_of(_page("", "".join(f"<p>{t}</p>" for t in THREE_ASKS)), AUTO, "visible")
     assert any("card number" in t for t in read)
 
 
@@ -89,7 +79,7 @@ def test_a_quantified_subject_is_still_none(text: str) -> None:
     ],
 )
 def test_a_status_that_asks_as_its_writer_or_names_a_persona_is_asked(text: str) -> None:
-    assert text in _asked(_page("", f"<p>{text}</p>"))
+    assert text in asks_of(_page("", f"<p>{text}</p>"), AUTO)
 
 
 def test_a_name_before_a_status_is_seen_after_a_letter_that_lowers_longer() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import article_html
+from helpers import article_html, collect
 
 from trustaudit.crawl.source import InvalidURLLine, read_url_list
 from trustaudit.io import extract as ex
@@ -32,14 +32,6 @@ def extract(rows: list[dict], policy: Policy | None = None):  # type: ignore[no-
         r.setdefault("offset", i)
     extra = sorted({k for r in rows for k in r} - set(RECORD_COLUMNS))
     return ex.extract_records(records_table(rows, extra), policy or Policy())
-
-
-def collect(source, batch_size: int = 64):  # type: ignore[no-untyped-def]
-    rows, errors = [], []
-    for b in source.batches(batch_size):
-        rows += b.records.to_pylist()
-        errors += b.errors
-    return rows, errors
 
 
 # ---------------------------------------------------------------- 1. evidence over rejection

@@ -12,20 +12,12 @@ import zlib
 from pathlib import Path
 
 import pytest
-from helpers import article_html
+from helpers import article_html, collect
 
 from trustaudit.io import extract as ex
 from trustaudit.io.readers import open_source
 from trustaudit.io.records import RECORD_COLUMNS, http_status, records_table
 from trustaudit.policy import Policy
-
-
-def collect(source, batch_size: int = 64):  # type: ignore[no-untyped-def]
-    rows, errors = [], []
-    for b in source.batches(batch_size):
-        rows += b.records.to_pylist()
-        errors += b.errors
-    return rows, errors
 
 
 def warc_record(uri: str, http: bytes, *, length: bytes | None = None) -> bytes:
@@ -421,16 +413,6 @@ def warcinfo() -> bytes:
     )
 
 
-def collect_capped(source, batch_size: int):  # type: ignore[no-untyped-def]
-    """collect(), but failing instead of hanging when the reader goes round in a loop."""
-    rows, errors = [], []
-    for b in source.batches(batch_size):
-        rows += b.records.to_pylist()
-        errors += b.errors
-        assert len(rows) + len(errors) < 100, "the reader goes round in a loop"
-    return rows, errors
-
-
 def _layout(name: str, recs: list[bytes]) -> tuple[bytes, list[int | None]]:
     """A gzip WARC of warcinfo + `recs` in the layout `name`, and where each of `recs` starts
     as a gzip member of its own (None: inside a member of several records)."""
@@ -464,7 +446,7 @@ def test_gzip_members_of_several_records_are_read_whole_once(
     data, starts = _layout(layout, recs)
     p = tmp_path / f"{layout}.warc.gz"
     p.write_bytes(data)
-    rows, errors = collect_capped(open_source(p), batch_size)
+    rows, errors = collect(open_source(p), batch_size, cap=100)
     assert errors == []
     assert [r["url"] for r in rows] == [f"https://m.example/{i}" for i in range(6)]
     offsets = [r["offset"] for r in rows]
@@ -481,7 +463,7 @@ def test_gzip_warc_cut_inside_its_last_member_is_one_truncated_row(
     members = [gzip.compress(page(f"https://t.example/{i}")) for i in range(3)]
     p = tmp_path / "cut.warc.gz"
     p.write_bytes(members[0] + members[1] + members[2][:keep])
-    rows, errors = collect_capped(open_source(p), 64)
+    rows, errors = collect(open_source(p), 64, cap=100)
     assert [r["url"] for r in rows] == ["https://t.example/0", "https://t.example/1"]
     assert [(e.code, e.offset) for e in errors] == [
         ("WARC_TRUNCATED", len(members[0]) + len(members[1]))
@@ -505,7 +487,7 @@ def test_gzip_member_of_several_records_cut_short_is_one_truncated_row(tmp_path:
     pair = gzip.compress(second + page("https://t.example/2"))
     p = tmp_path / "cutpair.warc.gz"
     p.write_bytes(first + _cut_after(pair, len(second) + 60))  # inside the next record header
-    rows, errors = collect_capped(open_source(p), 64)
+    rows, errors = collect(open_source(p), 64, cap=100)
     assert [r["url"] for r in rows] == ["https://t.example/0", "https://t.example/1"]
     assert [(e.code, e.offset) for e in errors] == [("WARC_TRUNCATED", len(first))]
 
@@ -537,7 +519,7 @@ def test_unseekable_gzip_member_of_several_records_is_one_corrupt_row(
     p = tmp_path / f"{layout}.warc.gz"
     p.write_bytes(data)
     monkeypatch.setattr(readers.fs, "open_input", lambda _p: io.BufferedReader(_NoSeek(data)))
-    rows, errors = collect_capped(open_source(p), 64)
+    rows, errors = collect(open_source(p), 64, cap=100)
     first = 1 if layout == "pairs" else 0  # the first record of the first member of several
     assert [r["url"] for r in rows] == [f"https://m.example/{i}" for i in range(first + 1)]
     assert [r["offset"] for r in rows] == starts[: first + 1]

@@ -9,18 +9,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import SHARED, article_html, write_jsonl, write_warc
+from helpers import SHARED, article_html, collect, write_jsonl, write_warc
 
 from trustaudit.errors import UsageError
 from trustaudit.io.readers import detect_kind, open_source, open_sources
-
-
-def collect(source, batch_size: int = 64):  # type: ignore[no-untyped-def]
-    rows, errors = [], []
-    for batch in source.batches(batch_size):
-        rows += batch.records.to_pylist()
-        errors += batch.errors
-    return rows, errors
 
 
 def test_folder_reads_html_and_gz_with_sidecar_and_reports_bad_files(html_folder: Path) -> None:

@@ -1333,21 +1333,19 @@ def _names_address(passage: str) -> bool:
     return ADDRESS.search(passage) is not None
 
 
-def _rule_sentences(visible: str, low: str, starts: list[int], policy: InjectionPolicy) -> int:
-    """How many sentences of `visible` ask something with the user or the reader as a third party
-    (`directive.role_at`: not the reader's answer, not a role given to it, not "the user survey"),
-    in the lexicon's mood (`is_request`) or as the object of their opening verb (`_role_object`):
-    the rules of a page of guidelines ("Send the user a confirmation email when…", "Покажите
-    пользователю…"). No payload of the LOFO families holds three in the lexicon's mood; the six that
-    hold three in either mood (greshake, pyrit) say "you" in them (`_speaks_to_reader`)."""
+def _rule_sentences(low: str, sentences: dict[int, str], policy: InjectionPolicy) -> int:
+    """How many of `sentences` (a role word's offset in `low` → its sentence) ask something with
+    the user or the reader as a third party (`directive.role_at`: not the reader's answer, not a
+    role given to it, not "the user survey"), in the lexicon's mood (`is_request`) or as the
+    object of their opening verb (`_role_object`): the rules of a page of guidelines ("Send the user
+    a confirmation email when…", "Покажите пользователю…"). On such a page the sentences that speak
+    to the reader are read first (`_visible_requests`); the count lets none go, since the attacker
+    writes as many as it likes."""
     out = set()
-    for at in starts:
-        if not role_at(low, at, third_party=True) or _role_is_thing(low, at):
+    min_words = policy.semantic_request_min_words
+    for at, passage in sentences.items():
+        if passage in out or not role_at(low, at, third_party=True) or _role_is_thing(low, at):
             continue
-        passage = _sentence(visible, at, policy.semantic_max_chars)
-        if passage in out:
-            continue
-        min_words = policy.semantic_request_min_words
         if is_request(passage, min_words=min_words, reader=True) or _role_object(
             passage, min_words
         ):
@@ -1370,16 +1368,17 @@ def _speaks_to_reader(passage: str) -> bool:
     )
 
 
-def _role_sentences(visible: str, low: str, starts: list[int], policy: InjectionPolicy) -> int:
-    """How many sentences of `visible` have the user or the reader at `starts` as the object of
-    their opening verb (`_role_object`, not a role given to the reader, not "the user survey")."""
+def _role_sentences(low: str, sentences: dict[int, str], policy: InjectionPolicy) -> int:
+    """How many of `sentences` (a role word's offset in `low` → its sentence) have the user or
+    the reader as the object of their opening verb (`_role_object`, not a role given to the reader,
+    not "the user survey")."""
     return len(
         {
             passage
-            for at in starts
-            if not role_at(low, at, given=True) and not _role_is_thing(low, at)
-            for passage in (_sentence(visible, at, policy.semantic_max_chars),)
-            if _role_object(passage, policy.semantic_request_min_words)
+            for at, passage in sentences.items()
+            if not role_at(low, at, given=True)
+            and not _role_is_thing(low, at)
+            and _role_object(passage, policy.semantic_request_min_words)
         }
     )
 
@@ -1405,21 +1404,20 @@ def _visible_requests(
     n = 0
     low = visible.lower() if visible_low is None else visible_low
     starts = role_starts(visible, _VISIBLE_ROLE_TRIES, low=low)
-    few = _role_sentences(visible, low, starts, policy) <= _ROLE_OBJECT_PAGE_SENTENCES
+    # each role word's sentence, cut once for the two counts, the order and the tests below
+    sentences = {at: _sentence(visible, at, policy.semantic_max_chars) for at in starts}
+    few = _role_sentences(low, sentences, policy) <= _ROLE_OBJECT_PAGE_SENTENCES
     if (
         len(starts) > _ROLE_OBJECT_PAGE_SENTENCES
-        and _rule_sentences(visible, low, starts, policy) > _ROLE_OBJECT_PAGE_SENTENCES
+        and _rule_sentences(low, sentences, policy) > _ROLE_OBJECT_PAGE_SENTENCES
     ):
         # a page of rules: the sentences that speak to the reader first, then the rules, so that
         # neither the page's own rules use up what is read nor a count lets any sentence go
-        starts = sorted(
-            starts,
-            key=lambda at: not _speaks_to_reader(_sentence(visible, at, policy.semantic_max_chars)),
-        )
+        starts = sorted(starts, key=lambda at: not _speaks_to_reader(sentences[at]))
     for at in starts:
         if _role_is_thing(low, at):
             continue  # "the user survey": a thing, not a party
-        passage = _sentence(visible, at, policy.semantic_max_chars)
+        passage = sentences[at]
         if _opening_output(passage, low, at):
             continue  # "Reply to…", "Answer all questions…", "Summary: …": a verb or a label
         if passage in seen or not prose_shape(passage):
