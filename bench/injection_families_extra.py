@@ -67,7 +67,7 @@ WHEEL_SHA256 = {
 # leaves them out). The four later ones: as training positives they moved the mean held-out recall
 # of the seven deciding folds by +0.003 against the same training matrices without them (0.650 ->
 # 0.653; the rule asks +0.03) while the unseen test pages flagged per fold rose from <= 0.50 % to
-# 0.75 % (docs/injection.md, "Sixth round").
+# 0.75 % (docs/injection-history.md, "Sixth round").
 MEASURE_ONLY: tuple[str, ...] = ("aegisrt", "pyrit", "basilisk", "agentdojo")
 # Families added after the head was first trained with bastioncorpus: bench/train_intent.py draws
 # their variants from a generator of their own, so their presence leaves every other training row

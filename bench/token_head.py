@@ -6,7 +6,7 @@ around it) is diluted by that mean; held-out payloads the scan reads score 0.36â
 thresholds of 0.94â€“0.97. These representations keep more of the tokens: their maximum, the middle
 layers, or windows of a few tokens scored one by one (a multiple-instance head: a passage is as
 suspicious as its most suspicious window). ``bench/train_intent.py --repr`` measures them with the
-shipped protocol (docs/injection.md, "Fourth round: token-level features"): none beat the pooled
+shipped protocol (docs/injection-history.md, "Fourth round: token-level features"): none beat the pooled
 vector beyond the torch runner's own noise, so the scanner does not use them.
 
 Pure numpy on the states of ``encoder.Encoder.token_states``; no state, no I/O.

@@ -31,7 +31,7 @@ representation read from the torch runner's token states (``bench/token_head.py`
 cached in ``<cache>-tok.pkl``): ``mean`` (the same mean, the runner's control), ``meanmax``,
 ``layers`` (layers 8–12), ``mil`` (windows of 16 tokens; the logistic head then scores each window
 and keeps the best, ``--head attn`` pools them with one learned query, ``--head attn-mean`` is its
-control). Measured, not shipped: docs/injection.md, "Fourth round: token-level features".
+control). Measured, not shipped: docs/injection-history.md, "Fourth round: token-level features".
 
 Thresholds: per kind of place (``covert``: hidden on purpose; ``exposed``: attributes, meta
 descriptions, comments…; ``visible``), the lowest probability (≥ 0.5) that flags at most its share of
@@ -88,7 +88,7 @@ C_GRID = (4.0, 16.0, 64.0)
 FP_BUDGET = 0.01
 # Shares of the model's false-positive budget by kind of place: none of the 399 training pages may
 # be flagged through text hidden on purpose, one through attributes / comments / meta and one in
-# plain sight. Until the gate stopped sending the site's own interface to the model (docs/injection.md,
+# plain sight. Until the gate stopped sending the site's own interface to the model (docs/injection-history.md,
 # third round of the gate) the split was even, one page each: the covert threshold then sat at 0.94,
 # set by a newsletter form's validation message. With those gone, one covert page allowed put the
 # threshold at 0.76, where hidden exam rubrics and prompt advice pass (22 of the 191 hard-negative
@@ -106,7 +106,7 @@ _MAX = 400
 # Training families beyond the cases of bench/injection_lofo.py (its CLASS_SETS but own-class): their
 # payloads and one variant each join the positives (``--extra``). own-class2 (intent_classes2.json, a
 # second set written from the class descriptions): the seven deciding LOFO folds' mean held-out recall
-# 0.649 -> 0.710, unseen test pages <= 0.75 % per fold, hard negatives 3 / 75 (docs/injection.md,
+# 0.649 -> 0.710, unseen test pages <= 0.75 % per fold, hard negatives 3 / 75 (docs/injection-history.md,
 # "Fifth round").
 # own-class3 (intent_classes3.json, instructions after ordinary page content, a voice the other sets
 # lack): with logistic-exact +0.011 on the seven folds' mean, -0.002 on the registry families
@@ -294,7 +294,7 @@ def reads_as(text: str) -> str:
 # real-page passage more or less changes no other training row — the draws to compare two
 # revisions of the gate with (`bench/injection_lofo.py --draws keyed`): under "sequential", three
 # real-page passages fewer reshuffled every later choice and moved every fold by more than the
-# change measured (docs/injection.md, "Session 15, the training draws keyed per item").
+# change measured (docs/injection-history.md, "Session 15, the training draws keyed per item").
 DRAWS = ("sequential", "keyed")
 
 
@@ -478,7 +478,7 @@ def training_data(
 HEADS = ("logistic", "logistic-fw", "logistic-exact", "mlp", "attn", "attn-mean", "adam")
 # The shape shipped (bench/injection_lofo.py --semantic --head compares them): the logistic loss
 # solved to its optimum, so `--write` rebuilds the packaged head from the repo; L-BFGS at its default
-# tolerance stopped where float noise put it (docs/injection.md, seventh round of the head).
+# tolerance stopped where float noise put it (docs/injection-history.md, seventh round of the head).
 HEAD = "logistic-exact"
 # Weight of a training passage the scan's gates ask about, against 1 for the other negatives: those
 # few set the thresholds, so the head is taught hardest on them (cross-fitted thresholds, 9 folds of
@@ -703,7 +703,7 @@ def _fit(
         # The same loss solved to its unique optimum. The shipped ``logistic`` stops where L-BFGS's
         # default tolerance (1e-4) lets it, ~22 iterations at C 64, far from the optimum (weights
         # up to 16 apart, bias -11.8 against -27.6): where it stops moves with 3e-8 changes of the
-        # float32 inputs, which is the ±0.03 of the seven folds' mean (docs/injection.md, seventh
+        # float32 inputs, which is the ±0.03 of the seven folds' mean (docs/injection-history.md, seventh
         # round). Newton steps in float64 converge in ~7 iterations to the same weights whatever
         # the rows' dtype or count.
         clf = LogisticRegression(C=c, solver="newton-cholesky", tol=1e-8, max_iter=200)
@@ -814,7 +814,7 @@ def thresholds(
     a script string 0.824), so where that bar is the higher one the count is an upper bound. Letting
     the threshold decide there instead (a hidden passage at or above it scoring ``min_score``) was
     measured and not kept: held out +25 hidden payloads, but 0.75–1.01 % of the unseen pages
-    flagged per fold (docs/injection.md, "Session 14, the threshold decides")."""
+    flagged per fold (docs/injection-history.md, "Session 14, the threshold decides")."""
     out: dict[str, float] = {}
     for g in GROUPS:
         allowed = int(SHARES[g] * budget * n_pages)

@@ -1,4 +1,4 @@
-"""Shortcuts the scanner takes for speed (docs/injection.md, "Tenth round"), each held to the
+"""Shortcuts the scanner takes for speed (docs/injection-history.md, "Tenth round"), each held to the
 definition it stands in for: the same answers on texts of many languages and shapes, and on
 texts drawn at random from the characters that decide them. No timing is asserted."""
 
@@ -132,7 +132,7 @@ def test_hex_runs_are_located_in_characters_past_non_ascii_text() -> None:
     assert [(a, b) for a, b, _ in _hex_runs(ascii_twin, 8)] == [(a, b) for a, b, _ in got]
 
 
-# Eleventh round (docs/injection.md, "Eleventh round"): shortcuts of the gate's label and prose
+# Eleventh round (docs/injection-history.md, "Eleventh round"): shortcuts of the gate's label and prose
 # tests, and the role pattern built once.
 
 

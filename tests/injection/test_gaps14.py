@@ -1,4 +1,4 @@
-"""Session 14: the gaps the third review of session 13 left open (docs/injection.md, "Session 14,
+"""Session 14: the gaps the third review of session 13 left open (docs/injection-history.md, "Session 14,
 the gaps the third review left"), each closed by a rule. Every sentence here was written for these
 tests (none is taken from a payload collection)."""
 

@@ -1,6 +1,6 @@
 """Session 15: a tooltip's or a popover's hidden text is judged by what it says, and a note to an
 AI in plain sight that names the AI as the subject of an obligation, or as what the reader is in a
-condition, is a note (docs/injection.md, "Session 15, tooltips and notes in plain sight")."""
+condition, is a note (docs/injection-history.md, "Session 15, tooltips and notes in plain sight")."""
 
 from __future__ import annotations
 

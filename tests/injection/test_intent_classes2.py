@@ -62,7 +62,7 @@ def test_a_fold_holding_own_class_out_holds_its_sibling_out_too() -> None:
 def test_own_class3_is_a_third_set_trained_and_held_out_with_own_class() -> None:
     """own-class3 (intent_classes3.json): every language with steering, tool and data classes, its
     slots filled, no text shared with the other sets, no negatives of its own, in EXTRA (trained
-    with the exact solver: docs/injection.md, seventh round), and held out with own-class."""
+    with the exact solver: docs/injection-history.md, seventh round), and held out with own-class."""
     c = _LOFO.class_payloads(family="own-class3")
     pairs = Counter((p.lang, p.intent) for p in c)
     assert set(pairs) == {(lang, k) for lang in _LOFO.LANGS for k in CLASSES - {"persona"}}

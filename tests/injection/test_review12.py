@@ -1,4 +1,4 @@
-"""The regressions the review of session 12's gate found, closed by class (see docs/injection.md,
+"""The regressions the review of session 12's gate found, closed by class (see docs/injection-history.md,
 "Fifth round of the gate", review):
 
 1. a tutorial's question about writing a system prompt, or one naming "the system prompt" with a

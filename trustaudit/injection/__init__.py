@@ -894,7 +894,7 @@ def _hidden_sentence(head: str, text: str, policy: InjectionPolicy, shown: _Show
 
     Why this is affordable: once the site's interface is left out (`Segment.ui`, `benign.ui_copy`,
     `about_the_site`, a series of blocks hidden alike), few real pages hide whole sentences on
-    purpose (8 more asks on the 797 real pages, docs/injection.md "Fourth round of the gate"); a
+    purpose (8 more asks on the 797 real pages, docs/injection-history.md "Fourth round of the gate"); a
     headline or a label list has no sentence end."""
     if word_count(head) < policy.semantic_request_min_words:
         return False

@@ -266,7 +266,7 @@ class Encoder:
         what `embed` mean-pools), float32 [len(layers), tokens, 384], <s> and </s> included.
 
         Why: to measure heads on the token states (``bench/token_head.py``, ``bench/train_intent.py
-        --repr``) against the mean `embed` returns (docs/injection.md, "Fourth round")."""
+        --repr``) against the mean `embed` returns (docs/injection-history.md, "Fourth round")."""
         torch = self._torch
         H = int(self.cfg["H"])
         seq = self.ids(text)
