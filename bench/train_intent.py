@@ -9,8 +9,8 @@ Data, all read where it lies:
 - positives: every payload family of ``bench/injection_lofo.py`` (BIPIA, InjecAgent, Greshake,
   html-injection-pages, own payloads in 20 languages, own held-out, own intent-class templates), each
   cut to what the scan reads
-  (its prose opening, ≤ 400 characters), and the training-only template family ``own-class2``
-  (``EXTRA``: bench/data/injection/intent_classes2.json), plus one seeded variant of each (upper case, quoted, inside a
+  (its prose opening, ≤ 400 characters), and the training-only template families ``own-class2`` and
+  ``own-class3`` (``EXTRA``: bench/data/injection/intent_classes2.json, intent_classes3.json), plus one seeded variant of each (upper case, quoted, inside a
   pseudo-system block, embedded between two ordinary sentences of a real page, or truncated) that
   belongs to its payload's family, so a left-out family's variants are left out with it;
 - negatives: every passage the layer could read on the *training half* of the real pages of
@@ -97,11 +97,12 @@ FP_BUDGET = 0.01
 # pages 0-0.25 %). A floor from the hard negatives themselves was measured and not kept: they score
 # 0.93-0.996 even in-sample, so any useful floor put every threshold above 0.98.
 SHARES = {"covert": 0.0, "exposed": 1 / 3, "visible": 1 / 3}
-# The head learns from payloads' prose openings of up to 400 characters; the scan reads up to
-# InjectionPolicy.semantic_max_chars (200) of a passage. Retrained on 200-character cuts, the
-# per-kind thresholds fell (covert 0.90 → 0.72) and the model's false positives on the unseen test
-# half rose from 0.5 % to 2.0 %; the head trained on 400 reads the shorter cuts with 3 / 797 real
-# pages flagged (docs/injection-intent.md, "Scanner speed").
+# The head learns from payloads' prose openings of up to 400 characters, as much as the scan reads by
+# default (InjectionPolicy.semantic_max_chars, 400). A 200-character opening was measured for speed and
+# not kept as the default: retrained on 200-character cuts, the per-kind thresholds fell (covert
+# 0.90 → 0.72) and the model's false positives on the unseen test half rose from 0.5 % to 2.0 %; the
+# head trained on 400 reads the shorter cuts with 3 / 797 real pages flagged (docs/injection-intent.md,
+# "Scanner speed").
 _MAX = 400
 # Training families beyond the cases of bench/injection_lofo.py (its CLASS_SETS but own-class): their
 # payloads and one variant each join the positives (``--extra``). own-class2 (intent_classes2.json, a
