@@ -86,6 +86,21 @@ def test_policy_reference_names_every_section_and_key() -> None:
             assert f"| `{name}` |" in rendered, (section, name)
 
 
+def test_policy_help_cites_the_reference_not_the_notebook() -> None:
+    """A key's help that names a docs page (and a section in quotes) sends the reader somewhere that
+    exists and says what is true now: never the lab notebook, whose figures are of their time."""
+    cited = re.findall(r"docs/([\w-]+\.md)(?: '([^']+)')?", render_policy() + render())
+    assert cited, "no policy help cites a docs page (the pattern no longer matches?)"
+    for page, section in cited:
+        assert page != "injection-history.md", f"help cites the lab notebook ({section!r})"
+        path = DOCS / page
+        assert path.exists(), page
+        if section:
+            lines = path.read_text(encoding="utf-8").splitlines()
+            titles = [h.lstrip("#").strip() for h in lines if h.startswith("#")]
+            assert any(t.startswith(section) for t in titles), (page, section)
+
+
 def _prose() -> str:
     """README and every docs page, without the generated command reference."""
     texts = [README.read_text(encoding="utf-8")]

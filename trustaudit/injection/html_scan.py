@@ -478,7 +478,7 @@ def _js_strings(code: str, points: list[int]) -> tuple[list[str], list[str]]:
     return out, loose
 
 
-# Prose-shaped string literals of scripts read as whole hidden sentences (docs/injection-history.md "Script
+# Prose-shaped string literals of scripts read as whole hidden sentences (docs/injection.md "Script string
 # literals"): at most this many per page, each from a script of at most _SENTENCE_SCRIPT characters
 # (larger ones only through the literals their gate words reached); a script holding more than
 # _SENTENCE_BUNDLE of them is a message bundle (i18n strings, a data blob), read not at all.

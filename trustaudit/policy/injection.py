@@ -87,7 +87,7 @@ class InjectionPolicy:
         "auto also reads a script string literal that is a whole sentence (8+ words, a sentence "
         "end; not a URL, a message template, a thrown error, a dialog, a keyed description, a "
         "message bundle, nor a plain message the script shows its visitor or reports a "
-        "transaction's state in) as prose hidden on purpose (docs/injection-history.md 'Script "
+        "transaction's state in) as prose hidden on purpose (docs/injection.md 'Script string "
         "literals'); off: no literal is parsed for sentences",
     )
     semantic_request_min_words: int = opt(
