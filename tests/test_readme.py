@@ -101,6 +101,23 @@ def test_policy_help_cites_the_reference_not_the_notebook() -> None:
             assert any(t.startswith(section) for t in titles), (page, section)
 
 
+def test_injection_reference_states_the_packaged_thresholds() -> None:
+    """docs/injection.md states the shipped head's threshold per kind of place once; retraining the
+    head (bench/train_intent.py --write) must update it."""
+    import json
+
+    head = json.loads(
+        (ROOT / "trustaudit/injection/data/intent_clf.json").read_text(encoding="utf-8")
+    )
+    text = (DOCS / "injection.md").read_text(encoding="utf-8")
+    stated = re.findall(r"covert ([\d.]+), exposed ([\d.]+), visible ([\d.]+)", text)
+    assert len(stated) == 1, stated
+    covert, exposed, visible = (float(x) for x in stated[0])
+    assert covert == head["threshold"]
+    assert exposed == head["threshold_exposed"]
+    assert visible == head["threshold_visible"]
+
+
 def _prose() -> str:
     """README and every docs page, without the generated command reference."""
     texts = [README.read_text(encoding="utf-8")]
