@@ -26,7 +26,11 @@ class InjectionPolicy:
     max_hidden_chars: int = opt(
         20_000, "characters of hidden text kept per page in html_hidden_text"
     )
-    max_html_chars: int = opt(5_000_000, "HTML beyond this many characters is not scanned")
+    max_html_chars: int = opt(
+        5_000_000,
+        "characters of HTML one scan reads; audit scans a longer page in overlapping windows of this "
+        "size (docs/limits.md), scan_html alone reads only the first",
+    )
     normalize: bool = opt(
         True,
         "also read text folded (look-alike letters, spaced letters, leetspeak) and decoded "
