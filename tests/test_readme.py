@@ -86,6 +86,22 @@ def test_policy_reference_names_every_section_and_key() -> None:
             assert f"| `{name}` |" in rendered, (section, name)
 
 
+def test_policy_page_lists_every_section() -> None:
+    """The prose above the generated reference names each table a trustaudit.toml may hold."""
+    import dataclasses
+
+    from trustaudit.policy import Policy
+
+    prose = (DOCS / "policy.md").read_text(encoding="utf-8").split(POLICY_START)[0]
+    listed = re.search(r"^Sections: (.*?) —", prose, re.M | re.S)
+    assert listed is not None, "docs/policy.md lacks its 'Sections:' line"
+    names = set(re.findall(r"`(\w+)`", listed.group(1)))
+    sections = {
+        f.name for f in dataclasses.fields(Policy()) if dataclasses.is_dataclass(f.default_factory)
+    }
+    assert names == sections, (sections - names, names - sections)
+
+
 def test_policy_help_cites_the_reference_not_the_notebook() -> None:
     """A key's help that names a docs page (and a section in quotes) sends the reader somewhere that
     exists and says what is true now: never the lab notebook, whose figures are of their time."""
