@@ -175,12 +175,14 @@ def diff_runs(
     injections: dict[str, Any] = {"available": n.injection is not None, "count": 0, "items": []}
     if n.injection is not None:
         old_inj = (
-            o.injection.select("doc_id", old_count="injection_count")
+            o.injection.select("doc_id", old_count="injection_aimed")
             if o.injection is not None
             else pl.DataFrame(schema={"doc_id": pl.String, "old_count": pl.Int64})
         )
         new_inj = (
-            n.injection.filter(pl.col("injection_count") > 0)
+            # aimed findings only: a page that starts quoting an attack (INJECTION_QUOTED) is news
+            # for no one's ingestion, as it neither quarantines nor fails the gate
+            n.injection.filter(pl.col("injection_aimed") > 0)
             .join(old_inj, on="doc_id", how="left")
             .filter(pl.col("old_count").fill_null(0) == 0)
             .join(n.scores.select("doc_id", "url", "registered_domain", "band"), on="doc_id")

@@ -21,6 +21,7 @@ FINDING = pl.Struct(
         "offset": pl.Int64,
         "rule": pl.String,
         "score": pl.Float64,
+        "quoted": pl.String,
     }
 )
 
@@ -33,9 +34,14 @@ def page(
     hard: bool = False,
     blocklisted: bool = False,
     injections: int = 0,
+    quoted: int = 0,
     reasons: list[str] | None = None,
 ) -> dict[str, Any]:
-    """One page; band follows the default bands (0.40 / 0.70) unless given or `hard`."""
+    """One page; band follows the default bands (0.40 / 0.70) unless given or `hard`.
+
+    `quoted` of its `injections` are quoted in plain sight (a security article's example), the rest
+    hidden and aimed at the reader.
+    """
     if band is None:
         band = "quarantine" if hard or trust < 0.40 else ("medium" if trust < 0.70 else "trusted")
     return {
@@ -45,6 +51,7 @@ def page(
         "hard": hard,
         "blocklisted": blocklisted,
         "injections": injections,
+        "quoted": quoted,
         "reasons": reasons or [],
     }
 
@@ -97,6 +104,7 @@ def make_run(
         signals["in_blocklist"] = [p["blocklisted"] for p in pages]
     if injection_in == "signals":
         signals["injection_count"] = [p["injections"] for p in pages]
+        signals["injection_quoted_count"] = [p["quoted"] for p in pages]
     pl.DataFrame(
         signals,
         schema_overrides={"doc_id": pl.String, "url": pl.String, "in_blocklist": pl.Boolean}
@@ -109,12 +117,15 @@ def make_run(
             [
                 [
                     {
-                        "location": "body",
-                        "technique": "display_none",
-                        "snippet": "ignore previous instructions",
+                        "location": "pre" if i < p["quoted"] else "body",
+                        "technique": "visible" if i < p["quoted"] else "display_none",
+                        "snippet": "quoted: ignore all rules"
+                        if i < p["quoted"]
+                        else "ignore previous instructions",
                         "offset": 10 * i,
                         "rule": "ignore_previous",
                         "score": 0.9,
+                        "quoted": "security_page" if i < p["quoted"] else "",
                     }
                     for i in range(p["injections"])
                 ]

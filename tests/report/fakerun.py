@@ -108,6 +108,9 @@ def make_run(
     }
     if injection_count:
         sig["injection_count"] = [len(p["findings"]) for p in pages]
+        sig["injection_quoted_count"] = [
+            sum(1 for f in p["findings"] if f.get("quoted")) for p in pages
+        ]
     signals = pl.DataFrame(
         sig,
         schema_overrides={

@@ -20,6 +20,7 @@ from trustaudit.io.rundir import RunDir, recorded_hash
 from trustaudit.policy import Policy
 from trustaudit.policy.gate import GatePolicy
 from trustaudit.report.escape import cut_text_expr
+from trustaudit.scoring.injection import aimed_findings, page_injection_counts
 
 SCORE_COLUMNS = ("doc_id", "url", "registered_domain", "trust_score", "band", "hard_quarantine")
 
@@ -33,7 +34,7 @@ class RunTables:
     manifest: dict[str, Any]
     scores: pl.DataFrame
     blocklist: pl.DataFrame | None  # doc_id, in_blocklist
-    injection: pl.DataFrame | None  # doc_id, injection_count, injection_detail
+    injection: pl.DataFrame | None  # doc_id, injection_count, injection_aimed, injection_detail
     cards: pl.DataFrame | None  # card_id, passed, reasons (str)
 
 
@@ -44,8 +45,8 @@ def _columns(run: RunDir, name: str) -> list[str]:
         return []
 
 
-def _finding_text() -> pl.Expr:
-    first = pl.col("injection_findings").list.first()
+def _finding_text(findings: pl.Expr) -> pl.Expr:
+    first = findings.list.first()
     return pl.concat_str(
         [
             first.struct.field("technique").fill_null("?"),
@@ -58,38 +59,37 @@ def _finding_text() -> pl.Expr:
 
 
 def _injection_table(run: RunDir, manifest: dict[str, Any], signal_cols: list[str]) -> Any:
-    """Per-page injection counts: signals.injection_count when the scorer wrote it, else pages' findings.
+    """Per page: injection_count (every finding), injection_aimed (not quoted), injection_detail.
 
-    Findings in pages.parquet only mean something when the scan ran (policy.injection.enabled in the
-    run's manifest); otherwise the rule is skipped rather than passed.
+    Counts come from the scorer's signals when it wrote them, else from the pages' findings
+    (`scoring.injection.page_injection_counts`); which findings are quoted follows the run's own
+    `injection.quoted_context`. Findings in pages.parquet only mean something when the scan ran
+    (policy.injection.enabled in the run's manifest); otherwise the rule is skipped rather than
+    passed. The detail shows the first aimed finding, else the first quoted one.
     """
+    recorded = manifest.get("policy", {}).get("injection", {}) or {}
+    quoted_context = bool(recorded.get("quoted_context", True))
     page_cols = _columns(run, "pages")
-    findings = None
-    if "injection_findings" in page_cols:
-        findings = (
-            run.scan("pages")
-            .select(
-                "doc_id",
-                n_findings=pl.col("injection_findings").list.len().fill_null(0),
-                injection_detail=pl.when(pl.col("injection_findings").list.len() > 0)
-                .then(_finding_text())
-                .otherwise(None),
-            )
-            .collect()
-        )
-    if "injection_count" in signal_cols:
-        counts = run.scan("signals").select("doc_id", "injection_count").collect()
-        if findings is not None:
-            counts = counts.join(findings.drop("n_findings"), on="doc_id", how="left")
-        else:
-            counts = counts.with_columns(injection_detail=pl.lit(None, pl.String))
-        return counts.with_columns(pl.col("injection_count").fill_null(0).cast(pl.Int64))
-    scanned = (manifest.get("policy", {}).get("injection", {}) or {}).get("enabled", True)
-    if findings is None or not scanned:
+    pages = run.scan("pages") if "injection_findings" in page_cols else None
+    signals = run.scan("signals") if "injection_count" in signal_cols else None
+    if signals is None and (pages is None or not recorded.get("enabled", True)):
         return None
-    return findings.rename({"n_findings": "injection_count"}).with_columns(
-        pl.col("injection_count").cast(pl.Int64)
-    )
+    counts = page_injection_counts(signals, pages, quoted_context)
+    if counts is None:
+        return None
+    if pages is None:
+        return counts.with_columns(injection_detail=pl.lit(None, pl.String))
+    findings = pl.col("injection_findings")
+    aimed = aimed_findings(pages.collect_schema()["injection_findings"], quoted_context)
+    detail = pages.select(
+        pl.col("doc_id").cast(pl.String),
+        injection_detail=pl.when(aimed.list.len() > 0)
+        .then(_finding_text(aimed))
+        .when(findings.list.len() > 0)
+        .then(_finding_text(findings))
+        .otherwise(None),
+    ).collect()
+    return counts.join(detail, on="doc_id", how="left")
 
 
 def _cards_table(run: RunDir) -> pl.DataFrame | None:
@@ -311,20 +311,24 @@ def rule_injection(t: RunTables, policy: Policy) -> RuleResult:
             "injection scan did not run for this run (no injection_count or findings)",
             limit=0,
         )
-    hit = (
-        t.scores.join(t.injection, on="doc_id", how="inner")
-        .filter(pl.col("injection_count") > 0)
-        .sort(["injection_count", "url"], descending=[True, False])
+    joined = t.scores.join(t.injection, on="doc_id", how="inner")
+    # Quoted findings (INJECTION_QUOTED: a security article's example, an exam's rubric) do not
+    # quarantine a page, so they do not fail the gate either; they are counted in the details.
+    hit = joined.filter(pl.col("injection_aimed") > 0).sort(
+        ["injection_aimed", "url"], descending=[True, False]
     )
+    quoted_only = joined.filter((pl.col("injection_aimed") == 0) & (pl.col("injection_count") > 0))
     n = hit.height
+    total = int(hit["injection_aimed"].sum()) if n else 0
     status = _grade("injection", gp, breach=gp.fail_on_injection and n > 0)
     if n == 0:
-        msg = "no page carries an injection finding"
+        msg = "no page carries an injection finding aimed at the reader"
     else:
-        total = int(hit["injection_count"].sum())
         msg = f"{n} page(s) carry {total} injection finding(s)"
         if not gp.fail_on_injection:
             msg += " (gate.fail_on_injection is off)"
+    if quoted_only.height:
+        msg += f"; {quoted_only.height} page(s) only quote one (INJECTION_QUOTED, not counted)"
     offenders = _page_offenders(hit, gp.max_offenders, extra="injection_detail")
     # Keep the most-findings-first order rather than lowest-trust-first.
     order = {d: i for i, d in enumerate(hit["doc_id"].to_list())}
@@ -338,7 +342,7 @@ def rule_injection(t: RunTables, policy: Policy) -> RuleResult:
         comparison="<=",
         offenders=offenders,
         offender_count=n,
-        details={"findings": int(hit["injection_count"].sum()) if n else 0},
+        details={"findings": total, "quoted_only_pages": quoted_only.height},
     )
 
 

@@ -27,6 +27,7 @@ from trustaudit.io.lists import parse_list_line, read_domain_lists
 from trustaudit.io.rundir import RunDir
 from trustaudit.policy import Policy
 from trustaudit.report.escape import csv_cell, one_line
+from trustaudit.scoring.injection import page_injection_counts
 
 EVIDENCE_COLUMNS = (
     "quarantined_share",
@@ -65,20 +66,17 @@ def _listed(domains: pl.Expr, listed: set[str]) -> pl.Expr:
     return pl.any_horizontal([e.fill_null(False) for e in exprs])
 
 
-def page_injections(run: RunDir) -> pl.DataFrame:
-    """doc_id, injection_count: from signals (the injection family) or else the page findings."""
-    if run.signals.exists() and "injection_count" in run.scan("signals").collect_schema().names():
-        return run.read("signals", columns=["doc_id", "injection_count"]).with_columns(
-            pl.col("injection_count").cast(pl.Int64).fill_null(0)
-        )
-    if run.pages.exists() and "injection_findings" in run.scan("pages").collect_schema().names():
-        return (
-            run.scan("pages")
-            .select("doc_id", injection_count=pl.col("injection_findings").list.len().fill_null(0))
-            .collect()
-            .with_columns(pl.col("injection_count").cast(pl.Int64))
-        )
-    return pl.DataFrame(schema={"doc_id": pl.String, "injection_count": pl.Int64})
+def page_injections(run: RunDir, policy: Policy) -> pl.DataFrame:
+    """doc_id, injection_count: the findings aimed at the reader (quoted ones suggest no block).
+
+    From signals (the injection family) or else the page findings (`page_injection_counts`).
+    """
+    signals = run.scan("signals") if run.signals.exists() else None
+    pages = run.scan("pages") if run.pages.exists() else None
+    counts = page_injection_counts(signals, pages, policy.injection.quoted_context)
+    if counts is None:
+        return pl.DataFrame(schema={"doc_id": pl.String, "injection_count": pl.Int64})
+    return counts.select("doc_id", injection_count=pl.col("injection_aimed"))
 
 
 def domain_evidence(run: RunDir, policy: Policy) -> pl.DataFrame:
@@ -88,7 +86,7 @@ def domain_evidence(run: RunDir, policy: Policy) -> pl.DataFrame:
     scores = run.read(
         "scores", columns=["doc_id", "registered_domain", "trust_score", "band", "hard_quarantine"]
     ).filter(pl.col("registered_domain").is_not_null() & (pl.col("registered_domain") != ""))
-    inj = page_injections(run)
+    inj = page_injections(run, policy)
     scores = scores.join(inj, on="doc_id", how="left").with_columns(
         pl.col("injection_count").fill_null(0)
     )

@@ -41,6 +41,70 @@ _OUT_SCHEMA = pl.Schema(
 _PERSON = "person"
 
 
+def quoted_finding(technique: pl.Expr, quoted: pl.Expr, quoted_context: bool) -> pl.Expr:
+    """True for a finding that does not quarantine: quoted in plain sight, or addressed to a person.
+
+    The one definition the scorer, the gate and the list suggestions share, so a security article
+    that quotes an attack is neither quarantined, nor a failed CI gate, nor a blocklist suggestion.
+    Hidden text is never quoted, but it may be addressed to a person (`addressee`: an exam's rubric).
+    """
+    q = quoted.fill_null("")
+    return ((technique == "visible") | (q == _PERSON)) & (q != "") & pl.lit(quoted_context)
+
+
+def aimed_findings(dtype: pl.DataType, quoted_context: bool) -> pl.Expr:
+    """`injection_findings` (of type `dtype`) without the quoted ones: those aimed at the reader.
+
+    Findings stored before `quoted` existed are all aimed.
+    """
+    findings = pl.col("injection_findings")
+    inner = getattr(dtype, "inner", None)
+    if "quoted" not in [f.name for f in getattr(inner, "fields", [])]:
+        return findings
+    el = pl.element()
+    return findings.list.eval(
+        el.filter(
+            ~quoted_finding(el.struct.field("technique"), el.struct.field("quoted"), quoted_context)
+        )
+    )
+
+
+def page_injection_counts(
+    signals: pl.LazyFrame | None, pages: pl.LazyFrame | None, quoted_context: bool
+) -> pl.DataFrame | None:
+    """doc_id, injection_count (every finding), injection_aimed (those not quoted), per page.
+
+    From the scorer's signals when it wrote the counts, else from the pages' findings; None when
+    neither holds them. A run scored before quoted findings were counted apart (no
+    `injection_quoted_count`, or findings without `quoted`) counts every finding as aimed.
+    """
+    sig_cols = signals.collect_schema().names() if signals is not None else []
+    if signals is not None and "injection_count" in sig_cols:
+        quoted = (
+            pl.col("injection_quoted_count").fill_null(0)
+            if "injection_quoted_count" in sig_cols
+            else pl.lit(0)
+        )
+        return (
+            signals.select(
+                pl.col("doc_id").cast(pl.String),
+                pl.col("injection_count").fill_null(0).cast(pl.Int64),
+                (pl.col("injection_count").fill_null(0) - quoted)
+                .cast(pl.Int64)
+                .alias("injection_aimed"),
+            )
+        ).collect()
+    if pages is None or "injection_findings" not in pages.collect_schema().names():
+        return None
+    findings = pl.col("injection_findings")
+    aimed = aimed_findings(pages.collect_schema()["injection_findings"], quoted_context)
+    return pages.select(
+        pl.col("doc_id").cast(pl.String),
+        findings.list.len().fill_null(0).cast(pl.Int64).alias("injection_count"),
+        aimed.list.len().fill_null(0).cast(pl.Int64).alias("injection_aimed"),
+    ).collect()
+
+
 def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
     """One row per doc_id: injection counts, max score, techniques, reasons and the quarantine flag.
 
@@ -89,11 +153,8 @@ def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
             pl.col("decoded").fill_null("").str.replace_all(r"\s+", " "),
         )
         .with_columns(
-            (
-                # hidden text is never quoted, but it may be addressed to a person (`addressee`)
-                (~pl.col("_hidden") | (pl.col("quoted").fill_null("") == _PERSON))
-                & (pl.col("quoted").fill_null("") != "")
-                & pl.lit(policy.injection.quoted_context)
+            quoted_finding(
+                pl.col("technique"), pl.col("quoted"), policy.injection.quoted_context
             ).alias("_quoted")
         )
     )
