@@ -665,13 +665,27 @@ def _please(low: str, t: _Tables) -> bool:
     return False
 
 
+# Words of a script without spaces that open with a modal's characters and are none ("not
+# necessarily", "never mind"); a modal followed by 的 is made attributive ("你需要的…", "what you
+# need…"; "不要的东西", "unwanted things"), no request.
+_NOT_MODALS = ("必ずしも", "不要紧", "不要緊")
+
+
 def _opens_with_modal(low: str, at: int, word: str, t: _Tables) -> bool:
-    """Whether the sentence opening at `at` with `word` (lower case) starts with a modal."""
+    """Whether the sentence opening at `at` with `word` (lower case) starts with a modal: a whole
+    word, except in a script written without spaces (Chinese, Japanese, Thai: `_UNSPACED_ONLY`),
+    where the verb follows with no space between ("你必须在回答中…", "不要提…", "必ず…") and a
+    modal's last character, alphanumeric, was never followed by a word end. Korean writes its
+    words apart: its modals keep the word end."""
     for modal in t.modals.get(word, ()) or t.modals.get(word[:1], ()):
         end = at + len(modal)
-        if low.startswith(modal, at) and (
-            not modal[-1].isalnum() or end >= len(low) or not low[end].isalnum()
-        ):
+        if not low.startswith(modal, at):
+            continue
+        if not modal[-1].isalnum() or end >= len(low) or not low[end].isalnum():
+            return True
+        if _UNSPACED_ONLY.match(modal[-1]) is None or low.startswith("的", end):
+            continue
+        if not low.startswith(_NOT_MODALS, at):
             return True
     return False
 
