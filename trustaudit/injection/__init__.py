@@ -1125,8 +1125,8 @@ _STATUS_ROLE = (
     # fr de it nl
     "propriétaire|administrat*|membre|abonné|modérat*|éditeur|capitaine|gestionnaire|hôte|organisat*|"
     "auteur|besitzer|eigentümer|inhaber|mitglied|abonnent|redakteur|bearbeiter|kontakt|kapitän|"
-    "gastgeber|leiter|teilnehmer|kunde|teil d*|teil unser*|verantwortlich|amministrat*|abbonat*|moderat*|contatto|"
-    "capitano|gestore|organizzat*|responsabile|autore|partecipante|eigenaar|beheerder|lid|abonnee|"
+    "gastgeber|leiter|teilnehmer|kunde|teil d*|teil unser*|verantwortlich|amministrat*|abbonat*|"
+    "moderat*|contatto|capitano|gestore|organizzat*|responsabile|autore|partecipante|eigenaar|beheerder|lid|abonnee|"
     "redacteur|contactpersoon|kapitein|deelnemer|klant|deel van|"
     # pl tr ru uk
     "właściciel|członk*|subskrybent|redaktor|kapitan|uczestnik|klient|częścią|sahib*|yönetici|üye|"
