@@ -50,6 +50,7 @@ __all__ = [
     "is_directive",
     "is_request",
     "names_role",
+    "noun_cased_role",
     "request_markers",
     "role_at",
     "role_starts",
@@ -1302,6 +1303,13 @@ def _given_role() -> re.Pattern[str]:
     """The roles given to the reader (`_ROLES`' third column) as one pattern (`role_at`)."""
     terms = {t for _, _, given in _ROLES.values() for t in given.split("|")}
     return re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)))
+
+
+def noun_cased_role(low: str, end: int) -> bool:
+    """Whether the role given to the reader that ends at `end` of `low` (`given_role_end`) is said
+    in a language that writes every noun with a capital (German, `_ROLES["de"]`), so a capital
+    after it is no sign of a name ("Sie sind jetzt Premium Mitglied…", "Du bist jetzt Teil…")."""
+    return any(low.endswith(t, 0, end) for t in _ROLES["de"][2].split("|"))
 
 
 def role_starts(text: str, limit: int, *, low: str | None = None) -> list[int]:
