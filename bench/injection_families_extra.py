@@ -4,7 +4,7 @@ packages on the registries that ship them as data files").
 Nothing here is copied into this repository: each family is read from where the package lies, and
 without it the family is simply absent and the benches run as before. Nobody here wrote these sets,
 so each is one more family to hold out (bench/injection_lofo.py) and, unless `MEASURE_ONLY` names
-it (the four later ones), training positives of the semantic head in the other folds. Only rows
+it (the five later ones), training positives of the semantic head in the other folds. Only rows
 that are injections are kept — an instruction planted for an AI reader (override, extraction,
 persona, tool order, exfiltration) — never harmful-content requests ("how to make…"), which are not
 injections, and never encodings (the normalisation benches measure those).
@@ -35,6 +35,15 @@ Packages with heavy dependencies are not installed: ``make families`` downloads 
   ``default_suites/*/*/injection_tasks.py``, read with `ast`, never imported), each wrapped in one of
   its fixed attack texts (``important_instructions``, ``injecagent``, ``ignore_previous``,
   ``system_message``, ``direct``), drawn seeded.
+- ``spikee`` (Apache-2.0, WithSecure / Reversec's prompt-injection kit): the seed folders
+  ``seeds-cybersec-2026-01`` and ``seeds-sysmsg-extraction-2025-04`` under
+  ``spikee/data/workspace/datasets/``. spikee builds its attacks by putting an instruction into the
+  ``<INSTRUCTION>`` slot of a jailbreak of the same language; here each jailbreak is filled once,
+  with the folder's instructions of its language dealt in a seeded order (all 69 x 19 pairs would
+  outweigh every other family). Not its other folders: investment advice and harmful instructions
+  are requests, not injections; ``zzz_LEGACY`` repeats the cybersec set with encodings; the
+  mailbox set repeats the jailbreaks; the in-the-wild, simsonsun, toxic-chat and wildguardmix
+  folders are empty (filled from the Hugging Face hub, never read here).
 """
 
 from __future__ import annotations
@@ -57,22 +66,24 @@ ROOT = Path(__file__).resolve().parents[1]
 WHEEL_DIR = ROOT / ".whl" / "families"
 # name -> pinned version of the wheels read as zips (``make families`` downloads exactly these,
 # through `download`), and the sha256 each must have: a wheel that differs is refused, not read.
-WHEELS = {"pyrit": "1.1.0", "basilisk_ai": "2.0.2", "agentdojo": "0.1.35"}
+WHEELS = {"pyrit": "1.1.0", "basilisk_ai": "2.0.2", "agentdojo": "0.1.35", "spikee": "0.9.2"}
 WHEEL_SHA256 = {
     "pyrit": "84581036bace7ff2aa92712e1e3f472a3a3bccc77567d5fbe642540c0ba20b0a",
     "basilisk_ai": "6a7439f63a80532e9f4246a4125e271e5836443a0bb07b5a04fcf3004d4d6e9a",
     "agentdojo": "364bea4219716b716bf639f504d195943f7f6a5535d312ca41d7098704a2affd",
+    "spikee": "60cec774a1138e62b68b4bed445285f5b5103818ffb68fab681f37b5e707802b",
 }
 # Families measured held out but never training rows of the head (bench/train_intent.training_data
-# leaves them out). The four later ones: as training positives they moved the mean held-out recall
-# of the seven deciding folds by +0.003 against the same training matrices without them (0.650 ->
-# 0.653; the rule asks +0.03) while the unseen test pages flagged per fold rose from <= 0.50 % to
-# 0.75 % (docs/injection-history.md, "Sixth round").
-MEASURE_ONLY: tuple[str, ...] = ("aegisrt", "pyrit", "basilisk", "agentdojo")
+# leaves them out). The four of the sixth round: as training positives they moved the mean held-out
+# recall of the seven deciding folds by +0.003 against the same training matrices without them
+# (0.650 -> 0.653; the rule asks +0.03) while the unseen test pages flagged per fold rose from
+# <= 0.50 % to 0.75 % (docs/injection-history.md, "Sixth round"). spikee (session 16) is measured only
+# from the start.
+MEASURE_ONLY: tuple[str, ...] = ("aegisrt", "pyrit", "basilisk", "agentdojo", "spikee")
 # Families added after the head was first trained with bastioncorpus: bench/train_intent.py draws
 # their variants from a generator of their own, so their presence leaves every other training row
 # as it was (a shared draw would change which negatives are upper-cased, and every fold with it).
-OWN_DRAWS = ("aegisrt", "pyrit", "basilisk", "agentdojo")
+OWN_DRAWS = ("aegisrt", "pyrit", "basilisk", "agentdojo", "spikee")
 
 Row = tuple[str, str, str]  # text, language, intent class (bench/injection_lofo.INTENTS)
 
@@ -385,6 +396,50 @@ def agentdojo_rows(zf: zipfile.ZipFile, rng: random.Random) -> list[Row]:
     return out
 
 
+SPIKEE_SEEDS = "spikee/data/workspace/datasets/"
+SPIKEE_FOLDERS = ("seeds-cybersec-2026-01", "seeds-sysmsg-extraction-2025-04")
+# Its instruction types as intent classes: a markdown image whose address carries data out; a
+# script or a long repetition the answer must carry (the reader's output steered); its system
+# message or the secret in it repeated.
+SPIKEE_INTENT = {
+    "data-exfil-markdown": "exfiltration",
+    "xss": "steer_ai",
+    "long-output": "steer_ai",
+    "sysmsg-extract": "extraction",
+}
+_SPIKEE_SLOT = "<INSTRUCTION>"
+
+
+def _jsonl(zf: zipfile.ZipFile, path: str) -> list[dict]:
+    text = zf.read(path).decode("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def spikee_rows(zf: zipfile.ZipFile, rng: random.Random) -> list[Row]:
+    """Each jailbreak of `SPIKEE_FOLDERS` (in file order) with its ``<INSTRUCTION>`` slot filled
+    by one instruction of the same folder and language, as spikee pairs them: the instructions are
+    dealt in a seeded order, again once all are dealt, so each is used about equally. Instructions
+    of a type `SPIKEE_INTENT` does not name are left out; a missing language means English."""
+    out: list[Row] = []
+    for folder in SPIKEE_FOLDERS:
+        base = f"{SPIKEE_SEEDS}{folder}/"
+        pool: dict[str, list[dict]] = {}
+        for r in _jsonl(zf, base + "instructions.jsonl"):
+            if r.get("instruction_type") in SPIKEE_INTENT and isinstance(r.get("instruction"), str):
+                pool.setdefault(r.get("lang", "en"), []).append(r)
+        deck: dict[str, list[dict]] = {}
+        for jb in _jsonl(zf, base + "jailbreaks.jsonl"):
+            lang, text = jb.get("lang", "en"), jb.get("text")
+            if not isinstance(text, str) or _SPIKEE_SLOT not in text or lang not in pool:
+                continue
+            if not deck.get(lang):
+                deck[lang] = rng.sample(pool[lang], len(pool[lang]))
+            r = deck[lang].pop()
+            filled = text.replace(_SPIKEE_SLOT, r["instruction"].strip()).strip()
+            out.append((filled, lang, SPIKEE_INTENT[r["instruction_type"]]))
+    return out
+
+
 def _from_wheel(name: str, wheel_dir: Path, rng: random.Random) -> list[Row]:
     zf = wheel(name, wheel_dir)
     if zf is None:
@@ -394,11 +449,13 @@ def _from_wheel(name: str, wheel_dir: Path, rng: random.Random) -> list[Row]:
             return pyrit_rows(zf)
         if name == "basilisk_ai":
             return basilisk_rows(zf)
+        if name == "spikee":
+            return spikee_rows(zf, rng)
         return agentdojo_rows(zf, rng)
 
 
 # Family names as the benches print them (the wheel's distribution name -> family).
-FAMILY = {"pyrit": "pyrit", "basilisk_ai": "basilisk", "agentdojo": "agentdojo"}
+FAMILY = {"pyrit": "pyrit", "basilisk_ai": "basilisk", "agentdojo": "agentdojo", "spikee": "spikee"}
 
 
 def registry_families(
@@ -406,8 +463,8 @@ def registry_families(
 ) -> dict[str, list[tuple[str, str, str]]]:
     """name -> (text, language, intent class) of every payload of the registry families present
     (installed: ``bastioncorpus``, ``aegisrt``; downloaded by ``make families`` into `wheel_dir`:
-    ``pyrit``, ``basilisk``, ``agentdojo``), each in file order, slots filled (seeded), duplicates
-    within a family dropped. A family whose package is missing is absent."""
+    ``pyrit``, ``basilisk``, ``agentdojo``, ``spikee``), each in file order, slots filled (seeded),
+    duplicates within a family dropped. A family whose package is missing is absent."""
     rng = random.Random(seed)
     fams: dict[str, list[Row]] = {BASTION: _bastion(rng), AEGIS: aegisrt_rows()}
     for name in WHEELS:
