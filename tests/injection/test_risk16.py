@@ -217,6 +217,18 @@ def test_a_note_on_an_article_about_ais_is_still_found(lang: str, text: str) -> 
         assert [f["intent"] for f in scan_html(html, policy).findings] == ["steer_ai"]
 
 
+@pytest.mark.parametrize("where", ['<div style="display:none">{}</div>', "<!-- {} -->"])
+def test_an_opinion_hidden_with_its_topic_is_still_a_note(where: str) -> None:
+    """No opinion is written for a page's readers out of their sight: sentences about AIs put
+    around a hidden note do not make it one (they would hide any note)."""
+    lang, opinion = OPINIONS[0]
+    hidden = " ".join((*NEWS[lang][1:3], opinion))
+    html = ARTICLE.format("Harbour Tours", "Boat trips every day.", "Tickets at the pier.", "", "")
+    html = html.replace("</body>", where.format(hidden) + "</body>")
+    for policy in (OFF, AUTO):
+        assert [f["intent"] for f in scan_html(html, policy).findings] == ["steer_ai"]
+
+
 def test_the_opinion_alone_is_still_a_note() -> None:
     """Without the article around it, the obligation is addressed as in session 15: the topic, not
     the sentence, makes it an opinion."""

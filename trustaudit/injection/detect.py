@@ -656,15 +656,16 @@ def detect_text(
     feats = _find_features(text, low, extra, matches) if text else []
     langs: dict[tuple[int, int], str] = {}
     slots = (matches[0], matches[1].slot_ids) if matches else None
-    for found in find_intents(low, text, matches=slots):
+    starts = list(boundaries) or [0]
+    ends = [b - 2 for b in starts[1:]] + [len(text)]
+    seg_prior = list(priors) if priors else [prior] * len(starts)
+    # an opinion on AIs is written for a page's readers: hidden text holds none (`find_intents`)
+    for found in find_intents(low, text, matches=slots, topics=not any(p > 0 for p in seg_prior)):
         if found.intent == "meta":
             feats.append((found.start, found.end, "meta", 0.0))
             continue
         feats.append((found.start, found.end, "intent_" + found.intent, found.score))
         langs[(found.start, found.end)] = found.lang
-    starts = list(boundaries) or [0]
-    ends = [b - 2 for b in starts[1:]] + [len(text)]
-    seg_prior = list(priors) if priors else [prior] * len(starts)
     if any(p > 0 for p in seg_prior):
         # Whole short hidden segments that are a bare task (only meaningful where the text is hidden).
         for a, b, p in zip(starts, ends, seg_prior, strict=True):

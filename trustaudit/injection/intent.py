@@ -483,6 +483,7 @@ def find_intents(
     *,
     floor: float = _FLOOR,
     matches: tuple[list[tuple[int, int, int]], Sequence[int]] | None = None,
+    topics: bool = True,
 ) -> list[IntentFeature]:
     """Intent features in lower-cased `low`, in text order: one per sentence-like group (its best intent),
     plus a zero-score ``meta`` feature for each group that talks about attacks (the detector damps the
@@ -490,6 +491,9 @@ def find_intents(
 
     `low` must be ``text.lower()`` of the text whose offsets the caller wants back. `matches`: the
     slot terms already found in `low` (see `_slot_hits`), to skip a second pass over it.
+    `topics`: an obligation on AIs in a text about AIs is an opinion on its topic (`_about_ais`);
+    false for text hidden from the page's readers, where no opinion is written for them and the
+    same sentences around a note would hide it.
     """
     if not low:
         return []
@@ -540,6 +544,7 @@ def find_intents(
                 img_slot,
                 (weak_slot, ai_slot),
                 orig if back is None else None,
+                topics,
             )
             if "vocative" not in names and _rests_on_one_letter(group, lazy, m):
                 continue  # "Thank u for trying our AI": chat shorthand, no Dutch "u"
@@ -613,6 +618,7 @@ def _names(
     img_slot: int,
     addressees: tuple[int, int],
     cased: str | None = None,
+    topics: bool = True,
 ) -> set[str]:
     """The slots a group of hits fills (a URL needs a tail, a markdown image its "](").
     `cased`: `text` before lower-casing, where the offsets agree (`_ai_addressed` reads names)."""
@@ -627,7 +633,7 @@ def _names(
             names.update(("vocative", "addr"))
         elif si == addressees[1] and _is_vocative(text, _i, j, colon=True):
             names.add("vocative")  # "AI agent: …"; "AI, ML, robotics" is a list, not a vocative
-        if si == addressees[1] and _ai_addressed(text, _i, j, cased):
+        if si == addressees[1] and _ai_addressed(text, _i, j, cased, topics):
             names.add("addr")
     return names
 
@@ -663,7 +669,7 @@ _AI_IF = re.compile(
 _PASSIVE_END = re.compile(r"\b(?:werden|worden|sein|zijn)\s*$")
 
 
-def _ai_addressed(text: str, i: int, j: int, cased: str | None = None) -> bool:
+def _ai_addressed(text: str, i: int, j: int, cased: str | None = None, topics: bool = True) -> bool:
     """Whether the AI named at [i, j) of `text` is addressed in the third person: the subject of
     an active obligation opening its sentence (`_OBLIGED`; de/nl passives ending their sentence in
     "werden"/"worden" are not), or named as what the reader is in a condition put after the name,
@@ -692,7 +698,7 @@ def _ai_addressed(text: str, i: int, j: int, cased: str | None = None) -> bool:
         return False
     if cased is not None and not _names_one(cased[j:stop]):
         return False
-    return not _about_ais(text, i)
+    return not (topics and _about_ais(text, i))
 
 
 # A text that names AIs in this many of its other sentences, one of them by the strong name ("AI",
