@@ -101,8 +101,8 @@ SHARES = {"covert": 0.0, "exposed": 1 / 3, "visible": 1 / 3}
 # default (InjectionPolicy.semantic_max_chars, 400). A 200-character opening was measured for speed and
 # not kept as the default: retrained on 200-character cuts, the per-kind thresholds fell (covert
 # 0.90 → 0.72) and the model's false positives on the unseen test half rose from 0.5 % to 2.0 %; the
-# head trained on 400 reads the shorter cuts with 3 / 797 real pages flagged (docs/injection-intent.md,
-# "Scanner speed").
+# head trained on 400 reads the shorter cuts with 3 / 797 real pages flagged (docs/injection-history.md,
+# "Intent detection: earlier notes", its "Scanner speed").
 _MAX = 400
 # Training families beyond the cases of bench/injection_lofo.py (its CLASS_SETS but own-class): their
 # payloads and one variant each join the positives (``--extra``). own-class2 (intent_classes2.json, a
