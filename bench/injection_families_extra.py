@@ -106,7 +106,12 @@ def _bastion_rows() -> list[dict]:
     if find_spec(BASTION) is None:
         return []
     ref = resources.files(BASTION).joinpath("corpus/injections.jsonl")
-    return [json.loads(line) for line in ref.read_text(encoding="utf-8").splitlines() if line]
+    return _jsonl(ref.read_text(encoding="utf-8"))
+
+
+def _jsonl(text: str) -> list[dict]:
+    """The records of a JSONL text, blank lines skipped."""
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def _fill(text: str, rng: random.Random) -> str:
@@ -151,10 +156,7 @@ def aegisrt_rows(root: resources.abc.Traversable | Path | None = None) -> list[R
     out: list[Row] = []
     for name in _AEGIS_FILES:
         ref = root.joinpath("datasets").joinpath(name)
-        for line in ref.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            r = json.loads(line)
+        for r in _jsonl(ref.read_text(encoding="utf-8")):
             text = re.sub(r"\s*\[INSERT QUERY\]", "", r["prompt"]).strip()
             if _HARMFUL_SLOT.search(text):
                 continue
@@ -410,11 +412,6 @@ SPIKEE_INTENT = {
 _SPIKEE_SLOT = "<INSTRUCTION>"
 
 
-def _jsonl(zf: zipfile.ZipFile, path: str) -> list[dict]:
-    text = zf.read(path).decode("utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
 def spikee_rows(zf: zipfile.ZipFile, rng: random.Random) -> list[Row]:
     """Each jailbreak of `SPIKEE_FOLDERS` (in file order) with its ``<INSTRUCTION>`` slot filled
     by one instruction of the same folder and language, as spikee pairs them: the instructions are
@@ -424,11 +421,11 @@ def spikee_rows(zf: zipfile.ZipFile, rng: random.Random) -> list[Row]:
     for folder in SPIKEE_FOLDERS:
         base = f"{SPIKEE_SEEDS}{folder}/"
         pool: dict[str, list[dict]] = {}
-        for r in _jsonl(zf, base + "instructions.jsonl"):
+        for r in _jsonl(zf.read(base + "instructions.jsonl").decode("utf-8")):
             if r.get("instruction_type") in SPIKEE_INTENT and isinstance(r.get("instruction"), str):
                 pool.setdefault(r.get("lang", "en"), []).append(r)
         deck: dict[str, list[dict]] = {}
-        for jb in _jsonl(zf, base + "jailbreaks.jsonl"):
+        for jb in _jsonl(zf.read(base + "jailbreaks.jsonl").decode("utf-8")):
             lang, text = jb.get("lang", "en"), jb.get("text")
             if not isinstance(text, str) or _SPIKEE_SLOT not in text or lang not in pool:
                 continue

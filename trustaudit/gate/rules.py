@@ -20,7 +20,11 @@ from trustaudit.io.rundir import RunDir, recorded_hash
 from trustaudit.policy import Policy
 from trustaudit.policy.gate import GatePolicy
 from trustaudit.report.escape import cut_text_expr
-from trustaudit.scoring.injection import aimed_findings, page_injection_counts
+from trustaudit.scoring.injection import (
+    aimed_findings,
+    finding_counts,
+    signal_injection_counts,
+)
 
 SCORE_COLUMNS = ("doc_id", "url", "registered_domain", "trust_score", "band", "hard_quarantine")
 
@@ -72,24 +76,28 @@ def _injection_table(run: RunDir, manifest: dict[str, Any], signal_cols: list[st
     page_cols = _columns(run, "pages")
     pages = run.scan("pages") if "injection_findings" in page_cols else None
     signals = run.scan("signals") if "injection_count" in signal_cols else None
-    if signals is None and (pages is None or not recorded.get("enabled", True)):
-        return None
-    counts = page_injection_counts(signals, pages, quoted_context)
-    if counts is None:
-        return None
-    if pages is None:
-        return counts.with_columns(injection_detail=pl.lit(None, pl.String))
+    if pages is None or (signals is None and not recorded.get("enabled", True)):
+        if signals is None:
+            return None
+        return signal_injection_counts(signals).with_columns(
+            injection_detail=pl.lit(None, pl.String)
+        )
+    # one read of the pages: the detail, and the counts too when the scorer wrote none
+    dtype = pages.collect_schema()["injection_findings"]
     findings = pl.col("injection_findings")
-    aimed = aimed_findings(pages.collect_schema()["injection_findings"], quoted_context)
+    aimed = aimed_findings(dtype, quoted_context)
     detail = pages.select(
         pl.col("doc_id").cast(pl.String),
+        *(finding_counts(dtype, quoted_context) if signals is None else ()),
         injection_detail=pl.when(aimed.list.len() > 0)
         .then(_finding_text(aimed))
         .when(findings.list.len() > 0)
         .then(_finding_text(findings))
         .otherwise(None),
     ).collect()
-    return counts.join(detail, on="doc_id", how="left")
+    if signals is None:
+        return detail
+    return signal_injection_counts(signals).join(detail, on="doc_id", how="left")
 
 
 def _cards_table(run: RunDir) -> pl.DataFrame | None:

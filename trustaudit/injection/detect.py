@@ -659,14 +659,15 @@ def detect_text(
     starts = list(boundaries) or [0]
     ends = [b - 2 for b in starts[1:]] + [len(text)]
     seg_prior = list(priors) if priors else [prior] * len(starts)
+    hidden = any(p > 0 for p in seg_prior)
     # an opinion on AIs is written for a page's readers: hidden text holds none (`find_intents`)
-    for found in find_intents(low, text, matches=slots, topics=not any(p > 0 for p in seg_prior)):
+    for found in find_intents(low, text, matches=slots, topics=not hidden):
         if found.intent == "meta":
             feats.append((found.start, found.end, "meta", 0.0))
             continue
         feats.append((found.start, found.end, "intent_" + found.intent, found.score))
         langs[(found.start, found.end)] = found.lang
-    if any(p > 0 for p in seg_prior):
+    if hidden:
         # Whole short hidden segments that are a bare task (only meaningful where the text is hidden).
         for a, b, p in zip(starts, ends, seg_prior, strict=True):
             if p > 0 and b - a <= _TASK_MAX:

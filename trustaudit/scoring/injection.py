@@ -78,31 +78,41 @@ def page_injection_counts(
     neither holds them. A run scored before quoted findings were counted apart (no
     `injection_quoted_count`, or findings without `quoted`) counts every finding as aimed.
     """
-    sig_cols = signals.collect_schema().names() if signals is not None else []
-    if signals is not None and "injection_count" in sig_cols:
-        quoted = (
-            pl.col("injection_quoted_count").fill_null(0)
-            if "injection_quoted_count" in sig_cols
-            else pl.lit(0)
-        )
-        return (
-            signals.select(
-                pl.col("doc_id").cast(pl.String),
-                pl.col("injection_count").fill_null(0).cast(pl.Int64),
-                (pl.col("injection_count").fill_null(0) - quoted)
-                .cast(pl.Int64)
-                .alias("injection_aimed"),
-            )
-        ).collect()
-    if pages is None or "injection_findings" not in pages.collect_schema().names():
+    if signals is not None and "injection_count" in signals.collect_schema().names():
+        return signal_injection_counts(signals)
+    schema = pages.collect_schema() if pages is not None else None
+    if pages is None or schema is None or "injection_findings" not in schema.names():
         return None
-    findings = pl.col("injection_findings")
-    aimed = aimed_findings(pages.collect_schema()["injection_findings"], quoted_context)
     return pages.select(
         pl.col("doc_id").cast(pl.String),
+        *finding_counts(schema["injection_findings"], quoted_context),
+    ).collect()
+
+
+def signal_injection_counts(signals: pl.LazyFrame) -> pl.DataFrame:
+    """doc_id, injection_count, injection_aimed from the scorer's signals (which hold
+    `injection_count`); without `injection_quoted_count` (an older run) every finding is aimed."""
+    quoted = (
+        pl.col("injection_quoted_count").fill_null(0)
+        if "injection_quoted_count" in signals.collect_schema().names()
+        else pl.lit(0)
+    )
+    count = pl.col("injection_count").fill_null(0)
+    return signals.select(
+        pl.col("doc_id").cast(pl.String),
+        count.cast(pl.Int64),
+        (count - quoted).cast(pl.Int64).alias("injection_aimed"),
+    ).collect()
+
+
+def finding_counts(dtype: pl.DataType, quoted_context: bool) -> list[pl.Expr]:
+    """`injection_count` and `injection_aimed` of a page's `injection_findings` (of type `dtype`)."""
+    findings = pl.col("injection_findings")
+    aimed = aimed_findings(dtype, quoted_context)
+    return [
         findings.list.len().fill_null(0).cast(pl.Int64).alias("injection_count"),
         aimed.list.len().fill_null(0).cast(pl.Int64).alias("injection_aimed"),
-    ).collect()
+    ]
 
 
 def injection_signals(pages: pl.DataFrame, policy: Policy) -> pl.DataFrame:
