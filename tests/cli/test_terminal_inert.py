@@ -85,3 +85,16 @@ def test_cards_strip_escapes(runner, app, cit_run: Path, tmp_path: Path, monkeyp
     assert res.exit_code == 0, res.output
     _assert_inert(res.output)
     assert res.stdout.startswith("c1 ")
+
+
+def test_emoji_codes_in_page_strings_stay_text(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """rich turns `:white_check_mark:` into ✅ unless the console says not to; a page must not be
+    able to print a check mark or a padlock next to its own title."""
+    url = "https://a.example/:lock:x"
+    title = ":white_check_mark: :lock: verified safe"
+    run = make_run(tmp_path / "run", [page(url, 0.2, title=title)]).root
+    res = runner.invoke(app, ["explain", str(run), url])
+    assert res.exit_code == 0, res.output
+    assert f"title: {title}" in res.stdout
+    assert f"{url}  (doc_id" in res.stdout
+    assert "\u2705" not in res.output and "\U0001f512" not in res.output

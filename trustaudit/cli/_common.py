@@ -47,9 +47,11 @@ def output_width(stream: Any) -> int | None:
     return PIPE_WIDTH
 
 
+# rich turns `:name:` into an emoji by default, which `report.escape.terminal` cannot escape: a page
+# titled ":white_check_mark: verified" would print a check mark. Our own text uses none.
 def err_console() -> Console:
     """Console on stderr: logs and progress never pollute machine-readable stdout."""
-    return Console(stderr=True, highlight=False, width=output_width(sys.stderr))
+    return Console(stderr=True, highlight=False, emoji=False, width=output_width(sys.stderr))
 
 
 class _StdoutConsole(Console):
@@ -63,7 +65,9 @@ class _StdoutConsole(Console):
 
 def out_console() -> Console:
     """Console on stdout for tables; a reader that goes away ends the command quietly."""
-    return _StdoutConsole(highlight=False, soft_wrap=True, width=output_width(sys.stdout))
+    return _StdoutConsole(
+        highlight=False, emoji=False, soft_wrap=True, width=output_width(sys.stdout)
+    )
 
 
 def quiet_libraries() -> None:
