@@ -31,11 +31,13 @@ from trustaudit.errors import UsageError
 from trustaudit.io import fs
 from trustaudit.io.compression import (
     COMPRESSED_SUFFIXES,
+    PAYLOAD_ENCODINGS,
     READABLE,
     CorruptStream,
     codec_of,
     decompress_capped,
     open_decompressed,
+    read_encoded,
     unsupported_codec,
 )
 from trustaudit.io.decode import Utf8Lines, wide_bom
@@ -1234,8 +1236,10 @@ class WarcSource(_PathSource):
             ctype = record.http_headers.get_header("Content-Type")
         else:
             ctype = record.rec_headers.get_header("Content-Type")
-        stream = record.content_stream()
-        body = stream.read(self.max_bytes + 1)
+        try:
+            body = _payload(record, self.max_bytes)
+        except ImportError as exc:
+            return ErrorRow(self.name, offset, url, "read", "UNSUPPORTED_COMPRESSION", str(exc))
         if len(body) > self.max_bytes:
             return ErrorRow(
                 self.name, offset, url, "read", "TOO_LARGE", f"payload over {self.max_bytes} bytes"
@@ -1265,6 +1269,21 @@ class WarcSource(_PathSource):
             "content_type": ctype,
             "body": body,
         }
+
+
+def _payload(record: Any, cap: int) -> bytes:
+    """A WARC record's payload, de-chunked and decoded from its Content-Encoding, at most `cap + 1`
+    bytes (`read_encoded` says why warcio does not decode it)."""
+    headers = record.http_headers
+    encoding = (headers.get_header("Content-Encoding") or "").strip().lower() if headers else ""
+    if encoding not in PAYLOAD_ENCODINGS:
+        return record.content_stream().read(cap + 1)  # type: ignore[no-any-return]
+    stream = record.raw_stream
+    if (headers.get_header("Transfer-Encoding") or "").strip().lower() == "chunked":
+        from warcio.bufferedreaders import ChunkedDataReader
+
+        stream = ChunkedDataReader(stream)
+    return read_encoded(stream, encoding, cap)
 
 
 # ---------------------------------------------------------------- Parquet

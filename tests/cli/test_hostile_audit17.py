@@ -1,0 +1,67 @@
+"""Session-17 red team through the CLI: WARC payloads stored with their Content-Encoding, and
+JSONL files whose records bring a new field each."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from helpers import article_html
+
+brotli = pytest.importorskip("brotli")
+
+NOW = ["--now", "2026-11-01"]
+
+
+def audit(runner, app, *args: str):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, ["audit", *args, "--workers", "1", "-q", *NOW])
+
+
+def balanced(run: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
+    acc = json.loads((run / "manifest.json").read_text())["stages"]["ingest"]["accounting"]
+    assert acc["balanced"], acc
+    return pl.read_parquet(run / "pages.parquet"), pl.read_parquet(run / "errors.parquet")
+
+
+def warc_response(uri: str, body: bytes, encoding: bytes) -> bytes:
+    http = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: " + encoding + b"\r\n\r\n"
+    ) + body
+    return (
+        b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: " + uri.encode() + b"\r\n"
+        b"Content-Type: application/http; msgtype=response\r\n"
+        b"Content-Length: " + str(len(http)).encode() + b"\r\n\r\n" + http + b"\r\n\r\n"
+    )
+
+
+def test_warc_br_pages_are_read_and_a_br_bomb_is_too_large(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Before: every `Content-Encoding: br` record was WARC_RECORD_CORRUPT ("AttributeError: …
+    'unused_data'"), and a gzip body damaged midway was a page cut short, zlib's error on stderr."""
+    page = article_html("Brotli page").encode()
+    c = brotli.Compressor(quality=4, lgwin=24)
+    block = b"<p>aaaa</p>" * 100_000
+    bomb = b"".join(c.process(block) for _ in range(60)) + c.finish()  # 66 MB in < 1 KB
+    damaged = bytearray(gzip.compress(article_html(" ".join(map(str, range(50_000)))).encode()))
+    damaged[len(damaged) // 2 : len(damaged) // 2 + 32] = bytes(32)
+    warc = tmp_path / "enc.warc"
+    warc.write_bytes(
+        warc_response("https://b.example/page", brotli.compress(page), b"br")
+        + warc_response("https://b.example/bomb", bomb, b"br")
+        + warc_response("https://b.example/damaged", bytes(damaged), b"gzip")
+        + warc_response("https://b.example/gz", gzip.compress(page), b"x-gzip")
+    )
+    run = tmp_path / "run"
+    res = audit(runner, app, str(warc), "--out", str(run))
+    assert res.exit_code == 0, res.output
+    assert "Error -3" not in res.output
+    pages, errors = balanced(run)
+    assert sorted(pages["url"]) == ["https://b.example/gz", "https://b.example/page"]
+    assert pages["title"].to_list() == ["Brotli page", "Brotli page"]
+    got = dict(zip(errors["url"], errors["code"], strict=True))
+    assert got == {
+        "https://b.example/bomb": "TOO_LARGE",
+        "https://b.example/damaged": "WARC_RECORD_CORRUPT",
+    }
