@@ -467,6 +467,7 @@ class JsonlSource(_PathSource):
         extra: dict[str, None] = {}
         line_no = 0
         emitted = 0  # records and error rows yielded so far: a file that yields none is one row
+        self._fields: set[str] = set()  # extra field names of the file so far (its columns)
         try:
             fh, self._reader = _open_input(self.path)
         except OSError as exc:
@@ -634,6 +635,18 @@ class JsonlSource(_PathSource):
                 f"line {line_no}: field name {ascii(bad_key)[:80]} is not valid Unicode",
             )
             return
+        new = [k for k in obj if k not in _JSONL_RESERVED and k not in self._fields]
+        if len(self._fields) + len(new) > limits.max_extra_fields:
+            # each name is a column of every page: records that each bring new names would
+            # build a table of 100,000 columns (minutes and gigabytes for a 2 MB file)
+            error(
+                "TOO_MANY_FIELDS",
+                f"line {line_no}: {len(new)} new field name(s) ({new[0][:40]!r}, …) would give"
+                f" the file more than inputs.max_extra_fields ({limits.max_extra_fields}) columns",
+                url,
+            )
+            return
+        self._fields.update(new)
         for key, value in obj.items():
             if key in _JSONL_RESERVED:
                 continue
@@ -1326,6 +1339,17 @@ class ParquetSource(_PathSource):
             )
             return
         extra = [n for n in names if n not in _JSONL_RESERVED and n != "body"]
+        if len(extra) > self.limits.max_extra_fields:  # 20,000 columns of 20 rows took minutes
+            yield _error_batch(
+                self.name,
+                None,
+                None,
+                "read",
+                "TOO_MANY_FIELDS",
+                f"Parquet file has {len(extra)} extra columns, over inputs.max_extra_fields"
+                f" ({self.limits.max_extra_fields}); write the columns to keep to a new file",
+            )
+            return
         start = 0
         try:
             for batch in pf.iter_batches(batch_size=batch_size):

@@ -163,6 +163,7 @@ UNSCANNED_CODES = frozenset(
         "JSON_TOO_DEEP",
         "JSON_DECODE",
         "FIELD_TOO_LARGE",
+        "TOO_MANY_FIELDS",
         "RECORD_INVALID",
         "EXTRACT_FAILED",
         "EXTRACT_TIMEOUT",

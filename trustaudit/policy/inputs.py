@@ -32,6 +32,12 @@ class InputsPolicy:
         "size of one extra (non-html/text) JSONL/Parquet field; larger records are error rows"
         " (FIELD_TOO_LARGE)",
     )
+    max_extra_fields: int = opt(
+        256,
+        "distinct extra field names (not url/html/text/...) in one JSONL file, each a column of"
+        " pages.parquet: a record that would add names past it is an error row TOO_MANY_FIELDS;"
+        " a Parquet file with more extra columns is one such row",
+    )
     max_html_depth: int = opt(
         512,
         "element nesting depth of HTML (Chromium's limit); deeper tags are dropped before parsing,"
@@ -61,6 +67,7 @@ class InputsPolicy:
             "max_decompressed_bytes",
             "max_json_depth",
             "max_field_bytes",
+            "max_extra_fields",
             "max_html_depth",
             "batch_max_bytes",
         ):
