@@ -170,3 +170,33 @@ def test_bundled_bootstrap_and_registered_domain() -> None:
     assert boot["com"][0].startswith("https://") and "br" in boot and "org" in boot
     assert registered_domain("news.example.co.uk") == "example.co.uk"
     assert registered_domain("127.0.0.1") is None
+
+
+def test_bodies_over_the_cap_stay_unread_when_the_warc_is_audited(
+    server: FaultServer,
+    tmp_path: Path,
+    runner,
+    app,  # type: ignore[no-untyped-def]
+) -> None:
+    """Before: the crawl's WARC held a too-large body as `200 OK` with an empty, untruncated
+    payload, so auditing the WARC called the page EMPTY_BODY (which the gate passes) instead of
+    TOO_LARGE (never scanned, which the gate fails)."""
+    urls = tmp_path / "urls.txt"
+    urls.write_text(f"{server.base}/huge\n{server.base}/bomb\n{server.base}/page/1\n")
+    warc = tmp_path / "crawl.warc.gz"
+    args = ["crawl", str(urls), "--out", str(tmp_path / "crawl"), "--allow-private", "--delay",
+            "0", "--timeout", "10", "--warc", str(warc), "-w", "1", "-q"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    crawled = pl.read_parquet(tmp_path / "crawl" / "errors.parquet")
+    assert sorted(crawled["code"]) == ["TOO_LARGE", "TOO_LARGE"]
+    run = tmp_path / "run"
+    result = runner.invoke(app, ["audit", str(warc), "--out", str(run), "-w", "1", "-q"])
+    assert result.exit_code == 0, result.output
+    errors = pl.read_parquet(run / "errors.parquet").sort("url")
+    assert errors.select("url", "code").rows() == [
+        (f"{server.base}/bomb", "TOO_LARGE"),
+        (f"{server.base}/huge", "TOO_LARGE"),
+    ]
+    assert "WARC-Truncated: length" in errors["message"][0]
+    assert pl.read_parquet(run / "pages.parquet")["url"].to_list() == [f"{server.base}/page/1"]

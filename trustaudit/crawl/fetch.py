@@ -42,6 +42,8 @@ RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 _CHUNK = 64 * 1024
 _SNIFF_BYTES = 1024
 _MAX_ADDRESSES = 3  # addresses tried per hop when the first refuses
+# WARC-Truncated values (WARC 1.1 §5.13) for a body the fetch gave up on
+_WARC_TRUNCATED = {"TOO_LARGE": "length", "FETCH_TIMEOUT": "time", "CONNECT_ERROR": "disconnect"}
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,9 @@ class Exchange:
     response_headers: list[tuple[str, str]]
     body: bytes
     fetched_at: datetime
-    body_complete: bool = True
+    # the WARC-Truncated value when `body` is not the whole body ("length": over the cap, "time",
+    # "disconnect", "unspecified"); a body dropped whole is b"" with a value here, not an empty page
+    truncated: str | None = None
 
 
 @dataclass
@@ -369,10 +373,11 @@ class Fetcher:
                 return location
             raise _Abort(f"HTTP_{status}", f"redirect {status} without Location")
         if not 200 <= status < 300:
-            with contextlib.suppress(_Abort):
-                ex.body, ex.body_complete = self._read(
-                    resp, cfg.archive_error_body_bytes, True, fired
-                )
+            try:
+                ex.body, complete = self._read(resp, cfg.archive_error_body_bytes, True, fired)
+                ex.truncated = None if complete else "length"
+            except _Abort as exc:
+                ex.truncated = _WARC_TRUNCATED.get(exc.code, "unspecified")
             raise _Abort(
                 f"HTTP_{status}",
                 f"HTTP {status} {resp.reason or ''}".strip(),
@@ -382,16 +387,20 @@ class Fetcher:
         if accept and mime and mime not in accept:
             raise _Abort("NOT_HTML", f"content type {mime!r} is not HTML/XHTML/text")
         clen = resp.headers.get("content-length")
-        if (
-            not truncate
-            and clen
-            and clen.isdigit()
-            and int(clen) > cap
-            and not resp.headers.get("content-encoding")
-        ):
-            raise _Abort("TOO_LARGE", f"Content-Length {int(clen)} exceeds the {cap}-byte cap")
-        body, complete = self._read(resp, cap, truncate, fired)
-        ex.body, ex.body_complete = body, complete
+        try:
+            if (
+                not truncate
+                and clen
+                and clen.isdigit()
+                and int(clen) > cap
+                and not resp.headers.get("content-encoding")
+            ):
+                raise _Abort("TOO_LARGE", f"Content-Length {int(clen)} exceeds the {cap}-byte cap")
+            body, complete = self._read(resp, cap, truncate, fired)
+        except _Abort as exc:  # the WARC must not show the dropped body as an empty page
+            ex.truncated = _WARC_TRUNCATED.get(exc.code, "unspecified")
+            raise
+        ex.body, ex.truncated = body, None if complete else "length"
         if not body:
             raise _Abort("EMPTY_BODY", "response body is empty")
         if accept and _looks_binary(body):

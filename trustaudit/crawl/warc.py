@@ -66,8 +66,8 @@ class WarcSink:
         )
         warc_common = {"WARC-Date": date, "WARC-IP-Address": ex.ip}
         resp_extra = {"WARC-Record-ID": resp_id}
-        if not ex.body_complete:
-            resp_extra["WARC-Truncated"] = "length"
+        if ex.truncated:
+            resp_extra["WARC-Truncated"] = ex.truncated
         response = self._writer.create_warc_record(
             ex.url,
             "response",

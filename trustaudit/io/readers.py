@@ -1264,6 +1264,16 @@ class WarcSource(_PathSource):
             raise EOFError(
                 f"payload is {record.raw_stream.limit} bytes short of its Content-Length"
             )
+        cut = (record.rec_headers.get_header("WARC-Truncated") or "").strip().lower()
+        if cut == "length" and not body:  # the crawler's cap dropped it: never seen, not empty
+            return ErrorRow(
+                self.name,
+                offset,
+                url,
+                "read",
+                "TOO_LARGE",
+                "payload not archived: over the crawler's body cap (WARC-Truncated: length)",
+            )
         date = record.rec_headers.get_header("WARC-Date")
         if record.rec_type == "conversion":  # WET: extracted text, no HTML
             return {
