@@ -200,3 +200,28 @@ def test_bodies_over_the_cap_stay_unread_when_the_warc_is_audited(
     ]
     assert "WARC-Truncated: length" in errors["message"][0]
     assert pl.read_parquet(run / "pages.parquet")["url"].to_list() == [f"{server.base}/page/1"]
+
+
+def test_crawl_of_a_list_with_an_absurdly_long_url_reads_the_others(
+    server: FaultServer,
+    tmp_path: Path,
+    runner,
+    app,  # type: ignore[no-untyped-def]
+) -> None:
+    """Before: a CSV cell over 128 KiB was an internal error (exit 3, nothing crawled), and a
+    60 MB line of a .txt list was fetched for minutes; now each is one BAD_URL row."""
+    long = f"{server.base}/page/" + "9" * 200_000
+    lists = tmp_path / "u.csv", tmp_path / "u.txt"
+    lists[0].write_text(f'url\n{server.base}/page/1\n"{long}"\n', encoding="utf-8")
+    lists[1].write_text(f"{long}8\n{server.base}/page/2\n", encoding="utf-8")
+    out = tmp_path / "run"
+    args = ["crawl", *map(str, lists), "--out", str(out), "--allow-private", "--delay", "0",
+            "-w", "1", "-q"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    pages = pl.read_parquet(out / "pages.parquet")
+    errors = pl.read_parquet(out / "errors.parquet")
+    assert sorted(pages["url"]) == [f"{server.base}/page/1", f"{server.base}/page/2"]
+    assert errors["code"].to_list() == ["BAD_URL", "BAD_URL"]
+    assert errors["message"].str.contains("characters, over 32768").all()
+    assert not any(len(path) > 1000 for path in server.hits)

@@ -7,6 +7,7 @@ import ipaddress
 import pytest
 
 from trustaudit.crawl.ssrf import (
+    MAX_URL_CHARS,
     BadURLError,
     BlockedError,
     Guard,
@@ -84,6 +85,15 @@ BAD = [
 def test_disguised_private_addresses_are_blocked(url: str) -> None:
     with pytest.raises(BlockedError):
         Guard(resolver=lambda h, p: ["93.184.216.34"]).check(url)
+
+
+def test_urls_longer_than_any_server_accepts_are_refused() -> None:
+    """Before: a 60 MB URL line was sent whole as the request line, and retried, for minutes."""
+    guard = Guard(resolver=lambda h, p: ["93.184.216.34"])
+    ok = "http://example.com/" + "a" * (MAX_URL_CHARS - 19)
+    assert guard.check(ok)[0].host == "example.com"
+    with pytest.raises(BadURLError, match=f"URL is {MAX_URL_CHARS + 1} characters"):
+        guard.check(ok + "b")
 
 
 @pytest.mark.parametrize("url", BAD)

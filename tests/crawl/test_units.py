@@ -157,6 +157,20 @@ def test_url_lists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert list(read_url_list("-")) == [(1, "http://s.example/")]
 
 
+def test_csv_url_list_with_a_cell_over_csv_field_limit_is_read(tmp_path: Path) -> None:
+    """Before: `_csv.Error: field larger than field limit (131072)`, an internal error (exit 3)
+    that lost every URL of the list; now the long cell is a URL like any other (the guard
+    refuses it as BAD_URL)."""
+    long = "http://a.example/" + "a" * 300_000
+    path = tmp_path / "u.csv"
+    path.write_text(f'url\nhttp://a.example/1\n"{long}"\nhttp://a.example/2\n', encoding="utf-8")
+    assert list(read_url_list(path)) == [
+        (1, "http://a.example/1"),
+        (2, long),
+        (3, "http://a.example/2"),
+    ]
+
+
 def _row(offset: int) -> dict[str, object]:
     return {
         "source": "u.txt",

@@ -83,6 +83,10 @@ def read_url_list(path_or_dash: str | Path) -> Iterator[tuple[int, str]]:
 
 def _csv_urls(text: str, name: str, data: bytes = b"") -> Iterator[tuple[int, str]]:
     valid = _decode_line(data) if data else text
+    # csv's default field cap (128 KiB) made one long cell an internal error that lost the whole
+    # list; the file is in memory already, so no cell can be longer than it (the crawler refuses
+    # URLs over ssrf.MAX_URL_CHARS as BAD_URL rows)
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     reader = csv.DictReader(io.StringIO(text))
     fields = {f.strip().lower(): f for f in (reader.fieldnames or [])}
     if "url" not in fields:
