@@ -7,6 +7,7 @@ socket behaviour that a mocked client would never exercise. Bodies are generated
 
 from __future__ import annotations
 
+import gzip
 import socket
 import struct
 import threading
@@ -203,6 +204,10 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         elif path == "/bomb":
             self._send(200, gzip_bomb(), "text/html", Content_Encoding="gzip")
+        elif path.startswith("/encoded/"):  # a page sent with the Content-Encoding in the path
+            enc = path.rsplit("/", 1)[-1]
+            body = gzip.compress(page(enc)) if "gzip" in enc else b"\x28\xb5\x2f\xfd" + page(enc)
+            self._send(200, body, "text/html", Content_Encoding=enc)
         elif path.startswith("/loop/"):
             other = "b" if path.endswith("/a") else "a"
             self._send(302, b"", None, Location=f"/loop/{other}")

@@ -209,3 +209,22 @@ def test_per_host_delay_is_respected(server: FaultServer, tmp_path: Path) -> Non
     )
     assert server.max_active == 1
     assert sum(clock.sleeps) >= 3 * 5.0 - 1e-6  # three gaps of the per-host delay
+
+
+def test_unknown_content_encoding_is_a_decode_error_not_a_page(
+    server: FaultServer, tmp_path: Path
+) -> None:
+    """Before: a body in an encoding urllib3 does not decode (`zstd` without the zstandard
+    module, `compress`) was kept as the page, its compressed bytes read as text."""
+    urls = tmp_path / "urls.txt"
+    paths = ["/encoded/zstd", "/encoded/compress", "/encoded/x-gzip"]
+    urls.write_text("".join(server.base + p + "\n" for p in paths))
+    crawl_urls([str(urls)], tmp_path / "run", make_policy(), allow=only(server))
+    rows = _rows(tmp_path / "run")
+    got = [(rows[i]["error_code"], rows[i]["error_message"]) for i in range(1, 4)]
+    assert got[:2] == [
+        ("DECODE_ERROR", "content-encoding 'zstd' is not supported"),
+        ("DECODE_ERROR", "content-encoding 'compress' is not supported"),
+    ]
+    assert got[2] == (None, None)
+    assert b"x-gzip" in rows[3]["body"]

@@ -30,6 +30,7 @@ from urllib.parse import urljoin
 import urllib3
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.exceptions import DecodeError, HTTPError, ProtocolError, SSLError
+from urllib3.util.request import ACCEPT_ENCODING
 
 from trustaudit.crawl.charset import decide_charset
 from trustaudit.crawl.ssrf import BadURLError, BlockedError, Guard, IPAddress, ResolveError, Target
@@ -42,6 +43,9 @@ RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 _CHUNK = 64 * 1024
 _SNIFF_BYTES = 1024
 _MAX_ADDRESSES = 3  # addresses tried per hop when the first refuses
+# Content-Encoding tokens urllib3 decodes here (brotli and zstd only when their modules are installed);
+# another one would hand over the encoded bytes as the page
+_DECODABLE = frozenset(ACCEPT_ENCODING.split(",")) | {"identity", "x-gzip"}
 # WARC-Truncated values (WARC 1.1 §5.13) for a body the fetch gave up on
 _WARC_TRUNCATED = {"TOO_LARGE": "length", "FETCH_TIMEOUT": "time", "CONNECT_ERROR": "disconnect"}
 
@@ -387,7 +391,11 @@ class Fetcher:
         if accept and mime and mime not in accept:
             raise _Abort("NOT_HTML", f"content type {mime!r} is not HTML/XHTML/text")
         clen = resp.headers.get("content-length")
+        encodings = (resp.headers.get("content-encoding") or "").lower().split(",")
+        unknown = next((e.strip() for e in encodings if e.strip() not in _DECODABLE | {""}), None)
         try:
+            if unknown is not None:
+                raise _Abort("DECODE_ERROR", f"content-encoding {unknown[:40]!r} is not supported")
             if (
                 not truncate
                 and clen
