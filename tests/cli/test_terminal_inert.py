@@ -98,3 +98,24 @@ def test_emoji_codes_in_page_strings_stay_text(runner, app, tmp_path: Path) -> N
     assert f"title: {title}" in res.stdout
     assert f"{url}  (doc_id" in res.stdout
     assert "\u2705" not in res.output and "\U0001f512" not in res.output
+
+
+def test_error_line_stays_one_line(runner, app, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """An exception text can quote input (a cell, a path): a CR must not return the cursor to
+    print "all good" over the error, and a line break must not forge a second line."""
+    import trustaudit.report.explain as explain_module
+
+    def boom(*a: object, **k: object) -> None:
+        raise ValueError(f"bad cell 'x\rall good{CLEAR}\ntrustaudit: gate PASS'")
+
+    url = "https://a.example/x"
+    run = make_run(tmp_path / "run", [page(url, 0.9)]).root
+    monkeypatch.setattr(explain_module, "explain_page", boom)
+    res = runner.invoke(app, ["explain", str(run), url])
+    assert res.exit_code == 3
+    lines = res.stderr.splitlines()
+    assert len(lines) == 2 and lines[1].startswith("hint: ")
+    assert lines[0] == (
+        "trustaudit: error: internal error: ValueError: bad cell 'x all good trustaudit: gate PASS'"
+    )
+    assert "\r" not in res.stderr and "\x1b" not in res.stderr

@@ -101,10 +101,11 @@ def fail(message: str, hint: str = "") -> None:
     """Print the one-line error (and its hint) on stderr."""
     from trustaudit.report.escape import strip_invisible
 
-    # messages quote paths, URLs and lines from the inputs: no escape sequence reaches the terminal
-    print(f"trustaudit: error: {strip_invisible(message)}", file=sys.stderr)
+    # messages quote paths, URLs, lines and exception texts from the inputs: no escape sequence
+    # reaches the terminal, and a CR or line break cannot print over or under the error line
+    print(f"trustaudit: error: {' '.join(strip_invisible(message).split())}", file=sys.stderr)
     if hint:
-        print(f"hint: {strip_invisible(hint)}", file=sys.stderr)
+        print(f"hint: {' '.join(strip_invisible(hint).split())}", file=sys.stderr)
 
 
 _closed_pipe_exit = int(ExitCode.OK)
