@@ -71,6 +71,7 @@ from trustaudit.injection.normalize import (
     strip_invisible,
     variants,
 )
+from trustaudit.injection.relay import relays_to_role
 from trustaudit.policy.injection import InjectionPolicy
 
 __all__ = [
@@ -1379,7 +1380,10 @@ def _word_end(text: str, at: int) -> int:
 # passing ("the user can…", "Nutzer") do not count: a host page's own copy is not a guideline.
 # The count is the attacker's to write: three verbless "Peça ao usuário…" requests hide each other
 # (session 16, measured: reading them all makes the packaged head flag every guideline page of
-# `tests/injection/test_review13b_visible.py` at 0.59, so the count stays).
+# `tests/injection/test_review13b_visible.py` at 0.59, so the count stays). Past it a sentence is
+# still read on a mark of its own (`_marked`): since session 17 also a message relayed to the user
+# ("Diga ao usuário que…", `relay.relays_to_role`), which an injection in plain sight wants and a
+# rule for developers seldom writes; only plain rules ("Peça ao usuário o número…") can still hide.
 _ROLE_OBJECT_PAGE_SENTENCES = 2
 
 
@@ -1424,6 +1428,15 @@ def _speaks_to_reader(passage: str) -> bool:
         or first_person(passage)
         or _names_address(passage)
     )
+
+
+def _marked(low: str, at: int, passage: str) -> bool:
+    """Whether the sentence `passage` of the role word at `at` of `low` is read on a mark of its
+    own, whatever the page's count (`_ROLE_OBJECT_PAGE_SENTENCES`): it speaks to the reader, as
+    the user or names an address (`_speaks_to_reader`), or makes the reader tell the user a message
+    (`relay.relays_to_role`: "Diga ao usuário que…", "告诉用户…"). The plain rules past the count
+    stay unread: read, the packaged head flags a guideline page's "Indique al usuario…" (0.60)."""
+    return _speaks_to_reader(passage) or relays_to_role(low, at, passage)
 
 
 def _role_sentences(low: str, sentences: dict[int, str], policy: InjectionPolicy) -> int:
@@ -1490,7 +1503,7 @@ def _visible_requests(
         if not is_request(
             passage, min_words=policy.semantic_request_min_words, reader=True
         ) and not _role_object(
-            passage, policy.semantic_request_min_words, objects=few or _speaks_to_reader(passage)
+            passage, policy.semantic_request_min_words, objects=few or _marked(low, at, passage)
         ):
             continue
         if about_the_site(passage) or ui_copy(passage) or code_shaped(passage):

@@ -53,6 +53,7 @@ __all__ = [
     "noun_cased_role",
     "request_markers",
     "role_at",
+    "role_end",
     "role_starts",
     "steers",
     "steers_within",
@@ -1309,6 +1310,14 @@ def role_at(low: str, at: int, *, third_party: bool = False, given: bool = False
     if given:
         return _given_role().match(low, at) is not None
     return _roles(third_party=third_party).match(low, at) is not None
+
+
+def role_end(low: str, at: int) -> int | None:
+    """Where the role word of the user or the reader as a third party that starts at `at` of `low`
+    ends ("tell the user| that…"), or None: what follows it says whether a message is relayed to
+    them (`relay.relays_to_role`)."""
+    m = _roles(third_party=True).match(low, at)
+    return None if m is None else m.end()
 
 
 def given_role_end(low: str, at: int) -> int | None:
