@@ -75,7 +75,7 @@ _BETWEEN: dict[str, str] = {
 _GLUED_VERBS: dict[str, str] = {
     "zh": "回答|回复|答复|回覆|回應|回应|服从|服從",
     "ja": "答え|回答し|回答す|応答し|応答す|従う|従い|従っ",
-    "ko": "답변하|답변해|답하|대답하|대답해|응답하|응답해|복종하",
+    "ko": "답변하|답변합|답변해|답하|답합|대답하|대답합|대답해|응답하|응답합|응답해|복종하|복종합",
     "ar": "تجيب|تجيبين|ترد على|تردين|تطيع|تطيعين",
     "fa": "پاسخ می|جواب می|پاسخ بده|جواب بده|اطاعت می",
     "he": "עונה|עונים|תענה|תעני|מציית|מצייתת",
@@ -104,7 +104,7 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.P
     )
     glued = re.compile(_alt(_GLUED_VERBS))
     before = re.compile(rf"(?:{_MAY_BEFORE})\s*$")
-    after = re.compile(rf"\s*(?:{_MAY_AFTER})")
+    after = re.compile(rf"[^。．.!?！？]{{0,6}}?(?:{_MAY_AFTER})")
     return spaced, glued, before, after
 
 
