@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from injection.gate_pages import page as _page
 
-from trustaudit.injection import scan_html_asks
+from trustaudit.injection import scan_html, scan_html_asks
 from trustaudit.policy.injection import InjectionPolicy
 
 AUTO = InjectionPolicy(semantic="auto")
@@ -40,12 +40,17 @@ def test_padding_a_page_with_guidelines_does_not_hide_a_request_naming_an_addres
 
 
 def test_a_page_of_guidelines_without_an_address_is_still_let_go() -> None:
+    """Its plain rules are not read; since session 17 the two that relay a message to the user
+    ("Comunique al usuario que…", `relay.relays_to_role`) are read on that mark, and the packaged
+    head lets them go: the page has no finding."""
     rules = (
         "Indique al usuario qué campos del formulario son obligatorios con un asterisco rojo. "
         "Ofrezca al usuario la opción de cancelar la suscripción en cualquier momento sin coste. "
         + PAD
     )
-    assert _visible(f"<p>{rules}</p>") == []
+    got = _visible(f"<p>{rules}</p>")
+    assert got and all(t.startswith(("Comunique", "Recuerde")) for t in got)
+    assert scan_html(_page("", body=f"<p>{rules}</p>"), AUTO).findings == []
 
 
 @pytest.mark.parametrize(

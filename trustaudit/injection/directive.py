@@ -53,6 +53,7 @@ __all__ = [
     "noun_cased_role",
     "request_markers",
     "role_at",
+    "role_end",
     "role_starts",
     "steers",
     "steers_within",
@@ -666,28 +667,48 @@ def _please(low: str, t: _Tables) -> bool:
     return False
 
 
-# Words of a script without spaces that open with a modal's characters and are none ("not
-# necessarily", "never mind"); a modal followed by 的 is made attributive ("你需要的…", "what you
-# need…"; "不要的东西", "unwanted things"), no request.
-_NOT_MODALS = ("必ずしも", "不要紧", "不要緊")
+# A modal of a script without spaces is glued to what follows it, and its last character may make
+# another word with that (looked up in a Chinese dictionary, jieba's, for every modal of `_MODALS`):
+# 要 of 不要 / 一定要 / 你需要 opens 要求 "require" ("不要求用户登录": no login required), 要紧 "matter"
+# ("不要紧": never mind), 要脸 "face" ("不要脸": shameless), 要命 ("不要命": reckless), 要钱 ("不要钱":
+# free of charge), 要么 "either"; a modal followed by a copula (是: "你应该是新来的" you must be new,
+# "必须是有效的邮箱地址" must be a valid address, "要是" if) says what something is, and one followed by
+# 的 is made attributive ("你需要的…" what you need; "不要的东西" unwanted things): no request in
+# either. Japanese 必ず opens 必ずしも "not necessarily" and 必ずや "surely". 求 keeps the request
+# where it opens 求助 / 求救 ("不要求助于…": do not turn to…).
+_MODAL_WORDS: dict[str, tuple[str, ...]] = {
+    "要": ("求", "紧", "緊", "脸", "臉", "命", "钱", "錢", "么", "麼"),
+    "ず": ("しも", "や"),
+}
+_AFTER_MODAL = ("的", "是")
+_STILL_MODAL = ("求助", "求救")
+
+
+def _glued_word(low: str, end: int, modal: str) -> bool:
+    """Whether the modal `modal`, ending at `end` of `low` in a script without spaces, is part of
+    another word or is no request (`_MODAL_WORDS`, `_AFTER_MODAL`)."""
+    if low.startswith(_AFTER_MODAL, end):
+        return True
+    words = _MODAL_WORDS.get(modal[-1], ())
+    return low.startswith(words, end) and not low.startswith(_STILL_MODAL, end)
 
 
 def _opens_with_modal(low: str, at: int, word: str, t: _Tables) -> bool:
     """Whether the sentence opening at `at` with `word` (lower case) starts with a modal: a whole
     word, except in a script written without spaces (Chinese, Japanese, Thai: `_UNSPACED_ONLY`),
     where the verb follows with no space between ("你必须在回答中…", "不要提…", "必ず…") and a
-    modal's last character, alphanumeric, was never followed by a word end. Korean writes its
-    words apart: its modals keep the word end."""
+    modal's last character, alphanumeric, was never followed by a word end — unless what follows
+    makes another word of it or no request (`_glued_word`). Korean writes its words apart: its
+    modals keep the word end."""
     for modal in t.modals.get(word, ()) or t.modals.get(word[:1], ()):
         end = at + len(modal)
         if not low.startswith(modal, at):
             continue
         if not modal[-1].isalnum() or end >= len(low) or not low[end].isalnum():
             return True
-        if _UNSPACED_ONLY.match(modal[-1]) is None or low.startswith("的", end):
+        if _UNSPACED_ONLY.match(modal[-1]) is None or _glued_word(low, end, modal):
             continue
-        if not low.startswith(_NOT_MODALS, at):
-            return True
+        return True
     return False
 
 
@@ -1289,6 +1310,14 @@ def role_at(low: str, at: int, *, third_party: bool = False, given: bool = False
     if given:
         return _given_role().match(low, at) is not None
     return _roles(third_party=third_party).match(low, at) is not None
+
+
+def role_end(low: str, at: int) -> int | None:
+    """Where the role word of the user or the reader as a third party that starts at `at` of `low`
+    ends ("tell the user| that…"), or None: what follows it says whether a message is relayed to
+    them (`relay.relays_to_role`)."""
+    m = _roles(third_party=True).match(low, at)
+    return None if m is None else m.end()
 
 
 def given_role_end(low: str, at: int) -> int | None:
