@@ -134,6 +134,13 @@ def test_head_json_is_byte_stable_and_reads_back_as_the_scan_classifier() -> Non
         json.loads(head_json(Head(line.weights, line.bias, 4.0, thr), "l", 3, "d"))
     )
     assert flat.hidden is None and np.allclose(flat.proba_of(x), line.proba(x), atol=1e-4)
+    # where the head's threshold decides travels with it to the scan; a head without says nothing
+    assert flat.decides == frozenset() and '"decides"' not in text
+    decided = Head(line.weights, line.bias, 4.0, thr, decides=("covert",))
+    spec = json.loads(head_json(decided, "l", 3, "d"))
+    assert spec["decides"] == ["covert"]
+    assert classifier_from(spec).floor_for("display_none", covert=True, min_score=0.5) == 0.5
+    assert classifier_from(spec).floor_for("attr_alt", covert=False, min_score=0.5) == 0.0
 
 
 _LOFO = sys.modules[_T.load_families.__module__]  # bench/injection_lofo.py, as train_intent read it
