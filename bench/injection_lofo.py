@@ -56,7 +56,7 @@ import random
 import re
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,7 +74,7 @@ from bench.injection_eval import (  # noqa: E402
 )
 from trustaudit.injection import COVERT, scan_html, scan_html_asks  # noqa: E402
 from trustaudit.injection.intent import LANGUAGES  # noqa: E402
-from trustaudit.injection.semantic import combine  # noqa: E402
+from trustaudit.injection.semantic import combine, decision_floor  # noqa: E402
 from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
 
 DEFAULT_CORPORA = ROOT.parent / "shared" / "corpora"
@@ -328,9 +328,11 @@ def _with_model(
     thr: dict[str, float],
     *,
     hidden_only: bool,
+    decides: Collection[str] = (),
 ) -> float:
     """A case's score once the fold's classifier read its passages (the scan's own combination),
-    with the fold's threshold for the kind of place (covert, exposed, visible)."""
+    with the fold's threshold for the kind of place (covert, exposed, visible), deciding in the
+    kinds `decides` names (`semantic.decision_floor`)."""
     from bench.train_intent import group_of
 
     pol = InjectionPolicy()
@@ -338,7 +340,9 @@ def _with_model(
     for text, lex, tech in asked:
         if hidden_only and tech == "visible":
             continue
-        s = combine(lex, prob[text], pol.semantic_weight, thr[group_of(tech)])
+        g = group_of(tech)
+        floor = decision_floor(tech, covert=g == "covert", decides=decides, min_score=pol.min_score)
+        s = combine(lex, prob[text], pol.semantic_weight, thr[g], floor)
         if s >= pol.min_score:
             best = max(best, s)
     return best
@@ -419,22 +423,32 @@ def _semantic_folds(
         keep = kept(data.pos_family, fam)
         blind = not args.language_aware
         head = fit_fold(
-            xp, data.pos_family, keep, xn, data, args.seed, kind=args.head, language_blind=blind
+            xp,
+            data.pos_family,
+            keep,
+            xn,
+            data,
+            args.seed,
+            kind=args.head,
+            language_blind=blind,
+            rule=args.thresholds,
+            decides=[x for x in args.decides.split(",") if x],
         )
         probs = dict(zip(asked, head.proba(xa).tolist(), strict=True))
+        th = head.thresholds
         LAST_FOLD.update(
-            probs=probs, thr=head.thresholds["covert"], c=head.c, thresholds=head.thresholds
+            probs=probs, thr=th["covert"], c=head.c, thresholds=th, decides=head.decides
         )
         cs = [
-            _with_model(s, a, probs, head.thresholds, hidden_only=c.technique != "visible")
+            _with_model(s, a, probs, th, hidden_only=c.technique != "visible", decides=head.decides)
             for c, s, a in zip(cases, scores, case_asks, strict=True)
         ]
         rs = [
-            _with_model(s, a, probs, head.thresholds, hidden_only=False)
+            _with_model(s, a, probs, th, hidden_only=False, decides=head.decides)
             for s, a in zip(real_lex, real_asks, strict=True)
         ]
         hs = [
-            _with_model(s, a, probs, head.thresholds, hidden_only=False)
+            _with_model(s, a, probs, th, hidden_only=False, decides=head.decides)
             for s, a in zip(hard_scores, hard_asks, strict=True)
         ]
         return cs, rs, hs
@@ -484,6 +498,7 @@ def by_host(
     cutoff: float,
     *,
     hidden_only: bool,
+    decides: Collection[str] = (),
 ) -> bool:
     """Whether a case caught at `cutoff` owes it only to its host page's own passages: neither its
     lexical score nor a passage of the payload (matched as in `miss_reason`) reaches `cutoff` with
@@ -492,7 +507,7 @@ def by_host(
     if lexical >= cutoff:
         return False
     mine = [a for a in asked if _of_payload(a[0], _key(p.text))]
-    return _with_model(0.0, mine, probs, thr, hidden_only=hidden_only) < cutoff
+    return _with_model(0.0, mine, probs, thr, hidden_only=hidden_only, decides=decides) < cutoff
 
 
 def miss_reason(
@@ -603,6 +618,18 @@ def main(argv: list[str] | None = None) -> int:
         "compare two revisions of the gate (a training row more or less moves no other)",
     )
     ap.add_argument(
+        "--thresholds",
+        default=None,
+        help="with --semantic: how each kind's threshold is read (train_intent.THRESHOLD_RULES; "
+        "default train_intent.THRESHOLD_RULE)",
+    )
+    ap.add_argument(
+        "--decides",
+        default=None,
+        help="with --semantic: comma-separated kinds of place whose threshold decides "
+        "(train_intent.DECIDES: covert, exposed; '' none)",
+    )
+    ap.add_argument(
         "--folds",
         default="",
         help="comma-separated families to hold out (default: every family; for quick comparisons)",
@@ -612,6 +639,14 @@ def main(argv: list[str] | None = None) -> int:
         from bench.train_intent import HEAD
 
         args.head = HEAD
+    if args.thresholds is None:
+        from bench.train_intent import THRESHOLD_RULE
+
+        args.thresholds = THRESHOLD_RULE
+    if args.decides is None:
+        from bench.train_intent import DECIDES
+
+        args.decides = ",".join(DECIDES)
     if args.extra is None:
         from bench.train_intent import EXTRA
 
@@ -755,7 +790,14 @@ def main(argv: list[str] | None = None) -> int:
                     th = LAST_FOLD["thresholds"]
                     assert isinstance(th, dict)
                     if by_host(
-                        p, lexical_scores[k], case_asks[k], probs, th, thr, hidden_only=not vis
+                        p,
+                        lexical_scores[k],
+                        case_asks[k],
+                        probs,
+                        th,
+                        thr,
+                        hidden_only=not vis,
+                        decides=LAST_FOLD["decides"],  # type: ignore[arg-type]
                     ):
                         host[vis] += 1
             print(

@@ -97,6 +97,20 @@ FP_BUDGET = 0.01
 # pages 0-0.25 %). A floor from the hard negatives themselves was measured and not kept: they score
 # 0.93-0.996 even in-sample, so any useful floor put every threshold above 0.98.
 SHARES = {"covert": 0.0, "exposed": 1 / 3, "visible": 1 / 3}
+# How a kind's threshold is read from the per-page maxima of its asked passages (`thresholds`):
+# ``top`` clears the page at its share (with no page allowed, the single highest training page), so
+# one passage's cross-fitted probability sets it and a fold's recall moves with any change of the
+# training rows; ``tail`` fits an exponential tail to the TAIL_PAGES highest pages in logit space
+# and reads the same expected count from it (`tail_threshold`), so no single page sets it
+# (docs/injection-history.md, "Session 17, thresholds").
+THRESHOLD_RULES = ("top", "tail")
+THRESHOLD_RULE = "top"
+TAIL_PAGES = 10
+# Kinds of place ("covert", "exposed") whose threshold decides: a passage there at or above it is a
+# finding (semantic.decision_floor), instead of the noisy-or with the location's prior, which out of
+# sight asks p ≥ 0.667–0.889 whatever the threshold. Written into the head (``decides``), so the
+# scan follows the head it reads; none: the prior decides, as the packaged head was calibrated for.
+DECIDES: tuple[str, ...] = ()
 # The head learns from payloads' prose openings of up to 400 characters, as much as the scan reads by
 # default (InjectionPolicy.semantic_max_chars, 400). A 200-character opening was measured for speed and
 # not kept as the default: retrained on 200-character cuts, the per-kind thresholds fell (covert
@@ -501,6 +515,8 @@ class Head:
     hidden: np.ndarray | None = None
     hidden_bias: np.ndarray | None = None
     query: np.ndarray | None = None  # attention pooling of a bag's windows (``--head attn``)
+    # kinds of place whose threshold decides (DECIDES; ``decides`` of intent_clf.json)
+    decides: tuple[str, ...] = ()
 
     def proba(self, x: np.ndarray) -> np.ndarray:
         """P(instruction aimed at an AI) per row of `x`; for bags of windows (an object array,
@@ -797,6 +813,32 @@ def choose_c(
     return max(C_GRID, key=lambda c: (score[c], -c)), score
 
 
+def tail_threshold(tops: Sequence[float], allowed: int, k: int = TAIL_PAGES) -> float:
+    """The probability above which `allowed` + 1 of the pages are expected, read from an exponential
+    tail fitted in logit space to the `k` highest of `tops` (per-page maxima, in any order) above
+    the next one: u + mean excess × ln(k / (allowed + 1)), u the (k + 1)-th highest logit. With
+    fewer pages than that, `k` shrinks to what there is; with `allowed` + 2 pages or fewer, the
+    ``top`` rule (the page at `allowed`, cleared by 1e-4; 0.5 with none).
+
+    Why: ``top`` puts the threshold where the training half's (`allowed` + 1)-th page lies, so
+    that as many pages of an unseen half are expected above it; but that is one passage's
+    cross-fitted probability, which moves with any change of the training rows. The tail reads the
+    same expected count from `k` pages: a change Δ of the top page's logit moves the threshold by
+    Δ·ln(k / (allowed + 1)) / k (0.23 Δ for k = 10 and no page allowed), not Δ. It extrapolates
+    past the top page when the next ones crowd it, and falls below it when the top page stands out
+    (then the unseen half decides whether that was an outlier: docs/injection-history.md, "Session
+    17, thresholds")."""
+    desc = sorted((float(t) for t in tops), reverse=True)
+    k = min(k, len(desc) - 1)
+    if k <= allowed + 1:
+        return desc[allowed] + 1e-4 if len(desc) > allowed else 0.5
+    q = np.clip(np.array(desc[: k + 1]), 1e-9, 1 - 1e-9)
+    lg = np.log(q / (1 - q))
+    u = float(lg[k])
+    t = u + float(np.mean(lg[:k] - u)) * float(np.log(k / (allowed + 1)))
+    return float(1.0 / (1.0 + np.exp(-t)))
+
+
 def thresholds(
     p: np.ndarray,
     group: np.ndarray,
@@ -804,11 +846,13 @@ def thresholds(
     asked: np.ndarray,
     n_pages: int,
     budget: float,
+    rule: str = THRESHOLD_RULE,
 ) -> dict[str, float]:
     """Per kind of place, the lowest probability ≥ 0.5 at which the passages of that kind the scan
     asks about (`asked`) flag at most its share (SHARES) of `budget` × `n_pages` pages (rounded
-    down: with the default budget and 399 training pages, 1 / 1 / 1 pages); exposed ≥ covert and
-    visible ≥ exposed.
+    down: with the default budget and 399 training pages, 0 / 1 / 1 pages); exposed ≥ covert and
+    visible ≥ exposed. `rule` (THRESHOLD_RULES): ``top`` clears the page at the share itself,
+    ``tail`` reads it from the highest pages' tail (`tail_threshold`).
 
     The count takes every asked passage at or above its threshold as a flagged page; the scan also
     needs the noisy-or with the location's prior to reach ``min_score`` (display:none p ≥ 0.667,
@@ -816,6 +860,8 @@ def thresholds(
     the threshold decide there instead (a hidden passage at or above it scoring ``min_score``) was
     measured and not kept: held out +25 hidden payloads, but 0.75–1.01 % of the unseen pages
     flagged per fold (docs/injection-history.md, "Session 14, the threshold decides")."""
+    if rule not in THRESHOLD_RULES:
+        raise ValueError(f"rule: one of {THRESHOLD_RULES}, not {rule!r}")
     out: dict[str, float] = {}
     for g in GROUPS:
         allowed = int(SHARES[g] * budget * n_pages)
@@ -824,7 +870,10 @@ def thresholds(
         for pg, pr in zip(page[sel].tolist(), p[sel].tolist(), strict=True):
             best[pg] = max(best.get(pg, 0.0), pr)
         tops = sorted(best.values(), reverse=True)
-        thr = tops[allowed] + 1e-4 if len(tops) > allowed else 0.5
+        if rule == "tail":
+            thr = tail_threshold(tops, allowed)
+        else:
+            thr = tops[allowed] + 1e-4 if len(tops) > allowed else 0.5
         out[g] = round(min(0.999, max(0.5, thr)), 4)
     out["exposed"] = max(out["exposed"], out["covert"])
     out["visible"] = max(out["visible"], out["exposed"])
@@ -871,11 +920,16 @@ def fit_fold(
     *,
     kind: str = "logistic",
     language_blind: bool = True,
+    rule: str = THRESHOLD_RULE,
+    decides: Sequence[str] = DECIDES,
 ) -> Head:
     """A head of `kind` trained on the positives `xp[keep]` (the caller leaves a family out)
     against every training negative (the asked ones weighted, `neg_weights`), its C chosen among
     the kept families only, its thresholds on the training pages' cross-fitted probabilities
     (`crossfit_proba`). Used per fold by bench/injection_lofo.py --semantic and below.
+
+    `rule`: how the thresholds are read (THRESHOLD_RULES, `thresholds`); `decides`: the kinds of
+    place whose threshold decides (DECIDES), carried by the head.
 
     `language_blind` (default LANGUAGE_BLIND): fitted on the embeddings without their
     `language_subspace` (when `data` knows its boundary negatives' languages and the input is one
@@ -887,11 +941,14 @@ def fit_fold(
     c, _ = choose_c(xp[keep], fam[keep], xn, seed, kind=kind, neg_weight=nw)
     f = _train(xp[keep], fam[keep], xn, c, seed, kind, nw)
     p = crossfit_proba(xp[keep], fam[keep], xn, data, c, seed, kind)
-    thr = thresholds(p, data.neg_group, data.neg_page, data.neg_asked, data.n_train_pages, budget)
+    thr = thresholds(
+        p, data.neg_group, data.neg_page, data.neg_asked, data.n_train_pages, budget, rule
+    )
     if f.hidden is not None:  # (x - x B'B) H = x (H - B'B H): the same folding for the MLP
         hidden = f.hidden if basis is None else without(f.hidden.T, basis).T
-        return Head(f.weights, f.bias, c, thr, hidden, f.hidden_bias, f.query)
-    return Head(without(f.weights[None, :], basis)[0], f.bias, c, thr, query=f.query)
+        return Head(f.weights, f.bias, c, thr, hidden, f.hidden_bias, f.query, tuple(decides))
+    w = without(f.weights[None, :], basis)[0]
+    return Head(w, f.bias, c, thr, query=f.query, decides=tuple(decides))
 
 
 def page_fp(
@@ -928,6 +985,7 @@ def head_json(head: Head, kind: str, seed: int, digest: str) -> str:
         "threshold": head.thresholds["covert"],
         "threshold_exposed": head.thresholds["exposed"],
         "threshold_visible": head.thresholds["visible"],
+        **({"decides": list(head.decides)} if head.decides else {}),
         "bias": round(float(head.bias), 6),
         "weights": _r(head.weights),
     }
@@ -971,6 +1029,17 @@ def main(argv: list[str] | None = None) -> int:
         help="the training set's seeded draws (DRAWS; the packaged head: sequential)",
     )
     ap.add_argument("--head", choices=HEADS, default=HEAD, help="the head's shape")
+    ap.add_argument(
+        "--thresholds",
+        choices=THRESHOLD_RULES,
+        default=THRESHOLD_RULE,
+        help="how each kind's threshold is read from the training pages (thresholds)",
+    )
+    ap.add_argument(
+        "--decides",
+        default=",".join(DECIDES),
+        help="comma-separated kinds of place whose threshold decides (DECIDES: covert, exposed)",
+    )
     ap.add_argument(
         "--language-aware",
         action="store_true",
@@ -1016,7 +1085,17 @@ def main(argv: list[str] | None = None) -> int:
     def fit(keep: np.ndarray) -> Head:
         """The recipe's head on the positives `keep` selects."""
         return fit_fold(
-            xp, fam, keep, xn, data, args.seed, args.fp_budget, kind=args.head, language_blind=blind
+            xp,
+            fam,
+            keep,
+            xn,
+            data,
+            args.seed,
+            args.fp_budget,
+            kind=args.head,
+            language_blind=blind,
+            rule=args.thresholds,
+            decides=[x for x in args.decides.split(",") if x],
         )
 
     if not args.no_folds:

@@ -134,6 +134,13 @@ def test_head_json_is_byte_stable_and_reads_back_as_the_scan_classifier() -> Non
         json.loads(head_json(Head(line.weights, line.bias, 4.0, thr), "l", 3, "d"))
     )
     assert flat.hidden is None and np.allclose(flat.proba_of(x), line.proba(x), atol=1e-4)
+    # where the head's threshold decides travels with it to the scan; a head without says nothing
+    assert flat.decides == frozenset() and '"decides"' not in text
+    decided = Head(line.weights, line.bias, 4.0, thr, decides=("covert",))
+    spec = json.loads(head_json(decided, "l", 3, "d"))
+    assert spec["decides"] == ["covert"]
+    assert classifier_from(spec).floor_for("display_none", covert=True, min_score=0.5) == 0.5
+    assert classifier_from(spec).floor_for("attr_alt", covert=False, min_score=0.5) == 0.0
 
 
 _LOFO = sys.modules[_T.load_families.__module__]  # bench/injection_lofo.py, as train_intent read it
@@ -355,3 +362,69 @@ def test_exact_logistic_reaches_the_same_optimum_whatever_the_input_dtype() -> N
     )
     assert np.abs(a.weights - ref.coef_[0]).max() < 1e-3
     assert "logistic-exact" in _T.HEADS
+
+
+def _logit(p: float) -> float:
+    return float(np.log(p / (1 - p)))
+
+
+def test_tail_threshold_rests_on_the_top_pages_not_on_one() -> None:
+    tops = [0.93, 0.9, 0.88, 0.86, 0.84, 0.82, 0.8, 0.78, 0.76, 0.74, 0.7, 0.6, 0.55]
+    base = _T.tail_threshold(tops, 0)
+    moved = _T.tail_threshold([0.99, *tops[1:]], 0)  # only the top page's passage moves
+    # the top rule would follow it the whole way (logit 2.59 -> 4.60); the tail by ln(10)/10 of it
+    shift = _logit(moved) - _logit(base)
+    assert 0.2 * (_logit(0.99) - _logit(0.93)) < shift < 0.25 * (_logit(0.99) - _logit(0.93))
+    # a page more allowed lowers it; shuffled input reads the same
+    assert _T.tail_threshold(tops, 1) < base
+    assert _T.tail_threshold(list(reversed(tops)), 0) == base
+
+
+def test_tail_threshold_reads_the_expected_count_off_an_exponential_tail() -> None:
+    # per-page logits at the exact quantiles of an exponential tail over n pages: the threshold
+    # above which one page of n is expected is the logit ln(n)
+    n = 400
+    logits = np.log(n / (np.arange(n) + 0.5))
+    tops = (1 / (1 + np.exp(-logits))).tolist()
+    assert abs(_logit(_T.tail_threshold(tops, 0)) - np.log(n)) < 0.05
+    assert abs(_logit(_T.tail_threshold(tops, 1)) - np.log(n / 2)) < 0.05
+
+
+def test_tail_threshold_with_few_pages_is_the_top_rule() -> None:
+    assert _T.tail_threshold([], 0) == 0.5
+    assert abs(_T.tail_threshold([0.7, 0.6], 0) - 0.7001) < 1e-9
+    assert abs(_T.tail_threshold([0.9, 0.7, 0.6], 1) - 0.7001) < 1e-9
+
+
+def test_thresholds_tail_rule_per_kind_floor_and_order() -> None:
+    rng = np.random.default_rng(5)
+    p = np.concatenate([rng.uniform(0.01, 0.45, 30), rng.uniform(0.5, 0.97, 30)])
+    group = np.array(["covert"] * 30 + ["exposed"] * 30)
+    page = np.arange(60)
+    asked = np.ones(60, dtype=bool)
+    top = thresholds(p, group, page, asked, n_pages=399, budget=_T.FP_BUDGET)
+    tail = thresholds(p, group, page, asked, n_pages=399, budget=_T.FP_BUDGET, rule="tail")
+    # the covert pages all lie under 0.45, but their tail reaches past the 0.5 floor: the rule
+    # extrapolates where the top rule would sit at the floor
+    covert = _T.tail_threshold(p[:30].tolist(), 0)
+    assert top["covert"] == 0.5 and covert > max(p[:30]) and tail["covert"] == round(covert, 4)
+    exposed = sorted(p[30:], reverse=True)
+    assert abs(tail["exposed"] - round(_T.tail_threshold(exposed, 1), 4)) < 1e-9
+    assert tail["exposed"] != top["exposed"] and tail["visible"] >= tail["exposed"]
+    with pytest.raises(ValueError):
+        thresholds(p, group, page, asked, n_pages=399, budget=_T.FP_BUDGET, rule="max")
+
+
+def test_fit_fold_reads_its_thresholds_by_the_rule_given() -> None:
+    rng = np.random.default_rng(2)
+    xp = rng.normal(0.5, 1.0, (60, 4))
+    xn = rng.normal(-0.5, 1.0, (80, 4))
+    page = np.arange(80) % 40
+    data = _data(80, page, np.ones(80, dtype=bool))
+    fam = np.array(["a", "b"] * 30)
+    keep = np.ones(60, dtype=bool)
+    heads = {r: fit_fold(xp, fam, keep, xn, data, 1, 0.0, rule=r) for r in _T.THRESHOLD_RULES}
+    p = _T.crossfit_proba(xp, fam, xn, data, heads["tail"].c, 1, "logistic")
+    want = thresholds(p, data.neg_group, page, data.neg_asked, 40, 0.0, rule="tail")
+    assert heads["tail"].thresholds == want
+    assert heads["tail"].thresholds != heads["top"].thresholds

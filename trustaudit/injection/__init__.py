@@ -1542,18 +1542,20 @@ def _screened(pages: list[list[_Ask]], clf: Any, policy: InjectionPolicy) -> lis
     threshold, and what `combine` needs to reach `min_score`); the others cannot be findings. All
     pages' asks go through the runner in one call (its fixed cost per call is paid once)."""
     from trustaudit.injection.encoder import far_below, ready
+    from trustaudit.injection.semantic import least_p
 
     texts = [a.text for asks in pages for a in asks]
     if not texts or not ready(texts, eager=policy.semantic_screen == "on"):
         return pages
     floors = []
-    w = policy.semantic_weight
+    w, ms = policy.semantic_weight, policy.min_score
     for asks in pages:
         for a in asks:
-            lex = a.hit.score
-            need = (1.0 - (1.0 - policy.min_score) / (1.0 - lex)) / w if w > 0 and lex < 1 else 1.0
-            thr = clf.threshold_for(a.technique, covert=a.technique in COVERT)
-            floors.append(max(thr, need) - 1e-3)  # - 1e-3: combine rounds its score to 4 decimals
+            covert = a.technique in COVERT
+            thr = clf.threshold_for(a.technique, covert=covert)
+            floor = clf.floor_for(a.technique, covert=covert, min_score=ms)
+            # - 1e-3: combine rounds its score to 4 decimals
+            floors.append(least_p(a.hit.score, w, thr, ms, floor) - 1e-3)
     skip = iter(far_below(texts, clf.weights, clf.bias, floors))
     return [[a for a in asks if not next(skip)] for asks in pages]
 
@@ -1597,8 +1599,10 @@ def _supported(a: _Ask, p: float, clf: Any, policy: InjectionPolicy) -> dict[str
     from trustaudit.injection.semantic import combine
 
     h = a.hit
-    thr = clf.threshold_for(a.technique, covert=a.technique in COVERT)
-    score = combine(h.score, p, policy.semantic_weight, thr)
+    covert = a.technique in COVERT
+    thr = clf.threshold_for(a.technique, covert=covert)
+    floor = clf.floor_for(a.technique, covert=covert, min_score=policy.min_score)
+    score = combine(h.score, p, policy.semantic_weight, thr, floor)
     if score < policy.min_score or score <= h.score:
         return None
     rule = f"{h.rule}+semantic" if h.rule else "semantic"

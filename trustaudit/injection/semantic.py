@@ -21,7 +21,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -38,7 +38,9 @@ __all__ = [
     "classifier",
     "classifier_from",
     "combine",
+    "decision_floor",
     "embed",
+    "least_p",
     "probabilities",
     "prose_head",
     "prose_head_words",
@@ -231,12 +233,19 @@ class Classifier:
     threshold_exposed: float = 0.85
     hidden: np.ndarray | None = None
     hidden_bias: np.ndarray | None = None
+    # Kinds of place ("covert", "exposed") whose threshold decides (`floor_for`); none in a head
+    # file that does not say so.
+    decides: frozenset[str] = frozenset()
 
     def threshold_for(self, technique: str, *, covert: bool) -> float:
         """The threshold for a passage found with `technique` (`covert`: hidden on purpose)."""
         if technique == "visible":
             return self.threshold_visible
         return self.threshold if covert else self.threshold_exposed
+
+    def floor_for(self, technique: str, *, covert: bool, min_score: float) -> float:
+        """`decision_floor` of this head (its `decides`)."""
+        return decision_floor(technique, covert=covert, decides=self.decides, min_score=min_score)
 
     def proba(self, texts: Sequence[str]) -> np.ndarray:
         """Probability per passage that it is an instruction aimed at an AI reader."""
@@ -272,13 +281,41 @@ def probabilities(texts: Sequence[str]) -> list[float] | None:
     return [_SEEN[t] for t in texts]
 
 
-def combine(lexical: float, p: float, weight: float, threshold: float) -> float:
+def decision_floor(
+    technique: str, *, covert: bool, decides: Collection[str], min_score: float
+) -> float:
+    """The least score of a passage whose probability reaches its threshold (`combine`):
+    `min_score` where the head's threshold decides (`decides`: the kinds of place, "covert" or
+    "exposed", its thresholds were calibrated to decide in), else none — the noisy-or with the
+    location's prior decides, and out of sight that asks more than the threshold (p ≥ 0.667 under
+    display:none, 0.75 in an attribute, 0.824 in a script string, 0.889 under aria-hidden). Never
+    in plain sight. Why the head says so: a threshold that decides must be calibrated for it, the
+    pages it lets through counted (docs/injection-history.md, "Session 17, thresholds")."""
+    if technique == "visible":
+        return 0.0
+    return min_score if ("covert" if covert else "exposed") in decides else 0.0
+
+
+def combine(lexical: float, p: float, weight: float, threshold: float, floor: float = 0.0) -> float:
     """A passage's score once the classifier has read it: its lexical score (location prior
-    included) and `weight` × `p` by noisy-or, when `p` reaches the classifier's `threshold`; else
-    the lexical score unchanged."""
+    included) and `weight` × `p` by noisy-or, at least `floor` (`Classifier.floor_for`), when `p`
+    reaches the classifier's `threshold`; else the lexical score unchanged."""
     if p < threshold:
         return lexical
-    return round(1.0 - (1.0 - lexical) * (1.0 - weight * p), 4)
+    return max(round(1.0 - (1.0 - lexical) * (1.0 - weight * p), 4), floor)
+
+
+def least_p(
+    lexical: float, weight: float, threshold: float, min_score: float, floor: float = 0.0
+) -> float:
+    """The least probability at which `combine` reaches `min_score` (over 1: none): the threshold,
+    and unless `floor` reaches `min_score` what the noisy-or with `lexical` needs."""
+    if floor >= min_score:
+        return threshold
+    need = (
+        (1.0 - (1.0 - min_score) / (1.0 - lexical)) / weight if weight > 0 and lexical < 1 else 1.0
+    )
+    return max(threshold, need)
 
 
 @lru_cache(maxsize=1)
@@ -296,7 +333,8 @@ def classifier() -> Classifier | None:
 
 def classifier_from(spec: dict[str, Any]) -> Classifier:
     """A `Classifier` from the JSON ``bench/train_intent.py --write`` stores (``kind`` logistic or
-    mlp; thresholds missing in older files default from ``threshold``)."""
+    mlp; thresholds missing in older files default from ``threshold``; ``decides``, the kinds of
+    place whose threshold decides, none when missing)."""
     hidden = spec.get("hidden")
     return Classifier(
         np.asarray(spec["weights"], dtype=np.float64),
@@ -306,6 +344,7 @@ def classifier_from(spec: dict[str, Any]) -> Classifier:
         float(spec.get("threshold_exposed", max(0.85, float(spec["threshold"])))),
         None if hidden is None else np.asarray(hidden, dtype=np.float64),
         None if hidden is None else np.asarray(spec["hidden_bias"], dtype=np.float64),
+        frozenset(spec.get("decides", ())),
     )
 
 
