@@ -41,6 +41,8 @@ from trustaudit.io.compression import (
     unsupported_codec,
 )
 from trustaudit.io.decode import Utf8Lines, wide_bom
+from trustaudit.io.lines import TooMuchInput as _TooMuch
+from trustaudit.io.lines import bounded_lines
 from trustaudit.io.records import (
     ErrorRow,
     RecordBatch,
@@ -481,7 +483,9 @@ class JsonlSource(_PathSource):
             fh = Utf8Lines(fh, wide)  # type: ignore[assignment]
         with self._reader, fh:
             try:
-                for raw, size in _bounded_lines(fh, self.limits):
+                for raw, size in bounded_lines(
+                    fh, self.limits.max_line_bytes, self.limits.max_decompressed_bytes
+                ):
                     line_no += 1
                     if raw is None:
                         errors.append(
@@ -660,10 +664,6 @@ class JsonlSource(_PathSource):
         rows.append(row)
 
 
-class _TooMuch(Exception):
-    """An input decompressed past inputs.max_decompressed_bytes."""
-
-
 def _stream_code(exc: BaseException) -> str:
     """The error code of a decompression failure ('' for other exceptions)."""
     if isinstance(exc, _TooMuch):
@@ -692,36 +692,6 @@ class _Capped:
 
     def close(self) -> None:
         self._fh.close()
-
-
-def _bounded_lines(fh: BinaryIO, limits: InputsPolicy) -> Iterator[tuple[bytes | None, int]]:
-    """(line, size) of a binary stream, never holding more than max_line_bytes of one line.
-
-    A longer line is drained in 1 MiB reads and yielded as (None, its size): a gzip member that
-    expands to one 2 GiB line costs a few MiB. Raises _TooMuch past max_decompressed_bytes.
-    """
-    cap, total_cap = limits.max_line_bytes, limits.max_decompressed_bytes
-    total = 0
-    while True:
-        line = fh.readline(cap + 1)
-        if not line:
-            return
-        total += len(line)
-        if len(line) <= cap:
-            if total > total_cap:
-                raise _TooMuch(f"more than {total_cap} bytes after decompression; the rest is cut")
-            yield line, len(line)
-            continue
-        size = len(line)
-        while not line.endswith(b"\n"):
-            line = fh.readline(1 << 20)
-            if not line:
-                break
-            size += len(line)
-            total += len(line)
-            if total > total_cap:
-                raise _TooMuch(f"more than {total_cap} bytes after decompression; the rest is cut")
-        yield None, size
 
 
 def json_depth(obj: Any, limit: int) -> int:
