@@ -227,8 +227,9 @@ def test_url_list_is_read_line_by_line_with_a_cap_on_one_line(tmp_path: Path) ->
         ], path.name
         bad = got[1][1]
         assert isinstance(bad, InvalidURLLine)
-        size = len(huge) + (5 if path is csv else 1)  # `2,"…"` and the line break
-        assert bad.reason.startswith(f"URL list line is {size} bytes, over {MAX_LIST_LINE_BYTES}")
+        line, size = (3, len(huge) + 5) if path is csv else (2, len(huge) + 1)  # `2,"…"`, break
+        want = f"URL list line {line} is {size} bytes, over {MAX_LIST_LINE_BYTES}; skipped"
+        assert bad.reason.startswith(want), bad.reason
         assert peak < 4 * MAX_LIST_LINE_BYTES, (path.name, peak)  # the line is 12 MiB
 
 

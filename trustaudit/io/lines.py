@@ -3,17 +3,36 @@
 JSONL records, crawl URL lists and `urls.csv` sidecars are split into lines by the same function so
 that no line-based input reads an unbounded line whole: a 60 MB line with no break is drained in
 1 MiB reads and reported by its size, never held (a URL list read whole peaked at 20 × its
-longest line; a gzip member that expands to one 2 GiB line would not fit at all).
+longest line; a gzip member that expands to one 2 GiB line would not fit at all). `csv_rows` reads
+the CSV lists (crawl `.csv` lists, `urls.csv` sidecars) on top of it, so a bad line or row costs
+that row, never the file.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import Any, BinaryIO, NamedTuple, cast
 
-__all__ = ["TooMuchInput", "bounded_lines"]
+from trustaudit.io.decode import Utf8Lines, wide_bom
+
+__all__ = [
+    "MAX_LIST_LINE_BYTES",
+    "CsvRow",
+    "TextLine",
+    "TooMuchInput",
+    "bounded_lines",
+    "csv_rows",
+    "text_lines",
+]
 
 _DRAIN = 1 << 20  # bytes read at a time while skipping the rest of an over-long line
+
+# A line of a URL list or a `urls.csv` sidecar longer than this is one error row, drained without
+# being held: a URL can be at most ssrf.MAX_URL_CHARS (32,768) characters, 4 bytes each in UTF-8,
+# and a CSV line carries other columns too. A list of one 60 MB line was read whole: 1.4 GB peak.
+MAX_LIST_LINE_BYTES = 1 << 20
 
 
 class TooMuchInput(Exception):
@@ -56,3 +75,82 @@ def bounded_lines(
             size += len(line)
             count(len(line))
         yield None, size
+
+
+class TextLine(NamedTuple):
+    """One line of a text list: `text` decoded (U+FFFD for bytes not valid UTF-8, `undecodable`
+    then True), or `too_long` set to the message of a line over the cap (`text` then empty)."""
+
+    number: int
+    text: str
+    undecodable: bool = False
+    too_long: str | None = None
+
+
+def text_lines(fh: BinaryIO, max_line_bytes: int = MAX_LIST_LINE_BYTES) -> Iterator[TextLine]:
+    """The lines of a UTF-8 text list (UTF-16/32 with a byte-order mark recoded, a UTF-8 BOM
+    dropped), each at most `max_line_bytes` held, line breaks kept."""
+    if not hasattr(fh, "peek"):  # a BytesIO standing in for stdin
+        fh = io.BufferedReader(cast(Any, fh))
+    wide = wide_bom(cast(io.BufferedReader, fh).peek(4)[:4])
+    stream: Any = Utf8Lines(fh, wide) if wide is not None else fh
+    for number, (raw, size) in enumerate(bounded_lines(stream, max_line_bytes), start=1):
+        if raw is None:
+            msg = (
+                f"line {number} is {size} bytes, over {max_line_bytes}; skipped without reading it"
+            )
+            yield TextLine(number, "", too_long=msg)
+            continue
+        if number == 1:
+            raw = raw.removeprefix(b"\xef\xbb\xbf")
+        try:
+            yield TextLine(number, raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            yield TextLine(number, raw.decode("utf-8", "replace"), undecodable=True)
+
+
+class CsvRow(NamedTuple):
+    """One CSV record: `number` counts records (0 is the header; blank lines are no record),
+    `problem` says why its cells could not be read (a line over the cap, a csv error: `cells`
+    then empty), `undecodable` that a line of it was not valid UTF-8 (shown as U+FFFD)."""
+
+    number: int
+    cells: list[str]
+    problem: str | None = None
+    undecodable: bool = False
+
+
+def csv_rows(fh: BinaryIO, max_line_bytes: int = MAX_LIST_LINE_BYTES) -> Iterator[CsvRow]:
+    """The records of a CSV file read line by line (`text_lines`): a record that spans a line over
+    the cap, or that the csv module rejects, is one CsvRow with a `problem`, and reading goes on
+    at the next line. A quoted cell may span lines; it is cut at max_line_bytes like a line."""
+    # csv's default cell cap (128 KiB) is process-wide; raised to the line cap so that a long
+    # cell on one line reads the same wherever it is (callers refuse over-long values themselves)
+    csv.field_size_limit(max(csv.field_size_limit(), max_line_bytes + 1))
+    flagged: dict[int, TextLine] = {}
+
+    def text() -> Iterator[str]:
+        for line in text_lines(fh, max_line_bytes):
+            if line.too_long or line.undecodable:
+                flagged[line.number] = line
+            yield line.text or "\n"
+
+    reader = csv.reader(text())
+    last, number = 0, 0
+    while True:
+        try:
+            cells = next(reader)
+            problem = None
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            cells, problem = [], f"CSV record ending at line {reader.line_num}: {exc}"
+        spans = [flagged.pop(n) for n in range(last + 1, reader.line_num + 1) if n in flagged]
+        last = reader.line_num
+        if not cells and not spans and problem is None:
+            continue  # a blank line is no record
+        too_long = next((s.too_long for s in spans if s.too_long), None)
+        if too_long is not None:
+            cells, problem = [], too_long
+        yield CsvRow(number, cells, problem, any(s.undecodable for s in spans))
+        number += 1
