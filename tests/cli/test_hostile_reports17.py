@@ -43,3 +43,48 @@ def test_a_folder_with_a_bad_sidecar_is_audited_and_the_batch_goes_on(
     assert urls[1] == "https://q.example/"
     assert errors["code"].to_list() == ["URL_SIDECAR_INVALID"]
     assert "record 1: file 'p.html' or its URL is not valid UTF-8" in errors["message"][0]
+
+
+EVIL = "https://evil.example/:white_check_mark:/@org/team/?q=%23#12~~x~~"
+
+
+def _jsonl(path: Path) -> Path:
+    recs = [
+        {"url": EVIL, "html": article_html(":lock: verified @admins", url=None)},
+        {"url": "https://good.example/a", "html": article_html("Good", url=None)},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    return path
+
+
+def _assert_inert(text: str) -> None:
+    assert ":white_check_mark:" not in text and ":lock:" not in text  # no emoji for GitHub
+    assert "@org" not in text and "@admins" not in text and "#12" not in text  # no ping, no ref
+    assert "~~x~~" not in text  # no strikethrough
+
+
+def test_quarantine_and_diff_markdown_leave_github_nothing_to_act_on(
+    runner, app, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Before: quarantine.md and diff.md carried `:white_check_mark:` (rendered ✅ in a PR
+    comment), `@org/team` (a notification), `#12` (a cross-reference) and `~~x~~` as written, and
+    diff.md quoted run folders in backticks a folder name could close. Now each is broken by a
+    zero-width space or escaped; the URL still reads the same."""
+    src = _jsonl(tmp_path / "in.jsonl")
+    block = tmp_path / "block.txt"
+    block.write_text("||evil.example^\n", encoding="utf-8")
+    old, new = tmp_path / "old", tmp_path / "new `x` :tada: @org"
+    res = audit(runner, app, str(src), "--out", str(old), "--blocklist", str(block))
+    assert res.exit_code == 0, res.output
+    qmd = (old / "reports" / "quarantine.md").read_text(encoding="utf-8")
+    row = next(line for line in qmd.splitlines() if "evil.example" in line)
+    _assert_inert(row)
+    assert row.replace("\u200b", "").count("white\\_check\\_mark") == 1  # still readable
+    res = audit(runner, app, str(src), "--out", str(new))
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["diff", str(old), str(new), "--out", str(tmp_path / "d")])
+    assert res.exit_code == 0, res.output
+    dmd = (tmp_path / "d" / "diff.md").read_text(encoding="utf-8")
+    assert "evil.example" in dmd  # the resolved quarantine is listed
+    _assert_inert(dmd.replace("@org/team", "@org").replace(":tada:", ":lock:"))
+    assert "new \\`x\\` :\u200btada: @\u200borg" in dmd
