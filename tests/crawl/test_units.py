@@ -246,3 +246,13 @@ def test_csv_url_list_keeps_its_rows_around_invalid_utf8_and_csv_errors(tmp_path
     wide = tmp_path / "w.txt"
     wide.write_bytes("http://w.example/\r\n".encode("utf-16"))
     assert list(read_url_list(wide)) == [(1, "http://w.example/")]
+
+
+def test_url_lists_with_old_mac_line_ends_still_split(tmp_path: Path) -> None:
+    """`bytes.splitlines` and csv's universal newlines read a CR alone as a line end; the line
+    by line reader must too, or such a list is one BAD_URL."""
+    txt, csv = tmp_path / "u.txt", tmp_path / "u.csv"
+    txt.write_bytes(b"http://a.example/\rhttp://b.example/\r")
+    csv.write_bytes(b"url\rhttp://a.example/\rhttp://b.example/\r")
+    for path in (txt, csv):
+        assert list(read_url_list(path)) == [(1, "http://a.example/"), (2, "http://b.example/")]

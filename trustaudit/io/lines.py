@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO, NamedTuple, cast
 
@@ -77,6 +78,11 @@ def bounded_lines(
         yield None, size
 
 
+# A CR not followed by LF ends a line too (old Mac line ends, Excel's "CSV (Macintosh)"), as
+# `bytes.splitlines` and csv with newline="" had it; the cap then applies to the CR-ended file.
+_LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
+
+
 class TextLine(NamedTuple):
     """One line of a text list: `text` decoded (U+FFFD for bytes not valid UTF-8, `undecodable`
     then True), or `too_long` set to the message of a line over the cap (`text` then empty)."""
@@ -94,19 +100,25 @@ def text_lines(fh: BinaryIO, max_line_bytes: int = MAX_LIST_LINE_BYTES) -> Itera
         fh = io.BufferedReader(cast(Any, fh))
     wide = wide_bom(cast(io.BufferedReader, fh).peek(4)[:4])
     stream: Any = Utf8Lines(fh, wide) if wide is not None else fh
-    for number, (raw, size) in enumerate(bounded_lines(stream, max_line_bytes), start=1):
+    number = 0
+    for raw, size in bounded_lines(stream, max_line_bytes):
         if raw is None:
+            number += 1
             msg = (
                 f"line {number} is {size} bytes, over {max_line_bytes}; skipped without reading it"
             )
             yield TextLine(number, "", too_long=msg)
             continue
-        if number == 1:
+        if number == 0:
             raw = raw.removeprefix(b"\xef\xbb\xbf")
-        try:
-            yield TextLine(number, raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            yield TextLine(number, raw.decode("utf-8", "replace"), undecodable=True)
+        for piece in _LONE_CR.split(raw):
+            if not piece:
+                continue
+            number += 1
+            try:
+                yield TextLine(number, piece.decode("utf-8"))
+            except UnicodeDecodeError:
+                yield TextLine(number, piece.decode("utf-8", "replace"), undecodable=True)
 
 
 class CsvRow(NamedTuple):
@@ -123,7 +135,8 @@ class CsvRow(NamedTuple):
 def csv_rows(fh: BinaryIO, max_line_bytes: int = MAX_LIST_LINE_BYTES) -> Iterator[CsvRow]:
     """The records of a CSV file read line by line (`text_lines`): a record that spans a line over
     the cap, or that the csv module rejects, is one CsvRow with a `problem`, and reading goes on
-    at the next line. A quoted cell may span lines; it is cut at max_line_bytes like a line."""
+    at the next line. A quoted cell may span lines; one longer than `max_line_bytes` costs its
+    record like a long line."""
     # csv's default cell cap (128 KiB) is process-wide; raised to the line cap so that a long
     # cell on one line reads the same wherever it is (callers refuse over-long values themselves)
     csv.field_size_limit(max(csv.field_size_limit(), max_line_bytes + 1))
@@ -144,12 +157,16 @@ def csv_rows(fh: BinaryIO, max_line_bytes: int = MAX_LIST_LINE_BYTES) -> Iterato
         except StopIteration:
             return
         except csv.Error as exc:
-            cells, problem = [], f"CSV record ending at line {reader.line_num}: {exc}"
+            cells, problem = [], f"CSV error at line {reader.line_num}: {exc}"
         spans = [flagged.pop(n) for n in range(last + 1, reader.line_num + 1) if n in flagged]
         last = reader.line_num
         if not cells and not spans and problem is None:
             continue  # a blank line is no record
         too_long = next((s.too_long for s in spans if s.too_long), None)
+        if too_long is None and any(len(c) > max_line_bytes for c in cells):
+            # a quoted cell across lines: held up to csv's limit (at least the cap), no further
+            longest = max(len(c) for c in cells)
+            too_long = f"a cell is {longest} characters, over {max_line_bytes}"
         if too_long is not None:
             cells, problem = [], too_long
         yield CsvRow(number, cells, problem, any(s.undecodable for s in spans))
