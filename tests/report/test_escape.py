@@ -114,6 +114,7 @@ MD_HOSTILE = [
     ":+1: :-1: :100: a:b:c",
     "cc @org/team and @someone, mail me@x.example",  # pings in a PR comment
     "fixes #12 and owner/repo#34, GH-56",  # cross-references in other issues' timelines
+    "see https://github.com/o/r/issues/7 and https://www.github.com/o/r/pull/8/files",
     "a|b | c",
     "line one\nline two\r\nthree",
     "`code` ``double`` ```fence```",
@@ -152,10 +153,15 @@ def test_md_renders_as_the_text_it_was_given_and_nothing_else(raw: str) -> None:
     assert text.replace("\u200b", "") == " ".join(raw.split())  # readable: the text itself
     assert not re.search(r":[a-z0-9_+-]+:", text, re.I), text  # no emoji shortcode
     assert not re.search(r"(?<![A-Za-z0-9_])@[A-Za-z0-9]", text), text  # no @mention
-    assert not re.search(r"#\d|GH-\d", text, re.I), text  # no issue reference
+    assert not re.search(r"#\d|GH-\d|github\.com/.*/(issues|pull)/", text, re.I), text  # no ref
 
 
 def test_md_leaves_ordinary_text_untouched() -> None:
-    for plain in ("it's 10:30:45 at https://a.example/", "2026-12-03T11:28:27+00:00", "a: b: c"):
+    for plain in (
+        "it's 10:30:45 at https://a.example/",
+        "2026-12-03T11:28:27+00:00",
+        "a: b: c",
+        "https://github.com/o/r/blob/main/README.md",
+    ):
         assert md(plain) == plain
     assert md(":smile: :100: :+1:") == ":\u200bsmile: :\u200b100: :\u200b+1:"

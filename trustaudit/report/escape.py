@@ -122,12 +122,14 @@ def cut_text_expr(expr: pl.Expr, limit: int) -> pl.Expr:
 
 # GitHub and GitLab act on the text of a rendered comment, after Markdown, so neither a backslash
 # nor an entity stops them: `:white_check_mark:` becomes ✅ (a page forging a verdict), `@org/team`
-# notifies a team, `#12`, `owner/repo#12` and `GH-12` put a cross-reference in an issue's timeline.
-# A zero-width space after the `:`, `@`, `#` or `GH-` breaks the token and reads the same (Renovate
-# and Dependabot defuse `@` in release notes so); `10:30:45` and `https://` have no such token.
+# notifies a team, `#12`, `owner/repo#12`, `GH-12` and a github.com issue or pull-request URL put
+# a cross-reference in that issue's timeline. A zero-width space after the `:`, `@`, `#`, `GH-` or
+# `github` breaks the token and reads the same (Renovate and Dependabot defuse `@` in release notes
+# so); `10:30:45`, `https://` and other github.com URLs have no such token.
 _MD_TRIGGER = re.compile(
     r":(?=(?:[\w+-]*[A-Za-z_][\w+-]*|100|1234|[+-]1):)"  # names without a letter: these four
-    r"|@(?=[A-Za-z0-9])|#(?=\d)|(?<![A-Za-z0-9])GH-(?=\d)",
+    r"|@(?=[A-Za-z0-9])|#(?=\d)|(?<![A-Za-z0-9])GH-(?=\d)"
+    r"|github(?=\.com/[^/\s]+/[^/\s]+/(?:issues|pull|discussions)/\d)",
     re.IGNORECASE | re.ASCII,
 )
 _MD_BREAK = "\u200b"
