@@ -228,7 +228,8 @@ def test_url_list_is_read_line_by_line_with_a_cap_on_one_line(tmp_path: Path) ->
         bad = got[1][1]
         assert isinstance(bad, InvalidURLLine)
         line, size = (3, len(huge) + 5) if path is csv else (2, len(huge) + 1)  # `2,"…"`, break
-        want = f"URL list line {line} is {size} bytes, over {MAX_LIST_LINE_BYTES}; skipped"
+        record = "record 2: " if path is csv else ""
+        want = f"URL list {record}line {line} is {size} bytes, over {MAX_LIST_LINE_BYTES}; skipped"
         assert bad.reason.startswith(want), bad.reason
         assert peak < 4 * MAX_LIST_LINE_BYTES, (path.name, peak)  # the line is 12 MiB
 

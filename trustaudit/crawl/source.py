@@ -106,7 +106,7 @@ def _csv_urls(fh: BinaryIO, name: str) -> Iterator[tuple[int, str]]:
     col = fields["url"]
     for row in rows:
         if row.problem:
-            yield row.number, InvalidURLLine("", f"URL list {row.problem}")
+            yield row.number, InvalidURLLine("", f"URL list record {row.number}: {row.problem}")
             continue
         value = (row.cells[col] if col < len(row.cells) else "").strip()
         if value:  # a bad byte in another column costs nothing
