@@ -347,8 +347,12 @@ def diff_markdown(diff: dict[str, Any]) -> str:
     lines = [
         "# trustaudit diff",
         "",
-        f"- old: `{o['run_dir']}` (run {o['run_id']}, {o['pages']} pages, completed {o['completed_at']})",
-        f"- new: `{n['run_dir']}` (run {n['run_id']}, {n['pages']} pages, completed {n['completed_at']})",
+        # run folders and manifests are text too (a folder named with a backtick or `@team`)
+        *(
+            f"- {side}: {_md_escape(r['run_dir'])} (run {_md_escape(r['run_id'])}, {r['pages']} "
+            f"pages, completed {_md_escape(r['completed_at'])})"
+            for side, r in (("old", o), ("new", n))
+        ),
         f"- pages: {diff['pages']['added']} added, {diff['pages']['removed']} removed, "
         f"{diff['pages']['common']} in both",
         "",

@@ -225,3 +225,31 @@ def test_crawl_of_a_list_with_an_absurdly_long_url_reads_the_others(
     assert errors["code"].to_list() == ["BAD_URL", "BAD_URL"]
     assert errors["message"].str.contains("characters, over 32768").all()
     assert not any(len(path) > 1000 for path in server.hits)
+
+
+def test_crawl_of_a_list_with_a_line_over_the_cap_costs_that_line(
+    server: FaultServer,
+    tmp_path: Path,
+    runner,
+    app,  # type: ignore[no-untyped-def]
+) -> None:
+    """Before: a .txt or .csv list was read whole into memory (a 60 MB line peaked at 1.4 GB)
+    and the line became a 60 MB URL for the guard to refuse; now a line over the list's line cap
+    is one BAD_URL row saying so, never held, and the other lines are fetched."""
+    from trustaudit.crawl.source import MAX_LIST_LINE_BYTES
+
+    huge = f"{server.base}/page/" + "9" * (3 * MAX_LIST_LINE_BYTES)
+    lists = tmp_path / "u.csv", tmp_path / "u.txt"
+    lists[0].write_text(f'url\n{server.base}/page/1\n"{huge}"\n', encoding="utf-8")
+    lists[1].write_text(f"{huge}8\n{server.base}/page/2\n", encoding="utf-8")
+    out = tmp_path / "run"
+    args = ["crawl", *map(str, lists), "--out", str(out), "--allow-private", "--delay", "0",
+            "-w", "1", "-q"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    pages = pl.read_parquet(out / "pages.parquet")
+    errors = pl.read_parquet(out / "errors.parquet").sort("source")
+    assert sorted(pages["url"]) == [f"{server.base}/page/1", f"{server.base}/page/2"]
+    assert errors.select("offset", "code").rows() == [(2, "BAD_URL"), (1, "BAD_URL")]
+    assert errors["message"].str.contains(f"over {MAX_LIST_LINE_BYTES}; skipped").all()
+    assert not any(len(path) > 1000 for path in server.hits)

@@ -198,3 +198,62 @@ def test_journal_commit_resume_torn_tail_and_orphans(tmp_path: Path) -> None:
     assert [e["part"] for e in lines] == ["part-000000.parquet", "part-000001.parquet"]
     fresh = CrawlJournal(tmp_path / "crawl").open(fresh=True)
     assert not fresh.done and fresh.next_part == 0
+
+
+def test_url_list_is_read_line_by_line_with_a_cap_on_one_line(tmp_path: Path) -> None:
+    """Before: the list was read whole (`read_bytes`, then `splitlines`): one 60 MB line peaked at
+    1.4 GB. Now a line over MAX_LIST_LINE_BYTES is drained in 1 MiB reads and is one BAD_URL
+    entry, in a .txt list and in a CSV row alike, and the lines around it are read."""
+    import tracemalloc
+
+    from trustaudit.crawl.source import MAX_LIST_LINE_BYTES, InvalidURLLine
+
+    huge = "http://a.example/" + "a" * (12 * MAX_LIST_LINE_BYTES)
+    txt = tmp_path / "u.txt"
+    txt.write_text(f"http://a.example/1\n{huge}\nhttp://a.example/2\n", encoding="utf-8")
+    csv = tmp_path / "u.csv"
+    csv.write_text(f'id,url\n1,http://a.example/1\n2,"{huge}"\n3,http://a.example/2\n')
+    for path in (txt, csv):
+        tracemalloc.start()
+        try:
+            got = list(read_url_list(path))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert [(o, str(u)) for o, u in got] == [
+            (1, "http://a.example/1"),
+            (2, ""),
+            (3, "http://a.example/2"),
+        ], path.name
+        bad = got[1][1]
+        assert isinstance(bad, InvalidURLLine)
+        line, size = (3, len(huge) + 5) if path is csv else (2, len(huge) + 1)  # `2,"…"`, break
+        record = "record 2: " if path is csv else ""
+        want = f"URL list {record}line {line} is {size} bytes, over {MAX_LIST_LINE_BYTES}; skipped"
+        assert bad.reason.startswith(want), bad.reason
+        assert peak < 4 * MAX_LIST_LINE_BYTES, (path.name, peak)  # the line is 12 MiB
+
+
+def test_csv_url_list_keeps_its_rows_around_invalid_utf8_and_csv_errors(tmp_path: Path) -> None:
+    from trustaudit.crawl.source import InvalidURLLine
+
+    p = tmp_path / "u.csv"
+    p.write_bytes(b"\xef\xbb\xbfurl,note\nhttp://a.example/\xff,x\nhttp://b.example/,\xfe\n\n")
+    got = list(read_url_list(p))
+    assert [(o, str(u), type(u) is InvalidURLLine) for o, u in got] == [
+        (1, "http://a.example/\ufffd", True),
+        (2, "http://b.example/", False),  # the bad byte is in another column
+    ]
+    wide = tmp_path / "w.txt"
+    wide.write_bytes("http://w.example/\r\n".encode("utf-16"))
+    assert list(read_url_list(wide)) == [(1, "http://w.example/")]
+
+
+def test_url_lists_with_old_mac_line_ends_still_split(tmp_path: Path) -> None:
+    """`bytes.splitlines` and csv's universal newlines read a CR alone as a line end; the line
+    by line reader must too, or such a list is one BAD_URL."""
+    txt, csv = tmp_path / "u.txt", tmp_path / "u.csv"
+    txt.write_bytes(b"http://a.example/\rhttp://b.example/\r")
+    csv.write_bytes(b"url\rhttp://a.example/\rhttp://b.example/\r")
+    for path in (txt, csv):
+        assert list(read_url_list(path)) == [(1, "http://a.example/"), (2, "http://b.example/")]

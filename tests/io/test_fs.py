@@ -267,3 +267,15 @@ def test_a_local_path_is_used_in_place(tmp_path: Path) -> None:
         assert local == tmp_path / "run"
     with remote_run.staged_run(f"file://{tmp_path}/run2") as local:
         assert local == tmp_path / "run2"
+
+
+@pytest.mark.network
+def test_a_bad_urls_csv_at_a_prefix_costs_its_record_not_the_prefix(s3: S3) -> None:
+    """Before: `cannot read URL sidecar s3://…/urls.csv` (UsageError, exit 2 for the batch)."""
+    s3.put("s/a.html", article_html("Alpha", url=None).encode())
+    s3.put("s/b.html", article_html("Beta", url=None).encode())
+    s3.put("s/urls.csv", b"file,url\na.html,https://a.example/\xff\nb.html,https://b.example/\n")
+    rows, errors = collect(open_sources(s3.uri("s")))
+    assert sorted(r["url"] for r in rows) == ["https://b.example/", s3.uri("s/a.html")]
+    assert [e.code for e in errors] == ["URL_SIDECAR_INVALID"]
+    assert "record 1: file 'a.html' or its URL is not valid UTF-8" in errors[0].message

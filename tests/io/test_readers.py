@@ -185,3 +185,33 @@ def test_folder_expands_archives_inside(tmp_path: Path, html_folder: Path) -> No
     _, errors = collect(open_sources(empty)[0])
     assert errors[0].code == "NO_INPUT_FILES"
     shutil.rmtree(empty)
+
+
+def test_a_bad_urls_csv_sidecar_costs_its_records_not_the_folder(tmp_path: Path) -> None:
+    """Before: a sidecar with one byte not valid UTF-8 or a cell over csv's 128 KiB raised
+    UsageError (`cannot read URL sidecar`): the whole audit stopped with exit 2. Now each bad
+    record is one URL_SIDECAR_INVALID error row, the file it names keeps its file: URL, and the
+    other records still map."""
+    from trustaudit.io.lines import MAX_LIST_LINE_BYTES
+
+    for name in "abcde":
+        (tmp_path / f"{name}.html").write_text(article_html(name, url=None), encoding="utf-8")
+    long_url = "https://d.example/" + "d" * 300_000  # over csv's default cell cap
+    (tmp_path / "urls.csv").write_bytes(
+        b"file,url\n"
+        b"a.html,https://a.example/\n"
+        b"b.html,https://b.example/\xff\n"
+        b'c.html,"https://c.example/' + b"c" * (2 * MAX_LIST_LINE_BYTES) + b'"\n'
+        b"d.html," + long_url.encode() + b"\n"
+        b"e.html,https://e.example/\n"
+    )
+    rows, errors = collect(open_source(tmp_path))
+    urls = {r["source_file"]: r["url"] for r in rows}
+    assert sorted(urls) == [f"{c}.html" for c in "abcde"]  # every page read
+    assert urls["a.html"] == "https://a.example/" and urls["e.html"] == "https://e.example/"
+    assert urls["d.html"] == long_url
+    assert urls["b.html"].startswith("file://") and urls["c.html"].startswith("file://")
+    assert [(e.code, e.offset, e.url) for e in errors] == [("URL_SIDECAR_INVALID", None, None)] * 2
+    assert "record 2: file 'b.html' or its URL is not valid UTF-8" in errors[0].message
+    assert f"record 3: line 4 is {2 * MAX_LIST_LINE_BYTES + 28} bytes" in errors[1].message
+    assert all("keeps its location as URL" in e.message for e in errors)

@@ -107,3 +107,61 @@ def test_cut_text_expr_matches_cut_text_at_the_end() -> None:
     ]
     got = pl.DataFrame({"s": texts}).select(cut_text_expr(pl.col("s"), 60))["s"].to_list()
     assert got == [cut_text(t, 60) for t in texts]
+
+
+MD_HOSTILE = [
+    ":white_check_mark: :lock: verified",  # GitHub renders shortcodes as emoji
+    ":+1: :-1: :100: a:b:c",
+    "cc @org/team and @someone, mail me@x.example",  # pings in a PR comment
+    "fixes #12 and owner/repo#34, GH-56",  # cross-references in other issues' timelines
+    "see https://github.com/o/r/issues/7 and https://www.github.com/o/r/pull/8/files",
+    "a|b | c",
+    "line one\nline two\r\nthree",
+    "`code` ``double`` ```fence```",
+    "<script>alert(1)</script><img src=x onerror=alert(1)>",
+    "[click](javascript:alert(1)) [ref][1] <https://e.example/>",
+    "![img](http://evil.example/x.png) ![x][1]",
+    "**bold** _it_ ~~struck~~ $x^2$ $$\\Huge x$$",
+    "&lt;b&gt; &#58; &amp; 'quoted' \"double\"",
+    "# heading ## > quote - item 1. item",
+    "it's 10:30, see https://a.example/a_b?x=1&y=2#frag",
+    "back\\slash\\|pipe",
+]
+
+
+def _rendered_cell(cell: str) -> str:
+    """The inner HTML of a one-cell GFM-like table (CommonMark + tables + strikethrough)."""
+    from markdown_it import MarkdownIt
+
+    out = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    rendered = out.render(f"| h |\n|---|\n| {cell} |\n")
+    body = re.search(r"<tbody>\s*<tr>\s*<td>(.*)</td>\s*</tr>\s*</tbody>", rendered, re.S)
+    assert body, rendered
+    return body.group(1)
+
+
+@pytest.mark.parametrize("raw", MD_HOSTILE)
+def test_md_renders_as_the_text_it_was_given_and_nothing_else(raw: str) -> None:
+    """Before: `:white_check_mark:`, `@org/team`, `#12`, `~~x~~` and `$x$` reached a PR comment as
+    emoji, notifications, cross-references, strikethrough and math, and `it's` rendered as
+    `it&#x27;s`. Now the cell renders to exactly its one-line text (plus invisible breaks)."""
+    import html
+
+    inner = _rendered_cell(md(raw))
+    assert "<" not in inner.replace("&lt;", ""), inner  # no element: no img, a, script, s, code
+    text = html.unescape(inner)
+    assert text.replace("\u200b", "") == " ".join(raw.split())  # readable: the text itself
+    assert not re.search(r":[a-z0-9_+-]+:", text, re.I), text  # no emoji shortcode
+    assert not re.search(r"(?<![A-Za-z0-9_])@[A-Za-z0-9]", text), text  # no @mention
+    assert not re.search(r"#\d|GH-\d|github\.com/.*/(issues|pull)/", text, re.I), text  # no ref
+
+
+def test_md_leaves_ordinary_text_untouched() -> None:
+    for plain in (
+        "it's 10:30:45 at https://a.example/",
+        "2026-12-03T11:28:27+00:00",
+        "a: b: c",
+        "https://github.com/o/r/blob/main/README.md",
+    ):
+        assert md(plain) == plain
+    assert md(":smile: :100: :+1:") == ":\u200bsmile: :\u200b100: :\u200b+1:"

@@ -248,19 +248,21 @@ class _Crawler:
             src = source_name(inp)
             for offset, url in read_url_list(inp):
                 self.stats.total += 1
-                norm = normalize_url(url)
-                first = norm not in seen
-                seen.add(norm)
                 if done.get((src, offset)) == url:
                     self.stats.resumed += 1
                     continue
+                if isinstance(url, InvalidURLLine):
+                    # not valid UTF-8, over the line cap (kept empty: two are not duplicates) or a
+                    # CSV row the csv module rejects: never fetched
+                    yield self._error_row(src, offset, str(url), "BAD_URL", url.reason)
+                    continue
+                norm = normalize_url(url)
+                first = norm not in seen
+                seen.add(norm)
                 if not first:
                     yield self._error_row(
                         src, offset, url, "DUPLICATE_URL", "same URL earlier in the input"
                     )
-                    continue
-                if isinstance(url, InvalidURLLine):  # not valid UTF-8 in the list: never fetched
-                    yield self._error_row(src, offset, str(url), "BAD_URL", url.reason)
                     continue
                 try:
                     target = self.guard.check_url(url)

@@ -7,33 +7,39 @@ source"), and a crawl can be re-audited later from `RUN/crawl/` without the netw
 
 from __future__ import annotations
 
-import csv
 import io
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 from trustaudit.crawl.journal import read_committed
 from trustaudit.errors import UsageError
-from trustaudit.io.decode import recode_wide
+from trustaudit.io.lines import MAX_LIST_LINE_BYTES, csv_rows, text_lines
 from trustaudit.io.records import ErrorRow, RecordBatch, records_table
 
-__all__ = ["CRAWL_EXTRA_COLUMNS", "CrawlSource", "InvalidURLLine", "read_url_list", "source_name"]
+__all__ = [
+    "CRAWL_EXTRA_COLUMNS",
+    "MAX_LIST_LINE_BYTES",
+    "CrawlSource",
+    "InvalidURLLine",
+    "read_url_list",
+    "source_name",
+]
 
 
 class InvalidURLLine(str):
-    """A URL-list line that is not valid UTF-8, shown with U+FFFD: the crawler makes it a BAD_URL
-    row (never a fetch, never an INTERNAL_ERROR)."""
+    """A URL-list entry that cannot be a URL whatever it says (not valid UTF-8, shown with U+FFFD;
+    a line over MAX_LIST_LINE_BYTES, kept empty; a CSV record the csv module rejects): the crawler
+    makes it a BAD_URL row with `reason` (never a fetch, never an INTERNAL_ERROR)."""
 
     reason = "URL line is not valid UTF-8"
 
-
-def _decode_line(raw: bytes) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return InvalidURLLine(raw.decode("utf-8", "replace"))
+    def __new__(cls, text: str, reason: str | None = None) -> InvalidURLLine:
+        self = super().__new__(cls, text)
+        if reason is not None:
+            self.reason = reason
+        return self
 
 
 CRAWL_EXTRA_COLUMNS = ("crawl_final_url", "crawl_charset_source")
@@ -44,62 +50,70 @@ def source_name(path_or_dash: str) -> str:
     return "stdin" if path_or_dash == "-" else str(path_or_dash)
 
 
+def _open_list(name: str) -> BinaryIO:
+    if name == "-":
+        if hasattr(sys.stdin, "buffer"):
+            return cast(BinaryIO, sys.stdin.buffer)
+        return io.BytesIO(sys.stdin.read().encode())
+    p = Path(name)
+    try:
+        return p.open("rb")
+    except FileNotFoundError:
+        raise UsageError(f"URL list not found: {p}") from None
+    except IsADirectoryError:
+        raise UsageError(f"URL list is a folder: {p}", hint="pass a .txt or .csv file") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read URL list {p}: {exc}") from None
+
+
 def read_url_list(path_or_dash: str | Path) -> Iterator[tuple[int, str]]:
-    """Yield (offset, url) for each URL line of a list.
+    """Yield (offset, url) for each URL line of a list, reading it line by line.
 
     `.csv`: the `url` column (any case), offset = 1-based data row. Anything else (`.txt`, `-` for
     stdin): one URL a line, blank lines and `#` comments skipped, offset = 1-based line number.
     Lines are yielded as written (stripped); validating them is the crawler's job, so a bad line still
-    becomes an error row rather than vanishing.
+    becomes an error row rather than vanishing. No line is held past MAX_LIST_LINE_BYTES: a longer
+    one is an empty InvalidURLLine saying so.
     """
     name = str(path_or_dash)
-    if name == "-":
-        data = (
-            sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
-        )
-    else:
-        p = Path(name)
-        try:
-            data = p.read_bytes()
-        except FileNotFoundError:
-            raise UsageError(f"URL list not found: {p}") from None
-        except IsADirectoryError:
-            raise UsageError(
-                f"URL list is a folder: {p}", hint="pass a .txt or .csv file"
-            ) from None
-        except OSError as exc:
-            raise UsageError(f"cannot read URL list {p}: {exc}") from None
-    data = recode_wide(data).removeprefix(b"\xef\xbb\xbf")  # UTF-16 lists: PowerShell's `>`
-    if name.lower().endswith(".csv"):
-        yield from _csv_urls(data.decode("utf-8", "replace"), name, data)
-        return
-    # line by line: one line with invalid UTF-8 is one BAD_URL row, the others are fetched
-    for lineno, raw in enumerate(data.splitlines(), start=1):
-        line = _decode_line(raw)
-        s = line.strip()
-        if s and not s.startswith("#"):
-            yield lineno, InvalidURLLine(s) if isinstance(line, InvalidURLLine) else s
+    fh = _open_list(name)
+    try:
+        if name.lower().endswith(".csv"):
+            yield from _csv_urls(fh, name)
+            return
+        for line in text_lines(fh):
+            s = line.text.strip()
+            if line.too_long:
+                yield line.number, InvalidURLLine("", f"URL list {line.too_long}")
+            elif s and not s.startswith("#"):
+                yield line.number, InvalidURLLine(s) if line.undecodable else s
+    finally:
+        if name != "-":
+            fh.close()
 
 
-def _csv_urls(text: str, name: str, data: bytes = b"") -> Iterator[tuple[int, str]]:
-    valid = _decode_line(data) if data else text
-    # csv's default field cap (128 KiB) made one long cell an internal error that lost the whole
-    # list; the file is in memory already, so no cell can be longer than it (the crawler refuses
-    # URLs over ssrf.MAX_URL_CHARS as BAD_URL rows)
-    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
-    reader = csv.DictReader(io.StringIO(text))
-    fields = {f.strip().lower(): f for f in (reader.fieldnames or [])}
+def _csv_urls(fh: BinaryIO, name: str) -> Iterator[tuple[int, str]]:
+    rows = csv_rows(fh)
+    header = next(rows, None)
+    if header is not None and header.problem:
+        raise UsageError(f"{name}: cannot read the CSV header: {header.problem}")
+    fields = {f.strip().lower(): i for i, f in enumerate(header.cells if header else [])}
     if "url" not in fields:
         raise UsageError(
             f"{name}: CSV URL list needs a 'url' column (has: {sorted(fields)})",
             hint="add a header row with a url column",
         )
     col = fields["url"]
-    for i, row in enumerate(reader, start=1):
-        value = (row.get(col) or "").strip()
-        if value:
-            bad = isinstance(valid, InvalidURLLine) and "\ufffd" in value
-            yield i, InvalidURLLine(value) if bad else value
+    for row in rows:
+        if row.problem:
+            yield row.number, InvalidURLLine("", f"URL list record {row.number}: {row.problem}")
+            continue
+        value = (row.cells[col] if col < len(row.cells) else "").strip()
+        if value:  # a bad byte in another column costs nothing
+            yield (
+                row.number,
+                InvalidURLLine(value) if row.undecodable and "\ufffd" in value else value,
+            )
 
 
 class CrawlSource:

@@ -8,7 +8,6 @@ streams (never loads a whole corpus) and turns every bad record into an ErrorRow
 from __future__ import annotations
 
 import contextlib
-import csv
 import errno
 import gzip
 import io
@@ -41,6 +40,8 @@ from trustaudit.io.compression import (
     unsupported_codec,
 )
 from trustaudit.io.decode import Utf8Lines, wide_bom
+from trustaudit.io.lines import CsvRow, bounded_lines, csv_rows
+from trustaudit.io.lines import TooMuchInput as _TooMuch
 from trustaudit.io.records import (
     ErrorRow,
     RecordBatch,
@@ -389,7 +390,8 @@ class FolderSource(_PathSource):
             base = self.path
             found, self.unreadable = walk_files(self.path)
             self.files = [p for p in found if p.name.lower().endswith(HTML_SUFFIXES)]
-        self.sidecar = _read_sidecar(base)
+        self.sidecar, bad = _read_sidecar(base, self.name)
+        self.unreadable += bad
         self.base = base
         self._total: int | None = None
 
@@ -428,25 +430,62 @@ class FolderSource(_PathSource):
         return _page_batches(self.name, pages(), self.max_bytes, batch_size, self.unreadable)
 
 
-def _sidecar_rows(text: str) -> dict[str, str]:
-    """file -> URL from a urls.csv sidecar's text (columns file|path and url)."""
+SIDECAR_CODE = "URL_SIDECAR_INVALID"
+_SIDECAR_LOST = "the files keep their locations as URLs"
+
+
+def _sidecar_rows(fh: BinaryIO, source: str, where: str) -> tuple[dict[str, str], list[ErrorRow]]:
+    """file -> URL from a urls.csv sidecar (columns file|path and url), and an error row for each
+    record it cannot use (a line over the list cap, a csv error, a file or URL not valid UTF-8).
+
+    The sidecar only names the pages' URLs: a bad record costs its mapping (the file it names keeps
+    its file: URL), never the folder's pages nor the rest of the batch (it stopped the whole audit
+    with exit 2)."""
     out: dict[str, str] = {}
-    for row in csv.DictReader(io.StringIO(text, newline="")):
-        name = (row.get("file") or row.get("path") or "").strip()
-        url = (row.get("url") or "").strip()
-        if name and url:
+    errors: list[ErrorRow] = []
+
+    def error(row: CsvRow, why: str) -> None:
+        msg = f"{where} record {row.number}: {why}; the file it names keeps its location as URL"
+        errors.append(ErrorRow(source, None, None, "read", SIDECAR_CODE, display_text(msg)))
+
+    rows = csv_rows(fh)
+    header = next(rows, None)
+    if header is None:
+        return out, errors
+    if header.problem:
+        error(header, header.problem)
+        return out, errors
+    # a repeated column name means its last column, as with csv.DictReader before
+    cols = {name: i for i, name in enumerate(header.cells)}
+
+    def cell(cells: list[str], name: str) -> str:
+        i = cols.get(name)
+        return cells[i].strip() if i is not None and i < len(cells) else ""
+
+    for row in rows:
+        if row.problem:
+            error(row, row.problem)
+            continue
+        name = cell(row.cells, "file") or cell(row.cells, "path")
+        url = cell(row.cells, "url")
+        if row.undecodable and "\ufffd" in name + url:
+            error(row, f"file {name[:200]!r} or its URL is not valid UTF-8")
+        elif name and url:
             out[name] = url
-    return out
+    return out, errors
 
 
-def _read_sidecar(folder: Path) -> dict[str, str]:
+def _read_sidecar(folder: Path, source: str) -> tuple[dict[str, str], list[ErrorRow]]:
     path = folder / "urls.csv"
     if not path.is_file():
-        return {}
+        return {}, []
+    where = display_text(str(path))
     try:
-        return _sidecar_rows(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise UsageError(f"cannot read URL sidecar {path}: {exc}") from None
+        with path.open("rb") as fh:
+            return _sidecar_rows(fh, source, where)
+    except OSError as exc:
+        msg = f"cannot read URL sidecar {where}: {exc.strerror or exc}; {_SIDECAR_LOST}"
+        return {}, [ErrorRow(source, None, None, "read", SIDECAR_CODE, display_text(msg))]
 
 
 # ---------------------------------------------------------------- JSONL
@@ -481,7 +520,9 @@ class JsonlSource(_PathSource):
             fh = Utf8Lines(fh, wide)  # type: ignore[assignment]
         with self._reader, fh:
             try:
-                for raw, size in _bounded_lines(fh, self.limits):
+                for raw, size in bounded_lines(
+                    fh, self.limits.max_line_bytes, self.limits.max_decompressed_bytes
+                ):
                     line_no += 1
                     if raw is None:
                         errors.append(
@@ -660,10 +701,6 @@ class JsonlSource(_PathSource):
         rows.append(row)
 
 
-class _TooMuch(Exception):
-    """An input decompressed past inputs.max_decompressed_bytes."""
-
-
 def _stream_code(exc: BaseException) -> str:
     """The error code of a decompression failure ('' for other exceptions)."""
     if isinstance(exc, _TooMuch):
@@ -692,36 +729,6 @@ class _Capped:
 
     def close(self) -> None:
         self._fh.close()
-
-
-def _bounded_lines(fh: BinaryIO, limits: InputsPolicy) -> Iterator[tuple[bytes | None, int]]:
-    """(line, size) of a binary stream, never holding more than max_line_bytes of one line.
-
-    A longer line is drained in 1 MiB reads and yielded as (None, its size): a gzip member that
-    expands to one 2 GiB line costs a few MiB. Raises _TooMuch past max_decompressed_bytes.
-    """
-    cap, total_cap = limits.max_line_bytes, limits.max_decompressed_bytes
-    total = 0
-    while True:
-        line = fh.readline(cap + 1)
-        if not line:
-            return
-        total += len(line)
-        if len(line) <= cap:
-            if total > total_cap:
-                raise _TooMuch(f"more than {total_cap} bytes after decompression; the rest is cut")
-            yield line, len(line)
-            continue
-        size = len(line)
-        while not line.endswith(b"\n"):
-            line = fh.readline(1 << 20)
-            if not line:
-                break
-            size += len(line)
-            total += len(line)
-            if total > total_cap:
-                raise _TooMuch(f"more than {total_cap} bytes after decompression; the rest is cut")
-        yield None, size
 
 
 def json_depth(obj: Any, limit: int) -> int:
@@ -1808,11 +1815,17 @@ class RemoteFolderSource:
         self.sidecar = {}
         if any(e.rel == "urls.csv" for e in self.entries):
             sidecar = fs.join(self.path, "urls.csv")
+            where = display_text(sidecar)
             try:
-                text = fs.read_bytes(sidecar, max_bytes=self.max_bytes).decode("utf-8")
-                self.sidecar = _sidecar_rows(text)
-            except (OSError, ValueError, csv.Error) as exc:
-                raise UsageError(f"cannot read URL sidecar {sidecar}: {exc}") from None
+                data = fs.read_bytes(sidecar, max_bytes=self.max_bytes)
+            except (OSError, ValueError) as exc:
+                msg = f"cannot read URL sidecar {where}: {exc}; {_SIDECAR_LOST}"
+                self.unreadable.append(
+                    ErrorRow(self.name, None, None, "read", SIDECAR_CODE, display_text(msg))
+                )
+            else:
+                self.sidecar, bad = _sidecar_rows(io.BytesIO(data), self.name, where)
+                self.unreadable += bad
 
     def _given_url(self, entry: fs.Entry) -> tuple[str | None, str]:
         base = entry.rel.rsplit("/", 1)[-1]

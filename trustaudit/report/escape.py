@@ -120,10 +120,32 @@ def cut_text_expr(expr: pl.Expr, limit: int) -> pl.Expr:
     return pl.when(s.str.len_chars() <= limit).then(s).otherwise(pl.concat_str([cut, pl.lit("…")]))
 
 
+# GitHub and GitLab act on the text of a rendered comment, after Markdown, so neither a backslash
+# nor an entity stops them: `:white_check_mark:` becomes ✅ (a page forging a verdict), `@org/team`
+# notifies a team, `#12`, `owner/repo#12`, `GH-12` and a github.com issue or pull-request URL put
+# a cross-reference in that issue's timeline. A zero-width space after the `:`, `@`, `#`, `GH-` or
+# `github` breaks the token and reads the same (Renovate and Dependabot defuse `@` in release notes
+# so); `10:30:45`, `https://` and other github.com URLs have no such token.
+_MD_TRIGGER = re.compile(
+    r":(?=(?:[\w+-]*[A-Za-z_][\w+-]*|100|1234|[+-]1):)"  # names without a letter: these four
+    r"|@(?=[A-Za-z0-9])|#(?=\d)|(?<![A-Za-z0-9])GH-(?=\d)"
+    r"|github(?=\.com/[^/\s]+/[^/\s]+/(?:issues|pull|discussions)/\d)",
+    re.IGNORECASE | re.ASCII,
+)
+_MD_BREAK = "\u200b"
+# Markdown syntax of CommonMark and GitHub (strikethrough `~`, math `$`): escaped with a backslash.
+# `<`, `>` and `&` are HTML-escaped first; quotes are left alone, so `it's` stays readable.
+_MD_SYNTAX = re.compile(r"([\\`*_\[\]|!#<>()~$])")
+
+
 def md(text: str | None, limit: int = 300) -> str:
-    """Text for a Markdown table cell: no HTML, no pipes, no links or images, one line."""
-    t = html.escape(one_line(text, limit), quote=True)
-    return re.sub(r"([\\`*_\[\]|!#<>()])", r"\\\1", t)
+    """Text for a Markdown cell or line (quarantine.md, diff.md, eval.md, calibration.md), the one
+    Markdown sanitiser: one line, no HTML, no pipes, no Markdown links or images (an image in a
+    PR comment fetches its URL when read; a bare URL may still be autolinked, a link never
+    loaded), no emphasis, strikethrough or math, and no emoji code, @mention or issue reference
+    left for GitHub to act on. Rendered, it reads as the text it was given."""
+    t = _MD_TRIGGER.sub(lambda m: m.group(0) + _MD_BREAK, one_line(text, limit))
+    return _MD_SYNTAX.sub(r"\\\1", html.escape(t, quote=False))
 
 
 def csv_cell(text: str | None, limit: int = 2000) -> str:
