@@ -104,13 +104,14 @@ SHARES = {"covert": 0.0, "exposed": 1 / 3, "visible": 1 / 3}
 # and reads the same expected count from it (`tail_threshold`), so no single page sets it
 # (docs/injection-history.md, "Session 17, thresholds").
 THRESHOLD_RULES = ("top", "tail")
-THRESHOLD_RULE = "top"
+THRESHOLD_RULE = "tail"
 TAIL_PAGES = 10
 # Kinds of place ("covert", "exposed") whose threshold decides: a passage there at or above it is a
 # finding (semantic.decision_floor), instead of the noisy-or with the location's prior, which out of
 # sight asks p ≥ 0.667–0.889 whatever the threshold. Written into the head (``decides``), so the
-# scan follows the head it reads; none: the prior decides, as the packaged head was calibrated for.
-DECIDES: tuple[str, ...] = ()
+# scan follows the head it reads. The packaged head (session 17) decides where the place is hidden on
+# purpose; with none the prior decides, as the heads up to session 16 did.
+DECIDES: tuple[str, ...] = ("covert",)
 # The head learns from payloads' prose openings of up to 400 characters, as much as the scan reads by
 # default (InjectionPolicy.semantic_max_chars, 400). A 200-character opening was measured for speed and
 # not kept as the default: retrained on 200-character cuts, the per-kind thresholds fell (covert

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from injection.bench_module import load
 
 import trustaudit.injection as inj
 from trustaudit.injection import Hit, scan_html, semantic
@@ -67,11 +68,16 @@ def test_the_floor_is_min_score_only_where_the_head_says_its_threshold_decides()
     assert combine(0.25, 0.54, 0.5, 0.55, 0.5) == 0.25  # below the threshold the floor is no score
 
 
-def test_a_head_file_says_where_its_threshold_decides_and_an_old_one_decides_nowhere() -> None:
+def test_a_head_file_says_where_its_threshold_decides_and_an_old_one_decides_nowhere_and_the_packaged_one_as_its_recipe() -> (
+    None
+):
     spec = {"weights": [0.0] * 384, "bias": 0.0, "threshold": 0.55}
     assert classifier_from(spec).decides == frozenset()
     assert classifier_from({**spec, "decides": ["covert"]}).decides == frozenset({"covert"})
-    assert semantic.classifier() is None or semantic.classifier().decides == frozenset()
+    # the packaged head was written by the recipe's defaults: where they decide, it decides
+    assert semantic.classifier() is None or semantic.classifier().decides == frozenset(
+        load("train_intent").DECIDES
+    )
 
 
 @pytest.mark.parametrize("lex", [0.0, 0.1, 0.15, 0.2, 0.25, 0.45])

@@ -52,23 +52,27 @@ def test_thresholds_count_only_passages_the_scan_asks_about() -> None:
     group = np.array(["covert", "covert", "exposed", "visible"])
     page = np.array([0, 1, 2, 3])
     asked = np.array([False, True, True, True])
-    thr = thresholds(p, group, page, asked, n_pages=4, budget=0.0)
+    thr = thresholds(p, group, page, asked, n_pages=4, budget=0.0, rule="top")
     # the covert 0.97 is never asked: 0.6 sets the covert threshold
     assert 0.6 < thr["covert"] < 0.61
     assert thr["exposed"] > 0.99 and thr["visible"] >= thr["exposed"]
 
 
-def test_default_budget_lets_no_covert_page_and_one_page_of_the_other_kinds_through() -> None:
+def test_default_budget_under_the_top_rule_lets_no_covert_page_and_one_page_of_the_other_kinds_through() -> (
+    None
+):
     # 399 training pages and the 1 % budget: nothing through text hidden on purpose (its threshold
     # clears its top page), one page each through attributes/comments/meta and in plain sight
     p = np.array([0.99, 0.98, 0.97, 0.96, 0.95, 0.94])
     group = np.array(["covert"] * 3 + ["exposed"] * 3)
     page = np.arange(6)
     asked = np.ones(6, dtype=bool)
-    thr = thresholds(p, group, page, asked, n_pages=399, budget=_T.FP_BUDGET)
+    thr = thresholds(p, group, page, asked, n_pages=399, budget=_T.FP_BUDGET, rule="top")
     assert 0.99 < thr["covert"] < 0.9902
     assert thr["exposed"] == thr["covert"]  # exposed alone would sit at 0.95
-    thr = thresholds(p[3:], group[3:], page[3:], asked[3:], n_pages=399, budget=_T.FP_BUDGET)
+    thr = thresholds(
+        p[3:], group[3:], page[3:], asked[3:], n_pages=399, budget=_T.FP_BUDGET, rule="top"
+    )
     assert 0.95 < thr["exposed"] < 0.96
 
 
@@ -402,7 +406,7 @@ def test_thresholds_tail_rule_per_kind_floor_and_order() -> None:
     group = np.array(["covert"] * 30 + ["exposed"] * 30)
     page = np.arange(60)
     asked = np.ones(60, dtype=bool)
-    top = thresholds(p, group, page, asked, n_pages=399, budget=_T.FP_BUDGET)
+    top = thresholds(p, group, page, asked, n_pages=399, budget=_T.FP_BUDGET, rule="top")
     tail = thresholds(p, group, page, asked, n_pages=399, budget=_T.FP_BUDGET, rule="tail")
     # the covert pages all lie under 0.45, but their tail reaches past the 0.5 floor: the rule
     # extrapolates where the top rule would sit at the floor
