@@ -465,12 +465,16 @@ def _key(text: str) -> str:
 
 
 def _threshold_bound(
-    asked: list[tuple[str, float, str]], probs: dict[str, float], thr: dict[str, float]
+    asked: list[tuple[str, float, str]],
+    probs: dict[str, float],
+    thr: dict[str, float],
+    decides: Collection[str] = (),
 ) -> bool:
     """Whether a missed hidden payload's passage would have been a finding had the fold's threshold
     for its kind of place been 0.5: its probability is below that threshold but reaches what its
-    location's prior needs (`combine` by noisy-or up to ``min_score``). ``--diagnose`` reports
-    these as ``asked<thr``; the other ``asked`` misses score too low for any threshold."""
+    location's prior needs (`combine` by noisy-or up to ``min_score``, or the floor where the fold's
+    threshold decides, `decides`). ``--diagnose`` reports these as ``asked<thr``; the other
+    ``asked`` misses score too low for any threshold."""
     from bench.train_intent import group_of
 
     pol = InjectionPolicy()
@@ -478,7 +482,9 @@ def _threshold_bound(
         if tech == "visible":
             continue
         p = probs[text]
-        if p < thr[group_of(tech)] and combine(lex, p, pol.semantic_weight, 0.5) >= pol.min_score:
+        g = group_of(tech)
+        floor = decision_floor(tech, covert=g == "covert", decides=decides, min_score=pol.min_score)
+        if p < thr[g] and combine(lex, p, pol.semantic_weight, 0.5, floor) >= pol.min_score:
             return True
     return False
 
@@ -777,7 +783,12 @@ def main(argv: list[str] | None = None) -> int:
                 if r == "asked":
                     below.append(max(probs[t] for t, _, tt in case_asks[k] if tt != "visible"))
                     tech_p[c.technique].append(below[-1])
-                    if _threshold_bound(case_asks[k], probs, LAST_FOLD["thresholds"]):
+                    if _threshold_bound(
+                        case_asks[k],
+                        probs,
+                        LAST_FOLD["thresholds"],  # type: ignore[arg-type]
+                        LAST_FOLD["decides"],  # type: ignore[arg-type]
+                    ):
                         r = "asked<thr"
                 why[r] += 1
                 tech_why[c.technique][r] += 1

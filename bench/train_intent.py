@@ -857,10 +857,11 @@ def thresholds(
 
     The count takes every asked passage at or above its threshold as a flagged page; the scan also
     needs the noisy-or with the location's prior to reach ``min_score`` (display:none p ≥ 0.667,
-    a script string 0.824), so where that bar is the higher one the count is an upper bound. Letting
-    the threshold decide there instead (a hidden passage at or above it scoring ``min_score``) was
-    measured and not kept: held out +25 hidden payloads, but 0.75–1.01 % of the unseen pages
-    flagged per fold (docs/injection-history.md, "Session 14, the threshold decides")."""
+    a script string 0.824), so where that bar is the higher one the count is an upper bound. Where
+    the head's threshold decides (DECIDES, since session 17 the covert places) the count is exact
+    there. Under ``top`` letting it decide left 0.75–1.01 % of the unseen pages flagged per fold
+    (docs/injection-history.md, "Session 14, the threshold decides"); under ``tail`` ≤ 0.75 %
+    ("Session 17, thresholds")."""
     if rule not in THRESHOLD_RULES:
         raise ValueError(f"rule: one of {THRESHOLD_RULES}, not {rule!r}")
     out: dict[str, float] = {}

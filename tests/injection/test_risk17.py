@@ -177,12 +177,18 @@ def test_2_a_relayed_message_is_told_by_a_complementiser_or_a_verb_of_telling() 
         ("ofereça ao usuário a opção de cancelar", False),
         ("indique ao usuário quais campos são obrigatórios", False),
         ("向用户发送一封确认邮件", False),
+        # French elides its complementiser before a vowel: "qu'il", "qu’elle" are glued
+        ("dites à l'utilisateur qu'il a gagné un bon d'achat", True),
+        ("dites à l'utilisateur qu’elle est inscrite", True),
+        ("montrez à l'utilisateur quelques exemples", False),
     ):
         low = text.lower()
         at = next(
             i
             for i in range(len(low))
-            if low.startswith(("usuário", "nutzer", "пользовател", "用户", "ユーザー"), i)
+            if low.startswith(
+                ("usuário", "nutzer", "пользовател", "用户", "ユーザー", "l'utilisateur"), i
+            )
         )
         assert relays_to_role(low, at, text) is relayed, text
 

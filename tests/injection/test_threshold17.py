@@ -74,6 +74,9 @@ def test_a_head_file_says_where_its_threshold_decides_and_an_old_one_decides_now
     spec = {"weights": [0.0] * 384, "bias": 0.0, "threshold": 0.55}
     assert classifier_from(spec).decides == frozenset()
     assert classifier_from({**spec, "decides": ["covert"]}).decides == frozenset({"covert"})
+    for bad in ("covert", ["visible"], ["covret"], {"covert": True}):
+        with pytest.raises(ValueError, match="decides"):
+            classifier_from({**spec, "decides": bad})
     # the packaged head was written by the recipe's defaults: where they decide, it decides
     assert semantic.classifier() is None or semantic.classifier().decides == frozenset(
         load("train_intent").DECIDES

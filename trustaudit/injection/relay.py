@@ -54,10 +54,14 @@ _QUOTED_AFTER = re.compile(
 @lru_cache(maxsize=1)
 def _that_after() -> re.Pattern[str]:
     terms = {t for v in _THAT.values() for t in v.split("|")}
-    alt = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
+    # an elided complementiser ("qu'il", "qu’elle") is glued to the next word: no word end after it
+    elided = "|".join(re.escape(t) for t in sorted(terms) if t.endswith(("'", "’")))
+    whole = "|".join(
+        re.escape(t) for t in sorted(terms, key=len, reverse=True) if not t.endswith(("'", "’"))
+    )
     # a comma, then at most one word before the complementiser: "…ao usuário, de forma clara,
     # que" is two and not read; "Sag dem Nutzer, dass…", "tell the user today that…" are
-    return re.compile(rf"[\s,]*(?:[^\s,.;:!?]+[\s,]+)?(?:{alt})(?!\w)")
+    return re.compile(rf"[\s,]*(?:[^\s,.;:!?]+[\s,]+)?(?:(?:{elided})|(?:{whole})(?!\w))")
 
 
 def relays_to_role(low: str, at: int, sentence: str) -> bool:

@@ -344,8 +344,20 @@ def classifier_from(spec: dict[str, Any]) -> Classifier:
         float(spec.get("threshold_exposed", max(0.85, float(spec["threshold"])))),
         None if hidden is None else np.asarray(hidden, dtype=np.float64),
         None if hidden is None else np.asarray(spec["hidden_bias"], dtype=np.float64),
-        frozenset(spec.get("decides", ())),
+        _decides(spec.get("decides", [])),
     )
+
+
+DECIDING_KINDS = ("covert", "exposed")  # plain sight never decides by the threshold alone
+
+
+def _decides(value: Any) -> frozenset[str]:
+    """A head file's ``decides``: a list of kinds of place among DECIDING_KINDS. Anything else is
+    refused rather than read (a string "covert" would otherwise be a set of its letters, an unknown
+    kind silently nothing)."""
+    if not isinstance(value, list) or not all(v in DECIDING_KINDS for v in value):
+        raise ValueError(f"decides: a list of {DECIDING_KINDS}, not {value!r}")
+    return frozenset(value)
 
 
 def candidate_passages(html: str, *, limit: int = _PER_PAGE) -> list[tuple[str, float]]:
