@@ -281,19 +281,27 @@ def probabilities(texts: Sequence[str]) -> list[float] | None:
     return [_SEEN[t] for t in texts]
 
 
+# The detector score at which the thresholds' false-positive budget was counted: the default
+# `injection.min_score` (tests/injection/test_threshold17.py holds the two equal).
+CALIBRATED_SCORE = 0.5
+
+
 def decision_floor(
     technique: str, *, covert: bool, decides: Collection[str], min_score: float
 ) -> float:
     """The least score of a passage whose probability reaches its threshold (`combine`):
     `min_score` where the head's threshold decides (`decides`: the kinds of place, "covert" or
-    "exposed", its thresholds were calibrated to decide in), else none — the noisy-or with the
+    "exposed", its thresholds were calibrated to decide in), but never above CALIBRATED_SCORE: a
+    user who raises `min_score` asks for more than the calibrated decision, so the threshold alone
+    no longer makes a finding there (a lower `min_score` keeps it one). Elsewhere none — the noisy-or with the
     location's prior decides, and out of sight that asks more than the threshold (p ≥ 0.667 under
     display:none, 0.75 in an attribute, 0.824 in a script string, 0.889 under aria-hidden). Never
     in plain sight. Why the head says so: a threshold that decides must be calibrated for it, the
     pages it lets through counted (docs/injection-history.md, "Session 17, thresholds")."""
     if technique == "visible":
         return 0.0
-    return min_score if ("covert" if covert else "exposed") in decides else 0.0
+    decided = ("covert" if covert else "exposed") in decides
+    return min(min_score, CALIBRATED_SCORE) if decided else 0.0
 
 
 def combine(lexical: float, p: float, weight: float, threshold: float, floor: float = 0.0) -> float:
