@@ -43,6 +43,10 @@ def test_a_folder_with_a_bad_sidecar_is_audited_and_the_batch_goes_on(
     assert urls[1] == "https://q.example/"
     assert errors["code"].to_list() == ["URL_SIDECAR_INVALID"]
     assert "record 1: file 'p.html' or its URL is not valid UTF-8" in errors["message"][0]
+    # the unreadable urls.csv record is an input record of its own: two pages and one sidecar
+    # record in, two pages and one error row out (docs/audit.md, accounting)
+    acc = json.loads((run / "manifest.json").read_text())["stages"]["ingest"]["accounting"]
+    assert acc == {"inputs": 3, "pages": 2, "errors": 1, "balanced": True}
 
 
 EVIL = "https://evil.example/:white_check_mark:/@org/team/?q=%23#12~~x~~"

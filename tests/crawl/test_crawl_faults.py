@@ -228,3 +228,21 @@ def test_unknown_content_encoding_is_a_decode_error_not_a_page(
     ]
     assert got[2] == (None, None)
     assert b"x-gzip" in rows[3]["body"]
+
+
+def test_resumed_crawl_still_marks_a_later_copy_of_a_done_url_duplicate(
+    server: FaultServer, tmp_path: Path
+) -> None:
+    """Line 1 committed before the stop, lines 2 and 3 left: line 3 repeats line 1 and must be the
+    DUPLICATE_URL row the uninterrupted crawl gives, not a second fetch and a second page."""
+    urls = tmp_path / "urls.txt"
+    a, b = f"{server.base}/page/a", f"{server.base}/page/b"
+    urls.write_text(a + "\n", encoding="utf-8")
+    policy = make_policy(ignore_robots=True)
+    crawl_urls([str(urls)], tmp_path / "run", policy, allow=only(server))
+    urls.write_text(f"{a}\n{b}\n{a}\n", encoding="utf-8")  # the rest of the list, as if killed
+    stats = crawl_urls([str(urls)], tmp_path / "run", policy, allow=only(server))
+    assert stats.resumed == 1
+    rows = _rows(tmp_path / "run")
+    assert [rows[i]["error_code"] for i in (1, 2, 3)] == [None, None, "DUPLICATE_URL"]
+    assert server.hits["/page/a"] == 1

@@ -52,7 +52,7 @@ def test_csv_rows_go_on_after_a_record_the_csv_module_rejects() -> None:
 
     limit = csv.field_size_limit()
     try:
-        csv.field_size_limit(2000)  # process-wide: csv_rows raises it to the cap + 1 at least
+        csv.field_size_limit(2000)  # process-wide: csv_rows raises it to the cap + 1 per record
         big = b"z" * 900
         data = b'h\n"' + big + b"\n" + big + b"\n" + big + b'"\nok\n'  # fails on its last line
         rows = list(csv_rows(io.BytesIO(data), 1000))
@@ -60,3 +60,17 @@ def test_csv_rows_go_on_after_a_record_the_csv_module_rejects() -> None:
         csv.field_size_limit(limit)
     assert [(r.number, r.cells) for r in rows] == [(0, ["h"]), (1, []), (2, ["ok"])]
     assert rows[1].problem is not None and "field larger than field limit" in rows[1].problem
+
+
+def test_csv_rows_leave_the_process_wide_cell_cap_as_they_found_it() -> None:
+    # before: raised for the whole process, so a later csv.reader elsewhere read 1 MiB cells
+    import csv
+
+    limit = csv.field_size_limit()
+    cell = b"y" * (limit + 10)
+    rows = csv_rows(io.BytesIO(b"h\n" + cell + b"\nz\n"), limit * 4)
+    assert next(rows).cells == ["h"]
+    assert csv.field_size_limit() == limit  # also while the generator is suspended
+    assert next(rows).cells == [cell.decode()]
+    assert [r.cells for r in rows] == [["z"]]
+    assert csv.field_size_limit() == limit

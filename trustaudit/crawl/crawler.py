@@ -248,6 +248,13 @@ class _Crawler:
             src = source_name(inp)
             for offset, url in read_url_list(inp):
                 self.stats.total += 1
+                first = True
+                if not isinstance(url, InvalidURLLine):
+                    # before the resume check: a URL done before the kill still makes a later
+                    # copy of it a DUPLICATE_URL row, as in the run that was killed
+                    norm = normalize_url(url)
+                    first = norm not in seen
+                    seen.add(norm)
                 if done.get((src, offset)) == url:
                     self.stats.resumed += 1
                     continue
@@ -256,9 +263,6 @@ class _Crawler:
                     # CSV row the csv module rejects: never fetched
                     yield self._error_row(src, offset, str(url), "BAD_URL", url.reason)
                     continue
-                norm = normalize_url(url)
-                first = norm not in seen
-                seen.add(norm)
                 if not first:
                     yield self._error_row(
                         src, offset, url, "DUPLICATE_URL", "same URL earlier in the input"

@@ -186,6 +186,11 @@ class _Inflate:
     def more(self) -> bool:
         return bool(self._d.unconsumed_tail) and not self._d.eof
 
+    @property
+    def unused(self) -> bytes | None:
+        """The bytes fed past the stream's end (a next gzip member, or trailing data)."""
+        return self._d.unused_data
+
 
 class _Unbrotli:
     """brotli with `output_buffer_limit` (brotli >= 1.2): one 16 KB block can expand to gigabytes."""
@@ -207,6 +212,11 @@ class _Unbrotli:
     def more(self) -> bool:
         return not self._d.can_accept_more_data() and not self._d.is_finished()
 
+    @property
+    def unused(self) -> bytes | None:
+        """Unknown: brotli keeps no `unused_data`, so bytes after its end are not checked."""
+        return None
+
 
 def _payload_codecs(encoding: str) -> list[Any]:
     if encoding == "br":
@@ -216,16 +226,22 @@ def _payload_codecs(encoding: str) -> list[Any]:
     return [lambda: _Inflate(16 + zlib.MAX_WBITS)]
 
 
-def read_encoded(src: BinaryIO, encoding: str, cap: int) -> bytes:
+def read_encoded(src: BinaryIO, encoding: str, cap: int, *, truncated: bool = False) -> bytes:
     """The payload `src` decoded from its HTTP Content-Encoding (`PAYLOAD_ENCODINGS`), at most
     `cap + 1` bytes (the caller tells "over the cap" by the length), whatever the ratio.
 
     Why not warcio's `content_stream()`: it decodes a 16 KB block whole (a brotli block holds
     gigabytes), fails on every `br` payload with brotli >= 1.2 (`unused_data`), prints zlib's
     errors raw on stderr and keeps the page cut where a gzip body breaks. Here a body the codec
-    rejects from its first bytes is returned as stored (crawlers that save the decoded body under
-    the original header), damage later raises PayloadDamaged, and ImportError means brotli is not
-    installed. The rest of `src` is read (and dropped) once the codec ends, so the record ends clean.
+    rejects from its first bytes, or that ends before the codec gave a byte, is returned as stored
+    (crawlers that save the decoded body under the original header); damage later, or a stream
+    that ends before its end after giving bytes, raises PayloadDamaged (a page cut short would be
+    scanned as if whole) unless the record says it was cut (`truncated`, WARC-Truncated: the part
+    kept is read, as a plain body cut at the crawler's cap is). gzip members that follow the first
+    are read too (as gzip and urllib3 do: data hidden in a second member is scanned); other bytes
+    after a gzip or deflate stream's end raise PayloadDamaged (blanks and NULs aside; brotli does
+    not tell where its stream ended, so what follows it is dropped). ImportError means brotli is
+    not installed.
     """
     makers = _payload_codecs(encoding)
     dec = makers[0]()
@@ -236,8 +252,14 @@ def read_encoded(src: BinaryIO, encoding: str, cap: int) -> bytes:
         errors = (zlib.error, brotli.error)
     head = src.read(_PAYLOAD_READ)
     out = bytearray()
+    raw = (
+        bytearray()
+    )  # what was read while nothing came out, returned as stored if the codec stalls
+    trailing: bytes | None = b""
     data = head
     while data and len(out) <= cap:
+        if not out and len(raw) <= cap:
+            raw += data
         try:
             out += dec.feed(data, cap + 1 - len(out))
             while dec.more() and len(out) <= cap:
@@ -245,14 +267,33 @@ def read_encoded(src: BinaryIO, encoding: str, cap: int) -> bytes:
         except errors as exc:
             if data is head and not out:
                 if len(makers) > 1:  # raw deflate
-                    makers, dec = makers[1:], makers[1]()
+                    makers, dec, raw = makers[1:], makers[1](), bytearray()
                     continue
                 return head + src.read(cap + 1 - len(head))  # not encoded after all
             raise PayloadDamaged(f"{encoding} payload is damaged: {exc}") from None
         if dec.done:
+            trailing = dec.unused
+            if encoding in ("gzip", "x-gzip") and trailing is not None and trailing[:1] == b"\x1f":
+                if len(trailing) < 2:
+                    trailing += src.read(_PAYLOAD_READ)
+                if trailing[:2] == b"\x1f\x8b":  # the next gzip member, under the same cap
+                    dec, data, trailing = makers[0](), trailing, b""
+                    continue
             break
         data = src.read(_PAYLOAD_READ)
-    if len(out) <= cap:
-        while src.read(_PAYLOAD_READ):  # trailing bytes after the codec's end
-            pass
+    if len(out) > cap:
+        return bytes(out)
+    if not dec.done:  # the input ran out first
+        if not out:
+            return bytes(raw)
+        if not truncated:
+            raise PayloadDamaged(f"{encoding} payload ends before its stream does (cut short)")
+    rest = trailing
+    while True:  # the rest of `src` is read (and checked where the codec told its end)
+        if rest is not None and rest.strip(b" \t\r\n\0"):
+            raise PayloadDamaged(f"{encoding} payload has data after its end")
+        chunk = src.read(_PAYLOAD_READ)
+        if not chunk:
+            break
+        rest = chunk if rest is not None else None
     return bytes(out)

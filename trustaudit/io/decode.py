@@ -268,15 +268,6 @@ def wide_bom(head: bytes) -> str | None:
     return next((enc for bom, enc in _BOMS if head.startswith(bom) and enc != "utf-8"), None)
 
 
-def recode_wide(data: bytes) -> bytes:
-    """`data` as UTF-8 when it starts with a UTF-16/32 byte-order mark (BOM dropped), else as is."""
-    enc = wide_bom(data[:4])
-    if enc is None:
-        return data
-    bom = next(b for b, e in _BOMS if e == enc)
-    return data[len(bom) :].decode(enc, "replace").encode("utf-8")
-
-
 class Utf8Lines:
     """A binary stream that starts with a UTF-16/32 byte-order mark, read back as UTF-8 lines.
 

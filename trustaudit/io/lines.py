@@ -137,9 +137,10 @@ def csv_rows(fh: BinaryIO, max_line_bytes: int = MAX_LIST_LINE_BYTES) -> Iterato
     the cap, or that the csv module rejects, is one CsvRow with a `problem`, and reading goes on
     at the next line. A quoted cell may span lines; one longer than `max_line_bytes` costs its
     record like a long line."""
-    # csv's default cell cap (128 KiB) is process-wide; raised to the line cap so that a long
-    # cell on one line reads the same wherever it is (callers refuse over-long values themselves)
-    csv.field_size_limit(max(csv.field_size_limit(), max_line_bytes + 1))
+    # csv's cell cap (128 KiB by default) is process-wide: raised to the line cap around each
+    # record only, so that a long cell on one line reads the same wherever it is (callers refuse
+    # over-long values themselves) and other CSV readers keep theirs whatever the read order
+    limit = max_line_bytes + 1
     flagged: dict[int, TextLine] = {}
 
     def text() -> Iterator[str]:
@@ -151,6 +152,7 @@ def csv_rows(fh: BinaryIO, max_line_bytes: int = MAX_LIST_LINE_BYTES) -> Iterato
     reader = csv.reader(text())
     last, number = 0, 0
     while True:
+        before = csv.field_size_limit(max(csv.field_size_limit(), limit))
         try:
             cells = next(reader)
             problem = None
@@ -158,6 +160,8 @@ def csv_rows(fh: BinaryIO, max_line_bytes: int = MAX_LIST_LINE_BYTES) -> Iterato
             return
         except csv.Error as exc:
             cells, problem = [], f"CSV error at line {reader.line_num}: {exc}"
+        finally:
+            csv.field_size_limit(before)
         spans = [flagged.pop(n) for n in range(last + 1, reader.line_num + 1) if n in flagged]
         last = reader.line_num
         if not cells and not spans and problem is None:

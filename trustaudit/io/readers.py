@@ -33,6 +33,7 @@ from trustaudit.io.compression import (
     PAYLOAD_ENCODINGS,
     READABLE,
     CorruptStream,
+    PayloadDamaged,
     codec_of,
     decompress_capped,
     open_decompressed,
@@ -1182,6 +1183,7 @@ class WarcSource(_PathSource):
                     return
                 continue
             st.page_records += 1
+            damaged = False
             try:
                 # read the payload before asking for the offset: warcio's get_record_offset()
                 # skips the unread payload of the current record
@@ -1197,6 +1199,7 @@ class WarcSource(_PathSource):
                 self._damaged(st, resync, at, "WARC_TRUNCATED", f"record at byte {at}: {exc}", url)
                 return
             except Exception as exc:  # a damaged payload: keep going with the next record
+                damaged = isinstance(exc, PayloadDamaged)
                 st.offset = record_offset()
                 st.errors.append(
                     ErrorRow(
@@ -1221,6 +1224,8 @@ class WarcSource(_PathSource):
             if it.err_count > errs_before:  # damage noticed while reading this record's payload
                 if st.rows and st.rows[-1]["offset"] == st.offset:
                     st.rows.pop()
+                if damaged and st.errors and st.errors[-1].offset == st.offset:
+                    st.errors.pop()  # the payload stopped where the record did: said once, below
                 msg = f"record at byte {st.offset} is truncated or has a wrong Content-Length"
                 self._damaged(st, resync, st.offset, "WARC_TRUNCATED", msg, url)
                 return
@@ -1256,30 +1261,39 @@ class WarcSource(_PathSource):
             ctype = record.http_headers.get_header("Content-Type")
         else:
             ctype = record.rec_headers.get_header("Content-Type")
+        # a record the crawler says it cut (RFC: length, time, disconnect, unspecified)
+        cut = (record.rec_headers.get_header("WARC-Truncated") or "").strip().lower()
+        damaged: PayloadDamaged | None = None
         try:
-            body = _payload(record, self.max_bytes)
+            body = _payload(record, self.max_bytes, truncated=bool(cut))
         except ImportError as exc:
             return ErrorRow(self.name, offset, url, "read", "UNSUPPORTED_COMPRESSION", str(exc))
+        except PayloadDamaged as exc:  # unless the file itself ends inside the record (below)
+            damaged, body = exc, b""
         if len(body) > self.max_bytes:
             return ErrorRow(
                 self.name, offset, url, "read", "TOO_LARGE", f"payload over {self.max_bytes} bytes"
             )
         if getattr(record.raw_stream, "limit", 0) > 0:
             if record.raw_stream.read(1):
-                raise ValueError("payload encoding is damaged (e.g. wrong chunk sizes)")
+                raise damaged or ValueError("payload encoding is damaged (e.g. wrong chunk sizes)")
             # the file ended before Content-Length bytes: a truncated last record
             raise EOFError(
                 f"payload is {record.raw_stream.limit} bytes short of its Content-Length"
             )
-        cut = (record.rec_headers.get_header("WARC-Truncated") or "").strip().lower()
-        if cut == "length" and not body:  # the crawler's cap dropped it: never seen, not empty
+        if damaged is not None:
+            raise damaged
+        if cut and not body:  # the crawler dropped it: never seen, not an empty page
+            over = cut == "length"
             return ErrorRow(
                 self.name,
                 offset,
                 url,
                 "read",
-                "TOO_LARGE",
-                "payload not archived: over the crawler's body cap (WARC-Truncated: length)",
+                "TOO_LARGE" if over else "WARC_TRUNCATED",
+                "payload not archived: "
+                + ("over the crawler's body cap" if over else "the crawler cut it")
+                + f" (WARC-Truncated: {display_text(cut[:40])})",
             )
         date = record.rec_headers.get_header("WARC-Date")
         if record.rec_type == "conversion":  # WET: extracted text, no HTML
@@ -1301,9 +1315,9 @@ class WarcSource(_PathSource):
         }
 
 
-def _payload(record: Any, cap: int) -> bytes:
+def _payload(record: Any, cap: int, *, truncated: bool = False) -> bytes:
     """A WARC record's payload, de-chunked and decoded from its Content-Encoding, at most `cap + 1`
-    bytes (`read_encoded` says why warcio does not decode it)."""
+    bytes (`read_encoded` says why warcio does not decode it; `truncated`: WARC-Truncated)."""
     headers = record.http_headers
     encoding = (headers.get_header("Content-Encoding") or "").strip().lower() if headers else ""
     if encoding not in PAYLOAD_ENCODINGS:
@@ -1313,7 +1327,7 @@ def _payload(record: Any, cap: int) -> bytes:
         from warcio.bufferedreaders import ChunkedDataReader
 
         stream = ChunkedDataReader(stream)
-    return read_encoded(stream, encoding, cap)
+    return read_encoded(stream, encoding, cap, truncated=truncated)
 
 
 # ---------------------------------------------------------------- Parquet
