@@ -60,7 +60,7 @@ def test_the_floor_is_min_score_only_where_the_head_says_its_threshold_decides()
     # a stricter min_score asks for more than the calibrated decision; a laxer one keeps it
     assert decision_floor("display_none", covert=True, decides=cov, min_score=0.99) == 0.5
     assert decision_floor("display_none", covert=True, decides=cov, min_score=0.3) == 0.3
-    assert semantic.CALIBRATED_SCORE == InjectionPolicy().min_score
+    assert InjectionPolicy().min_score == semantic.CALIBRATED_SCORE
     # never in plain sight, whatever the head says
     assert (
         decision_floor("visible", covert=False, decides={"covert", "exposed"}, min_score=0.5) == 0
