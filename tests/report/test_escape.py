@@ -115,6 +115,8 @@ MD_HOSTILE = [
     "cc @org/team and @someone, mail me@x.example",  # pings in a PR comment
     "fixes #12 and owner/repo#34, GH-56",  # cross-references in other issues' timelines
     "see https://github.com/o/r/issues/7 and https://www.github.com/o/r/pull/8/files",
+    'GitLab: !12, group/project!34, &5, group&6, ~bug ~"needs review" %v1.0 %"Sprint 3"',
+    "see https://gitlab.com/g/p/-/issues/7 and https://gitlab.com/g/p/-/merge_requests/8",
     "a|b | c",
     "line one\nline two\r\nthree",
     "`code` ``double`` ```fence```",
@@ -154,6 +156,8 @@ def test_md_renders_as_the_text_it_was_given_and_nothing_else(raw: str) -> None:
     assert not re.search(r":[a-z0-9_+-]+:", text, re.I), text  # no emoji shortcode
     assert not re.search(r"(?<![A-Za-z0-9_])@[A-Za-z0-9]", text), text  # no @mention
     assert not re.search(r"#\d|GH-\d|github\.com/.*/(issues|pull)/", text, re.I), text  # no ref
+    # nor GitLab's: merge requests, epics, labels, milestones, issue / merge-request URLs
+    assert not re.search(r"[!&]\d|(?<![\w/])[~%][A-Za-z\"]|/-/(issues|merge_requests)/", text), text
 
 
 def test_md_leaves_ordinary_text_untouched() -> None:
@@ -162,6 +166,9 @@ def test_md_leaves_ordinary_text_untouched() -> None:
         "2026-12-03T11:28:27+00:00",
         "a: b: c",
         "https://github.com/o/r/blob/main/README.md",
+        "https://gitlab.com/g/p/-/blob/main/README.md",
     ):
         assert md(plain) == plain
+    # percentages, a home page's ~user, URL escapes and queries, an exclamation: no break inserted
+    assert "\u200b" not in md("100% cotton, 50 %, https://a.example/~user/a%20b?x=1&y=2, wow!")
     assert md(":smile: :100: :+1:") == ":\u200bsmile: :\u200b100: :\u200b+1:"

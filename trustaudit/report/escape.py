@@ -120,18 +120,20 @@ def cut_text_expr(expr: pl.Expr, limit: int) -> pl.Expr:
     return pl.when(s.str.len_chars() <= limit).then(s).otherwise(pl.concat_str([cut, pl.lit("…")]))
 
 
-# GitHub acts on the text of a rendered comment, after Markdown, so neither a backslash nor an
-# entity stops it: `:white_check_mark:` becomes ✅ (a page forging a verdict), `@org/team`
+# GitHub and GitLab act on the text of a rendered comment, after Markdown, so neither a backslash
+# nor an entity stops them: `:white_check_mark:` becomes ✅ (a page forging a verdict), `@org/team`
 # notifies a team, `#12`, `owner/repo#12`, `GH-12` and a github.com issue or pull-request URL put
-# a cross-reference in that issue's timeline. A zero-width space after the `:`, `@`, `#`, `GH-` or
-# `github` breaks the token and reads the same (Renovate and Dependabot defuse `@` in release notes
-# so); `10:30:45`, `https://` and other github.com URLs have no such token. GitHub only: GitLab's
-# own references (`!12`, `~label`, `%milestone`, `&12`, gitlab.com `/-/issues/N` URLs) are not
-# broken (docs/limits.md, Still open).
+# a cross-reference in that issue's timeline; GitLab also reads `!12` (a merge request), `&12` (an
+# epic), `~label`, `%milestone` and `/-/issues/N`, `/-/merge_requests/N`, `/-/epics/N` URLs. A
+# zero-width space after the `:`, `@`, `#`, `!`, `&`, `~`, `%`, `GH-`, `github` or `/-` breaks the
+# token and reads the same (Renovate and Dependabot defuse `@` in release notes so); `10:30:45`,
+# `https://`, `100%`, `%20` and other URLs have no such token.
 _MD_TRIGGER = re.compile(
     r":(?=(?:[\w+-]*[A-Za-z_][\w+-]*|100|1234|[+-]1):)"  # names without a letter: these four
     r"|@(?=[A-Za-z0-9])|#(?=\d)|(?<![A-Za-z0-9])GH-(?=\d)"
-    r"|github(?=\.com/[^/\s]+/[^/\s]+/(?:issues|pull|discussions)/\d)",
+    r"|github(?=\.com/[^/\s]+/[^/\s]+/(?:issues|pull|discussions)/\d)"
+    r"|(?<![=?/])[!&](?=\d)|(?<![\w/])[~%](?=[A-Za-z\"])"  # also group/project!12, group&12
+    r"|/-(?=/(?:issues|merge_requests|epics|work_items)/\d)",
     re.IGNORECASE | re.ASCII,
 )
 _MD_BREAK = "\u200b"
