@@ -100,3 +100,21 @@ def collect(source: Any, batch_size: int = 64, *, cap: int = 0) -> tuple[list[An
         errors += b.errors
         assert not cap or len(rows) + len(errors) < cap, "the reader goes round in a loop"
     return rows, errors
+
+
+AUDIT_NOW = ["--now", "2026-11-01"]
+
+
+def audit_cli(runner: Any, app: Any, *args: str, workers: str = "1") -> Any:
+    """`trustaudit audit ARGS` through typer's runner, quiet, with a fixed clock (AUDIT_NOW)."""
+    return runner.invoke(app, ["audit", *args, "--workers", workers, "-q", *AUDIT_NOW])
+
+
+def balanced_run(run: Path) -> tuple[Any, Any]:
+    """A run's pages and errors frames, after checking that its accounting balanced (every input
+    record a page or an error row)."""
+    import polars as pl
+
+    acc = json.loads((run / "manifest.json").read_text())["stages"]["ingest"]["accounting"]
+    assert acc["balanced"], acc
+    return pl.read_parquet(run / "pages.parquet"), pl.read_parquet(run / "errors.parquet")

@@ -7,23 +7,12 @@ import gzip
 import json
 from pathlib import Path
 
-import polars as pl
 import pytest
 from helpers import article_html
+from helpers import audit_cli as audit
+from helpers import balanced_run as balanced
 
 brotli = pytest.importorskip("brotli")
-
-NOW = ["--now", "2026-11-01"]
-
-
-def audit(runner, app, *args: str):  # type: ignore[no-untyped-def]
-    return runner.invoke(app, ["audit", *args, "--workers", "1", "-q", *NOW])
-
-
-def balanced(run: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
-    acc = json.loads((run / "manifest.json").read_text())["stages"]["ingest"]["accounting"]
-    assert acc["balanced"], acc
-    return pl.read_parquet(run / "pages.parquet"), pl.read_parquet(run / "errors.parquet")
 
 
 def warc_response(uri: str, body: bytes, encoding: bytes) -> bytes:

@@ -6,20 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import polars as pl
 from helpers import article_html
-
-NOW = ["--now", "2026-11-01"]
-
-
-def audit(runner, app, *args: str):  # type: ignore[no-untyped-def]
-    return runner.invoke(app, ["audit", *args, "--workers", "1", "-q", *NOW])
-
-
-def balanced(run: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
-    acc = json.loads((run / "manifest.json").read_text())["stages"]["ingest"]["accounting"]
-    assert acc["balanced"], acc
-    return pl.read_parquet(run / "pages.parquet"), pl.read_parquet(run / "errors.parquet")
+from helpers import audit_cli as audit
+from helpers import balanced_run as balanced
 
 
 def test_a_folder_with_a_bad_sidecar_is_audited_and_the_batch_goes_on(

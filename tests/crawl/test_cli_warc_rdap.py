@@ -202,6 +202,20 @@ def test_bodies_over_the_cap_stay_unread_when_the_warc_is_audited(
     assert pl.read_parquet(run / "pages.parquet")["url"].to_list() == [f"{server.base}/page/1"]
 
 
+def _crawl_two_lists(server: FaultServer, tmp_path: Path, runner, app, bad: str) -> Path:  # type: ignore[no-untyped-def]
+    """Crawl a .csv list (page 1, then `bad` quoted) and a .txt list (`bad`, then page 2); the
+    crawl must succeed. Returns the run folder."""
+    lists = tmp_path / "u.csv", tmp_path / "u.txt"
+    lists[0].write_text(f'url\n{server.base}/page/1\n"{bad}"\n', encoding="utf-8")
+    lists[1].write_text(f"{bad}8\n{server.base}/page/2\n", encoding="utf-8")
+    out = tmp_path / "run"
+    args = ["crawl", *map(str, lists), "--out", str(out), "--allow-private", "--delay", "0",
+            "-w", "1", "-q"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return out
+
+
 def test_crawl_of_a_list_with_an_absurdly_long_url_reads_the_others(
     server: FaultServer,
     tmp_path: Path,
@@ -211,14 +225,7 @@ def test_crawl_of_a_list_with_an_absurdly_long_url_reads_the_others(
     """Before: a CSV cell over 128 KiB was an internal error (exit 3, nothing crawled), and a
     60 MB line of a .txt list was fetched for minutes; now each is one BAD_URL row."""
     long = f"{server.base}/page/" + "9" * 200_000
-    lists = tmp_path / "u.csv", tmp_path / "u.txt"
-    lists[0].write_text(f'url\n{server.base}/page/1\n"{long}"\n', encoding="utf-8")
-    lists[1].write_text(f"{long}8\n{server.base}/page/2\n", encoding="utf-8")
-    out = tmp_path / "run"
-    args = ["crawl", *map(str, lists), "--out", str(out), "--allow-private", "--delay", "0",
-            "-w", "1", "-q"]  # fmt: skip
-    result = runner.invoke(app, args)
-    assert result.exit_code == 0, result.output
+    out = _crawl_two_lists(server, tmp_path, runner, app, long)
     pages = pl.read_parquet(out / "pages.parquet")
     errors = pl.read_parquet(out / "errors.parquet")
     assert sorted(pages["url"]) == [f"{server.base}/page/1", f"{server.base}/page/2"]
@@ -239,14 +246,7 @@ def test_crawl_of_a_list_with_a_line_over_the_cap_costs_that_line(
     from trustaudit.crawl.source import MAX_LIST_LINE_BYTES
 
     huge = f"{server.base}/page/" + "9" * (3 * MAX_LIST_LINE_BYTES)
-    lists = tmp_path / "u.csv", tmp_path / "u.txt"
-    lists[0].write_text(f'url\n{server.base}/page/1\n"{huge}"\n', encoding="utf-8")
-    lists[1].write_text(f"{huge}8\n{server.base}/page/2\n", encoding="utf-8")
-    out = tmp_path / "run"
-    args = ["crawl", *map(str, lists), "--out", str(out), "--allow-private", "--delay", "0",
-            "-w", "1", "-q"]  # fmt: skip
-    result = runner.invoke(app, args)
-    assert result.exit_code == 0, result.output
+    out = _crawl_two_lists(server, tmp_path, runner, app, huge)
     pages = pl.read_parquet(out / "pages.parquet")
     errors = pl.read_parquet(out / "errors.parquet").sort("source")
     assert sorted(pages["url"]) == [f"{server.base}/page/1", f"{server.base}/page/2"]
