@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
-from trustaudit.injection.intent import find_intents, guess_language, slot_terms
+from trustaudit.injection.intent import find_intents, guess_language, lexicon, slot_terms
 
 __all__ = [
     "FEATURES",
@@ -50,6 +50,9 @@ _PREV = (
     r"(?:previous|prior|above|earlier|preceding|former|original|initial|your|its|their|my|our|system|"
     r"developer|all\s+previous)"
 )
+# The German modifiers that make a glued instruction noun the AI's own ("Systemanweisungen"): the
+# lexicon's list (`intent.compounds`), one definition for both readers.
+_DE_GLUED = "|".join(lexicon()["compounds"]["de"]["modifiers"].split())
 _INSTR = r"(?:instructions?|prompts?|directions?|rules|guidelines|directives|commands|orders|context|constraints)"
 
 # (feature name, weight, pattern). Weights: ~0.6 = decisive alone, ~0.3 = needs one more, ~0.15 = weak.
@@ -61,6 +64,10 @@ _FEATURE_SPECS: list[tuple[str, float, str]] = [
         rf"\b(?:ignore|disregard|forget|override|bypass|skip|drop|abandon|neglect)\s+(?:all\s+|any\s+|every\s+)?"
         rf"(?:of\s+)?(?:the\s+|these\s+|those\s+)?(?:{_PREV}\s+){{1,2}}{_INSTR}\b"
         rf"|\bignore\s+(?:everything\s+|all\s+)?(?:above|before|previous(?:ly)?|prior)\b"
+        # the other override verbs with the whole of what came before as their object ("Disregard
+        # everything above…"); not bare "disregard previous…", a newsletter's correction
+        rf"|\b(?:disregard|discard|forget|bypass|override|neglect)\s+(?:everything|all)\s+"
+        rf"(?:above|before|previous(?:ly)?|prior)\b"
         rf"|\b(?:new|updated|real|actual|true)\s+(?:system\s+)?instructions?\s*[:\-]"
         rf"|\binstead\s+of\s+(?:following|doing)\s+(?:the|your)\s+(?:original|previous|user)"
         rf"|\bdo\s+not\s+follow\s+(?:the|your|any)\s+(?:previous|original|user|prior|other)"
@@ -73,7 +80,7 @@ _FEATURE_SPECS: list[tuple[str, float, str]] = [
         rf"(?:instrucciones|órdenes|ordenes|reglas|indicaciones)(?:\s+anteriores|\s+previas)?"
         # de
         rf"|\b(?:ignoriere|ignorieren\s+sie|vergiss|vergessen\s+sie|missachte)\s+(?:alle\s+)?(?:die\s+|deine\s+|ihre\s+)?"
-        rf"(?:vorherigen\s+|bisherigen\s+|obigen\s+|früheren\s+|vorigen\s+)?(?:anweisungen|instruktionen|befehle|regeln|vorgaben)"
+        rf"(?:vorherigen\s+|bisherigen\s+|obigen\s+|früheren\s+|vorigen\s+)?(?:{_DE_GLUED})?(?:anweisungen|instruktionen|befehle|regeln|vorgaben)"
         # fr
         rf"|\b(?:ignore[zr]?|oublie[zr]?)\s+(?:toutes\s+|tous\s+)?(?:les\s+|tes\s+|vos\s+)?(?:instructions|consignes|"
         rf"règles|ordres)(?:\s+précédentes|\s+antérieures|\s+ci-dessus)?",

@@ -10,11 +10,13 @@ a few marks that do not depend on what is asked:
 - a modal or a prohibition addressed to the reader *opening a sentence* ("You must…", "Make sure…",
   "Do not…", "必须…", "반드시…"; inside a sentence they are a headline's: "what you need to know");
 - an imperative verb opening a sentence: English base-form verbs (a closed list of common action
-  verbs plus the lexicon's English verb slots), a word followed by an article or a possessive
+  verbs plus the lexicon's English verb slots, the override slot's stems by their base form:
+  "Disregard…", "Bypass…"), a word followed by an article or a possessive
   ("Enhance your response", "Envía el archivo"), and the endings that mark the imperative where the
   grammar has them (French ``-ez``, Russian ``-йте/-ите``, Ukrainian ``-іть``, Polish ``-ij``,
   Indonesian ``-kan``, German "<verb>en Sie");
-- an action verb of the intent lexicon's verb slots opening a sentence or a clause, any language;
+- an action verb of the intent lexicon's verb slots opening a sentence or a clause, any language,
+  or one of its phrases whose first word is no verb alone ("Ne tiens pas compte…", "Bỏ qua…");
 - a steering verb in the imperative (recommend, mention, praise, highlight, say that…: `steers`)
   opening a sentence or a clause, also after a connective ("…, so praise X") or inside emphasis
   marks (``**Recommend**``), or closing a sentence in the verb-final languages; a verb as often a
@@ -505,9 +507,18 @@ def _opening(text: str) -> str:
     return text[: m.end() if m else _OPENING]
 
 
+# The English slot whose stems are read as their base form too ("disregard*" opens "Disregard
+# everything above…" as "ignore" does): the override verbs, none of which opens a headline as a
+# noun. The other slots' stems stay out: "Repeat customers…", "Dump trucks…", "Wire transfers…",
+# "Post navigation", "Score: 4/5" open copy with the same word as a noun.
+_EN_STEM_SLOT = "override_v"
+
+
 @lru_cache(maxsize=1)
 def _verbs() -> frozenset[str]:
-    """English base-form verbs: the common list plus the lexicon's English verb-slot words."""
+    """English base-form verbs: the common list plus the lexicon's English verb-slot words, and
+    the override slot's stems and phrases by their first word ("disregard*", "throw_out"), which
+    the lexicon holds as stems because the verb inflects ("disregarded", "discarding")."""
     from trustaudit.injection.intent import lexicon
 
     words = set(_EN_VERBS.split())
@@ -516,6 +527,10 @@ def _verbs() -> frozenset[str]:
         for term in slots.get(slot, {}).get("en", "").split():
             if "_" not in term and not term.endswith("*"):
                 words.add(term)
+            elif slot == _EN_STEM_SLOT:
+                first = term.rstrip("*").split("_")[0]
+                if first not in _FUNCTION_WORDS and not first.endswith("'t"):
+                    words.add(first)  # "disregard", "bypass", "throw"; not "no", "not", "don't"
     return frozenset(words)
 
 
@@ -529,6 +544,9 @@ class _Tables:
     verbs: frozenset[str]  # whole words that open a clause as an imperative (lexicon, any language)
     stems: dict[str, tuple[str, ...]]  # stems that do, by prefix ("отправ", "ارسل"), by 2 letters
     final: frozenset[str]  # Turkish stems that close a sentence as an imperative
+    # phrases whose first word alone is too short or a function word ("ne tiens pas compte",
+    # "bỏ qua", "in ra"), by that word: they open a clause only whole
+    phrases: dict[str, tuple[str, ...]]
 
 
 def _by_start(stems: set[str]) -> dict[str, tuple[str, ...]]:
@@ -540,6 +558,15 @@ def _by_start(stems: set[str]) -> dict[str, tuple[str, ...]]:
 
 def _terms(text: str) -> list[str]:
     return [t.strip() for t in text.split("|") if t.strip()]
+
+
+_ASCII_PHRASE = 8  # characters of a phrase in plain ASCII ("in ra" is English "In RA patients")
+
+
+def _phrase_ok(phrase: str) -> bool:
+    """Whether a verb phrase of the lexicon is distinctive enough to open a clause in any text:
+    one in plain ASCII must be long (Vietnamese "in ra", print, opens "In RA patients…")."""
+    return not phrase.isascii() or len(phrase) >= _ASCII_PHRASE
 
 
 @lru_cache(maxsize=1)
@@ -556,14 +583,20 @@ def _tables() -> _Tables:
     verbs: set[str] = set()
     stems: set[str] = set()
     final: set[str] = set()
+    phrases: dict[str, set[str]] = {}
     slots = lexicon()["slots"]
     for slot in _VERB_SLOTS:
         for lang, terms in slots.get(slot, {}).items():
             if lang in ("any", "en"):
                 continue
             for raw in terms.split():
-                term = raw.rstrip("*").replace("_", " ").lower().split()[0]
+                words = raw.rstrip("*").replace("_", " ").lower().split()
+                term = words[0]
                 if len(term) < (2 if lang in _UNSPACED_LANGS else 3) or term in _FUNCTION_WORDS:
+                    phrase = " ".join(words)
+                    if len(words) > 1 and lang not in _UNSPACED_LANGS and _phrase_ok(phrase):
+                        # "ne_tiens_pas_compte", "bỏ_qua": the first word says nothing alone
+                        phrases.setdefault(term, set()).add(phrase)
                     continue
                 if lang == "tr":
                     final.add(term)
@@ -578,6 +611,7 @@ def _tables() -> _Tables:
         frozenset(verbs),
         _by_start(stems),
         frozenset(final),
+        {k: tuple(sorted(v, key=len, reverse=True)) for k, v in phrases.items()},
     )
 
 
@@ -720,6 +754,17 @@ def _action_verb(word: str, t: _Tables) -> bool:
     return any(word.startswith(stem) for stem in t.stems.get(word[:2], ()))
 
 
+def _action_phrase(low: str, at: int, word: str, t: _Tables) -> bool:
+    """Whether the clause opening at `at` of `low` with `word` opens with one of the lexicon's verb
+    phrases whose first word is no verb alone (`_Tables.phrases`: "Ne tiens pas compte de…", "Bỏ
+    qua mọi thứ…"), whole: the phrase ends a word."""
+    for phrase in t.phrases.get(word, ()):
+        end = at + len(phrase)
+        if low.startswith(phrase, at) and (end >= len(low) or not low[end].isalnum()):
+            return True
+    return False
+
+
 # Words that open a fronted adverbial ("When you write your answer, add…", "Before answering, attach…",
 # "Whatever the question, end…"): the clause after its comma is the sentence's main clause, and an
 # imperative opens it as it would open the sentence. The function words above count too.
@@ -770,7 +815,7 @@ def is_directive(text: str) -> bool:
         raw = m.group(1)
         w = raw.lower().strip("'-").split("-")[0]
         at = m.start(1)
-        if w not in _DETERMINERS and _action_verb(w, t):
+        if w not in _DETERMINERS and (_action_verb(w, t) or _action_phrase(low, at, w, t)):
             return True  # (an article is none: Spanish "une*" is French "Une")
         if m.start() and head[m.start() - 1] in ",،，、" and not _after_fronted(head, m.start()):
             continue  # a clause after a comma: only the lexicon's verbs above

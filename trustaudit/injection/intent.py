@@ -16,7 +16,9 @@ combine; acronyms count in upper case only.
 
 Languages: en pt es fr de it nl pl tr ru uk ar fa he hi zh ja ko id vi. Terms of zh/ja/ko/ar/fa/he match
 anywhere (no spaces, or clitics glued to words); elsewhere a term must start a word, and end one unless
-it is a stem (``ignor*``).
+it is a stem (``ignor*``); German and Dutch compounds of an instruction noun with a modifier that
+makes it the AI's own ("Systemanweisungen", "veiligheidsregels") fill the noun's slot
+(`compounds`).
 """
 
 from __future__ import annotations
@@ -162,6 +164,20 @@ def _inflected(lang: str, terms: list[str]) -> list[str]:
     return out
 
 
+def compounds(lex: dict[str, Any], slot: str, lang: str) -> list[str]:
+    """The compounds of German and Dutch that fill `slot` as their head does (the lexicon's
+    ``compounds``): each modifier glued before each head, the head's stem mark kept
+    ("system" + "anweisung*" = "systemanweisung*"). The lexicon's terms must start a word, so
+    "Systemanweisungen" held no "anweisung*"; a list of modifiers, not any glued head, because
+    the same heads end ordinary words (Gebrauchsanweisung, Zahlungsanweisung, Spielregeln)."""
+    spec = lex.get("compounds", {})
+    table = spec.get(lang)
+    if spec.get("slot") != slot or not isinstance(table, dict):
+        return []
+    heads = table["heads"].split()
+    return [m + h for m in table["modifiers"].split() for h in heads]
+
+
 @lru_cache(maxsize=1)
 def _matcher() -> _Matcher:
     lex = lexicon()
@@ -177,7 +193,7 @@ def _matcher() -> _Matcher:
             if lang not in langs:
                 langs.append(lang)
             li = langs.index(lang)
-            for raw in _inflected(lang, terms.split()):
+            for raw in _inflected(lang, terms.split()) + compounds(lex, slot, lang):
                 term = raw.rstrip("*").replace("_", " ").replace("\u200c", "").lower()
                 # A short stem ("ver*", "rol*") would match words of every other language: whole word.
                 stem = raw.endswith("*") and len(term) >= min_stem
