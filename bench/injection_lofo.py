@@ -389,6 +389,8 @@ def _semantic_folds(
     real_asks: list[list[tuple[str, float, str]]],
     hard_scores: list[float],
     hard_asks: list[list[tuple[str, float, str]]],
+    tech: list[list[dict]],
+    tech_asks: list[list[tuple[str, float, str]]],
 ) -> Callable[[str], tuple[list[float], list[float], list[float]]]:
     """Embed once what every fold needs; return fold(family) -> (case scores, real-page scores,
     hard-negative scores) with a classifier trained without `family` (bench/train_intent.fit_fold:
@@ -405,9 +407,15 @@ def _semantic_folds(
         extra=extra,
         extra_boundary=args.extra_boundary,
         draws=args.draws,
+        techdocs=args.techdocs,
     )
     asked = sorted(
-        {t for group in (case_asks, real_asks, hard_asks) for a in group for t, _, _ in a}
+        {
+            t
+            for group in (case_asks, real_asks, hard_asks, tech_asks)
+            for a in group
+            for t, _, _ in a
+        }
     )
     print(
         f"semantic: embedding {len(data.pos)} positives (with variants), {len(data.neg)} negative "
@@ -418,6 +426,7 @@ def _semantic_folds(
     xn = represent(data.neg, args.cache, args.repr)
     xa = represent(asked, args.cache, args.repr) if asked else xp[:0]
     real_lex = [max((f["score"] for f in fs), default=0.0) for fs in real]
+    tech_lex = [max((f["score"] for f in fs), default=0.0) for fs in tech]
 
     def fold(fam: str) -> tuple[list[float], list[float], list[float]]:
         keep = kept(data.pos_family, fam)
@@ -450,6 +459,10 @@ def _semantic_folds(
         hs = [
             _with_model(s, a, probs, th, hidden_only=False, decides=head.decides)
             for s, a in zip(hard_scores, hard_asks, strict=True)
+        ]
+        LAST_FOLD["tech"] = [
+            _with_model(s, a, probs, th, hidden_only=False, decides=head.decides)
+            for s, a in zip(tech_lex, tech_asks, strict=True)
         ]
         return cs, rs, hs
 
@@ -636,6 +649,12 @@ def main(argv: list[str] | None = None) -> int:
         "(train_intent.DECIDES: covert, exposed; '' none)",
     )
     ap.add_argument(
+        "--techdocs",
+        default=None,
+        help="with --semantic: how documentation pages join the head's training "
+        "(train_intent.TECH_MODES; default train_intent.TECH_MODE)",
+    )
+    ap.add_argument(
         "--folds",
         default="",
         help="comma-separated families to hold out (default: every family; for quick comparisons)",
@@ -661,6 +680,10 @@ def main(argv: list[str] | None = None) -> int:
         from bench.train_intent import EXTRA_BOUNDARY
 
         args.extra_boundary = EXTRA_BOUNDARY
+    if args.techdocs is None:
+        from bench.train_intent import TECH_MODE
+
+        args.techdocs = TECH_MODE
     global _ASK
     _ASK = InjectionPolicy(
         semantic="auto", semantic_max_chars=args.max_chars, semantic_max_tokens=args.max_tokens
@@ -676,14 +699,26 @@ def main(argv: list[str] | None = None) -> int:
     pool = ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("fork"))
 
     scan = _scan_asks if args.semantic else _scan
-    from bench.train_intent import memo, scan_key
+    from bench.train_intent import memo, scan_key, techdoc_paths
 
     key = scan_key(args.semantic, args.max_chars, args.max_tokens, args.hosts, args.seed, payloads)
     real_asks: list[list[tuple[str, float, str]]] = []
     real = memo(args.cache, "real", key, lambda: list(pool.map(scan, pages, chunksize=8)))
+    # documentation pages (bench/data/techdocs): a second kind of real page, reported apart
+    tech_paths = techdoc_paths()
+    tech_pages = [read_gz(p) for p in tech_paths]
+    tech = memo(
+        args.cache,
+        "tech",
+        scan_key(key, [p.name for p in tech_paths]),
+        lambda: list(pool.map(scan, tech_pages, chunksize=8)),
+    )
+    tech_asks: list[list[tuple[str, float, str]]] = []
     if args.semantic:
         real_asks = [a for _, a in real]  # type: ignore[misc]
         real = [f for f, _ in real]  # type: ignore[misc]
+        tech_asks = [a for _, a in tech]  # type: ignore[misc]
+        tech = [f for f, _ in tech]  # type: ignore[misc]
     real_scores = [max((f["score"] for f in fs), default=0.0) for fs in real]
     fp_pages = [str(p) for p, fs in zip(paths, real, strict=True) if fs]
     quiet = [i for i, fs in enumerate(real) if not fs and len(pages[i]) > 4000]
@@ -725,6 +760,8 @@ def main(argv: list[str] | None = None) -> int:
             real_asks,
             hard_scores,
             hard_asks,
+            tech,
+            tech_asks,
         )
 
     # Leave-one-family-out: the threshold is fitted on the other families and the negatives.
@@ -734,9 +771,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     real_f, hard_f = real_scores, hard_scores
     fold_fp: list[tuple[str, float, float, float]] = []
+    fold_tech: list[tuple[str, float, float]] = []
     from bench.train_intent import page_split
 
     _, test_pages = page_split(len(paths), args.seed)
+    _, tech_test = page_split(len(tech_paths), args.seed)
     head = f"{'family':22s} {'n':>4s} {'thr':>6s} {'tune recall':>12s} {'held-out hidden':>16s} {'held-out visible':>17s}"
     print("\n" + head + "\n" + "-" * len(head))
     caught = [False] * len(cases)
@@ -758,6 +797,15 @@ def main(argv: list[str] | None = None) -> int:
                     sum(x >= thr for x in real_f) / len(real_f),
                     sum(real_f[i] >= thr for i in test_pages) / len(test_pages),
                     sum(x >= thr for x in hard_f) / max(1, len(hard_f)),
+                )
+            )
+            tech_f = LAST_FOLD["tech"]
+            assert isinstance(tech_f, list)
+            fold_tech.append(
+                (
+                    fam,
+                    sum(x >= thr for x in tech_f) / max(1, len(tech_f)),
+                    sum(tech_f[i] >= thr for i in tech_test) / max(1, len(tech_test)),
                 )
             )
         tune_rec = sum(s >= thr for s in tune) / max(1, len(tune))
@@ -861,6 +909,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         for fam, fr, ft, fh in fold_fp:
             print(f"   {fam:22s} {fr:.4f} {ft:.4f} {fh:.3f}")
+    if fold_tech:
+        print(
+            f"\nFP per fold, documentation pages ({len(tech_paths)}, bench/data/techdocs): all, "
+            "the test half (pages no head trained on, whatever --techdocs)"
+        )
+        for fam, fa, ft in fold_tech:
+            print(f"   {fam:22s} {fa:.4f} {ft:.4f}")
+    print(f"\nFP documentation pages (lexical): {_rate([bool(fs) for fs in tech])}")
     print(f"\nFP real pages (lexical): {_rate([bool(fs) for fs in real])}")
     for p in fp_pages:
         print(f"   FP {p}")

@@ -1,0 +1,178 @@
+"""False positives of the injection scan on technical documentation that no head was trained on.
+
+The real pages of ../shared/corpora are news, blogs and shops. Documentation is what a knowledge
+base ingests most, and it speaks to its reader in every paragraph ("run the following command",
+"tell the user…", "the output below"), which is the voice of an instruction. This bench scans the
+documentation trees installed on this machine, one source at a time, and counts the pages the scan
+would quarantine (a finding at or above ``injection.min_score`` that is not quoted), with the
+packaged head (or the head of the tree on ``PYTHONPATH``):
+
+- ``rust-books``, ``rust-api``: the Rust toolchain's books and its API docs (rustup's
+  ``share/doc/rust/html``) less the 124 pages of bench/data/techdocs (which `bench/train_intent.py --techdocs` can train
+  on; the packaged head does not);
+- ``system``: ``/usr/share/doc`` (Debian's HTML manuals: valgrind, libxslt, ninja, time…);
+- ``node``: the HTML docs shipped in ``/usr/lib/node_modules`` (npm's manual);
+- ``python``: HTML files of pyenv's Python installs (IDLE's help);
+- ``gcloud``: HTML files of the Google Cloud SDK.
+
+No source here is trained on by the packaged head; a head trained with ``--techdocs`` has seen a
+sample of the Rust docs, and the other sources stay held out. A source that is not installed is
+skipped, so the figures are this machine's (docs/injection.md, "Current figures", gives them with
+the tree). Pages are deduplicated by content; mdBook's ``print.html`` (every chapter again on
+one page) is skipped.
+
+Usage: .venv/bin/python bench/techdocs.py [--per-source 400] [--show 5] [--dir NAME=PATH ...]
+       [--sources rust-books,system,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import glob
+import hashlib
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from trustaudit.injection import scan_html  # noqa: E402
+from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
+
+MANIFEST = ROOT / "bench" / "data" / "techdocs" / "manifest.csv"
+RUST_BOOKS = (
+    "book",
+    "cargo",
+    "rustc",
+    "reference",
+    "nomicon",
+    "edition-guide",
+    "embedded-book",
+    "clippy",
+    "rustdoc",
+    "style-guide",
+    "rust-by-example",
+    "unstable-book",
+    "error_codes",
+)
+RUST_API = ("std", "core", "alloc", "proc_macro", "test", "std_detect")
+SKIP_NAMES = {"print.html", "404.html", "toc.html"}
+MIN_BYTES = 1500
+
+
+def rust_root() -> str | None:
+    found = sorted(glob.glob(os.path.expanduser("~/.rustup/toolchains/*/share/doc/rust/html")))
+    return found[-1] if found else None
+
+
+def sources(extra: list[str]) -> dict[str, list[str]]:
+    """Source name -> glob patterns (recursive) of its HTML files."""
+    out: dict[str, list[str]] = {}
+    rust = rust_root()
+    if rust:
+        out["rust-books"] = [f"{rust}/{b}/**/*.html" for b in RUST_BOOKS]
+        out["rust-api"] = [f"{rust}/{b}/**/*.html" for b in RUST_API]
+    out["system"] = ["/usr/share/doc/**/*.html"]
+    out["node"] = ["/usr/lib/node_modules/**/*.html"]
+    out["python"] = [os.path.expanduser("~/.pyenv/versions/**/*.html")]
+    out["gcloud"] = ["/usr/lib/google-cloud-sdk/**/*.html"]
+    for item in extra:
+        name, _, path = item.partition("=")
+        out[name] = [f"{path}/**/*.html", f"{path}/**/*.htm"]
+    return out
+
+
+def trained_on() -> set[str]:
+    """Paths (relative to the Rust docs root) of the pages bench/data/techdocs holds."""
+    if not MANIFEST.exists():
+        return set()
+    with MANIFEST.open(encoding="utf-8") as fh:
+        return {r["url"].split("/nightly/", 1)[-1] for r in csv.DictReader(fh)}
+
+
+def keyed(text: str) -> str:
+    return hashlib.sha256(f"techdocs-bench:{text}".encode()).hexdigest()
+
+
+def pages_of(name: str, patterns: list[str], per_source: int, skip: set[str]) -> list[str]:
+    """A keyed sample of `per_source` distinct pages of one source."""
+    rust = rust_root() or ""
+    files = sorted(
+        {
+            f
+            for pat in patterns
+            for f in glob.glob(pat, recursive=True)
+            if os.path.basename(f) not in SKIP_NAMES
+            and "/src/" not in f  # rustdoc's source viewer: code, not documentation
+            and os.path.isfile(f)
+            and os.path.getsize(f) >= MIN_BYTES
+            and not (name.startswith("rust") and os.path.relpath(f, rust) in skip)
+        }
+    )
+    files.sort(key=keyed)
+    seen: set[str] = set()
+    out: list[str] = []
+    for f in files:
+        digest = hashlib.sha256(Path(f).read_bytes()).hexdigest()
+        if digest in seen:
+            continue
+        seen.add(digest)
+        out.append(f)
+        if len(out) == per_source:
+            break
+    return out
+
+
+def live(findings: list[dict], min_score: float) -> list[dict]:
+    """The findings that quarantine a page: at or above `min_score`, not quoted."""
+    return [f for f in findings if f["score"] >= min_score and not f.get("quoted")]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--per-source", type=int, default=400, help="pages a source at most")
+    ap.add_argument("--show", type=int, default=0, help="print this many flagged pages a source")
+    ap.add_argument("--dir", action="append", default=[], help="NAME=PATH: another docs tree")
+    ap.add_argument("--sources", default="", help="comma-separated source names (default: all)")
+    args = ap.parse_args(argv)
+    only = {x for x in args.sources.split(",") if x}
+    min_score = InjectionPolicy().min_score
+    skip = trained_on()
+    total = [0, 0]
+    print(f"{'source':10s} {'pages':>6s} {'flagged':>8s} {'share':>7s} {'by the model':>13s}")
+    for name, patterns in sources(args.dir).items():
+        if only and name not in only:
+            continue
+        files = pages_of(name, patterns, args.per_source, skip)
+        if not files:
+            continue
+        t0 = time.perf_counter()
+        flagged: list[tuple[str, list[dict]]] = []
+        for f in files:
+            html = Path(f).read_bytes().decode("utf-8", "replace")
+            hits = live(scan_html(html).findings, min_score)
+            if hits:
+                flagged.append((f, hits))
+        model = sum(any("semantic" in h.get("rule", "") for h in hits) for _, hits in flagged)
+        total[0] += len(files)
+        total[1] += len(flagged)
+        print(
+            f"{name:10s} {len(files):6d} {len(flagged):8d} {len(flagged) / len(files):7.2%} "
+            f"{model:13d}   [{time.perf_counter() - t0:.0f}s]",
+            flush=True,
+        )
+        for f, hits in flagged[: args.show]:
+            h = max(hits, key=lambda x: x["score"])
+            snippet = " ".join(str(h.get("snippet", "")).split())[:140]
+            print(f"     {f[-70:]}  {h['technique']}/{h['rule']} {h['score']:.3f}: {snippet!r}")
+    if total[0]:
+        print(f"{'all':10s} {total[0]:6d} {total[1]:8d} {total[1] / total[0]:7.2%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
