@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from trustaudit.errors import UsageError
 from trustaudit.io import fs
@@ -43,6 +42,13 @@ from trustaudit.io.compression import (
 from trustaudit.io.decode import Utf8Lines, wide_bom
 from trustaudit.io.lines import CsvRow, bounded_lines, csv_rows
 from trustaudit.io.lines import TooMuchInput as _TooMuch
+from trustaudit.io.parquet_cells import (
+    CONTENT_COLUMNS,
+    cell_bytes,
+    decoded_parts,
+    open_parquet,
+    parquet_batches,
+)
 from trustaudit.io.records import (
     ErrorRow,
     RecordBatch,
@@ -1331,51 +1337,6 @@ def _payload(record: Any, cap: int, *, truncated: bool = False) -> bytes:
 
 
 # ---------------------------------------------------------------- Parquet
-_CONTENT_COLUMNS = ("html", "text")
-
-
-def _parquet_batches(pf: Any, batch_size: int, max_bytes: int) -> Iterator[pa.RecordBatch]:
-    """The file's rows in Arrow batches of about `max_bytes` of html/text (by each row group's
-    uncompressed size in the footer), at most `batch_size` rows: Arrow still decodes a whole row
-    group, but fewer of its huge rows are held and copied at once (2.3 GB instead of 3.7 GB for
-    30 cells of 60 MB). A dictionary-encoded column counts a repeated value once in the footer."""
-    meta = pf.metadata
-    content = [i for i in range(meta.num_columns) if meta.schema.column(i).path in _CONTENT_COLUMNS]
-    for g in range(meta.num_row_groups):
-        group = meta.row_group(g)
-        per_row = sum(group.column(i).total_uncompressed_size for i in content) / max(
-            group.num_rows, 1
-        )
-        rows = batch_size if per_row <= 0 else int(max(1, min(batch_size, max_bytes // per_row)))
-        yield from pf.iter_batches(batch_size=rows, row_groups=[g])
-
-
-def _sized(batch: pa.RecordBatch, cap: int) -> tuple[list[int], pa.RecordBatch]:
-    """Each row's html/text size in bytes (the larger), and the batch with cells over `cap` set to
-    null, so an over-cap cell is a TOO_LARGE row without a copy as a Python string.
-
-    Why: Parquet compresses repeated text to almost nothing (30 cells of 60 MB fit in 57 KB), and
-    `to_pylist` copied every cell of the batch before its size was checked: 5.5 GB for that file,
-    2.3 GB now, mostly Arrow decoding the row group (a limit of its reader, docs/limits.md)."""
-    import pyarrow.compute as pc
-
-    sizes = [0] * batch.num_rows
-    for name in _CONTENT_COLUMNS:
-        if name not in batch.schema.names:
-            continue
-        col = batch.column(name)
-        if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
-                or pa.types.is_binary(col.type) or pa.types.is_large_binary(col.type)):  # fmt: skip
-            continue
-        lengths = pc.binary_length(col).fill_null(0)
-        sizes = [max(a, b) for a, b in zip(sizes, lengths.to_pylist(), strict=True)]
-        over = pc.greater(lengths, cap)
-        if pc.any(over).as_py():
-            col = pc.if_else(over, pa.nulls(len(col), col.type), col)
-            batch = batch.set_column(batch.schema.get_field_index(name), name, col)
-    return sizes, batch
-
-
 @dataclass
 class ParquetSource(_PathSource):
     """Parquet with `url` and `html` or `text` columns; other columns are kept."""
@@ -1386,8 +1347,8 @@ class ParquetSource(_PathSource):
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         try:
-            pf = pq.ParquetFile(
-                fs.open_random_access(self.path) if fs.is_uri(self.path) else self.path
+            pf = open_parquet(
+                lambda: fs.open_random_access(self.path) if fs.is_uri(self.path) else self.path
             )
         except (OSError, pa.ArrowException) as exc:
             yield _error_batch(
@@ -1428,78 +1389,10 @@ class ParquetSource(_PathSource):
             return
         start = 0
         try:
-            for batch in _parquet_batches(pf, batch_size, self.limits.batch_max_bytes):
-                sizes, batch = _sized(batch, self.max_bytes)
-                rows = batch.to_pylist()
-                out: list[dict[str, Any]] = []
-                errors: list[ErrorRow] = []
-                for i, r in enumerate(rows):
-                    off = start + i
-                    html, text = r.get("html"), r.get("text")
-                    if isinstance(html, bytes):
-                        html_b: bytes | None = html
-                    elif isinstance(html, str):
-                        html_b = html.encode("utf-8", "surrogatepass")
-                    else:
-                        html_b = None
-                    size = sizes[i]
-                    if size > self.max_bytes:
-                        errors.append(
-                            ErrorRow(
-                                self.name,
-                                off,
-                                r.get("url") if isinstance(r.get("url"), str) else None,
-                                "read",
-                                "TOO_LARGE",
-                                f"row {off}: html/text is {size} bytes, over {self.max_bytes}",
-                            )
-                        )
-                        continue
-                    if html_b is None and not isinstance(text, str):
-                        errors.append(
-                            ErrorRow(
-                                self.name,
-                                off,
-                                r.get("url"),
-                                "read",
-                                "MISSING_FIELDS",
-                                f"row {off}: html and text are both empty",
-                            )
-                        )
-                        continue
-                    big = oversized_field(
-                        {k: r.get(k) for k in extra}, self.limits.max_field_bytes, keep=()
-                    )
-                    if big is not None:
-                        errors.append(
-                            ErrorRow(
-                                self.name,
-                                off,
-                                None,
-                                "read",
-                                "FIELD_TOO_LARGE",
-                                f"row {off}: column {big[:80]!r} is over inputs.max_field_bytes",
-                            )
-                        )
-                        continue
-                    row = {k: r.get(k) for k in extra}
-                    fetched = r.get("fetched_at")
-                    row.update(
-                        source=self.name,
-                        offset=off,
-                        url=r.get("url") if isinstance(r.get("url"), str) else None,
-                        fetched_at=fetched if isinstance(fetched, datetime) else _parse_ts(fetched),
-                        status=http_status(r.get("status")),
-                        content_type=r.get("content_type")
-                        if isinstance(r.get("content_type"), str)
-                        else None,
-                        body=html_b,
-                        given_text=text if html_b is None else None,
-                    )
-                    out.append(row)
-                start += len(rows)
+            for batch in parquet_batches(pf, batch_size, self.limits.batch_max_bytes):
+                yield from self._rows(batch, start, extra)
+                start += batch.num_rows
                 self._bytes_read = (self._size() or 0) * start // max(pf.metadata.num_rows, 1)
-                yield RecordBatch(safe_records_table(out, extra, errors), errors)
         except (OSError, pa.ArrowException) as exc:
             yield _error_batch(
                 self.name,
@@ -1509,6 +1402,87 @@ class ParquetSource(_PathSource):
                 "PARQUET_CORRUPT",
                 f"unreadable from row {start}: {exc}",
             )
+
+    def _rows(self, batch: pa.RecordBatch, start: int, extra: list[str]) -> Iterator[RecordBatch]:
+        """One Arrow batch -> record batches: over-cap cells are error rows before any is decoded
+        (`TOO_LARGE` for html/text, `FIELD_TOO_LARGE` for another text column), and the other
+        rows are decoded at most `inputs.batch_max_bytes` of cells at a time (`decoded_parts`)."""
+        names = batch.schema.names
+        sizes = {n: cell_bytes(batch.column(n)) for n in names}
+        zero = [0] * batch.num_rows
+        content = [
+            max(h, t) for h, t in zip(sizes.get("html", zero), sizes.get("text", zero), strict=True)
+        ]
+        fields = [n for n in names if n not in CONTENT_COLUMNS]
+
+        def url_of(i: int) -> str | None:
+            if "url" not in names or sizes["url"][i] > self.limits.max_field_bytes:
+                return None
+            url = batch.column("url")[i].as_py()
+            return url if isinstance(url, str) else None
+
+        errors: list[ErrorRow] = []
+        keep: list[int] = []
+        for i in range(batch.num_rows):
+            off = start + i
+            big = next((n for n in fields if sizes[n][i] > self.limits.max_field_bytes), None)
+            if content[i] > self.max_bytes:
+                why = f"row {off}: html/text is {content[i]} bytes, over {self.max_bytes}"
+                errors.append(ErrorRow(self.name, off, url_of(i), "read", "TOO_LARGE", why))
+            elif big is not None:
+                why = f"row {off}: column {big[:80]!r} is over inputs.max_field_bytes"
+                errors.append(ErrorRow(self.name, off, None, "read", "FIELD_TOO_LARGE", why))
+            else:
+                keep.append(i)
+        weights = [sum(col[i] for col in sizes.values()) for i in range(batch.num_rows)]
+        parts = decoded_parts(batch, keep, weights, self.limits.batch_max_bytes)
+        for part, decoded in parts:
+            out = [
+                row
+                for i, r in zip(part, decoded.to_pylist(), strict=True)
+                if (row := self._record(r, start + i, extra, errors)) is not None
+            ]
+            yield RecordBatch(safe_records_table(out, extra, errors), errors)
+            errors = []
+        if errors:
+            yield RecordBatch(safe_records_table([], extra, errors), errors)
+
+    def _record(
+        self, r: dict[str, Any], off: int, extra: list[str], errors: list[ErrorRow]
+    ) -> dict[str, Any] | None:
+        """One decoded row as a record, or None after adding its error row (no html nor text, an
+        extra column whose JSON form is over inputs.max_field_bytes)."""
+        html, text = r.get("html"), r.get("text")
+        url = r.get("url") if isinstance(r.get("url"), str) else None
+        if isinstance(html, bytes):
+            html_b: bytes | None = html
+        elif isinstance(html, str):
+            html_b = html.encode("utf-8", "surrogatepass")
+        else:
+            html_b = None
+        if html_b is None and not isinstance(text, str):
+            why = f"row {off}: html and text are both empty"
+            errors.append(ErrorRow(self.name, off, url, "read", "MISSING_FIELDS", why))
+            return None
+        big = oversized_field({k: r.get(k) for k in extra}, self.limits.max_field_bytes, keep=())
+        if big is not None:
+            why = f"row {off}: column {big[:80]!r} is over inputs.max_field_bytes"
+            errors.append(ErrorRow(self.name, off, None, "read", "FIELD_TOO_LARGE", why))
+            return None
+        row = {k: r.get(k) for k in extra}
+        fetched = r.get("fetched_at")
+        ctype = r.get("content_type")
+        row.update(
+            source=self.name,
+            offset=off,
+            url=url,
+            fetched_at=fetched if isinstance(fetched, datetime) else _parse_ts(fetched),
+            status=http_status(r.get("status")),
+            content_type=ctype if isinstance(ctype, str) else None,
+            body=html_b,
+            given_text=text if html_b is None else None,
+        )
+        return row
 
 
 _PARQUET_TYPES = {
@@ -1526,10 +1500,17 @@ _PARQUET_TYPES = {
 
 def _bad_parquet_types(schema: pa.Schema) -> str | None:
     """Why a Parquet file's url/html/text columns cannot be read as such (ints, structs…), or None."""
+
+    def value_type(
+        name: str,
+    ) -> pa.DataType:  # a dictionary column (pandas' category) is its values
+        t = schema.field(name).type
+        return t.value_type if pa.types.is_dictionary(t) else t
+
     bad = [
         f"{name} is {schema.field(name).type}"
         for name, tests in _PARQUET_TYPES.items()
-        if name in schema.names and not any(t(schema.field(name).type) for t in tests)
+        if name in schema.names and not any(t(value_type(name)) for t in tests)
     ]
     return "unusable column type(s): " + ", ".join(bad) if bad else None
 
