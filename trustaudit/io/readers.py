@@ -138,6 +138,33 @@ def _chunks(rows: list[dict[str, Any]], errors: list[ErrorRow], extra: list[str]
     return RecordBatch(safe_records_table(rows, extra, errors), errors)
 
 
+def _body_bytes(row: dict[str, Any]) -> int:
+    """Bytes of a record's body and given text (what `run.ingest.record_bytes` counts)."""
+    body, text = row.get("body"), row.get("given_text")
+    size = len(body) if isinstance(body, bytes) else 0
+    return size + (len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else 0)
+
+
+@dataclass
+class _Held:
+    """The record bytes a reader holds for its next batch, so that it cuts a batch by bytes
+    (`inputs.batch_max_bytes`) as well as by count.
+
+    Why: readers cut by count and ingest cut their batches by bytes afterwards, so a reader
+    still held 64 records of 45 MB at once (12 such JSONL records: 1.7 GB in the reader)."""
+
+    max_bytes: int
+    held: int = 0
+
+    def full_before(self, rows: list[dict[str, Any]], row: dict[str, Any]) -> bool:
+        """True when `rows` (not yet holding `row`) should be yielded before `row` joins them;
+        `row` is counted either way."""
+        size = _body_bytes(row)
+        full = bool(rows) and self.held + size > self.max_bytes
+        self.held = size if full else self.held + size
+        return full
+
+
 def special_file(path: Path) -> str | None:
     """'FIFO', 'character device'… for a path that is not a regular file or folder (never opened)."""
     try:
@@ -332,12 +359,14 @@ def _page_batches(
     max_bytes: int,
     batch_size: int,
     first_errors: list[ErrorRow],
+    batch_max_bytes: int,
 ) -> Iterator[RecordBatch]:
     """Saved pages -> record batches: each page a row, or an error row (READ_FAILED, TOO_LARGE,
     GZIP_CORRUPT, EMPTY_FILE) that never stops the folder. The one loop for local folders and
     object-store prefixes."""
     rows: list[dict[str, Any]] = []
     errors: list[ErrorRow] = list(first_errors)
+    held = _Held(batch_max_bytes)
     for index, page in enumerate(pages):
         data = b""
         try:
@@ -356,20 +385,22 @@ def _page_batches(
                 msg = f"{page.rel}: file is empty"
                 errors.append(ErrorRow(name, index, page.url, "read", "EMPTY_FILE", msg))
             else:
-                rows.append(
-                    {
-                        "source": name,
-                        "offset": index,
-                        "url": page.url,
-                        "fetched_at": datetime.fromtimestamp(mtime, UTC),
-                        "body": data,
-                        "url_origin": page.origin,
-                        "source_file": page.rel,
-                    }
-                )
+                row = {
+                    "source": name,
+                    "offset": index,
+                    "url": page.url,
+                    "fetched_at": datetime.fromtimestamp(mtime, UTC),
+                    "body": data,
+                    "url_origin": page.origin,
+                    "source_file": page.rel,
+                }
+                if held.full_before(rows, row):
+                    yield _chunks(rows, errors, ["url_origin", "source_file"])
+                    rows, errors = [], []
+                rows.append(row)
         if len(rows) + len(errors) >= batch_size:
             yield _chunks(rows, errors, ["url_origin", "source_file"])
-            rows, errors = [], []
+            rows, errors, held.held = [], [], 0
     if rows or errors:
         yield _chunks(rows, errors, ["url_origin", "source_file"])
 
@@ -384,6 +415,7 @@ class FolderSource(_PathSource):
     max_bytes: int = 50_000_000
     kind: str = "folder"
     url_map: dict[str, str] | None = None
+    limits: InputsPolicy = field(default_factory=InputsPolicy)
     files: list[Path] = field(init=False)
     sidecar: dict[str, str] = field(init=False)
     unreadable: list[ErrorRow] = field(init=False)
@@ -434,7 +466,14 @@ class FolderSource(_PathSource):
 
                 yield _PageFile(display_text(rel), given or file.resolve().as_uri(), origin, read)
 
-        return _page_batches(self.name, pages(), self.max_bytes, batch_size, self.unreadable)
+        return _page_batches(
+            self.name,
+            pages(),
+            self.max_bytes,
+            batch_size,
+            self.unreadable,
+            self.limits.batch_max_bytes,
+        )
 
 
 SIDECAR_CODE = "URL_SIDECAR_INVALID"
@@ -513,6 +552,7 @@ class JsonlSource(_PathSource):
         extra: dict[str, None] = {}
         line_no = 0
         emitted = 0  # records and error rows yielded so far: a file that yields none is one row
+        held = _Held(self.limits.batch_max_bytes)
         self._fields: set[str] = set()  # extra field names of the file so far (its columns)
         try:
             fh, self._reader = _open_input(self.path)
@@ -544,11 +584,16 @@ class JsonlSource(_PathSource):
                             )
                         )
                     else:
+                        n = len(rows)
                         self._guarded_parse(raw, line_no, rows, errors, extra)
+                        if len(rows) > n and held.full_before(rows[:-1], rows[-1]):
+                            emitted += len(rows) - 1 + len(errors)
+                            yield _chunks(rows[:-1], errors, list(extra))
+                            rows, errors = rows[-1:], []
                     if len(rows) + len(errors) >= batch_size:
                         emitted += len(rows) + len(errors)
                         yield _chunks(rows, errors, list(extra))
-                        rows, errors, extra = [], [], {}
+                        rows, errors, extra, held.held = [], [], {}, 0
             except _TooMuch as exc:
                 errors.append(
                     ErrorRow(
@@ -995,6 +1040,7 @@ class _WarcScan:
     resume_at: int | None = None  # where the next record starts, to read on from after damage
     member_at: int | None = None  # the raw start of a gzip member that holds several records
     stopped: bool = False  # the part ended on damage (an error row says so)
+    held: _Held = field(default_factory=lambda: _Held(0))  # bytes of `rows` (set by the source)
 
 
 @dataclass
@@ -1030,7 +1076,7 @@ class WarcSource(_PathSource):
         return _Capped(open_decompressed(fh, codec), self.limits)  # type: ignore[return-value]
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
-        st = _WarcScan()
+        st = _WarcScan(held=_Held(self.limits.batch_max_bytes))
         try:
             fh = self._reader = fs.open_input(self.path)
         except OSError as exc:
@@ -1226,6 +1272,9 @@ class WarcSource(_PathSource):
                     )
                 else:
                     row["offset"] = st.offset
+                    if st.held.full_before(st.rows, row):
+                        yield _chunks(st.rows, st.errors, [])
+                        st.rows, st.errors = [], []
                     st.rows.append(row)
             if it.err_count > errs_before:  # damage noticed while reading this record's payload
                 if st.rows and st.rows[-1]["offset"] == st.offset:
@@ -1237,7 +1286,7 @@ class WarcSource(_PathSource):
                 return
             if len(st.rows) + len(st.errors) >= batch_size:
                 yield _chunks(st.rows, st.errors, [])
-                st.rows, st.errors = [], []
+                st.rows, st.errors, st.held.held = [], [], 0
             if self._member_goes_on(it, st, part):
                 return
 
@@ -1668,7 +1717,7 @@ def _source_of_kind(
     """The one kind -> source dispatch, for a local path and an object-store key alike (only the
     folder class and the hint differ), so a new input kind is added in one place."""
     if kind == "folder":
-        return folder(path, max_bytes=max_bytes, url_map=url_map)
+        return folder(path, max_bytes=max_bytes, url_map=url_map, limits=limits)
     if kind in _CONTAINER_SOURCES:
         return _CONTAINER_SOURCES[kind](path, max_bytes=max_bytes, limits=limits)
     if kind == "urls":
@@ -1694,7 +1743,7 @@ def open_sources(
     if not p.is_dir():
         return [open_source(p, url_map=url_map, **kw)]
     out: list[Source] = []
-    folder = FolderSource(p, max_bytes=max_bytes, url_map=url_map)
+    folder = FolderSource(p, max_bytes=max_bytes, url_map=url_map, limits=limits or _DEFAULT_LIMITS)
     if folder.files or folder.unreadable:
         out.append(folder)
     files, _ = walk_files(p)
@@ -1760,7 +1809,7 @@ def _open_remote_sources(
     if _detect_remote_kind(uri) != "folder":
         return [_open_remote_source(uri, **kw)]
     out: list[Source] = []
-    folder = RemoteFolderSource(uri, max_bytes=max_bytes, url_map=url_map)  # type: ignore[arg-type]
+    folder = RemoteFolderSource(uri, max_bytes=max_bytes, url_map=url_map, limits=limits)  # type: ignore[arg-type]
     if folder.files or folder.unreadable:
         out.append(folder)
     for entry in folder.entries:
@@ -1783,6 +1832,7 @@ class RemoteFolderSource:
     max_bytes: int = 50_000_000
     kind: str = "folder"
     url_map: dict[str, str] | None = None
+    limits: InputsPolicy = field(default_factory=InputsPolicy)
     entries: list[fs.Entry] = field(init=False)
     files: list[fs.Entry] = field(init=False)
     sidecar: dict[str, str] = field(init=False)
@@ -1842,7 +1892,14 @@ class RemoteFolderSource:
 
                 yield _PageFile(display_text(entry.rel), given or entry.location, origin, read)
 
-        return _page_batches(self.name, pages(), self.max_bytes, batch_size, self.unreadable)
+        return _page_batches(
+            self.name,
+            pages(),
+            self.max_bytes,
+            batch_size,
+            self.unreadable,
+            self.limits.batch_max_bytes,
+        )
 
 
 __all__ = [
