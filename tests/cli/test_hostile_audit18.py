@@ -54,3 +54,48 @@ def test_a_fifo_or_a_folder_as_url_map_is_refused_without_reading(
     for m in (fifo, pages):
         res = audit(runner, app, str(pages), "--out", str(tmp_path / "run"), "--url-map", str(m))
         assert res.exit_code == 2 and "not a regular file" in res.output
+
+
+def test_an_international_host_is_one_domain_whatever_its_spelling(
+    runner, app, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Before: `https://аpple.com/` (a Cyrillic `а`) had the registered domain `аpple.com`, so the
+    blocklist entry `||xn--pple-43d.com^` (how lists write that host) did not reach it, a Unicode
+    entry reached nothing, and its A-label twin was another domain and another doc_id. Now hosts
+    are IDNA A-labels everywhere: the page is blocklisted, the twin a DUPLICATE_URL of it."""
+    import json
+
+    import polars as pl
+    from helpers import balanced_run
+
+    from trustaudit.hostname import ascii_host
+    from trustaudit.io.lists import parse_list_line
+
+    assert (
+        ascii_host("АPPLE.com.") == "xn--pple-43d.com" and ascii_host("faß.de") == "xn--fa-hia.de"
+    )
+    assert ascii_host("example.com") == "example.com"
+    assert (
+        parse_list_line("||аpple.com^") == parse_list_line("xn--pple-43d.com") == "xn--pple-43d.com"
+    )
+    src = tmp_path / "in.jsonl"
+    recs = [
+        {"url": "https://аpple.com/login", "html": article_html("Sign in")},
+        {"url": "https://xn--pple-43d.com/login", "html": article_html("Sign in again")},
+        {"url": "https://good.example/a", "html": article_html("Good")},
+        {"url": "https://good.example/b\u202egnp.exe", "html": article_html("Reversed")},
+    ]
+    src.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    block = tmp_path / "block.txt"
+    block.write_text("||xn--pple-43d.com^\n", encoding="utf-8")
+    run = tmp_path / "run"
+    res = audit(runner, app, str(src), "--out", str(run), "--blocklist", str(block))
+    assert res.exit_code == 0, res.output
+    pages, errors = balanced_run(run)
+    first = pages.filter(pl.col("url") == "https://аpple.com/login")
+    assert first["registered_domain"].to_list() == ["xn--pple-43d.com"]
+    # a bidi override in the path (it reordered the URL in report.html) is refused as in the host
+    assert sorted(errors["code"].to_list()) == ["BAD_URL", "DUPLICATE_URL"]
+    scores = pl.read_parquet(run / "scores.parquet")
+    hit = scores.filter(pl.col("url") == "https://аpple.com/login")["reasons"].to_list()[0]
+    assert "DOMAIN_BLOCKLISTED" in hit
