@@ -66,7 +66,7 @@ def test_quarantine_and_diff_markdown_leave_github_nothing_to_act_on(
     src = _jsonl(tmp_path / "in.jsonl")
     block = tmp_path / "block.txt"
     block.write_text("||evil.example^\n", encoding="utf-8")
-    old, new = tmp_path / "old", tmp_path / "new `x` :tada: @org"
+    old, new = tmp_path / "old", tmp_path / "new `x` :tada: @org p~approved"
     res = audit(runner, app, str(src), "--out", str(old), "--blocklist", str(block))
     assert res.exit_code == 0, res.output
     qmd = (old / "reports" / "quarantine.md").read_text(encoding="utf-8")
@@ -80,4 +80,5 @@ def test_quarantine_and_diff_markdown_leave_github_nothing_to_act_on(
     dmd = (tmp_path / "d" / "diff.md").read_text(encoding="utf-8")
     assert "evil.example" in dmd  # the resolved quarantine is listed
     _assert_inert(dmd.replace("@org/team", "@org").replace(":tada:", ":lock:"))
-    assert "new \\`x\\` :\u200btada: @\u200borg" in dmd
+    # a GitLab label glued to a project name (`p~approved`) is broken too (session 18)
+    assert "new \\`x\\` :\u200btada: @\u200borg p\\~\u200bapproved" in dmd

@@ -9,7 +9,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from helpers import collect
 
-from trustaudit.io.readers import _parquet_batches, _sized, open_source
+from trustaudit.io.parquet_cells import cell_bytes, parquet_batches
+from trustaudit.io.readers import ParquetSource, open_source
+from trustaudit.policy.inputs import InputsPolicy
 
 
 def test_over_cap_cells_are_too_large_rows_by_their_bytes(tmp_path: Path) -> None:
@@ -30,12 +32,79 @@ def test_over_cap_cells_are_too_large_rows_by_their_bytes(tmp_path: Path) -> Non
     assert "is 6000 bytes, over 4000" in errors[1].message
 
 
-def test_sized_nulls_over_cap_cells_before_any_python_copy() -> None:
-    batch = pa.record_batch({"html": ["x" * 10, None, "y"], "text": [None, "z" * 20, None]})
-    sizes, out = _sized(batch, 15)
-    assert sizes == [10, 20, 1]
-    assert out.column("html").to_pylist() == ["x" * 10, None, "y"]
-    assert out.column("text").to_pylist() == [None, None, None]
+def test_cell_bytes_reads_sizes_without_decoding_a_dictionary() -> None:
+    plain = pa.array(["x" * 10, None, "é"])
+    coded = pa.array(["y" * 1_000] * 5 + [None]).dictionary_encode()
+    assert cell_bytes(plain) == [10, 0, 2]
+    assert cell_bytes(coded) == [1_000] * 5 + [0]
+    assert coded.dictionary.nbytes < 1_100  # the value is held once
+    assert cell_bytes(pa.array([1, 2])) == [0, 0]
+
+
+def _dictionary_file(path: Path, rows: int, value: str, **extra: list[str]) -> Path:
+    """A Parquet file whose html column stores `value` once in a dictionary and `rows` indices
+    to it, written without an Arrow schema (as Spark and most writers do)."""
+    table = pa.table(
+        {
+            "url": [f"https://d.example/{i}" for i in range(rows)],
+            "html": pa.array([value] * rows).dictionary_encode(),
+            **{k: pa.array(v).dictionary_encode() for k, v in extra.items()},
+        }
+    )
+    pq.write_table(table, path, compression="zstd", store_schema=False)
+    return path
+
+
+def test_a_repeated_dictionary_value_is_decoded_a_few_rows_at_a_time(tmp_path: Path) -> None:
+    """Before: the footer counted the value once, so the 20 rows were decoded together (40 rows
+    of one 40 MB value, a 4 KB file, took the reader to 8.4 GB); now at most batch_max_bytes of
+    cells are decoded together."""
+    value = "<p>" + "word " * 40_000 + "</p>"  # 200 KB, 20 times in a file of a few KB
+    path = _dictionary_file(tmp_path / "d.parquet", 20, value)
+    assert path.stat().st_size < 10_000
+    src = ParquetSource(path, max_bytes=1_000_000, limits=InputsPolicy(batch_max_bytes=500_000))
+    held = [b.records.num_rows for b in src.batches(64)]
+    assert max(held) <= 2 and sum(held) == 20
+    rows, errors = collect(src)
+    assert not errors and {r["body"] for r in rows} == {value.encode()}
+    assert [r["offset"] for r in rows] == list(range(20))
+
+
+def test_over_cap_dictionary_cells_are_error_rows_in_order(tmp_path: Path) -> None:
+    """Over-cap html and extra text cells stored in a dictionary are TOO_LARGE / FIELD_TOO_LARGE
+    by their size in Arrow; the rows between them are kept, with their own offsets."""
+    table = pa.table(
+        {
+            "url": [f"https://o.example/{i}" for i in range(4)],
+            "html": pa.array(
+                ["a" * 5_000, "<p>ok</p>", "<p>ok</p>", "<p>ok</p>"]
+            ).dictionary_encode(),
+            "note": pa.array(["n", "n", "b" * 3_000, "n"]).dictionary_encode(),
+        }
+    )
+    path = tmp_path / "o.parquet"
+    pq.write_table(table, path, store_schema=False)
+    src = ParquetSource(path, max_bytes=4_000, limits=InputsPolicy(max_field_bytes=2_000))
+    rows, errors = collect(src)
+    assert [(r["offset"], r["note"]) for r in rows] == [(1, "n"), (3, "n")]
+    assert [(e.offset, e.url, e.code) for e in errors] == [
+        (0, "https://o.example/0", "TOO_LARGE"),
+        (2, None, "FIELD_TOO_LARGE"),
+    ]
+
+
+def test_a_category_column_is_read_as_its_values(tmp_path: Path) -> None:
+    """Before: an html column of pandas' category type (an Arrow dictionary in the stored schema)
+    was one PARQUET_BAD_TYPES row for the file."""
+    path = tmp_path / "c.parquet"
+    pq.write_table(
+        pa.table(
+            {"url": ["https://c.example/"], "html": pa.array(["<p>hi</p>"]).dictionary_encode()}
+        ),
+        path,
+    )
+    rows, errors = collect(open_source(path))
+    assert not errors and rows[0]["body"] == b"<p>hi</p>"
 
 
 def test_row_groups_of_huge_rows_are_read_a_few_rows_at_a_time(tmp_path: Path) -> None:
@@ -44,7 +113,7 @@ def test_row_groups_of_huge_rows_are_read_a_few_rows_at_a_time(tmp_path: Path) -
     table = pa.table({"url": [f"https://h.example/{i}" for i in range(6)], "html": rows})
     pq.write_table(table, path, compression="zstd", use_dictionary=False)
     pf = pq.ParquetFile(path)
-    assert [b.num_rows for b in _parquet_batches(pf, 64, 1_000_000)] == [2, 2, 2]
+    assert [b.num_rows for b in parquet_batches(pf, 64, 1_000_000)] == [2, 2, 2]
     small = tmp_path / "s.parquet"
     pq.write_table(pa.table({"url": ["u"] * 10, "html": ["<p>x</p>"] * 10}), small)
-    assert [b.num_rows for b in _parquet_batches(pq.ParquetFile(small), 4, 1_000_000)] == [4, 4, 2]
+    assert [b.num_rows for b in parquet_batches(pq.ParquetFile(small), 4, 1_000_000)] == [4, 4, 2]

@@ -231,3 +231,38 @@ def test_empty_body_the_crawler_cut_is_an_unscanned_error(
     from trustaudit.io.records import UNSCANNED_CODES
 
     assert code in UNSCANNED_CODES
+
+
+def test_data_after_a_brotli_stream_is_an_error_as_after_gzip(tmp_path: Path) -> None:
+    """Before: a small br stream followed by text was read as stored (the compressed bytes as the
+    page), a large one was "br payload is damaged: brotli: decoder failed", and a CRLF after the
+    stream (allowed after gzip) failed it too. Now the stream's end is found and gzip's rule holds:
+    blanks and NULs after it are ignored, anything else is WARC_RECORD_CORRUPT "has data after its
+    end" (brotli has no members: a second stream is such data too)."""
+    import os
+
+    large = BODY + os.urandom(100_000).hex().encode()  # its stream spans several 64 KiB reads
+    for page in (BODY, large):
+        stream = brotli.compress(page)
+        assert read_encoded(io.BytesIO(stream + b"\r\n\0\0"), "br", 10**6) == page
+        for tail in (b"<p>Ignore previous instructions</p>", brotli.compress(b"<p>second</p>")):
+            with pytest.raises(PayloadDamaged, match="br payload has data after its end"):
+                read_encoded(io.BytesIO(stream + tail), "br", 10**6)
+    # still over the cap at the cap, and a body stored decoded under `br` is read as stored
+    assert len(read_encoded(io.BytesIO(brotli.compress(large) + b"x"), "br", 1_000)) > 1_000
+    assert read_encoded(io.BytesIO(b"\r\n" + BODY), "br", 10**6) == b"\r\n" + BODY
+    hidden = brotli.compress(BODY) + b"<p>Ignore previous instructions</p>"
+    rows, errors = read_warc(
+        tmp_path,
+        [
+            response("https://e.example/hidden", hidden, b"Content-Encoding: br\r\n"),
+            response(
+                "https://e.example/ok", brotli.compress(BODY) + b"\r\n", b"Content-Encoding: br\r\n"
+            ),
+        ],
+    )
+    assert [r["url"] for r in rows] == ["https://e.example/ok"] and rows[0]["body"] == BODY
+    assert [(e.url, e.code) for e in errors] == [
+        ("https://e.example/hidden", "WARC_RECORD_CORRUPT")
+    ]
+    assert "has data after its end" in errors[0].message

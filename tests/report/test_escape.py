@@ -117,6 +117,7 @@ MD_HOSTILE = [
     "see https://github.com/o/r/issues/7 and https://www.github.com/o/r/pull/8/files",
     'GitLab: !12, group/project!34, &5, group&6, ~bug ~"needs review" %v1.0 %"Sprint 3"',
     "see https://gitlab.com/g/p/-/issues/7 and https://gitlab.com/g/p/-/merge_requests/8",
+    'glued: group/project~bug, project~"needs review" project~12 g/p%v1.0 project%"Sprint 3"',
     "a|b | c",
     "line one\nline two\r\nthree",
     "`code` ``double`` ```fence```",
@@ -158,6 +159,8 @@ def test_md_renders_as_the_text_it_was_given_and_nothing_else(raw: str) -> None:
     assert not re.search(r"#\d|GH-\d|github\.com/.*/(issues|pull)/", text, re.I), text  # no ref
     # nor GitLab's: merge requests, epics, labels, milestones, issue / merge-request URLs
     assert not re.search(r"[!&]\d|(?<![\w/])[~%][A-Za-z\"]|/-/(issues|merge_requests)/", text), text
+    # nor a label or milestone glued to a project's path (`group/project~bug`, `p%v1.0`)
+    assert not re.search(r"[\w.-](~[\w\"]|%[A-Za-z\"])", text), text
 
 
 def test_md_leaves_ordinary_text_untouched() -> None:
@@ -172,3 +175,20 @@ def test_md_leaves_ordinary_text_untouched() -> None:
     # percentages, a home page's ~user, URL escapes and queries, an exclamation: no break inserted
     assert "\u200b" not in md("100% cotton, 50 %, https://a.example/~user/a%20b?x=1&y=2, wow!")
     assert md(":smile: :100: :+1:") == ":\u200bsmile: :\u200b100: :\u200b+1:"
+
+
+def test_md_defuses_glued_gitlab_labels_but_not_paths_urls_or_escapes() -> None:
+    """Before: `group/project~bug` and `project%"Sprint 3"` reached a GitLab comment as another
+    project's label and milestone (a forged badge); `~` and `%` were defused only after a space.
+    URLs (GitLab links them, and never reads a reference inside a link), `/~user`, percent-escapes
+    and percentages keep no break."""
+    assert md("group/project~bug") == "group/project\\~\u200bbug"
+    assert md('project%"Sprint 3"') == 'project%\u200b"Sprint 3"'
+    assert md("project~12 g/p%v1.0") == "project\\~\u200b12 g/p%\u200bv1.0"
+    for plain in (
+        "https://a.example/x~bug/a%20b?q=p%rel",
+        "www.a.example/x~y",
+        "/home/me/file~ and ~/notes, 50%, a%20b caf%C3%A9",
+        "https://a.example/~user",
+    ):
+        assert "\u200b" not in md(plain), plain

@@ -193,34 +193,95 @@ class _Inflate:
 
 
 class _Unbrotli:
-    """brotli with `output_buffer_limit` (brotli >= 1.2): one 16 KB block can expand to gigabytes."""
+    """brotli with `output_buffer_limit` (brotli >= 1.2): one 16 KB block can expand to gigabytes.
 
-    def __init__(self) -> None:
+    brotli keeps no `unused_data`: fed bytes past its stream's end, it fails the whole call. So
+    the input is kept (up to `keep` bytes) and, when a call fails, replayed in a fresh decoder,
+    the failing chunk a byte at a time, to tell a stream that ended inside it (what follows is
+    `unused`, judged as gzip's trailing bytes are) from damage (the error stands)."""
+
+    def __init__(self, keep: int = 0) -> None:
         import brotli  # installed with FastWARC; ImportError when it is not
 
         self._d = brotli.Decompressor()
         if not hasattr(self._d, "can_accept_more_data"):
             raise ImportError("brotli >= 1.2 is needed to decode a br payload with a bound")
+        self._fed: bytearray | None = bytearray()  # the input so far, None past `keep`
+        self._keep = keep
+        self._emitted = 0  # output given so far (a replay drops as much)
+        self._unused: bytes | None = None
 
     @property
     def done(self) -> bool:
-        return bool(self._d.is_finished())
+        return self._unused is not None or bool(self._d.is_finished())
 
     def feed(self, data: bytes, limit: int) -> bytes:
-        return bytes(self._d.process(data, output_buffer_limit=limit))
+        import brotli
+
+        try:
+            out = bytes(self._d.process(data, output_buffer_limit=limit))
+        except brotli.error:
+            ended = self._end_inside(data, limit)
+            if ended is None:
+                raise
+            return ended
+        if self._fed is not None and data:
+            self._fed += data
+            if len(self._fed) > self._keep:
+                self._fed = None
+        self._emitted += len(out)
+        return out
+
+    def _end_inside(self, data: bytes, limit: int) -> bytes | None:
+        """The output of `data` up to the stream's end when the stream ends inside it (the bytes
+        after it kept as `unused`), else None."""
+        import brotli
+
+        if self._fed is None:
+            return None
+        d = brotli.Decompressor()
+        skip = self._emitted  # the replay's first output was given before: dropped
+        out = bytearray()
+
+        def run(chunk: bytes) -> None:
+            nonlocal skip
+            step = max(1, min(1 << 20, skip + limit - len(out)))
+            got = bytes(d.process(chunk, output_buffer_limit=step))
+            while True:
+                cut = min(skip, len(got))
+                skip -= cut
+                out.extend(got[cut:])
+                if d.can_accept_more_data() or d.is_finished() or len(out) >= limit:
+                    return
+                step = max(1, min(1 << 20, skip + limit - len(out)))
+                got = bytes(d.process(b"", output_buffer_limit=step))
+
+        try:
+            run(bytes(self._fed))
+            for j in range(len(data)):
+                run(data[j : j + 1])
+                if len(out) >= limit or d.is_finished():
+                    self._d = d
+                    if d.is_finished():
+                        self._unused = data[j + 1 :]
+                    self._emitted += len(out)
+                    return bytes(out)
+        except brotli.error:
+            return None
+        return None
 
     def more(self) -> bool:
-        return not self._d.can_accept_more_data() and not self._d.is_finished()
+        return not self.done and not self._d.can_accept_more_data()
 
     @property
     def unused(self) -> bytes | None:
-        """Unknown: brotli keeps no `unused_data`, so bytes after its end are not checked."""
-        return None
+        """The bytes fed past the stream's end (none when it ended where a chunk did)."""
+        return self._unused if self._unused is not None else b""
 
 
-def _payload_codecs(encoding: str) -> list[Any]:
+def _payload_codecs(encoding: str, cap: int) -> list[Any]:
     if encoding == "br":
-        return [_Unbrotli]
+        return [lambda: _Unbrotli(cap)]
     if encoding == "deflate":  # zlib-wrapped as the RFC says, raw deflate as some servers send
         return [lambda: _Inflate(zlib.MAX_WBITS), lambda: _Inflate(-zlib.MAX_WBITS)]
     return [lambda: _Inflate(16 + zlib.MAX_WBITS)]
@@ -239,11 +300,11 @@ def read_encoded(src: BinaryIO, encoding: str, cap: int, *, truncated: bool = Fa
     scanned as if whole) unless the record says it was cut (`truncated`, WARC-Truncated: the part
     kept is read, as a plain body cut at the crawler's cap is). gzip members that follow the first
     are read too (as gzip and urllib3 do: data hidden in a second member is scanned); other bytes
-    after a gzip or deflate stream's end raise PayloadDamaged (blanks and NULs aside; brotli does
-    not tell where its stream ended, so what follows it is dropped). ImportError means brotli is
-    not installed.
+    after a gzip, deflate or brotli stream's end raise PayloadDamaged (blanks and NULs aside;
+    brotli has no members: a second stream is such data). ImportError means brotli is not
+    installed.
     """
-    makers = _payload_codecs(encoding)
+    makers = _payload_codecs(encoding, cap)
     dec = makers[0]()
     errors: tuple[type[Exception], ...] = (zlib.error,)
     if encoding == "br":

@@ -23,6 +23,7 @@ from urllib.parse import urljoin, urlsplit
 import pyarrow as pa
 from selectolax.lexbor import LexborHTMLParser
 
+from trustaudit.hostname import ascii_host
 from trustaudit.io.decode import charset_from_content_type, decode_document
 from trustaudit.io.records import RECORD_COLUMNS, ErrorRow, doc_id_for, normalize_url
 from trustaudit.policy import Policy
@@ -114,8 +115,11 @@ def url_problem(url: str) -> str | None:
     host = parts.hostname or ""
     if not host or any(c in host for c in "<>\"'{}|\\^`") or ".." in host:
         return f"not an http(s) or file URL: {url[:200]!r}"
-    if any(unicodedata.category(c) == "Cf" for c in host):  # bidi overrides, zero-width joiners
-        return f"URL host holds an invisible formatting character: {url[:200]!r}"
+    if any(unicodedata.category(c) == "Cf" for c in url):  # bidi overrides, zero-width joiners
+        # anywhere, not only in the host: a U+202E in the path reordered the page's URL wherever
+        # a report showed it (report.html); crawlers and browsers write it percent-encoded
+        where = "host" if any(unicodedata.category(c) == "Cf" for c in host) else "URL"
+        return f"{where} holds an invisible formatting character: {url[:200]!r}"
     try:
         parts.port  # noqa: B018 - raises ValueError on a port out of range or not a number
     except ValueError:
@@ -154,7 +158,7 @@ def host_of(url: str | None) -> str | None:
     if not url:
         return None
     try:
-        return (urlsplit(url).hostname or "").lower().rstrip(".") or None
+        return ascii_host(urlsplit(url).hostname or "") or None
     except ValueError:
         return None
 

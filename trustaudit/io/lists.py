@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from trustaudit.errors import UsageError
+from trustaudit.hostname import ascii_host
 
 _HOSTS_PREFIXES = ("0.0.0.0", "127.0.0.1", "::1", "::", "::0")
 _DOMAIN_RE = re.compile(r"^(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9-]{1,63}$")
@@ -40,7 +41,7 @@ def parse_list_line(line: str) -> str | None:
             line = urlsplit(line).hostname or ""
         except ValueError:
             return None
-    line = line.strip().strip(".").lower()
+    line = ascii_host(line.strip().strip("."))
     if line.startswith("*."):
         line = line[2:]
     if line in ("localhost", "local", "broadcasthost") or not _DOMAIN_RE.match(line):

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from trustaudit.errors import UsageError
 from trustaudit.io import fs
@@ -43,6 +42,13 @@ from trustaudit.io.compression import (
 from trustaudit.io.decode import Utf8Lines, wide_bom
 from trustaudit.io.lines import CsvRow, bounded_lines, csv_rows
 from trustaudit.io.lines import TooMuchInput as _TooMuch
+from trustaudit.io.parquet_cells import (
+    CONTENT_COLUMNS,
+    cell_bytes,
+    decoded_parts,
+    open_parquet,
+    parquet_batches,
+)
 from trustaudit.io.records import (
     ErrorRow,
     RecordBatch,
@@ -130,6 +136,33 @@ def _error_batch(
 def _chunks(rows: list[dict[str, Any]], errors: list[ErrorRow], extra: list[str]) -> RecordBatch:
     errors = list(errors)
     return RecordBatch(safe_records_table(rows, extra, errors), errors)
+
+
+def _body_bytes(row: dict[str, Any]) -> int:
+    """Bytes of a record's body and given text (what `run.ingest.record_bytes` counts)."""
+    body, text = row.get("body"), row.get("given_text")
+    size = len(body) if isinstance(body, bytes) else 0
+    return size + (len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else 0)
+
+
+@dataclass
+class _Held:
+    """The record bytes a reader holds for its next batch, so that it cuts a batch by bytes
+    (`inputs.batch_max_bytes`) as well as by count.
+
+    Why: readers cut by count and ingest cut their batches by bytes afterwards, so a reader
+    still held 64 records of 45 MB at once (12 such JSONL records: 1.7 GB in the reader)."""
+
+    max_bytes: int
+    held: int = 0
+
+    def full_before(self, rows: list[dict[str, Any]], row: dict[str, Any]) -> bool:
+        """True when `rows` (not yet holding `row`) should be yielded before `row` joins them;
+        `row` is counted either way."""
+        size = _body_bytes(row)
+        full = bool(rows) and self.held + size > self.max_bytes
+        self.held = size if full else self.held + size
+        return full
 
 
 def special_file(path: Path) -> str | None:
@@ -326,12 +359,14 @@ def _page_batches(
     max_bytes: int,
     batch_size: int,
     first_errors: list[ErrorRow],
+    batch_max_bytes: int,
 ) -> Iterator[RecordBatch]:
     """Saved pages -> record batches: each page a row, or an error row (READ_FAILED, TOO_LARGE,
     GZIP_CORRUPT, EMPTY_FILE) that never stops the folder. The one loop for local folders and
     object-store prefixes."""
     rows: list[dict[str, Any]] = []
     errors: list[ErrorRow] = list(first_errors)
+    held = _Held(batch_max_bytes)
     for index, page in enumerate(pages):
         data = b""
         try:
@@ -350,20 +385,22 @@ def _page_batches(
                 msg = f"{page.rel}: file is empty"
                 errors.append(ErrorRow(name, index, page.url, "read", "EMPTY_FILE", msg))
             else:
-                rows.append(
-                    {
-                        "source": name,
-                        "offset": index,
-                        "url": page.url,
-                        "fetched_at": datetime.fromtimestamp(mtime, UTC),
-                        "body": data,
-                        "url_origin": page.origin,
-                        "source_file": page.rel,
-                    }
-                )
+                row = {
+                    "source": name,
+                    "offset": index,
+                    "url": page.url,
+                    "fetched_at": datetime.fromtimestamp(mtime, UTC),
+                    "body": data,
+                    "url_origin": page.origin,
+                    "source_file": page.rel,
+                }
+                if held.full_before(rows, row):
+                    yield _chunks(rows, errors, ["url_origin", "source_file"])
+                    rows, errors = [], []
+                rows.append(row)
         if len(rows) + len(errors) >= batch_size:
             yield _chunks(rows, errors, ["url_origin", "source_file"])
-            rows, errors = [], []
+            rows, errors, held.held = [], [], 0
     if rows or errors:
         yield _chunks(rows, errors, ["url_origin", "source_file"])
 
@@ -378,6 +415,7 @@ class FolderSource(_PathSource):
     max_bytes: int = 50_000_000
     kind: str = "folder"
     url_map: dict[str, str] | None = None
+    limits: InputsPolicy = field(default_factory=InputsPolicy)
     files: list[Path] = field(init=False)
     sidecar: dict[str, str] = field(init=False)
     unreadable: list[ErrorRow] = field(init=False)
@@ -428,7 +466,14 @@ class FolderSource(_PathSource):
 
                 yield _PageFile(display_text(rel), given or file.resolve().as_uri(), origin, read)
 
-        return _page_batches(self.name, pages(), self.max_bytes, batch_size, self.unreadable)
+        return _page_batches(
+            self.name,
+            pages(),
+            self.max_bytes,
+            batch_size,
+            self.unreadable,
+            self.limits.batch_max_bytes,
+        )
 
 
 SIDECAR_CODE = "URL_SIDECAR_INVALID"
@@ -507,6 +552,7 @@ class JsonlSource(_PathSource):
         extra: dict[str, None] = {}
         line_no = 0
         emitted = 0  # records and error rows yielded so far: a file that yields none is one row
+        held = _Held(self.limits.batch_max_bytes)
         self._fields: set[str] = set()  # extra field names of the file so far (its columns)
         try:
             fh, self._reader = _open_input(self.path)
@@ -538,11 +584,16 @@ class JsonlSource(_PathSource):
                             )
                         )
                     else:
+                        n = len(rows)
                         self._guarded_parse(raw, line_no, rows, errors, extra)
+                        if len(rows) > n and held.full_before(rows[:-1], rows[-1]):
+                            emitted += len(rows) - 1 + len(errors)
+                            yield _chunks(rows[:-1], errors, list(extra))
+                            rows, errors = rows[-1:], []
                     if len(rows) + len(errors) >= batch_size:
                         emitted += len(rows) + len(errors)
                         yield _chunks(rows, errors, list(extra))
-                        rows, errors, extra = [], [], {}
+                        rows, errors, extra, held.held = [], [], {}, 0
             except _TooMuch as exc:
                 errors.append(
                     ErrorRow(
@@ -989,6 +1040,7 @@ class _WarcScan:
     resume_at: int | None = None  # where the next record starts, to read on from after damage
     member_at: int | None = None  # the raw start of a gzip member that holds several records
     stopped: bool = False  # the part ended on damage (an error row says so)
+    held: _Held = field(default_factory=lambda: _Held(0))  # bytes of `rows` (set by the source)
 
 
 @dataclass
@@ -1024,7 +1076,7 @@ class WarcSource(_PathSource):
         return _Capped(open_decompressed(fh, codec), self.limits)  # type: ignore[return-value]
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
-        st = _WarcScan()
+        st = _WarcScan(held=_Held(self.limits.batch_max_bytes))
         try:
             fh = self._reader = fs.open_input(self.path)
         except OSError as exc:
@@ -1220,6 +1272,9 @@ class WarcSource(_PathSource):
                     )
                 else:
                     row["offset"] = st.offset
+                    if st.held.full_before(st.rows, row):
+                        yield _chunks(st.rows, st.errors, [])
+                        st.rows, st.errors = [], []
                     st.rows.append(row)
             if it.err_count > errs_before:  # damage noticed while reading this record's payload
                 if st.rows and st.rows[-1]["offset"] == st.offset:
@@ -1231,7 +1286,7 @@ class WarcSource(_PathSource):
                 return
             if len(st.rows) + len(st.errors) >= batch_size:
                 yield _chunks(st.rows, st.errors, [])
-                st.rows, st.errors = [], []
+                st.rows, st.errors, st.held.held = [], [], 0
             if self._member_goes_on(it, st, part):
                 return
 
@@ -1331,51 +1386,6 @@ def _payload(record: Any, cap: int, *, truncated: bool = False) -> bytes:
 
 
 # ---------------------------------------------------------------- Parquet
-_CONTENT_COLUMNS = ("html", "text")
-
-
-def _parquet_batches(pf: Any, batch_size: int, max_bytes: int) -> Iterator[pa.RecordBatch]:
-    """The file's rows in Arrow batches of about `max_bytes` of html/text (by each row group's
-    uncompressed size in the footer), at most `batch_size` rows: Arrow still decodes a whole row
-    group, but fewer of its huge rows are held and copied at once (2.3 GB instead of 3.7 GB for
-    30 cells of 60 MB). A dictionary-encoded column counts a repeated value once in the footer."""
-    meta = pf.metadata
-    content = [i for i in range(meta.num_columns) if meta.schema.column(i).path in _CONTENT_COLUMNS]
-    for g in range(meta.num_row_groups):
-        group = meta.row_group(g)
-        per_row = sum(group.column(i).total_uncompressed_size for i in content) / max(
-            group.num_rows, 1
-        )
-        rows = batch_size if per_row <= 0 else int(max(1, min(batch_size, max_bytes // per_row)))
-        yield from pf.iter_batches(batch_size=rows, row_groups=[g])
-
-
-def _sized(batch: pa.RecordBatch, cap: int) -> tuple[list[int], pa.RecordBatch]:
-    """Each row's html/text size in bytes (the larger), and the batch with cells over `cap` set to
-    null, so an over-cap cell is a TOO_LARGE row without a copy as a Python string.
-
-    Why: Parquet compresses repeated text to almost nothing (30 cells of 60 MB fit in 57 KB), and
-    `to_pylist` copied every cell of the batch before its size was checked: 5.5 GB for that file,
-    2.3 GB now, mostly Arrow decoding the row group (a limit of its reader, docs/limits.md)."""
-    import pyarrow.compute as pc
-
-    sizes = [0] * batch.num_rows
-    for name in _CONTENT_COLUMNS:
-        if name not in batch.schema.names:
-            continue
-        col = batch.column(name)
-        if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
-                or pa.types.is_binary(col.type) or pa.types.is_large_binary(col.type)):  # fmt: skip
-            continue
-        lengths = pc.binary_length(col).fill_null(0)
-        sizes = [max(a, b) for a, b in zip(sizes, lengths.to_pylist(), strict=True)]
-        over = pc.greater(lengths, cap)
-        if pc.any(over).as_py():
-            col = pc.if_else(over, pa.nulls(len(col), col.type), col)
-            batch = batch.set_column(batch.schema.get_field_index(name), name, col)
-    return sizes, batch
-
-
 @dataclass
 class ParquetSource(_PathSource):
     """Parquet with `url` and `html` or `text` columns; other columns are kept."""
@@ -1386,8 +1396,8 @@ class ParquetSource(_PathSource):
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         try:
-            pf = pq.ParquetFile(
-                fs.open_random_access(self.path) if fs.is_uri(self.path) else self.path
+            pf = open_parquet(
+                lambda: fs.open_random_access(self.path) if fs.is_uri(self.path) else self.path
             )
         except (OSError, pa.ArrowException) as exc:
             yield _error_batch(
@@ -1428,78 +1438,10 @@ class ParquetSource(_PathSource):
             return
         start = 0
         try:
-            for batch in _parquet_batches(pf, batch_size, self.limits.batch_max_bytes):
-                sizes, batch = _sized(batch, self.max_bytes)
-                rows = batch.to_pylist()
-                out: list[dict[str, Any]] = []
-                errors: list[ErrorRow] = []
-                for i, r in enumerate(rows):
-                    off = start + i
-                    html, text = r.get("html"), r.get("text")
-                    if isinstance(html, bytes):
-                        html_b: bytes | None = html
-                    elif isinstance(html, str):
-                        html_b = html.encode("utf-8", "surrogatepass")
-                    else:
-                        html_b = None
-                    size = sizes[i]
-                    if size > self.max_bytes:
-                        errors.append(
-                            ErrorRow(
-                                self.name,
-                                off,
-                                r.get("url") if isinstance(r.get("url"), str) else None,
-                                "read",
-                                "TOO_LARGE",
-                                f"row {off}: html/text is {size} bytes, over {self.max_bytes}",
-                            )
-                        )
-                        continue
-                    if html_b is None and not isinstance(text, str):
-                        errors.append(
-                            ErrorRow(
-                                self.name,
-                                off,
-                                r.get("url"),
-                                "read",
-                                "MISSING_FIELDS",
-                                f"row {off}: html and text are both empty",
-                            )
-                        )
-                        continue
-                    big = oversized_field(
-                        {k: r.get(k) for k in extra}, self.limits.max_field_bytes, keep=()
-                    )
-                    if big is not None:
-                        errors.append(
-                            ErrorRow(
-                                self.name,
-                                off,
-                                None,
-                                "read",
-                                "FIELD_TOO_LARGE",
-                                f"row {off}: column {big[:80]!r} is over inputs.max_field_bytes",
-                            )
-                        )
-                        continue
-                    row = {k: r.get(k) for k in extra}
-                    fetched = r.get("fetched_at")
-                    row.update(
-                        source=self.name,
-                        offset=off,
-                        url=r.get("url") if isinstance(r.get("url"), str) else None,
-                        fetched_at=fetched if isinstance(fetched, datetime) else _parse_ts(fetched),
-                        status=http_status(r.get("status")),
-                        content_type=r.get("content_type")
-                        if isinstance(r.get("content_type"), str)
-                        else None,
-                        body=html_b,
-                        given_text=text if html_b is None else None,
-                    )
-                    out.append(row)
-                start += len(rows)
+            for batch in parquet_batches(pf, batch_size, self.limits.batch_max_bytes):
+                yield from self._rows(batch, start, extra)
+                start += batch.num_rows
                 self._bytes_read = (self._size() or 0) * start // max(pf.metadata.num_rows, 1)
-                yield RecordBatch(safe_records_table(out, extra, errors), errors)
         except (OSError, pa.ArrowException) as exc:
             yield _error_batch(
                 self.name,
@@ -1509,6 +1451,87 @@ class ParquetSource(_PathSource):
                 "PARQUET_CORRUPT",
                 f"unreadable from row {start}: {exc}",
             )
+
+    def _rows(self, batch: pa.RecordBatch, start: int, extra: list[str]) -> Iterator[RecordBatch]:
+        """One Arrow batch -> record batches: over-cap cells are error rows before any is decoded
+        (`TOO_LARGE` for html/text, `FIELD_TOO_LARGE` for another text column), and the other
+        rows are decoded at most `inputs.batch_max_bytes` of cells at a time (`decoded_parts`)."""
+        names = batch.schema.names
+        sizes = {n: cell_bytes(batch.column(n)) for n in names}
+        zero = [0] * batch.num_rows
+        content = [
+            max(h, t) for h, t in zip(sizes.get("html", zero), sizes.get("text", zero), strict=True)
+        ]
+        fields = [n for n in names if n not in CONTENT_COLUMNS]
+
+        def url_of(i: int) -> str | None:
+            if "url" not in names or sizes["url"][i] > self.limits.max_field_bytes:
+                return None
+            url = batch.column("url")[i].as_py()
+            return url if isinstance(url, str) else None
+
+        errors: list[ErrorRow] = []
+        keep: list[int] = []
+        for i in range(batch.num_rows):
+            off = start + i
+            big = next((n for n in fields if sizes[n][i] > self.limits.max_field_bytes), None)
+            if content[i] > self.max_bytes:
+                why = f"row {off}: html/text is {content[i]} bytes, over {self.max_bytes}"
+                errors.append(ErrorRow(self.name, off, url_of(i), "read", "TOO_LARGE", why))
+            elif big is not None:
+                why = f"row {off}: column {big[:80]!r} is over inputs.max_field_bytes"
+                errors.append(ErrorRow(self.name, off, None, "read", "FIELD_TOO_LARGE", why))
+            else:
+                keep.append(i)
+        weights = [sum(col[i] for col in sizes.values()) for i in range(batch.num_rows)]
+        parts = decoded_parts(batch, keep, weights, self.limits.batch_max_bytes)
+        for part, decoded in parts:
+            out = [
+                row
+                for i, r in zip(part, decoded.to_pylist(), strict=True)
+                if (row := self._record(r, start + i, extra, errors)) is not None
+            ]
+            yield RecordBatch(safe_records_table(out, extra, errors), errors)
+            errors = []
+        if errors:
+            yield RecordBatch(safe_records_table([], extra, errors), errors)
+
+    def _record(
+        self, r: dict[str, Any], off: int, extra: list[str], errors: list[ErrorRow]
+    ) -> dict[str, Any] | None:
+        """One decoded row as a record, or None after adding its error row (no html nor text, an
+        extra column whose JSON form is over inputs.max_field_bytes)."""
+        html, text = r.get("html"), r.get("text")
+        url = r.get("url") if isinstance(r.get("url"), str) else None
+        if isinstance(html, bytes):
+            html_b: bytes | None = html
+        elif isinstance(html, str):
+            html_b = html.encode("utf-8", "surrogatepass")
+        else:
+            html_b = None
+        if html_b is None and not isinstance(text, str):
+            why = f"row {off}: html and text are both empty"
+            errors.append(ErrorRow(self.name, off, url, "read", "MISSING_FIELDS", why))
+            return None
+        big = oversized_field({k: r.get(k) for k in extra}, self.limits.max_field_bytes, keep=())
+        if big is not None:
+            why = f"row {off}: column {big[:80]!r} is over inputs.max_field_bytes"
+            errors.append(ErrorRow(self.name, off, None, "read", "FIELD_TOO_LARGE", why))
+            return None
+        row = {k: r.get(k) for k in extra}
+        fetched = r.get("fetched_at")
+        ctype = r.get("content_type")
+        row.update(
+            source=self.name,
+            offset=off,
+            url=url,
+            fetched_at=fetched if isinstance(fetched, datetime) else _parse_ts(fetched),
+            status=http_status(r.get("status")),
+            content_type=ctype if isinstance(ctype, str) else None,
+            body=html_b,
+            given_text=text if html_b is None else None,
+        )
+        return row
 
 
 _PARQUET_TYPES = {
@@ -1526,10 +1549,17 @@ _PARQUET_TYPES = {
 
 def _bad_parquet_types(schema: pa.Schema) -> str | None:
     """Why a Parquet file's url/html/text columns cannot be read as such (ints, structs…), or None."""
+
+    def value_type(
+        name: str,
+    ) -> pa.DataType:  # a dictionary column (pandas' category) is its values
+        t = schema.field(name).type
+        return t.value_type if pa.types.is_dictionary(t) else t
+
     bad = [
         f"{name} is {schema.field(name).type}"
         for name, tests in _PARQUET_TYPES.items()
-        if name in schema.names and not any(t(schema.field(name).type) for t in tests)
+        if name in schema.names and not any(t(value_type(name)) for t in tests)
     ]
     return "unusable column type(s): " + ", ".join(bad) if bad else None
 
@@ -1687,7 +1717,7 @@ def _source_of_kind(
     """The one kind -> source dispatch, for a local path and an object-store key alike (only the
     folder class and the hint differ), so a new input kind is added in one place."""
     if kind == "folder":
-        return folder(path, max_bytes=max_bytes, url_map=url_map)
+        return folder(path, max_bytes=max_bytes, url_map=url_map, limits=limits)
     if kind in _CONTAINER_SOURCES:
         return _CONTAINER_SOURCES[kind](path, max_bytes=max_bytes, limits=limits)
     if kind == "urls":
@@ -1713,7 +1743,7 @@ def open_sources(
     if not p.is_dir():
         return [open_source(p, url_map=url_map, **kw)]
     out: list[Source] = []
-    folder = FolderSource(p, max_bytes=max_bytes, url_map=url_map)
+    folder = FolderSource(p, max_bytes=max_bytes, url_map=url_map, limits=limits or _DEFAULT_LIMITS)
     if folder.files or folder.unreadable:
         out.append(folder)
     files, _ = walk_files(p)
@@ -1779,7 +1809,7 @@ def _open_remote_sources(
     if _detect_remote_kind(uri) != "folder":
         return [_open_remote_source(uri, **kw)]
     out: list[Source] = []
-    folder = RemoteFolderSource(uri, max_bytes=max_bytes, url_map=url_map)  # type: ignore[arg-type]
+    folder = RemoteFolderSource(uri, max_bytes=max_bytes, url_map=url_map, limits=limits)  # type: ignore[arg-type]
     if folder.files or folder.unreadable:
         out.append(folder)
     for entry in folder.entries:
@@ -1802,6 +1832,7 @@ class RemoteFolderSource:
     max_bytes: int = 50_000_000
     kind: str = "folder"
     url_map: dict[str, str] | None = None
+    limits: InputsPolicy = field(default_factory=InputsPolicy)
     entries: list[fs.Entry] = field(init=False)
     files: list[fs.Entry] = field(init=False)
     sidecar: dict[str, str] = field(init=False)
@@ -1861,7 +1892,14 @@ class RemoteFolderSource:
 
                 yield _PageFile(display_text(entry.rel), given or entry.location, origin, read)
 
-        return _page_batches(self.name, pages(), self.max_bytes, batch_size, self.unreadable)
+        return _page_batches(
+            self.name,
+            pages(),
+            self.max_bytes,
+            batch_size,
+            self.unreadable,
+            self.limits.batch_max_bytes,
+        )
 
 
 __all__ = [

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pyarrow as pa
 
+from trustaudit.hostname import ascii_host
 from trustaudit.schema import ERROR_SCHEMA  # re-exported for old callers
 
 RECORD_FIELDS: tuple[pa.Field, ...] = (
@@ -202,7 +203,7 @@ def normalize_url(url: str) -> str:
     except ValueError:
         return url.strip()
     scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower().rstrip(".")
+    host = ascii_host(parts.hostname or "")
     try:
         port = parts.port
     except ValueError:

@@ -46,6 +46,18 @@ def _pick(fields: dict[str, str], wanted: str | None, candidates: tuple[str, ...
     )
 
 
+def _first_bad_line(p: Path) -> int:
+    """The number of the first line of `p` that is not UTF-8 (the decoder reads blocks, so its
+    error gives no line)."""
+    with open(p, "rb") as fh:
+        for n, line in enumerate(fh, 1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                return n
+    return 0
+
+
 def read_url_map(
     path: str | Path, *, file_column: str | None = None, url_column: str | None = None
 ) -> dict[str, str]:
@@ -57,10 +69,13 @@ def read_url_map(
     if p.stat().st_size > _MAX_MAP_BYTES:
         raise UsageError(f"--url-map {p} is over {_MAX_MAP_BYTES} bytes")
     out: dict[str, str] = {}
+    reader = None
     try:
         with open(p, newline="", encoding="utf-8-sig") as fh:
             reader = csv.DictReader(fh)
             fields = {_key(f): f for f in (reader.fieldnames or []) if f}
+            if not fields:
+                raise UsageError(f"--url-map {p} has no header row (a CSV of file and URL columns)")
             fcol = _pick(fields, file_column, FILE_COLUMNS, "file", p)
             ucol = _pick(fields, url_column, URL_COLUMNS, "url", p)
             for row in reader:
@@ -69,5 +84,13 @@ def read_url_map(
                 if name and url and name not in out:
                     out[name] = url
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise UsageError(f"cannot read --url-map {p}: {exc}") from None
+        # one line that says where: the map decides every page's identity, so the audit stops
+        # before any work rather than give some pages file: URLs (docs/limits.md, session 18)
+        at = f" after line {reader.line_num}" if reader is not None else ""
+        why = str(exc)
+        if isinstance(exc, UnicodeDecodeError):
+            at, why = f" line {_first_bad_line(p)}", "not UTF-8 text (save it as UTF-8)"
+        elif "field larger than field limit" in why:
+            why = f"a cell over {csv.field_size_limit()} characters (not a file name or a URL)"
+        raise UsageError(f"cannot read --url-map {p}{at}: {why}") from None
     return out

@@ -136,7 +136,29 @@ _MD_TRIGGER = re.compile(
     r"|/-(?=/(?:issues|merge_requests|epics|work_items)/\d)",
     re.IGNORECASE | re.ASCII,
 )
+# GitLab also reads a label or milestone of another project glued to its path:
+# `group/project~bug`, `project~"needs review"`, `project~12` (a label id), `project%v1.0`,
+# `project%"Sprint 3"`. Defused outside URLs (text GitLab autolinks is never a reference, and a
+# break would cut the link), not after `/` (a home page's `/~user`), and `%` only before a quote
+# or a letter that does not start a percent-escape (`a%20b`, `caf%C3%A9` stay): a milestone
+# glued by id (`project%12`) or named from two hex letters (`project%beta`) reads as an escape.
+_MD_GLUED = re.compile(
+    r"(?<=[\w.-])~(?=[\w\"])|(?<=[\w.-])%(?=\"|(?![0-9A-Fa-f]{2})[A-Za-z])", re.ASCII
+)
+_URL_TOKEN = re.compile(r"\S*://\S*|www\.\S*", re.IGNORECASE)
 _MD_BREAK = "\u200b"
+
+
+def _break_glued(text: str) -> str:
+    """`text` with a zero-width space after each glued GitLab `~` or `%` outside URL tokens."""
+    out, at = [], 0
+    for m in _URL_TOKEN.finditer(text):
+        out += [_MD_GLUED.sub(r"\g<0>" + _MD_BREAK, text[at : m.start()]), m.group(0)]
+        at = m.end()
+    out.append(_MD_GLUED.sub(r"\g<0>" + _MD_BREAK, text[at:]))
+    return "".join(out)
+
+
 # Markdown syntax of CommonMark and GitHub (strikethrough `~`, math `$`): escaped with a backslash.
 # `<`, `>` and `&` are HTML-escaped first; quotes are left alone, so `it's` stays readable.
 _MD_SYNTAX = re.compile(r"([\\`*_\[\]|!#<>()~$])")
@@ -148,7 +170,7 @@ def md(text: str | None, limit: int = 300) -> str:
     PR comment fetches its URL when read; a bare URL may still be autolinked, a link never
     loaded), no emphasis, strikethrough or math, and no emoji code, @mention or issue reference
     left for GitHub to act on. Rendered, it reads as the text it was given."""
-    t = _MD_TRIGGER.sub(lambda m: m.group(0) + _MD_BREAK, one_line(text, limit))
+    t = _MD_TRIGGER.sub(lambda m: m.group(0) + _MD_BREAK, _break_glued(one_line(text, limit)))
     return _MD_SYNTAX.sub(r"\\\1", html.escape(t, quote=False))
 
 

@@ -7,6 +7,7 @@ from datetime import date
 
 import polars as pl
 
+from trustaudit.hostname import ascii_host
 from trustaudit.policy import Policy
 from trustaudit.policy.scoring import DomainPolicy
 from trustaudit.scoring._reasons import reason_list
@@ -35,7 +36,7 @@ def registered_domain_of(
     """
     if not host:
         return None
-    host = host.lower().rstrip(".")
+    host = ascii_host(host)
     result = _extractor(private_suffixes)(host)
     if strict and not (result.suffix and result.domain):
         return None

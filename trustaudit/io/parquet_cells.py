@@ -1,0 +1,111 @@
+"""Parquet rows read under byte caps that hold whatever the file's encoding.
+
+Why: Parquet compresses repeated text to almost nothing, and a dictionary-encoded column stores a
+repeated value once, so the footer's sizes count it once: 40 rows of one 40 MB value fit in a
+4 KB file whose footer says 40 MB, and decoding them as plain strings took the reader to 8.4 GB.
+Here text columns stored with a dictionary are read as Arrow dictionary arrays (the value once,
+then indices), every cell's size is taken from Arrow before any cell is decoded, and rows are
+decoded a few at a time, at most `max_bytes` of cells together (docs/limits.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+CONTENT_COLUMNS = ("html", "text")
+
+
+def is_text_type(t: pa.DataType) -> bool:
+    """A string or binary type, plain or dictionary-encoded: the cells whose size is their bytes."""
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return bool(
+        pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_binary(t)
+        or pa.types.is_large_binary(t)
+    )
+
+
+def _dictionary_columns(pf: pq.ParquetFile) -> list[str]:
+    """Top-level text columns stored with a dictionary in some row group (whose footer size counts
+    each distinct value once, not once per row)."""
+    meta = pf.metadata
+    names = []
+    for i in range(meta.num_columns):
+        col = meta.schema.column(i)
+        if "." in col.path or col.physical_type != "BYTE_ARRAY":
+            continue
+        for g in range(meta.num_row_groups):
+            if any("DICTIONARY" in e for e in meta.row_group(g).column(i).encodings):
+                names.append(col.path)
+                break
+    return names
+
+
+def open_parquet(open_file: Any) -> pq.ParquetFile:
+    """The Parquet file `open_file()` opens, its dictionary-encoded text columns read as Arrow
+    dictionaries (opened twice when it has some: the footer says which)."""
+    pf = pq.ParquetFile(open_file())
+    names = _dictionary_columns(pf)
+    return pq.ParquetFile(open_file(), read_dictionary=names) if names else pf
+
+
+def parquet_batches(
+    pf: pq.ParquetFile, batch_size: int, max_bytes: int
+) -> Iterator[pa.RecordBatch]:
+    """The file's rows in Arrow batches of about `max_bytes` (by each row group's uncompressed size
+    in the footer), at most `batch_size` rows. Dictionary columns stay encoded; a batch is still
+    checked cell by cell (`cell_bytes`) and decoded in parts (`decoded_parts`)."""
+    meta = pf.metadata
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        per_row = group.total_byte_size / max(group.num_rows, 1)
+        rows = batch_size if per_row <= 0 else int(max(1, min(batch_size, max_bytes // per_row)))
+        yield from pf.iter_batches(batch_size=rows, row_groups=[g])
+
+
+def cell_bytes(col: pa.Array | pa.ChunkedArray) -> list[int]:
+    """Each cell's size in bytes (0 for a null, or a column that is not text), read from Arrow
+    without decoding a dictionary column."""
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    if not is_text_type(col.type):
+        return [0] * len(col)
+    if isinstance(col, pa.DictionaryArray):
+        lengths = pc.binary_length(col.dictionary).take(col.indices)
+    else:
+        lengths = pc.binary_length(col)
+    return [int(n) for n in lengths.fill_null(0).to_pylist()]
+
+
+def decoded_parts(
+    batch: pa.RecordBatch, keep: list[int], weights: list[int], max_bytes: int
+) -> Iterator[tuple[list[int], pa.RecordBatch]]:
+    """The rows `keep` of `batch` (indices), in consecutive parts of at most `max_bytes` of cells
+    by `weights` (a heavier row is a part of its own), each part with its dictionaries decoded:
+    (the part's row indices in `batch`, the part)."""
+    part: list[int] = []
+    held = 0
+    for i in keep:
+        if part and held + weights[i] > max_bytes:
+            yield part, _decoded(batch.take(pa.array(part, type=pa.int64())))
+            part, held = [], 0
+        part.append(i)
+        held += weights[i]
+    if part:
+        yield part, _decoded(batch.take(pa.array(part, type=pa.int64())))
+
+
+def _decoded(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """`batch` with each dictionary column as plain values (only the rows it holds)."""
+    for i, f in enumerate(batch.schema):
+        if pa.types.is_dictionary(f.type):
+            col = batch.column(i).dictionary_decode()
+            batch = batch.set_column(i, f.name, col)
+    return batch
