@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from helpers import collect
 
-from trustaudit.io.parquet_cells import cell_bytes, parquet_batches
+from trustaudit.io.parquet_cells import cell_bytes, open_parquet, parquet_batches
 from trustaudit.io.readers import ParquetSource, open_source
 from trustaudit.policy.inputs import InputsPolicy
 
@@ -117,3 +117,25 @@ def test_row_groups_of_huge_rows_are_read_a_few_rows_at_a_time(tmp_path: Path) -
     small = tmp_path / "s.parquet"
     pq.write_table(pa.table({"url": ["u"] * 10, "html": ["<p>x</p>"] * 10}), small)
     assert [b.num_rows for b in parquet_batches(pq.ParquetFile(small), 4, 1_000_000)] == [4, 4, 2]
+
+
+def test_a_dictionary_file_is_reopened_and_its_first_handle_closed(tmp_path: Path) -> None:
+    path = tmp_path / "d.parquet"
+    table = pa.table({"url": ["https://a.example/"] * 3, "html": ["<p>same</p>"] * 3})
+    pq.write_table(table, path, use_dictionary=True)
+    handles: list[pa.NativeFile] = []
+
+    def opener() -> pa.NativeFile:
+        handles.append(pa.OSFile(str(path)))
+        return handles[-1]
+
+    pf = open_parquet(opener)
+    assert len(handles) == 2  # the footer named a dictionary column: opened again to read it so
+    assert handles[0].closed and not handles[1].closed
+    assert pa.types.is_dictionary(pf.schema_arrow.field("html").type)
+    plain = tmp_path / "p.parquet"
+    pq.write_table(table, plain, use_dictionary=False)
+    handles.clear()
+    path = plain
+    open_parquet(opener)
+    assert len(handles) == 1 and not handles[0].closed

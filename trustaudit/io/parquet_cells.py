@@ -50,10 +50,14 @@ def _dictionary_columns(pf: pq.ParquetFile) -> list[str]:
 
 def open_parquet(open_file: Any) -> pq.ParquetFile:
     """The Parquet file `open_file()` opens, its dictionary-encoded text columns read as Arrow
-    dictionaries (opened twice when it has some: the footer says which)."""
+    dictionaries (opened twice when it has some: the footer says which; the first handle is
+    closed then, so a remote file does not keep a connection open per input)."""
     pf = pq.ParquetFile(open_file())
     names = _dictionary_columns(pf)
-    return pq.ParquetFile(open_file(), read_dictionary=names) if names else pf
+    if not names:
+        return pf
+    pf.close(force=True)  # force: the handle came from open_file(), not from a path it opened
+    return pq.ParquetFile(open_file(), read_dictionary=names)
 
 
 def parquet_batches(
