@@ -251,3 +251,33 @@ def test_fold_finds_the_folded_characters_as_their_class_did() -> None:
         folded, back = intent._fold(low)
         assert (back is not None) == (cls.search(low) is not None), repr(low)
         assert folded == cls.sub("", low)
+
+
+def test_the_invisible_probe_finds_what_its_characters_are() -> None:
+    """`html_scan._has_invisible` reads a 2- or 4-byte string's code units with numpy (session 18):
+    True exactly where the text holds a probe of `_INVISIBLE_PROBES`, a tag character or one of the
+    first 128 supplementary variation selectors — on strings stored with 1, 2 and 4 bytes a
+    character, long and short, and on lone surrogates."""
+    from trustaudit.injection import html_scan
+
+    probes = set(html_scan._INVISIBLE_PROBES)
+
+    def defined(text: str) -> bool:
+        return any(
+            c in probes or 0xE0000 <= ord(c) < 0xE0080 or 0xE0100 <= ord(c) < 0xE0180 for c in text
+        )
+
+    near = [chr(p + d) for p in map(ord, probes) for d in (-1, 0, 1)]
+    edges = [chr(c) for c in (0xE0000, 0xE007F, 0xE0080, 0xE00FF, 0xE0100, 0xE017F, 0xE0180)]
+    alphabet = [*"ab .\u00e9\u00ff\u0100ж字’😀\ud800", *near, *edges]
+    rng = random.Random(18)
+    texts = [*TEXTS, "é" * 200, "’" * 200 + "\u200b", "😀" * 100 + "\U000e0041", "\ufe00" * 90]
+    for _ in range(4000):
+        base = rng.choice(["a", "é", "’", "😀"]) * rng.choice([0, 1, 100, 300])
+        drawn = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 6)))
+        cut = rng.randrange(len(base) + 1)
+        texts.append(base[:cut] + drawn + base[cut:])
+    widths = {html_scan._char_width(t) for t in texts if not t.isascii()}
+    assert widths == {1, 2, 4}
+    for text in texts:
+        assert html_scan._has_invisible(text) == defined(text), repr(text[:80])
