@@ -281,3 +281,16 @@ def test_the_invisible_probe_finds_what_its_characters_are() -> None:
     assert widths == {1, 2, 4}
     for text in texts:
         assert html_scan._has_invisible(text) == defined(text), repr(text[:80])
+
+
+def test_is_directive_remembered_answers_are_its_answers() -> None:
+    """`directive.is_directive` keeps its last answers (session 18): asked again, in any order, a
+    text gets the answer the function itself gives, and a repeat is answered from memory."""
+    texts = [*TEXTS, *_drawn(500, seed=18)]
+    want = [is_directive.__wrapped__(t) for t in texts]
+    assert any(want) and not all(want)
+    is_directive.cache_clear()
+    assert [is_directive(t) for t in texts] == want
+    hits = is_directive.cache_info().hits
+    assert [is_directive(t) for t in reversed(texts)] == want[::-1]
+    assert is_directive.cache_info().hits >= hits + len(set(texts))
