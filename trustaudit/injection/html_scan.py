@@ -395,9 +395,10 @@ def _windows(points: list[int], before: int, after: int) -> list[tuple[int, int]
     return spans
 
 
-def _js_literals(code: str) -> Iterator[tuple[int, int, str]]:
+def _js_literals(code: str, least: int = 0) -> Iterator[tuple[int, int, str]]:
     """(start, end, text) of each string literal of `code`, what `_JS_STRING.finditer` finds, in
-    time linear in the length of the code.
+    time linear in the length of the code; with `least`, only those of `least` characters or more
+    (the others are still read past, unsliced).
 
     `finditer` retries the pattern at every quote after one that opens no whole literal, and each
     retry reads to where that literal stops: a script of escaped backticks ("`\\" repeated) or of
@@ -419,7 +420,8 @@ def _js_literals(code: str) -> Iterator[tuple[int, int, str]]:
             continue
         end = _JS_BODY[kind].match(code, q + 1).end()  # type: ignore[union-attr]
         if end < n and code[end] == kind:
-            yield q, end + 1, code[q + 1 : end]
+            if end - q > least:
+                yield q, end + 1, code[q + 1 : end]
             i = end + 1
         else:
             stop[kind] = end
@@ -594,6 +596,11 @@ def _prose_literal(lit: str) -> bool:
 _HANGUL = re.compile("[\uac00-\ud7af]")
 # A sentence of `_SENTENCE_WORDS` words in a script without spaces: two characters a word.
 _UNSPACED_MIN = 2 * _SENTENCE_WORDS
+# No shorter literal is a `_prose_literal` (the spaced test needs 20 characters, at least half of the
+# 40 its Hangul may count twice towards; the unspaced one `_UNSPACED_MIN`): `_literal_sentences`
+# lets the tokeniser read past them without a slice and a test each (3 of 4 literals of the real
+# pages' scripts are shorter).
+_PROSE_LITERAL_MIN = min(_UNSPACED_MIN, 20)
 
 
 def _unspaced_words(text: str) -> bool:
@@ -647,7 +654,7 @@ def _literal_sentences(code: str) -> list[str]:
     out: list[str] = []
     prose = 0  # prose literals of any kind: more than _SENTENCE_BUNDLE make a bundle
     keyed = 0  # values of an object's keys: two make a table of messages, whatever the keys' names
-    for start, _, lit in _js_literals(code):
+    for start, _, lit in _js_literals(code, _PROSE_LITERAL_MIN):
         if not _prose_literal(lit):
             continue
         prose += 1
