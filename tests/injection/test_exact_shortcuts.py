@@ -294,3 +294,74 @@ def test_is_directive_remembered_answers_are_its_answers() -> None:
     hits = is_directive.cache_info().hits
     assert [is_directive(t) for t in reversed(texts)] == want[::-1]
     assert is_directive.cache_info().hits >= hits + len(set(texts))
+
+
+def _slot_hits_before(low: str, orig: str | None = None, *, first_strong: bool = False) -> list:
+    """`intent._slot_hits` as it was before session 18 (every match's edges read, `_cjk_edge`
+    asked for every letter beside it): the definition its shortcut is held to."""
+    from trustaudit.injection import intent
+
+    m = intent._matcher()
+    n = len(low)
+    out: list[tuple[int, int, int, int]] = []
+    seen: dict[int, int] = {}
+    url_end = -1
+    for k, i, j in m.finder.find_matches_as_indexes(low, overlapping=True):
+        c = seen.get(k, 0)
+        if c >= intent._TERM_HITS:
+            continue
+        seen[k] = c + 1
+        if i < url_end:
+            continue
+        f = m.flags[k]
+        if f:
+            if f & intent._ACRONYM and orig is not None and not orig[i:j].isupper():
+                continue
+            if f & intent._URL:
+                tail = intent._URL_TAIL.match(low, j)
+                url_end = tail.end() if tail else j
+        glued = (
+            i > 0
+            and (low[i - 1].isalnum() or low[i - 1] == "_")
+            and not intent._cjk_edge(low, i - 1, i)
+        )
+        if j < n:
+            under = low[j] == "_"
+            alnum = low[j].isalnum() and not intent._cjk_edge(low, j, j - 1)
+        else:
+            under = alnum = False
+        for si, li, mode, left, right in m.uses[k]:
+            if (left and glued) or (under and mode != intent._SUB) or (right and alnum):
+                continue
+            if first_strong and si in m.strong:
+                return [(i, j, si, li)]
+            out.append((i, j, si, li))
+        if len(out) >= intent._MAX_HITS:
+            break
+    if first_strong:
+        return []
+    out.sort()
+    return out
+
+
+def test_slot_hits_let_go_glued_matches_as_their_uses_did() -> None:
+    """`intent._slot_hits` lets a match glued to the letter before it go at once where every use
+    of its term needs a word start, and asks `_cjk_edge` only beside a character it can answer
+    for (session 18): the same hits, in the same order, as reading every match's uses."""
+    from trustaudit.injection import intent
+
+    terms = [t for t in intent.slot_terms() if t.isascii()][:300] + [
+        t for t in intent.slot_terms() if not t.isascii()
+    ][:300]
+    rng = random.Random(18)
+    glue = ["", " ", "_", "x", "é", "字", "あ", "한", "-", "/", "://", "\n"]
+    texts = [*TEXTS, *(t.lower() for t in TEXTS)]
+    for _ in range(1500):
+        parts = [rng.choice(glue) + rng.choice(terms) for _ in range(rng.randrange(1, 8))]
+        texts.append("".join(parts) + rng.choice(glue))
+    for text in texts:
+        low = text.lower()
+        for strong in (False, True):
+            want = _slot_hits_before(low, text, first_strong=strong)
+            assert intent._slot_hits(low, text, first_strong=strong) == want, repr(text)
+    assert any(_slot_hits_before(t.lower(), t) for t in texts)
