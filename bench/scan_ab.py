@@ -223,9 +223,15 @@ def _forget_fast_logits(old: Any) -> None:
 
 
 # Memories a scanner keeps across the pages of a process (`injection._shape_memo`, the hiding
-# rules of `html_scan`), emptied with the model's between repeats: a repeat that found the last
-# repeat's pages remembered would time a same-site crawl, not 797 pages of 732 sites.
-_PAGE_MEMORIES = (("", "_shape_memo"), (".html_scan", "_CSS_MEMO"), (".html_scan", "_STYLE_MEMO"))
+# rules of `html_scan`, `directive.is_directive`'s answers), emptied with the model's between
+# repeats: a repeat that found the last repeat's pages remembered would time a same-site crawl, not
+# 797 pages of 732 sites.
+_PAGE_MEMORIES = (
+    ("", "_shape_memo"),
+    (".html_scan", "_CSS_MEMO"),
+    (".html_scan", "_STYLE_MEMO"),
+    (".directive", "is_directive"),
+)
 
 
 def _timed_pages(args: argparse.Namespace) -> list[str]:
@@ -245,7 +251,9 @@ def _forget_page_memories(*packages: str) -> None:
     for pkg in packages:
         for sub, name in _PAGE_MEMORIES:
             memo = getattr(sys.modules.get(pkg + sub), name, None)
-            if memo is not None:
+            if hasattr(memo, "cache_clear"):  # an lru_cache'd function
+                memo.cache_clear()
+            elif memo is not None and hasattr(memo, "clear"):
                 memo.clear()
 
 

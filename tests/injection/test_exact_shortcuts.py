@@ -251,3 +251,117 @@ def test_fold_finds_the_folded_characters_as_their_class_did() -> None:
         folded, back = intent._fold(low)
         assert (back is not None) == (cls.search(low) is not None), repr(low)
         assert folded == cls.sub("", low)
+
+
+def test_the_invisible_probe_finds_what_its_characters_are() -> None:
+    """`html_scan._has_invisible` reads a 2- or 4-byte string's code units with numpy (session 18):
+    True exactly where the text holds a probe of `_INVISIBLE_PROBES`, a tag character or one of the
+    first 128 supplementary variation selectors — on strings stored with 1, 2 and 4 bytes a
+    character, long and short, and on lone surrogates."""
+    from trustaudit.injection import html_scan
+
+    probes = set(html_scan._INVISIBLE_PROBES)
+
+    def defined(text: str) -> bool:
+        return any(
+            c in probes or 0xE0000 <= ord(c) < 0xE0080 or 0xE0100 <= ord(c) < 0xE0180 for c in text
+        )
+
+    near = [chr(p + d) for p in map(ord, probes) for d in (-1, 0, 1)]
+    edges = [chr(c) for c in (0xE0000, 0xE007F, 0xE0080, 0xE00FF, 0xE0100, 0xE017F, 0xE0180)]
+    alphabet = [*"ab .\u00e9\u00ff\u0100ж字’😀\ud800", *near, *edges]
+    rng = random.Random(18)
+    texts = [*TEXTS, "é" * 200, "’" * 200 + "\u200b", "😀" * 100 + "\U000e0041", "\ufe00" * 90]
+    for _ in range(4000):
+        base = rng.choice(["a", "é", "’", "😀"]) * rng.choice([0, 1, 100, 300])
+        drawn = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 6)))
+        cut = rng.randrange(len(base) + 1)
+        texts.append(base[:cut] + drawn + base[cut:])
+    widths = {html_scan._char_width(t) for t in texts if not t.isascii()}
+    assert widths == {1, 2, 4}
+    for text in texts:
+        assert html_scan._has_invisible(text) == defined(text), repr(text[:80])
+
+
+def test_is_directive_remembered_answers_are_its_answers() -> None:
+    """`directive.is_directive` keeps its last answers (session 18): asked again, in any order, a
+    text gets the answer the function itself gives, and a repeat is answered from memory."""
+    texts = [*TEXTS, *_drawn(500, seed=18)]
+    want = [is_directive.__wrapped__(t) for t in texts]
+    assert any(want) and not all(want)
+    is_directive.cache_clear()
+    assert [is_directive(t) for t in texts] == want
+    hits = is_directive.cache_info().hits
+    assert [is_directive(t) for t in reversed(texts)] == want[::-1]
+    assert is_directive.cache_info().hits >= hits + len(set(texts))
+
+
+def _slot_hits_before(low: str, orig: str | None = None, *, first_strong: bool = False) -> list:
+    """`intent._slot_hits` as it was before session 18 (every match's edges read, `_cjk_edge`
+    asked for every letter beside it): the definition its shortcut is held to."""
+    from trustaudit.injection import intent
+
+    m = intent._matcher()
+    n = len(low)
+    out: list[tuple[int, int, int, int]] = []
+    seen: dict[int, int] = {}
+    url_end = -1
+    for k, i, j in m.finder.find_matches_as_indexes(low, overlapping=True):
+        c = seen.get(k, 0)
+        if c >= intent._TERM_HITS:
+            continue
+        seen[k] = c + 1
+        if i < url_end:
+            continue
+        f = m.flags[k]
+        if f:
+            if f & intent._ACRONYM and orig is not None and not orig[i:j].isupper():
+                continue
+            if f & intent._URL:
+                tail = intent._URL_TAIL.match(low, j)
+                url_end = tail.end() if tail else j
+        glued = (
+            i > 0
+            and (low[i - 1].isalnum() or low[i - 1] == "_")
+            and not intent._cjk_edge(low, i - 1, i)
+        )
+        if j < n:
+            under = low[j] == "_"
+            alnum = low[j].isalnum() and not intent._cjk_edge(low, j, j - 1)
+        else:
+            under = alnum = False
+        for si, li, mode, left, right in m.uses[k]:
+            if (left and glued) or (under and mode != intent._SUB) or (right and alnum):
+                continue
+            if first_strong and si in m.strong:
+                return [(i, j, si, li)]
+            out.append((i, j, si, li))
+        if len(out) >= intent._MAX_HITS:
+            break
+    if first_strong:
+        return []
+    out.sort()
+    return out
+
+
+def test_slot_hits_let_go_glued_matches_as_their_uses_did() -> None:
+    """`intent._slot_hits` lets a match glued to the letter before it go at once where every use
+    of its term needs a word start, and asks `_cjk_edge` only beside a character it can answer
+    for (session 18): the same hits, in the same order, as reading every match's uses."""
+    from trustaudit.injection import intent
+
+    terms = [t for t in intent.slot_terms() if t.isascii()][:300] + [
+        t for t in intent.slot_terms() if not t.isascii()
+    ][:300]
+    rng = random.Random(18)
+    glue = ["", " ", "_", "x", "é", "字", "あ", "한", "-", "/", "://", "\n"]
+    texts = [*TEXTS, *(t.lower() for t in TEXTS)]
+    for _ in range(1500):
+        parts = [rng.choice(glue) + rng.choice(terms) for _ in range(rng.randrange(1, 8))]
+        texts.append("".join(parts) + rng.choice(glue))
+    for text in texts:
+        low = text.lower()
+        for strong in (False, True):
+            want = _slot_hits_before(low, text, first_strong=strong)
+            assert intent._slot_hits(low, text, first_strong=strong) == want, repr(text)
+    assert any(_slot_hits_before(t.lower(), t) for t in texts)

@@ -288,3 +288,27 @@ def test_a_plain_status_message_at_a_ui_sink_is_still_let_go() -> None:
     script = f"<script>el.textContent = '{status}';</script>"
     assert _sentences(_page(script)) == []
     assert _asked(script, ON) == []
+
+
+@pytest.mark.parametrize("least", [1, 5, html_scan._PROSE_LITERAL_MIN])
+@pytest.mark.parametrize("code", NORMAL_SCRIPTS)
+def test_the_tokeniser_s_floor_leaves_out_only_shorter_literals(code: str, least: int) -> None:
+    """`_js_literals(code, least)` (session 18): the literals of `least` characters or more of the
+    whole reading, the same spans, in order."""
+    want = [x for x in _finditer(code) if len(x[2]) >= least]
+    assert list(html_scan._js_literals(code, least)) == want
+
+
+def test_no_literal_below_the_floor_is_prose() -> None:
+    """`_literal_sentences` skips literals shorter than `_PROSE_LITERAL_MIN` unread: none of them
+    passes `_prose_literal`, drawn from spaces, stops, Hangul, kana and ideographs."""
+    import random
+
+    rng = random.Random(18)
+    alphabet = [*" .!?。a한가の字\\\"'", "\n"]
+    floor = html_scan._PROSE_LITERAL_MIN
+    for _ in range(20000):
+        lit = "".join(rng.choice(alphabet) for _ in range(rng.randrange(floor)))
+        assert not html_scan._prose_literal(lit), repr(lit)
+    # just past the floor a literal can be prose (eight words of a script written without spaces)
+    assert html_scan._prose_literal("あ" * floor + "。")

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import html as htmllib
 import re
+import sys
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, overload
 
+import numpy as np
 from ahocorasick_rs import AhoCorasick, Implementation
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -393,9 +394,10 @@ def _windows(points: list[int], before: int, after: int) -> list[tuple[int, int]
     return spans
 
 
-def _js_literals(code: str) -> Iterator[tuple[int, int, str]]:
+def _js_literals(code: str, least: int = 0) -> Iterator[tuple[int, int, str]]:
     """(start, end, text) of each string literal of `code`, what `_JS_STRING.finditer` finds, in
-    time linear in the length of the code.
+    time linear in the length of the code; with `least`, only those of `least` characters or more
+    (the others are still read past, unsliced).
 
     `finditer` retries the pattern at every quote after one that opens no whole literal, and each
     retry reads to where that literal stops: a script of escaped backticks ("`\\" repeated) or of
@@ -417,7 +419,8 @@ def _js_literals(code: str) -> Iterator[tuple[int, int, str]]:
             continue
         end = _JS_BODY[kind].match(code, q + 1).end()  # type: ignore[union-attr]
         if end < n and code[end] == kind:
-            yield q, end + 1, code[q + 1 : end]
+            if end - q > least:
+                yield q, end + 1, code[q + 1 : end]
             i = end + 1
         else:
             stop[kind] = end
@@ -592,6 +595,11 @@ def _prose_literal(lit: str) -> bool:
 _HANGUL = re.compile("[\uac00-\ud7af]")
 # A sentence of `_SENTENCE_WORDS` words in a script without spaces: two characters a word.
 _UNSPACED_MIN = 2 * _SENTENCE_WORDS
+# No shorter literal is a `_prose_literal` (the spaced test needs 20 characters, at least half of the
+# 40 its Hangul may count twice towards; the unspaced one `_UNSPACED_MIN`): `_literal_sentences`
+# lets the tokeniser read past them without a slice and a test each (3 of 4 literals of the real
+# pages' scripts are shorter).
+_PROSE_LITERAL_MIN = min(_UNSPACED_MIN, 20)
 
 
 def _unspaced_words(text: str) -> bool:
@@ -645,7 +653,7 @@ def _literal_sentences(code: str) -> list[str]:
     out: list[str] = []
     prose = 0  # prose literals of any kind: more than _SENTENCE_BUNDLE make a bundle
     keyed = 0  # values of an object's keys: two make a table of messages, whatever the keys' names
-    for start, _, lit in _js_literals(code):
+    for start, _, lit in _js_literals(code, _PROSE_LITERAL_MIN):
         if not _prose_literal(lit):
             continue
         prose += 1
@@ -697,6 +705,54 @@ def _css_hidden(css: str, page_bg: str, limit: int = 40) -> list[tuple[str, str]
 _INVISIBLE_PROBES = tuple(
     "\u200b\u200c\u200d\u2060\ufeff\u202e\u2067\u2062\u2064\ufe00\ufe01\U000e0041\U000e0020"
 )
+# The probes below U+10000, as a lookup table over code units (`_holds_probe`).
+_BMP_PROBES = np.zeros(0x10000, dtype=bool)
+_BMP_PROBES[[ord(c) for c in _INVISIBLE_PROBES if c <= "\uffff"]] = True
+_PROBE_FLOOR = min(ord(c) for c in _INVISIBLE_PROBES)
+# Above U+FFFF: tag characters (U+E0000–E007F, holding both astral probes) and the first 128
+# supplementary variation selectors (U+E0100–E017F), the code points whose UTF-8 forms open with the
+# bytes a page was probed for before (F3 A0 80/81/84/85).
+_ASTRAL_PROBES = ((0xE0000, 0xE0080), (0xE0100, 0xE0180))
+
+
+def _char_width(text: str) -> int:
+    """The bytes CPython stores `text` with a character (1, 2 or 4; 1 elsewhere than CPython), in
+    O(1): a string of n characters stored with k bytes each takes `_BASE[k]` + k·n bytes, and no
+    other width gives the same size (as `normalize.has_astral` reads it)."""
+    if not _CPYTHON:
+        return 1
+    size, n = sys.getsizeof(text), len(text)
+    for k in (2, 4):
+        if size == _BASE[k] + k * n:
+            return k
+    return 1
+
+
+_CPYTHON = sys.implementation.name == "cpython"
+_BASE = {2: sys.getsizeof("\u0100") - 2, 4: sys.getsizeof("\U00010000") - 4}
+
+
+def _holds_probe(text: str, width: int) -> bool:
+    """`_has_invisible` of a string stored with `width` (2 or 4) bytes a character.
+
+    Why: on such a string `in` finds a character with `memchr` on its low byte, so a probe whose low
+    byte is frequent ("." of U+202E, "g" of U+2067, "b", "d", the 0 of U+FE00) steps through the
+    page almost character by character (five such scans were ≈ 85 % of the probe on the real pages'
+    2-byte strings), and a 4-byte page was also encoded to UTF-8 for the astral probes. The page's
+    code units, compared at numpy speed with the lowest probe and then looked up, give the same
+    answer at ≈ 40 % of the cost (`tests/injection/test_html_scan.py` pins it on drawn texts)."""
+    codec, dtype = ("utf-16-le", "<u2") if width == 2 else ("utf-32-le", "<u4")
+    units = np.frombuffer(text.encode(codec, "surrogatepass"), dtype=dtype)
+    high = units[units >= _PROBE_FLOOR]
+    if not high.size:
+        return False
+    if width == 2:
+        return bool(_BMP_PROBES[high].any())
+    if _BMP_PROBES[high[high <= 0xFFFF]].any():
+        return True
+    return any(bool(((high >= lo) & (high < hi)).any()) for lo, hi in _ASTRAL_PROBES)
+
+
 # A script is only read when it contains one of these (lower-cased): the words detector features need.
 _SCRIPT_GATES = (
     "ignor",
@@ -788,9 +844,14 @@ _TEMPLATE_TYPES = ("html", "templ", "tmpl", "handlebars", "mustache", "jsrender"
 
 
 def _has_invisible(html: str) -> bool:
+    """Whether `html` holds a character `reveal_invisible` reads (`_INVISIBLE_PROBES`, and the tag
+    characters and supplementary variation selectors of `_ASTRAL_PROBES`)."""
     if html.isascii():
         return False
-    if any(c in html for c in _INVISIBLE_PROBES):  # a few C-speed scans beat one charset regex
+    width = _char_width(html)
+    if width > 1:
+        return _holds_probe(html, width)
+    if any(c in html for c in _INVISIBLE_PROBES):  # (one byte a character: each scan is O(1))
         return True
     # Tag characters and VS17-256 are astral: only possible when the string holds one above U+FFFF.
     if not has_astral(html):
@@ -1184,8 +1245,12 @@ _CSS_MEMO_MAX, _CSS_MEMO_CHARS = 8, 300_000
 def drop_oldest(memo: OrderedDict[Any, Any]) -> None:
     """Forget the oldest entry of a bounded memory (the first in its order); a race with another
     thread's change only skips the drop."""
-    with suppress(KeyError):  # emptied meanwhile: another thread is at it
+    # (try/except rather than `contextlib.suppress`: a full memory drops on every miss, ≈ 47 times a
+    # page, and the context manager's object and calls cost more than the drop)
+    try:
         memo.popitem(last=False)
+    except KeyError:  # emptied meanwhile: another thread is at it
+        return
 
 
 def _memo_for(

@@ -140,6 +140,9 @@ class _Matcher:
     combo_masks: tuple[int, ...]  # every combination's slots
     strong_mask: int
     lazy_mask: int  # the slots of the short words
+    # per pattern: whether every use needs a word start (`left_check`): then a match glued to the
+    # letter before it is let go at once (`_slot_hits`; half of the real pages' slot matches are)
+    word_start: tuple[bool, ...]
 
 
 def _inflected(lang: str, terms: list[str]) -> list[str]:
@@ -251,6 +254,7 @@ def _matcher() -> _Matcher:
         tuple(_mask(need, bit) for spec in combos.values() for need, _ in spec),
         _mask(_STRONG, bit),
         _mask({slots[si] for uses in short.values() for si, _, _ in uses}, bit),
+        tuple(all(use[3] for use in table[t]) for t in terms),
     )
 
 
@@ -341,7 +345,7 @@ def _slot_hits(
     out: list[tuple[int, int, int, int]] = []
     seen: dict[int, int] = {}
     url_end = -1
-    uses, flags, strong = m.uses, m.flags, m.strong
+    uses, flags, strong, word_start = m.uses, m.flags, m.strong, m.word_start
     if matches is None:
         found, ids = m.finder.find_matches_as_indexes(low, overlapping=True), None
     else:
@@ -366,12 +370,20 @@ def _slot_hits(
                 url_end = tail.end() if tail else j
         # "_" joins words in identifiers (ignore_previous_instructions_flag is no sentence); a
         # Latin term glued to Chinese, Japanese or Korean ("AIへの注意", "AI에게", "给AI的") stands
-        # apart: those scripts put no space between words
-        glued = (
-            i > 0 and (low[i - 1].isalnum() or low[i - 1] == "_") and not _cjk_edge(low, i - 1, i)
-        )
+        # apart: those scripts put no space between words (`_cjk_edge`, asked only where the
+        # neighbour is at or above U+3040, the first character it can answer for)
+        glued = False
+        if i > 0:
+            ch = low[i - 1]
+            glued = (ch.isalnum() or ch == "_") and not (
+                ch >= "\u3040" and _cjk_edge(low, i - 1, i)
+            )
+            if glued and word_start[k]:
+                continue  # every use needs a word start: none is kept (nothing added to `out`)
         if j < n:
-            under, alnum = low[j] == "_", low[j].isalnum() and not _cjk_edge(low, j, j - 1)
+            ch = low[j]
+            under = ch == "_"
+            alnum = ch.isalnum() and not (ch >= "\u3040" and _cjk_edge(low, j, j - 1))
         else:
             under = alnum = False
         for si, li, mode, left, right in uses[k]:
