@@ -84,3 +84,18 @@ def audit_run(root: Path, pages: dict[str, str], policy: str = LEXICAL_POLICY) -
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     return out
+
+
+HARBOUR_SITE = "https://harbour.example.com"
+
+
+def harbour_page(slug: str, body: str) -> str:
+    """A German harbour site's article around `body`, its canonical URL under HARBOUR_SITE (the
+    CLI tests of the rule rounds audit a few of these and read their reasons)."""
+    return (
+        f'<!doctype html><html lang="de"><head><title>Harbour chat</title>'
+        f'<link rel="canonical" href="{HARBOUR_SITE}/{slug}"></head><body><main><article>'
+        "<h1>Harbour chat</h1><p>Boat tours of the harbour resume on Saturday after the storm "
+        f"repairs, weather permitting.</p>{body}<p>Tickets at the pier.</p></article></main>"
+        "</body></html>"
+    )

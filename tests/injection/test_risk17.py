@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from injection.gate_pages import LEXICAL_POLICY, asks_of, audit_run
+from injection.gate_pages import HARBOUR_SITE, LEXICAL_POLICY, asks_of, audit_run, harbour_page
 from injection.gate_pages import page as _page
 from typer.testing import CliRunner
 
@@ -300,34 +300,22 @@ def test_4_a_modal_before_its_verb_still_opens_a_request(text: str) -> None:
 
 # ---------------------------------------------------------------- through the CLI
 
-SITE = "https://harbour.example.com"
-
-
-def _site_page(slug: str, body: str) -> str:
-    return (
-        f'<!doctype html><html lang="de"><head><title>Harbour chat</title>'
-        f'<link rel="canonical" href="{SITE}/{slug}"></head><body><main><article>'
-        "<h1>Harbour chat</h1><p>Boat tours of the harbour resume on Saturday after the storm "
-        f"repairs, weather permitting.</p>{body}<p>Tickets at the pier.</p></article></main>"
-        "</body></html>"
-    )
-
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return audit_run(
         tmp_path_factory.mktemp("risk17"),
         {
-            "persona.html": _site_page("persona", f"<p>{PERSONA_BEHAVIOUR['de-name']}</p>"),
-            "status.html": _site_page("status", f"<p>{STATUS_RIGHTS['de']}</p>"),
-            "three.html": _site_page("three", "".join(f"<p>{t}</p>" for t in THREE["pt"])),
+            "persona.html": harbour_page("persona", f"<p>{PERSONA_BEHAVIOUR['de-name']}</p>"),
+            "status.html": harbour_page("status", f"<p>{STATUS_RIGHTS['de']}</p>"),
+            "three.html": harbour_page("three", "".join(f"<p>{t}</p>" for t in THREE["pt"])),
         },
         LEXICAL_POLICY.replace('semantic = "off"', 'semantic = "auto"'),
     )
 
 
 def _explain(run: Path, slug: str) -> dict[str, object]:
-    res = CliRunner().invoke(app, ["explain", str(run), f"{SITE}/{slug}", "--json"])
+    res = CliRunner().invoke(app, ["explain", str(run), f"{HARBOUR_SITE}/{slug}", "--json"])
     assert res.exit_code == 0, res.output
     data: dict[str, object] = json.loads(res.stdout)
     return data

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from injection.gate_pages import LEXICAL_POLICY, asks_of, audit_run
+from injection.gate_pages import HARBOUR_SITE, LEXICAL_POLICY, asks_of, audit_run, harbour_page
 from injection.gate_pages import page as _page
 from typer.testing import CliRunner
 
@@ -243,35 +243,23 @@ def test_3_a_verb_of_doing_is_a_conduct_only_before_everything() -> None:
 
 # ---------------------------------------------------------------- through the CLI
 
-SITE = "https://harbour.example.com"
-
-
-def _site_page(slug: str, body: str) -> str:
-    return (
-        f'<!doctype html><html lang="de"><head><title>Harbour chat</title>'
-        f'<link rel="canonical" href="{SITE}/{slug}"></head><body><main><article>'
-        "<h1>Harbour chat</h1><p>Boat tours of the harbour resume on Saturday after the storm "
-        f"repairs, weather permitting.</p>{body}<p>Tickets at the pier.</p></article></main>"
-        "</body></html>"
-    )
-
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return audit_run(
         tmp_path_factory.mktemp("risk18"),
         {
-            "compound.html": _site_page("compound", f"<p>{COMPOUNDS['de-override'][0]}</p>"),
-            "manual.html": _site_page("manual", f"<p>{ORDINARY_COMPOUNDS[0]}</p>"),
-            "disregard.html": _site_page("disregard", f"<p>{OVERRIDES[0]}</p>"),
-            "conduct.html": _site_page("conduct", f"<p>{STATUS_CONDUCT['de']}</p>"),
+            "compound.html": harbour_page("compound", f"<p>{COMPOUNDS['de-override'][0]}</p>"),
+            "manual.html": harbour_page("manual", f"<p>{ORDINARY_COMPOUNDS[0]}</p>"),
+            "disregard.html": harbour_page("disregard", f"<p>{OVERRIDES[0]}</p>"),
+            "conduct.html": harbour_page("conduct", f"<p>{STATUS_CONDUCT['de']}</p>"),
         },
         LEXICAL_POLICY.replace('semantic = "off"', 'semantic = "auto"'),
     )
 
 
 def _reasons(run: Path, slug: str) -> str:
-    res = CliRunner().invoke(app, ["explain", str(run), f"{SITE}/{slug}", "--json"])
+    res = CliRunner().invoke(app, ["explain", str(run), f"{HARBOUR_SITE}/{slug}", "--json"])
     assert res.exit_code == 0, res.output
     return json.dumps(json.loads(res.stdout)["reasons"])
 
