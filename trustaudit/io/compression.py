@@ -313,9 +313,8 @@ def read_encoded(src: BinaryIO, encoding: str, cap: int, *, truncated: bool = Fa
         errors = (zlib.error, brotli.error)
     head = src.read(_PAYLOAD_READ)
     out = bytearray()
-    raw = (
-        bytearray()
-    )  # what was read while nothing came out, returned as stored if the codec stalls
+    # what was read while nothing came out, returned as stored if the codec stalls
+    raw = bytearray()
     trailing: bytes | None = b""
     data = head
     while data and len(out) <= cap:
