@@ -228,3 +228,43 @@ def test_audit_reuses_the_disk_cache_end_to_end(tmp_path: Path) -> None:
     assert parts1 and parts2 == parts1  # the second run wrote nothing new
     assert not list(cache.rglob("*.npz"))
     assert first.select("doc_id", "trust_score").equals(second.select("doc_id", "trust_score"))
+
+
+def test_distillation_uses_every_core_even_after_the_scanner_pinned_torch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scanner sets torch to one thread; a cold first run that scanned in its own process
+    must still distill on every usable core, and leave the scanner's setting as it found it."""
+    torch = pytest.importorskip("torch")
+    distillation = pytest.importorskip("model2vec.distill")
+    from trustaudit.embed import models
+
+    seen: list[int] = []
+
+    class Saved:
+        def save_pretrained(self, folder: str) -> None:
+            (Path(folder) / "config.json").write_text("{}")
+
+    def fake_distill(**_kwargs: object) -> Saved:
+        seen.append(torch.get_num_threads())
+        return Saved()
+
+    monkeypatch.setattr(distillation, "distill", fake_distill)
+    monkeypatch.setattr(models, "_usable_cores", lambda: 3)
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        models._distill("minilm-static-256", tmp_path / "m")
+        assert seen == [3]
+        assert torch.get_num_threads() == 1
+        assert (tmp_path / "m" / "config.json").is_file()
+
+        def failing(**_kwargs: object) -> Saved:
+            raise RuntimeError("out of memory")
+
+        monkeypatch.setattr(distillation, "distill", failing)
+        with pytest.raises(RuntimeError):
+            models._distill("minilm-static-256", tmp_path / "other")
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)

@@ -8,6 +8,7 @@ coherence affordable for every page.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
@@ -15,7 +16,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,32 @@ def static_model_dir(name: str, policy: EmbeddingPolicy | None = None) -> Path:
     return cache_root(policy) / "models" / f"{name}-r{_RECIPE}"
 
 
+def _usable_cores() -> int:
+    """CPUs this process may run on (its affinity where the OS says, else the machine's)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+@contextlib.contextmanager
+def _all_cores() -> Iterator[None]:
+    """Let torch use every usable core for the one-off distillation, then restore its setting.
+
+    The injection scanner pins torch to one thread (it runs one worker per core), so a run that
+    scanned in its own process (`--workers 1`, the Python API) would otherwise distill on one
+    core: ≈ 30,000 vocabulary passes through MiniLM, the whole cold start of a first run.
+    """
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(_usable_cores())
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def _distill(name: str, target: Path) -> None:
     """Distill `name` into `target` under a file lock; a second process waits, then finds it."""
     from filelock import FileLock
@@ -93,7 +120,10 @@ def _distill(name: str, target: Path) -> None:
 
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        model = distill(model_name=str(_packaged_transformer(source)), pca_dims=dims, device="cpu")
+        with _all_cores():
+            model = distill(
+                model_name=str(_packaged_transformer(source)), pca_dims=dims, device="cpu"
+            )
         tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{target.name}.", dir=target.parent))
         try:
             model.save_pretrained(str(tmp))
