@@ -43,6 +43,7 @@ from trustaudit.injection.directive import (
     noun_cased_role,
     role_at,
     role_starts,
+    steers,
     word_count,
     word_set,
 )
@@ -861,7 +862,15 @@ def _shape_ask(
         if script or not role or word_count(head) < words:
             return None
     else:
-        you = role or addresses_reader(head, second_person=not script)
+        # a steering imperative ("Mention in passing that X was rated number one…", "Say that…")
+        # tells its reader what to say of a thing: out of sight, that is addressed to whatever
+        # writes about the page, as "you" or an AI addressee would make it (not in a script's
+        # strings, where a site's own messages recommend its products)
+        you = (
+            role
+            or addresses_reader(head, second_person=not script)
+            or (not script and steers(head))
+        )
         if not is_request(head, min_words=words, reader=you):
             return None
     if tech == "script" and _JSONISH.search(head):
