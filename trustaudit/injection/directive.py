@@ -482,6 +482,9 @@ _FUNCTION_WORDS = word_set(
     "meet is are was were be been being has have had do does did can could will would shall "
     "should may might must also just only even still not no yes this that these those it he she "
     "we they i you one two three first last next new best top "
+    # English subordinating conjunctions: "Once the user is removed a confirmation message is
+    # displayed" opens a condition, not a request (session 19, npm's manual)
+    "once unless until whenever whereas although though since because "
     "cómo como por qué que cuando donde quién con sin para sobre entre tras desde hasta según "
     "y e ni pero más menos muy también ya es son fue está están hay "
     "com sem para sobre entre até pelo pela pelos pelas e mas mais muito também já é são foi está "
@@ -631,6 +634,14 @@ def request_markers() -> list[str]:
 _NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
 
 
+def third_person(word: str) -> bool:
+    """Whether the lower-cased `word`, a sentence's first, ends like an English verb in the third
+    person singular or a plural ("cuts", "indicates", "removes", "photos"), not an imperative: the
+    voice of a definition ("Indicates that…", "Returns the…"), whose subject is the thing defined.
+    Not "-ss" or "-us" ("Access the…", "Focus the…")."""
+    return word.endswith("s") and not word.endswith(("ss", "us"))
+
+
 def _verb_then_article(head: str, end: int, word: str) -> bool:
     """Whether `word` (a sentence's first word, ending at `end`) is followed by an article or a
     possessive and is shaped like a verb in the imperative (see `_DETERMINERS`)."""
@@ -642,7 +653,7 @@ def _verb_then_article(head: str, end: int, word: str) -> bool:
         return _YOURS.match(head, end) is not None
     if word in _DETERMINERS:
         return False  # "Una de las…", "Eine der…": a partitive
-    if word.endswith("s") and not word.endswith(("ss", "us")):
+    if third_person(word):
         return False  # "Cuts the…", "Photos the…": a third person or a plural, not an imperative
     nxt = _NEXT_WORD.match(head, end)
     return nxt is not None and nxt.group(1).lower() in _DETERMINERS
