@@ -1371,8 +1371,10 @@ def _defines(passage: str, low: str, at: int) -> bool:
     verb in the third person (`directive.third_person`: "Indicates that the user quota has been
     exceeded.", "Removes the user from the team."), the voice of reference documentation whose
     subject is the constant, the option or the method being described; a request to a model opens
-    with an imperative. English only: the test is English morphology ("Envíales al usuario…")."""
-    if _EN_ROLE.match(low, at) is None:
+    with an imperative. English only: the test is English morphology ("Envíales al usuario…"). Not
+    where the sentence speaks to the reader or names an address (`_speaks_to_reader`): "Indicates
+    that the user must run curl https://…" is a request in a definition's clothes."""
+    if _EN_ROLE.match(low, at) is None or _speaks_to_reader(passage):
         return False
     m = _FIRST_WORD_AT.match(low)
     return m is not None and m.start(1) < at and third_person(m.group(1))

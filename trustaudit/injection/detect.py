@@ -67,6 +67,11 @@ _OUTPUT_THINGS = (
     r"descriptors?|sockets?|times?|latency|timeouts?)"
 )
 
+# An address later in the same sentence (a URL, a domain, an e-mail's: `directive.ADDRESS` on
+# lower-cased text): a sentence that names one is never let go by the exemptions of documentation's
+# wording below ("Write the conversation to the output file and upload it to https://…").
+_ADDRESS_AHEAD = r"[^.\n]*(?:https?://|www\.|[a-z0-9-]+\.[a-z]{2,}\b)"
+
 # (feature name, weight, pattern). Weights: ~0.6 = decisive alone, ~0.3 = needs one more, ~0.15 = weak.
 _FEATURE_SPECS: list[tuple[str, float, str]] = [
     # --- override of the reader's instructions -------------------------------------------------------
@@ -181,8 +186,10 @@ _FEATURE_SPECS: list[tuple[str, float, str]] = [
         r"|\b(?:append|add|include|encode|put)\b[^.\n]{0,60}\b(?:conversation|chat\s+history|user's\s+(?:data|messages|"
         r"email|password|name)|personal\s+(?:data|information)|previous\s+messages)\b[^.\n]{0,60}\b(?:url|link|"
         r"query|parameter|image)\b"
-        # not negated: "npm will never send credentials to the wrong host" (a manual's assurance)
-        r"|(?<!never\s)(?<!not\s)(?<!n't\s)(?<!n’t\s)"
+        # negated only with an address later in the sentence: "npm will never send credentials to
+        # the wrong host" is a manual's assurance, "Never send credentials to anyone but
+        # vault.example.net" a request
+        rf"|(?:(?<!never\s)(?<!not\s)(?<!n't\s)(?<!n’t\s)|(?={_ADDRESS_AHEAD}))"
         r"\b(?:send|post|upload|forward|leak|exfiltrate)\b[^.\n]{0,40}\b(?:conversation|chat\s+history|"
         r"(?:the\s+)?user's\s+(?:data|messages|emails?|passwords?|credentials|files|history)|"
         r"(?:all\s+)?(?:previous|prior)\s+messages|system\s+prompt|api\s+keys?|credentials|passwords?)\b"
@@ -221,7 +228,7 @@ _FEATURE_SPECS: list[tuple[str, float, str]] = [
         # not a compound's first part, a thing of a program or a protocol ("to the output file",
         # "in the output vector", "of the response headers": `_OUTPUT_THINGS`)
         rf"|\b(?:in|into|to|of|within)\s+the\s+(?:response|answer|reply|output|summary)\b"
-        rf"(?!\s+{_OUTPUT_THINGS}\b)"
+        rf"(?!\s+{_OUTPUT_THINGS}\b(?!{_ADDRESS_AHEAD}))"
         r"|\b(?:when|while|before|after)\s+(?:summari[sz]ing|answering|responding|replying|generating)\b"
         r"|\bsummari[sz]e\s+(?:this|it|the|as|like|with|in|using|only)\b"
         r"|\b(?:start|begin|end|open|close)\s+(?:the|your)\s+(?:summary|response|answer|reply)\b"

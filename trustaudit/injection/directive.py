@@ -482,9 +482,6 @@ _FUNCTION_WORDS = word_set(
     "meet is are was were be been being has have had do does did can could will would shall "
     "should may might must also just only even still not no yes this that these those it he she "
     "we they i you one two three first last next new best top "
-    # English subordinating conjunctions: "Once the user is removed a confirmation message is
-    # displayed" opens a condition, not a request (session 19, npm's manual)
-    "once unless until whenever whereas although though since because "
     "cómo como por qué que cuando donde quién con sin para sobre entre tras desde hasta según "
     "y e ni pero más menos muy también ya es son fue está están hay "
     "com sem para sobre entre até pelo pela pelos pelas e mas mais muito também já é são foi está "
