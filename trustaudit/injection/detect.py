@@ -70,7 +70,7 @@ _OUTPUT_THINGS = (
 # An address later in the same sentence (a URL, a domain, an e-mail's: `directive.ADDRESS` on
 # lower-cased text): a sentence that names one is never let go by the exemptions of documentation's
 # wording below ("Write the conversation to the output file and upload it to https://…").
-_ADDRESS_AHEAD = r"[^.\n]*(?:https?://|www\.|[a-z0-9-]+\.[a-z]{2,}\b)"
+_ADDRESS_AHEAD = r"[^.\n]{0,240}(?:https?://|www\.|[a-z0-9-]+\.[a-z]{2,}\b)"
 
 # (feature name, weight, pattern). Weights: ~0.6 = decisive alone, ~0.3 = needs one more, ~0.15 = weak.
 _FEATURE_SPECS: list[tuple[str, float, str]] = [
