@@ -14,6 +14,14 @@ packaged head (or the head of the tree on ``PYTHONPATH``):
 - ``node``: the HTML docs shipped in ``/usr/lib/node_modules`` (npm's manual);
 - ``python``: HTML files of pyenv's Python installs (IDLE's help);
 - ``gcloud``: HTML files of the Google Cloud SDK.
+- ``pypi-readme``: the long descriptions (the READMEs) in the ``*.dist-info/METADATA`` of the
+  Python packages installed beside the interpreter that runs the bench, markdown rendered to HTML
+  by markdown-it-py (what PyPI's project page shows), reStructuredText and plain text as escaped
+  paragraphs. Other projects' authors, other conventions: a second held-out source.
+
+Tuning split (session 19, fixed before any finding was looked at): rules are tuned on
+``rust-books``, ``rust-api``, ``system`` and ``node``; ``pypi-readme``, ``python`` and ``gcloud``
+stay held out; the bench prints both totals.
 
 No source here is trained on by the packaged head; a head trained with ``--techdocs`` has seen a
 sample of the Rust docs, and the other sources stay held out. A source that is not installed is
@@ -29,10 +37,14 @@ from __future__ import annotations
 
 import argparse
 import csv
+import email
+import email.policy
 import glob
 import hashlib
+import html as htmllib
 import os
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -62,6 +74,7 @@ RUST_BOOKS = (
 RUST_API = ("std", "core", "alloc", "proc_macro", "test", "std_detect")
 SKIP_NAMES = {"print.html", "404.html", "toc.html"}
 MIN_BYTES = 1500
+HELD_OUT = ("pypi-readme", "python", "gcloud")
 
 
 def rust_root() -> str | None:
@@ -80,6 +93,7 @@ def sources(extra: list[str]) -> dict[str, list[str]]:
     out["node"] = ["/usr/lib/node_modules/**/*.html"]
     out["python"] = [os.path.expanduser("~/.pyenv/versions/**/*.html")]
     out["gcloud"] = ["/usr/lib/google-cloud-sdk/**/*.html"]
+    out["pypi-readme"] = [f"{sysconfig.get_paths()['purelib']}/*.dist-info/METADATA"]
     for item in extra:
         name, _, path = item.partition("=")
         out[name] = [f"{path}/**/*.html", f"{path}/**/*.htm"]
@@ -92,6 +106,31 @@ def trained_on() -> set[str]:
         return set()
     with MANIFEST.open(encoding="utf-8") as fh:
         return {r["url"].split("/nightly/", 1)[-1] for r in csv.DictReader(fh)}
+
+
+def readme_html(raw: bytes) -> str:
+    """A package's long description as the HTML page PyPI would show (markdown rendered)."""
+    meta = email.message_from_bytes(raw, policy=email.policy.compat32)
+    body = meta.get_payload()
+    text = body if isinstance(body, str) and body.strip() else str(meta.get("Description") or "")
+    kind = str(meta.get("Description-Content-Type") or "").split(";")[0].strip().lower()
+    title = htmllib.escape(f"{meta.get('Name', '')}: {meta.get('Summary', '')}")
+    if kind == "text/markdown":
+        from markdown_it import MarkdownIt
+
+        inner = MarkdownIt("commonmark").enable("table").render(text)
+    else:
+        paras = [p.strip() for p in text.split("\n\n") if p.strip()]
+        inner = "\n".join(f"<p>{htmllib.escape(p)}</p>" for p in paras)
+    return f"<html><head><title>{title}</title></head><body><main>{inner}</main></body></html>"
+
+
+def page_html(path: str) -> str:
+    """The HTML of one page of a source (a METADATA file is rendered)."""
+    raw = Path(path).read_bytes()
+    if os.path.basename(path) == "METADATA":
+        return readme_html(raw)
+    return raw.decode("utf-8", "replace")
 
 
 def keyed(text: str) -> str:
@@ -117,7 +156,10 @@ def pages_of(name: str, patterns: list[str], per_source: int, skip: set[str]) ->
     seen: set[str] = set()
     out: list[str] = []
     for f in files:
-        digest = hashlib.sha256(Path(f).read_bytes()).hexdigest()
+        page = page_html(f)
+        if os.path.basename(f) == "METADATA" and len(page) < MIN_BYTES:
+            continue  # a package without a README of its own
+        digest = hashlib.sha256(page.encode()).hexdigest()
         if digest in seen:
             continue
         seen.add(digest)
@@ -143,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     min_score = InjectionPolicy().min_score
     skip = trained_on()
     total = [0, 0]
+    split = {"tuned": [0, 0], "held out": [0, 0]}
     print(f"{'source':10s} {'pages':>6s} {'flagged':>8s} {'share':>7s} {'by the model':>13s}")
     for name, patterns in sources(args.dir).items():
         if only and name not in only:
@@ -153,13 +196,16 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         flagged: list[tuple[str, list[dict]]] = []
         for f in files:
-            html = Path(f).read_bytes().decode("utf-8", "replace")
+            html = page_html(f)
             hits = live(scan_html(html).findings, min_score)
             if hits:
                 flagged.append((f, hits))
         model = sum(any("semantic" in h.get("rule", "") for h in hits) for _, hits in flagged)
         total[0] += len(files)
         total[1] += len(flagged)
+        part = split["held out" if name in HELD_OUT else "tuned"]
+        part[0] += len(files)
+        part[1] += len(flagged)
         print(
             f"{name:10s} {len(files):6d} {len(flagged):8d} {len(flagged) / len(files):7.2%} "
             f"{model:13d}   [{time.perf_counter() - t0:.0f}s]",
@@ -169,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
             h = max(hits, key=lambda x: x["score"])
             snippet = " ".join(str(h.get("snippet", "")).split())[:140]
             print(f"     {f[-70:]}  {h['technique']}/{h['rule']} {h['score']:.3f}: {snippet!r}")
+    for label, (n, k) in split.items():
+        if n:
+            print(f"{label:10s} {n:6d} {k:8d} {k / n:7.2%}")
     if total[0]:
         print(f"{'all':10s} {total[0]:6d} {total[1]:8d} {total[1] / total[0]:7.2%}")
     return 0

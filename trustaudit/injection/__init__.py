@@ -44,6 +44,7 @@ from trustaudit.injection.directive import (
     role_at,
     role_starts,
     steers,
+    third_person,
     word_count,
     word_set,
 )
@@ -1360,6 +1361,7 @@ def _role_object(passage: str, min_words: int, *, objects: bool = True) -> bool:
         if (
             (_DE_ROLE.match(low, at) and not _DE_OBJECT.search(low, 0, at))
             or _role_is_subject(low, at)
+            or _defines(passage, low, at)
             or _GENDERED_BEFORE.search(before)
             or _GENDERED_AFTER.match(passage, _word_end(passage, at))
         ):
@@ -1368,6 +1370,23 @@ def _role_object(passage: str, min_words: int, *, objects: bool = True) -> bool:
         if (1 if _GLUED_ARTICLE.match(passage, at) else lo) <= n <= hi:
             return True
     return False
+
+
+_FIRST_WORD_AT = re.compile(r"\W*([a-z]+)\b")
+
+
+def _defines(passage: str, low: str, at: int) -> bool:
+    """Whether the English role at `at` of `low` stands in a definition: `passage` opens with a
+    verb in the third person (`directive.third_person`: "Indicates that the user quota has been
+    exceeded.", "Removes the user from the team."), the voice of reference documentation whose
+    subject is the constant, the option or the method being described; a request to a model opens
+    with an imperative. English only: the test is English morphology ("Envíales al usuario…"). Not
+    where the sentence speaks to the reader or names an address (`_speaks_to_reader`): "Indicates
+    that the user must run curl https://…" is a request in a definition's clothes."""
+    if _EN_ROLE.match(low, at) is None or _speaks_to_reader(passage):
+        return False
+    m = _FIRST_WORD_AT.match(low)
+    return m is not None and m.start(1) < at and third_person(m.group(1))
 
 
 _WORD_AT = re.compile(r"\w+")

@@ -631,6 +631,14 @@ def request_markers() -> list[str]:
 _NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
 
 
+def third_person(word: str) -> bool:
+    """Whether the lower-cased `word`, a sentence's first, ends like an English verb in the third
+    person singular or a plural ("cuts", "indicates", "removes", "photos"), not an imperative: the
+    voice of a definition ("Indicates that…", "Returns the…"), whose subject is the thing defined.
+    Not "-ss" or "-us" ("Access the…", "Focus the…")."""
+    return word.endswith("s") and not word.endswith(("ss", "us"))
+
+
 def _verb_then_article(head: str, end: int, word: str) -> bool:
     """Whether `word` (a sentence's first word, ending at `end`) is followed by an article or a
     possessive and is shaped like a verb in the imperative (see `_DETERMINERS`)."""
@@ -642,7 +650,7 @@ def _verb_then_article(head: str, end: int, word: str) -> bool:
         return _YOURS.match(head, end) is not None
     if word in _DETERMINERS:
         return False  # "Una de las…", "Eine der…": a partitive
-    if word.endswith("s") and not word.endswith(("ss", "us")):
+    if third_person(word):
         return False  # "Cuts the…", "Photos the…": a third person or a plural, not an imperative
     nxt = _NEXT_WORD.match(head, end)
     return nxt is not None and nxt.group(1).lower() in _DETERMINERS
