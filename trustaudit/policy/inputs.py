@@ -43,6 +43,13 @@ class InputsPolicy:
         "element nesting depth of HTML (Chromium's limit); deeper tags are dropped before parsing,"
         " their text kept (reason HTML_TOO_DEEP)",
     )
+    max_html_attributes: int = opt(
+        256,
+        "distinct attribute names of one HTML element the parsers read (their time grows with the"
+        " square of it); the others are removed before parsing, except the first style, class,"
+        " hidden, title, alt, aria-label... (reason HTML_TOO_MANY_ATTRIBUTES); the injection scan"
+        " reads the removed ones apart",
+    )
     kill_after_s: float = opt(
         0.0,
         "a worker still on one document after this many seconds is killed and replaced, the record"
@@ -69,6 +76,7 @@ class InputsPolicy:
             "max_field_bytes",
             "max_extra_fields",
             "max_html_depth",
+            "max_html_attributes",
             "batch_max_bytes",
         ):
             if getattr(self, name) < 1:

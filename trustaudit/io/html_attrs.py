@@ -1,0 +1,149 @@
+"""Cap the distinct attributes of one HTML element before any parser sees the page.
+
+Why: every HTML parser we run (lexbor in selectolax and resiliparse, libxml2 under trafilatura)
+checks each new attribute against the element's others (HTML keeps the first of two same-named
+attributes), so parsing grows with the square of one element's distinct attributes: 20,000 in one
+`<div>` took 1-4 s per parser, 100,000 (a 1 MB page) minutes, and C code does not see the time
+budget's signal. Like `extract.limit_depth` for nesting, this pass bounds the parsers' input.
+
+What is kept: per element, every attribute whose name is one of its first `limit` distinct names,
+plus the first of each name the hiding rules and the injection scan read (`KEPT_NAMES`: style,
+hidden, class, title, alt, aria-label, ...), wherever it stands, so a `style="display:none"` after
+thousands of junk attributes still hides its element. What is dropped is not lost to the scan:
+`AttributeCut.spill` holds each removed value long enough to be a sentence as an element of its
+own, which the caller scans like another window of the page (a payload hidden after N junk
+attributes is still found, as an attribute), and the page gets the reason HTML_TOO_MANY_ATTRIBUTES.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Attributes that decide whether an element is shown, or whose text the injection scan reads from
+# the tree (`injection.html_scan`): kept on the element past the cap (the first of each name).
+KEPT_NAMES = frozenset(
+    [
+        *("style", "hidden", "class", "id", "aria-hidden", "inert", "type", "role", "lang"),
+        *("title", "alt", "aria-label", "aria-description", "placeholder", "content", "name"),
+        *("value", "href", "src", "rel", "http-equiv", "charset", "property", "dir", "width"),
+        "height",
+    ]
+)
+
+# Attribute names the injection scan reads text from (`injection.html_scan`), kept in the spill.
+_SPILL_NAMES = frozenset(
+    ["title", "alt", "aria-label", "aria-description", "placeholder", "content"]
+)
+# The scan reads no attribute value shorter than this (`html_scan._TEXT_ATTR`, `_DATA_ATTR`);
+# counted with its "=" and quotes.
+_SPILL_MIN_VALUE = 12
+
+# Where a finding in a removed attribute stood (its `location` says so; its offset is -1).
+SPILL_NOTE = "an attribute past the cap, removed before parsing"
+
+# One attribute as the HTML tokenizer reads it (approximately): separators (blanks or "/"), a name
+# (anything up to a blank, "/", ">" or "="), then an optional "=" and a quoted or unquoted value.
+# Possessive quantifiers: a failed match never backtracks into a value.
+_ATTR = r"""[\s/]*+([^\s/>][^\s/>=]*+)(?:\s*+=\s*+(?:"[^"]*+"|'[^']*+'|[^\s>]*+))?+"""
+_ATTR_RE = re.compile(_ATTR)
+_ATTR_NC = _ATTR.replace("(", "(?:", 1)
+# Raw-text elements and comments hold "<x ...>" that is not a tag: skipped whole.
+_OPAQUE = (
+    r"<(?:script\b.*?</script|style\b.*?</style|textarea\b.*?</textarea|title\b.*?</title)\s*>"
+    r"|<!--.*?-->"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeCut:
+    """The page the parsers read, and what was taken out of it.
+
+    `html`: the page with the attributes past the cap removed (unchanged when `dropped` is 0).
+    `dropped`: attributes removed; `elements`: elements that had more than `limit` distinct names.
+    `spill`: the removed attributes whose values could hold a sentence, one `<span ...></span>`
+    each (`_spill`): what the injection scan reads of them.
+    """
+
+    html: str
+    dropped: int = 0
+    elements: int = 0
+    spill: str = ""
+
+
+def _candidates(limit: int) -> re.Pattern[str]:
+    """A pattern that, matched at a position, skips text, opaque blocks and start tags of fewer
+    than `limit` attribute tokens (all inside the regex engine, so an ordinary page costs one
+    C-speed pass and no Python per tag) and ends on the first start tag of `limit` or more
+    (group 1: its name); no match: there is none. Tags are read whole, so nothing starts inside
+    an attribute value (where `"<a"` is no tag)."""
+    upto = "{0,%s}+" % (limit - 1)  # the braces of a regex quantifier
+    ordinary = r"<[a-zA-Z][^\s/>]*+(?:" + _ATTR_NC + ")" + upto + r"(?![\s/]*+[^\s/>])"
+    skip = r"(?:[^<]++|" + _OPAQUE + "|" + ordinary + r"|<(?![a-zA-Z]))*+"
+    return re.compile(r"(?is)" + skip + r"<([a-zA-Z][^\s/>]*+)")
+
+
+_PATTERNS: dict[int, re.Pattern[str]] = {}
+
+
+def limit_attributes(html: str, limit: int) -> AttributeCut:
+    """Remove from each start tag the attributes past its first `limit` distinct names (except the
+    first of each of `KEPT_NAMES`): see the module docstring. Linear in the page's length."""
+    if len(html) < 2 * limit:  # each attribute takes a separator and a name
+        return AttributeCut(html)
+    pattern = _PATTERNS.get(limit)
+    if pattern is None:
+        pattern = _PATTERNS.setdefault(limit, _candidates(limit))
+    out: list[str] = []
+    spill: list[str] = []
+    last = dropped = elements = 0
+    while (m := pattern.match(html, last)) is not None:
+        names: set[str] = set()
+        kept_extra: set[str] = set()
+        removed: list[str] = []
+        pos = m.end(1)
+        out.append(html[last:pos])
+        while True:
+            a = _ATTR_RE.match(html, pos)
+            if a is None or a.end() == pos:
+                break  # the tag ends (">", or the end of the page)
+            name = a.group(1).lower()
+            if name in names or len(names) < limit:
+                names.add(name)
+                out.append(a.group(0))
+            elif name in KEPT_NAMES and name not in kept_extra:
+                kept_extra.add(name)
+                out.append(a.group(0))
+            else:
+                removed.append(a.group(0))
+            pos = a.end()
+        last = pos
+        if removed:
+            elements += 1
+            dropped += len(removed)
+            spill.extend(_spill(removed))
+    if not dropped:
+        return AttributeCut(html)
+    out.append(html[last:])
+    return AttributeCut("".join(out), dropped, elements, "".join(spill))
+
+
+def _spill(removed: list[str]) -> list[str]:
+    """What the injection scan reads of the removed attributes: each one whose value is long enough
+    to hold a sentence (`_SPILL_MIN_VALUE`), as an element of its own whose attribute name is one of
+    a few (the text attributes keep theirs, a data-* one becomes `data-x`, `data-label` or
+    `data-placeholder` as the scan tells them apart, any other `x`): a parser interns every distinct
+    name of a page, and 100,000 of them take it seconds, so the spill must not carry theirs."""
+    out: list[str] = []
+    for text in removed:
+        a = _ATTR_RE.match(text)
+        if a is None or len(text) - a.end(1) < _SPILL_MIN_VALUE:
+            continue
+        name = a.group(1).lower()
+        if name.startswith("data-"):
+            kind = next((k for k in ("placeholder", "label") if k in name), "x")
+            name = "data-" + kind
+        elif name not in _SPILL_NAMES:
+            name = "x"
+        out.append(f"<span {name}{text[a.end(1) :]}></span>\n")
+    return out
