@@ -36,3 +36,24 @@ def test_an_element_of_40k_attributes_is_a_page_read_in_seconds(
     many = got.filter(pl.col("url") == "https://news.example.org/a").to_dicts()[0]
     assert any(r.startswith("HTML_TOO_MANY_ATTRIBUTES") for r in many["ingest_reasons"])
     assert any(f["technique"] == "attr_data" for f in many["injection_findings"])
+
+
+def test_a_gitlab_label_or_milestone_by_id_in_diff_md_is_broken(
+    runner, app, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Before: a run folder named `new ~12 проект~34 %5` reached diff.md with `~12`, `~34` and `%5`
+    as written: in a GitLab comment, labels and a milestone by id (forged badges; GitLab's word
+    characters are ASCII, so `проект~34` is not glued). Now each has a zero-width break."""
+    import shutil
+
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    (pages / "a.html").write_text(article_html(), encoding="utf-8")
+    old, new = tmp_path / "old", tmp_path / "new ~12 проект~34 %5 of 50 %"
+    res = audit(runner, app, str(pages), "--out", str(old))
+    assert res.exit_code == 0, res.output
+    shutil.copytree(old, new)
+    res = runner.invoke(app, ["diff", str(old), str(new), "--out", str(tmp_path / "d")])
+    assert res.exit_code == 0, res.output
+    dmd = (tmp_path / "d" / "diff.md").read_text(encoding="utf-8")
+    assert "new \\~\u200b12 проект\\~\u200b34 %\u200b5 of 50 %" in dmd, dmd
