@@ -57,3 +57,33 @@ def test_a_gitlab_label_or_milestone_by_id_in_diff_md_is_broken(
     assert res.exit_code == 0, res.output
     dmd = (tmp_path / "d" / "diff.md").read_text(encoding="utf-8")
     assert "new \\~\u200b12 проект\\~\u200b34 %\u200b5 of 50 %" in dmd, dmd
+
+
+def test_a_parquet_list_column_of_one_repeated_huge_value_costs_error_rows(
+    runner, app, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Before: a list column whose text leaf stores one value in a dictionary was decoded as the
+    footer sized it (40 rows of a 40 MB value: 5.0 GB in the reader). Now each cell is sized from
+    Arrow first: over inputs.max_field_bytes it is a FIELD_TOO_LARGE row; the other rows are read."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    monkeypatch.setenv("TRUSTAUDIT_INPUTS__MAX_FIELD_BYTES", "100000")
+    n = 5
+    tags = [["v" * 400_000]] * n + [["small"]]
+    table = pa.table(
+        {
+            "url": [f"https://p{i}.example.org/a" for i in range(n + 1)],
+            "html": [article_html(url=None)] * (n + 1),
+            "tags": pa.array(tags, type=pa.list_(pa.string())),
+        }
+    )
+    src = tmp_path / "in.parquet"
+    pq.write_table(table, src, compression="zstd", store_schema=False)
+    run = tmp_path / "run"
+    res = audit(runner, app, str(src), "--out", str(run))
+    assert res.exit_code == 0, res.output
+    got, errors = balanced_run(run)
+    assert got["url"].to_list() == [f"https://p{n}.example.org/a"]
+    assert errors["code"].to_list() == ["FIELD_TOO_LARGE"] * n
+    assert got["tags"].to_list() == [["small"]]

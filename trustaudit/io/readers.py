@@ -1557,11 +1557,22 @@ def _bad_parquet_types(schema: pa.Schema) -> str | None:
         return t.value_type if pa.types.is_dictionary(t) else t
 
     bad = [
-        f"{name} is {schema.field(name).type}"
+        f"{name} is {_plain_type_name(schema.field(name).type)}"
         for name, tests in _PARQUET_TYPES.items()
         if name in schema.names and not any(t(value_type(name)) for t in tests)
     ]
-    return "unusable column type(s): " + ", ".join(bad) if bad else None
+    if not bad:
+        return None
+    return "unusable column type(s): " + ", ".join(bad) + " (url must be text, html text or binary)"
+
+
+# how Arrow spells a dictionary-encoded leaf (`open_parquet` reads text leaves so)
+_DICTIONARY_TYPE = re.compile(r"dictionary<values=([^,]+), indices=[^>]*>")
+
+
+def _plain_type_name(t: pa.DataType) -> str:
+    """`t` as the file's writer would name it: a dictionary-encoded leaf as its values' type."""
+    return _DICTIONARY_TYPE.sub(r"\1", str(t))
 
 
 # ---------------------------------------------------------------- detection
