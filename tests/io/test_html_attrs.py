@@ -8,7 +8,7 @@ import time
 from helpers import article_html
 
 from trustaudit.io import extract as ex
-from trustaudit.io.html_attrs import SPILL_NOTE, limit_attributes
+from trustaudit.io.html_attrs import SPILL_NOTE, limit_attributes, limit_names
 from trustaudit.io.records import RECORD_COLUMNS, records_table
 from trustaudit.policy import Policy
 
@@ -96,3 +96,51 @@ def test_an_html_cap_of_the_policy_is_applied() -> None:
     policy = Policy().with_overrides({"inputs": {"max_html_attributes": 10}})
     page = _extract(article_html(body_extra=f"<div {_junk(20)}>x</div>"), policy)
     assert any("HTML_TOO_MANY_ATTRIBUTES: 10 attribute(s)" in r for r in page["ingest_reasons"])
+
+
+def test_an_ordinary_page_keeps_its_names() -> None:
+    page = article_html(body_extra="<my-widget data-a=1><svg><path d=1></path></svg></my-widget>")
+    assert limit_names(page, 64).html is page
+
+
+def test_names_past_the_page_s_first_are_renamed_or_removed() -> None:
+    """Unknown element names past the first N become span (start and end tags), HTML's own never;
+    attribute names past the first N are removed, the visibility names kept."""
+    html = (
+        "<div><x1 a=1>t</x1><x2 b=2>u</x2><x3 c=3>v</x3><X3>w</x3>"
+        '<p a=1 d=4 style="display:none">h</p><table><tr><td e=5>c</td></tr></table></div>'
+    )
+    cut = limit_names(html, 2)
+    assert cut.html == (
+        "<div><x1 a=1>t</x1><x2 b=2>u</x2><span>v</span><span>w</span>"
+        '<p a=1 style="display:none">h</p><table><tr><td>c</td></tr></table></div>'
+    )
+    assert (cut.renamed, cut.dropped) == (2, 3)
+
+
+def test_100k_distinct_names_parse_in_linear_time() -> None:
+    """Before: lexbor took 8 s a parse of 100,000 distinct element names, or of attribute names
+    spread 10 to an element (20,000 took 0.07 s): a page of them was EXTRACT_TIMEOUT."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    tags = "".join(f"<x{e}>t</x{e}>" for e in range(100_000))
+    attrs = "".join(
+        "<i " + " ".join(f"a{e * 10 + i}=x" for i in range(10)) + ">t</i>" for e in range(10_000)
+    )
+    for html, renamed, dropped in ((tags, 100_000 - 4096, 0), (attrs, 0, 100_000 - 4096)):
+        t0 = time.perf_counter()
+        cut = limit_names(html, 4096)
+        assert time.perf_counter() - t0 < 5.0
+        assert (cut.renamed, cut.dropped) == (renamed, dropped)
+        t0 = time.perf_counter()
+        LexborHTMLParser(cut.html)
+        assert time.perf_counter() - t0 < 1.0
+
+
+def test_a_payload_in_an_attribute_past_the_names_cap_is_found() -> None:
+    junk = "".join(f"<i a{e}=x>t</i>" for e in range(200))
+    body = f'{junk}<div data-zz="{PAYLOAD}">x</div><p>Compost keeps the moisture of a bed.</p>'
+    policy = Policy().with_overrides({"inputs": {"max_html_names": 100}})
+    page = _extract(f"<html><body>{body}</body></html>", policy)
+    assert any(r.startswith("HTML_TOO_MANY_NAMES") for r in page["ingest_reasons"])
+    assert any(SPILL_NOTE in f["location"] for f in page["injection_findings"])

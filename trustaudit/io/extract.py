@@ -25,7 +25,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from trustaudit.hostname import ascii_host
 from trustaudit.io.decode import charset_from_content_type, decode_document
-from trustaudit.io.html_attrs import SPILL_NOTE, limit_attributes
+from trustaudit.io.html_attrs import SPILL_NOTE, limit_attributes, limit_names
 from trustaudit.io.records import RECORD_COLUMNS, ErrorRow, doc_id_for, normalize_url
 from trustaudit.policy import Policy
 from trustaudit.schema import FINDING_TYPE as FINDING_TYPE  # re-exported for old callers
@@ -716,7 +716,16 @@ def extract_record(
                 f" {policy.inputs.max_html_attributes} names of {cut.elements} element(s) removed"
                 " before parsing (the injection scan read them apart)"
             )
-        full_html, dropped = limit_depth(cut.html, policy.inputs.max_html_depth)
+        names = limit_names(cut.html, policy.inputs.max_html_names)
+        if names.renamed or names.dropped:
+            reasons.append(
+                f"HTML_TOO_MANY_NAMES: past the page's first {policy.inputs.max_html_names}"
+                f" element and attribute names, {names.renamed} element(s) renamed span and"
+                f" {names.dropped} attribute(s) removed before parsing (the injection scan read"
+                " them apart)"
+            )
+        spill = cut.spill + names.spill
+        full_html, dropped = limit_depth(names.html, policy.inputs.max_html_depth)
         if dropped:
             reasons.append(
                 f"HTML_TOO_DEEP: {dropped} tag(s) nested deeper than"
@@ -750,8 +759,8 @@ def extract_record(
                     f"HTML_TRUNCATED: {len(full_html)} characters; the injection scan read them"
                     f" in windows of {policy.injection.max_html_chars}"
                 )
-        if policy.injection.enabled and cut.spill:
-            scan.spill = _scan_rest(cut.spill, 0, policy, scans)
+        if policy.injection.enabled and spill:
+            scan.spill = _scan_rest(spill, 0, policy, scans)
         extracted: str | None = None
         extractor: str = x.extractor
         rtree: Any = None

@@ -147,3 +147,109 @@ def _spill(removed: list[str]) -> list[str]:
             name = "x"
         out.append(f"<span {name}{text[a.end(1) :]}></span>\n")
     return out
+
+
+# Element names of HTML, SVG and MathML a parser knows (interned once, whatever the page): never
+# renamed by `limit_names`, whatever comes first.
+_HTML_TAG_NAMES = """a abbr address area article aside audio b base bdi bdo blockquote body br button canvas
+    caption cite code col colgroup data datalist dd del details dfn dialog div dl dt em embed
+    fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe img
+    input ins kbd label legend li link main map mark menu meta meter nav noscript object ol optgroup
+    option output p param picture pre progress q rp rt ruby s samp script search section select slot
+    small source span strong style sub summary sup table tbody td template textarea tfoot th thead
+    time title tr track u ul var video wbr font center big tt strike marquee frame frameset noframes
+    nobr noembed xmp plaintext listing image keygen applet basefont acronym dir blink math svg g
+    path circle rect line polyline polygon ellipse text tspan defs use symbol clippath mask pattern
+    lineargradient radialgradient stop filter foreignobject desc metadata mi mo mn ms mtext
+    annotation-xml"""
+HTML_TAGS = frozenset(_HTML_TAG_NAMES.split())
+# A start tag with its attribute region (groups 1 and 2), an end tag (group 3), or an opaque block.
+_REGION = re.compile(
+    r"(?is)" + _OPAQUE + r"|<([a-zA-Z][^\s/>]*+)((?:" + _ATTR_NC + r")*+)|</([a-zA-Z][^\s/>]*+)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class NameCut:
+    """The page with at most `max_names` distinct unknown element names and attribute names.
+
+    `renamed`: elements renamed `span` (their start and end tags); `dropped`: attributes removed;
+    `spill` as in `AttributeCut`."""
+
+    html: str
+    renamed: int = 0
+    dropped: int = 0
+    spill: str = ""
+
+
+def _names_over(html: str, max_names: int) -> bool:
+    """Whether the page has more than `max_names` distinct unknown element names or attribute
+    names (C-speed passes: one list of the tags' attribute regions, one set of the names)."""
+    found = _REGION.findall(html)
+    tags = {t for t, _, _ in found if t}
+    if len(tags) > max_names and len({t.lower() for t in tags} - HTML_TAGS) > max_names:
+        return True
+    regions = " >".join(a for _, a, _ in found if a)
+    return len(set(_ATTR_RE.findall(regions))) > max_names
+
+
+def limit_names(html: str, max_names: int) -> NameCut:
+    """Bound the distinct names a parser interns for the page: an element of an unknown name past
+    the page's first `max_names` is renamed `span` (start and end tags; the tree builder treats
+    both alike), an attribute of a name past its first `max_names` is removed (except the first of
+    each of `KEPT_NAMES` on its element) and spilled for the scan like `limit_attributes`'.
+
+    Why: lexbor (selectolax, resiliparse) interns every element and attribute name of a page in one
+    table, and its time grows faster than the square of their number: 100,000 distinct names took
+    it 8 s a parse (20,000 took 0.07 s). Pages of the test corpora hold at most 115 attribute
+    names and 61 element names. Costs about twice `limit_attributes` on a page within the limit."""
+    if len(html) < max_names or not _names_over(html, max_names):
+        return NameCut(html)
+    out: list[str] = []
+    spill: list[str] = []
+    tag_seen: set[str] = set()
+    renamed_names: set[str] = set()
+    attr_seen: set[str] = set()
+    last = renamed = dropped = 0
+    for m in _REGION.finditer(html):
+        end_name, start_name = m.group(3), m.group(1)
+        if end_name is not None:
+            if end_name.lower() in renamed_names:
+                out += [html[last : m.start(3)], "span"]
+                last = m.end(3)
+            continue
+        if start_name is None:
+            continue  # an opaque block
+        name = start_name.lower()
+        if name not in HTML_TAGS and name not in tag_seen:
+            if len(tag_seen) >= max_names or name in renamed_names:
+                renamed_names.add(name)
+            else:
+                tag_seen.add(name)
+        if name in renamed_names:
+            out += [html[last : m.start(1)], "span"]
+            last = m.end(1)
+            renamed += 1
+        if not m.group(2):
+            continue
+        out.append(html[last : m.start(2)])
+        removed: list[str] = []
+        kept_extra: set[str] = set()
+        for a in _ATTR_RE.finditer(html, m.start(2), m.end(2)):
+            attr = a.group(1).lower()
+            if attr in attr_seen or len(attr_seen) < max_names:
+                attr_seen.add(attr)
+                out.append(a.group(0))
+            elif attr in KEPT_NAMES and attr not in kept_extra:
+                kept_extra.add(attr)
+                out.append(a.group(0))
+            else:
+                removed.append(a.group(0))
+        last = m.end(2)
+        if removed:
+            dropped += len(removed)
+            spill.extend(_spill(removed))
+    if not renamed and not dropped:
+        return NameCut(html)
+    out.append(html[last:])
+    return NameCut("".join(out), renamed, dropped, "".join(spill))

@@ -50,6 +50,13 @@ class InputsPolicy:
         " hidden, title, alt, aria-label... (reason HTML_TOO_MANY_ATTRIBUTES); the injection scan"
         " reads the removed ones apart",
     )
+    max_html_names: int = opt(
+        4096,
+        "distinct element names (other than HTML's own) and distinct attribute names of one HTML"
+        " page the parsers read (lexbor's time grows faster than the square of them); elements of"
+        " later names are renamed span, attributes of later names removed before parsing (reason"
+        " HTML_TOO_MANY_NAMES); the injection scan reads the removed ones apart",
+    )
     kill_after_s: float = opt(
         0.0,
         "a worker still on one document after this many seconds is killed and replaced, the record"
@@ -77,6 +84,7 @@ class InputsPolicy:
             "max_extra_fields",
             "max_html_depth",
             "max_html_attributes",
+            "max_html_names",
             "batch_max_bytes",
         ):
             if getattr(self, name) < 1:
