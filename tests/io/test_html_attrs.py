@@ -130,11 +130,11 @@ def test_100k_distinct_names_parse_in_linear_time() -> None:
     for html, renamed, dropped in ((tags, 100_000 - 4096, 0), (attrs, 0, 100_000 - 4096)):
         t0 = time.perf_counter()
         cut = limit_names(html, 4096)
-        assert time.perf_counter() - t0 < 5.0
+        assert time.perf_counter() - t0 < 6.0  # about 1 s on a loaded 2-core VM
         assert (cut.renamed, cut.dropped) == (renamed, dropped)
         t0 = time.perf_counter()
         LexborHTMLParser(cut.html)
-        assert time.perf_counter() - t0 < 1.0
+        assert time.perf_counter() - t0 < 2.0  # 0.01-0.25 s; 8 s before
 
 
 def test_a_payload_in_an_attribute_past_the_names_cap_is_found() -> None:
