@@ -144,3 +144,18 @@ def test_a_payload_in_an_attribute_past_the_names_cap_is_found() -> None:
     page = _extract(f"<html><body>{body}</body></html>", policy)
     assert any(r.startswith("HTML_TOO_MANY_NAMES") for r in page["ingest_reasons"])
     assert any(SPILL_NOTE in f["location"] for f in page["injection_findings"])
+
+
+def test_a_raw_text_element_s_own_attributes_are_capped_and_an_open_one_ends_the_page() -> None:
+    """A <script> or <textarea> start tag's attributes are an element's like any other (its
+    content is skipped, not its tag); an unclosed one, a comment left open, or `<script-x>` (not a
+    script) neither hide the tags after them nor make the passes search the page once for each."""
+    assert limit_attributes(f"<script {_junk(300)}>var a = 1;</script>", 256).dropped == 44
+    tags = "".join(f"<x{e}>t</x{e}>" for e in range(300))
+    assert limit_names(f"<script-x>{tags}", 100).renamed == 201  # script-x is a name too
+    assert limit_names(f"<p>a</p><textarea>{tags}", 100).renamed == 0  # text, as in a browser
+    t0 = time.perf_counter()
+    for opener in ("<textarea>", "<!--", "<script>"):
+        page = "<p>x</p>" + f"{opener}<b>y</b>" * 20_000
+        assert limit_attributes(page, 256).dropped == 0 and limit_names(page, 64).renamed == 0
+    assert time.perf_counter() - t0 < 3.0

@@ -48,11 +48,13 @@ SPILL_NOTE = "an attribute past the cap, removed before parsing"
 _ATTR = r"""[\s/]*+([^\s/>][^\s/>=]*+)(?:\s*+=\s*+(?:"[^"]*+"|'[^']*+'|[^\s>]*+))?+"""
 _ATTR_RE = re.compile(_ATTR)
 _ATTR_NC = _ATTR.replace("(", "(?:", 1)
-# Raw-text elements and comments hold "<x ...>" that is not a tag: skipped whole.
-_OPAQUE = (
-    r"<(?:script\b.*?</script|style\b.*?</style|textarea\b.*?</textarea|title\b.*?</title)\s*>"
-    r"|<!--.*?-->"
-)
+# Comments hold "<x ...>" that is no tag; one left open runs to the end of the page (as in a
+# browser, and so that a page of unclosed ones is not searched to its end once for each).
+_COMMENT = r"<!--.*?(?:-->|\Z)"
+# Raw-text elements (their text is no markup), their content skipped whole to their end tag or,
+# left open, to the end of the page; their start tag's attributes are read like any other's.
+_RAW = r"script|style|textarea|title"
+_RAW_BODY = r"[\s/]*+>?.*?(?:</(?P=raw)\s*>|\Z)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,12 +77,19 @@ def _candidates(limit: int) -> re.Pattern[str]:
     """A pattern that, matched at a position, skips text, opaque blocks and start tags of fewer
     than `limit` attribute tokens (all inside the regex engine, so an ordinary page costs one
     C-speed pass and no Python per tag) and ends on the first start tag of `limit` or more
-    (group 1: its name); no match: there is none. Tags are read whole, so nothing starts inside
-    an attribute value (where `"<a"` is no tag)."""
+    (group `tag`: its name); no match: there is none. Tags are read whole, so nothing starts
+    inside an attribute value (where `"<a"` is no tag)."""
     upto = "{0,%s}+" % (limit - 1)  # the braces of a regex quantifier
-    ordinary = r"<[a-zA-Z][^\s/>]*+(?:" + _ATTR_NC + ")" + upto + r"(?![\s/]*+[^\s/>])"
-    skip = r"(?:[^<]++|" + _OPAQUE + "|" + ordinary + r"|<(?![a-zA-Z]))*+"
-    return re.compile(r"(?is)" + skip + r"<([a-zA-Z][^\s/>]*+)")
+    few = "(?:" + _ATTR_NC + ")" + upto + r"(?![\s/]*+[^\s/>])"
+    # one alternative a raw-text element, without a group: CPython 3.11's re miscounts a group
+    # (SystemError) captured inside a possessive repeat
+    raw = "|".join(
+        "<" + n + r"(?=[\s/>])" + few + r"[\s/]*+>?.*?(?:</" + n + r"\s*>|\Z)"
+        for n in _RAW.split("|")
+    )
+    ordinary = r"<[a-zA-Z][^\s/>]*+" + few
+    skip = r"(?:[^<]++|" + _COMMENT + "|" + raw + "|" + ordinary + r"|<(?![a-zA-Z]))*+"
+    return re.compile(r"(?is)" + skip + r"<(?P<tag>[a-zA-Z][^\s/>]*+)")
 
 
 _PATTERNS: dict[int, re.Pattern[str]] = {}
@@ -101,7 +110,7 @@ def limit_attributes(html: str, limit: int) -> AttributeCut:
         names: set[str] = set()
         kept_extra: set[str] = set()
         removed: list[str] = []
-        pos = m.end(1)
+        pos = m.end("tag")
         out.append(html[last:pos])
         while True:
             a = _ATTR_RE.match(html, pos)
@@ -163,9 +172,11 @@ _HTML_TAG_NAMES = """a abbr address area article aside audio b base bdi bdo bloc
     lineargradient radialgradient stop filter foreignobject desc metadata mi mo mn ms mtext
     annotation-xml"""
 HTML_TAGS = frozenset(_HTML_TAG_NAMES.split())
-# A start tag with its attribute region (groups 1 and 2), an end tag (group 3), or an opaque block.
+# A comment; a start tag (group `raw` or `name`) with its attribute region (`attrs`) and, for a
+# raw-text element, its content; or an end tag (`end`).
 _REGION = re.compile(
-    r"(?is)" + _OPAQUE + r"|<([a-zA-Z][^\s/>]*+)((?:" + _ATTR_NC + r")*+)|</([a-zA-Z][^\s/>]*+)"
+    r"(?is)" + _COMMENT + r"|<(?:(?P<raw>" + _RAW + r")(?=[\s/>])|(?P<name>[a-zA-Z][^\s/>]*+))"
+    r"(?P<attrs>(?:" + _ATTR_NC + r")*+)(?(raw)" + _RAW_BODY + r")|</(?P<end>[a-zA-Z][^\s/>]*+)"
 )
 
 
@@ -185,11 +196,11 @@ class NameCut:
 def _names_over(html: str, max_names: int) -> bool:
     """Whether the page has more than `max_names` distinct unknown element names or attribute
     names (C-speed passes: one list of the tags' attribute regions, one set of the names)."""
-    found = _REGION.findall(html)
-    tags = {t for t, _, _ in found if t}
+    found = _REGION.findall(html)  # (raw, name, attrs, end) of each match
+    tags = {t for _, t, _, _ in found if t}
     if len(tags) > max_names and len({t.lower() for t in tags} - HTML_TAGS) > max_names:
         return True
-    regions = " >".join(a for _, a, _ in found if a)
+    regions = " >".join(a for _, _, a, _ in found if a)
     return len(set(_ATTR_RE.findall(regions))) > max_names
 
 
@@ -212,14 +223,14 @@ def limit_names(html: str, max_names: int) -> NameCut:
     attr_seen: set[str] = set()
     last = renamed = dropped = 0
     for m in _REGION.finditer(html):
-        end_name, start_name = m.group(3), m.group(1)
+        end_name, start_name = m.group("end"), m.group("name") or m.group("raw")
         if end_name is not None:
             if end_name.lower() in renamed_names:
-                out += [html[last : m.start(3)], "span"]
-                last = m.end(3)
+                out += [html[last : m.start("end")], "span"]
+                last = m.end("end")
             continue
         if start_name is None:
-            continue  # an opaque block
+            continue  # a comment
         name = start_name.lower()
         if name not in HTML_TAGS and name not in tag_seen:
             if len(tag_seen) >= max_names or name in renamed_names:
@@ -227,15 +238,15 @@ def limit_names(html: str, max_names: int) -> NameCut:
             else:
                 tag_seen.add(name)
         if name in renamed_names:
-            out += [html[last : m.start(1)], "span"]
-            last = m.end(1)
+            out += [html[last : m.start("name")], "span"]
+            last = m.end("name")
             renamed += 1
-        if not m.group(2):
+        if not m.group("attrs"):
             continue
-        out.append(html[last : m.start(2)])
+        out.append(html[last : m.start("attrs")])
         removed: list[str] = []
         kept_extra: set[str] = set()
-        for a in _ATTR_RE.finditer(html, m.start(2), m.end(2)):
+        for a in _ATTR_RE.finditer(html, m.start("attrs"), m.end("attrs")):
             attr = a.group(1).lower()
             if attr in attr_seen or len(attr_seen) < max_names:
                 attr_seen.add(attr)
@@ -245,7 +256,7 @@ def limit_names(html: str, max_names: int) -> NameCut:
                 out.append(a.group(0))
             else:
                 removed.append(a.group(0))
-        last = m.end(2)
+        last = m.end("attrs")
         if removed:
             dropped += len(removed)
             spill.extend(_spill(removed))
