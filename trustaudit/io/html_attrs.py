@@ -180,6 +180,14 @@ _REGION = re.compile(
 )
 
 
+# A page with less markup than this many bytes a name of the cap (its text between tags removed:
+# an upper bound of its tags' bytes) is not counted: past the ~4,000 names of one or two characters
+# each distinct name takes 4 bytes or more, so 128 KB (the default cap's) hold at most ~36,000,
+# which lexbor parses in about 0.3 s; counting costs several per cent of an extraction.
+_MARKUP_PER_NAME = 32
+_TEXT_RUN = re.compile(r">[^<]++")
+
+
 @dataclass(frozen=True, slots=True)
 class NameCut:
     """The page with at most `max_names` distinct unknown element names and attribute names.
@@ -214,7 +222,10 @@ def limit_names(html: str, max_names: int) -> NameCut:
     table, and its time grows faster than the square of their number: 100,000 distinct names took
     it 8 s a parse (20,000 took 0.07 s). Pages of the test corpora hold at most 115 attribute
     names and 61 element names. Costs about twice `limit_attributes` on a page within the limit."""
-    if len(html) < max_names or not _names_over(html, max_names):
+    least = _MARKUP_PER_NAME * max_names
+    if len(html) < least or len(_TEXT_RUN.sub(">", html)) < least:
+        return NameCut(html)  # too little markup for names that cost lexbor anything
+    if not _names_over(html, max_names):
         return NameCut(html)
     out: list[str] = []
     spill: list[str] = []

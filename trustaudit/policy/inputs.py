@@ -55,7 +55,8 @@ class InputsPolicy:
         "distinct element names (other than HTML's own) and distinct attribute names of one HTML"
         " page the parsers read (lexbor's time grows faster than the square of them); elements of"
         " later names are renamed span, attributes of later names removed before parsing (reason"
-        " HTML_TOO_MANY_NAMES); the injection scan reads the removed ones apart",
+        " HTML_TOO_MANY_NAMES); the injection scan reads the removed ones apart; counted only on"
+        " pages with 32 bytes of markup a name or more",
     )
     kill_after_s: float = opt(
         0.0,
