@@ -478,7 +478,11 @@ _FLAT_TAGS = frozenset(
 # scripts, styles and comments hold tag-like strings ("<span>" + x) that are not elements: skipped;
 # one left open runs to the end of the page, as in a browser (searching for its end once for each
 # of 20,000 unclosed <script>s took 88 s)
-_OPAQUE = r"<script\b.*?(?:</script\s*>|\Z)|<style\b.*?(?:</style\s*>|\Z)|<!--.*?(?:-->|\Z)|"
+_OPAQUE = (
+    r"<script\b[^<]*+(?:<(?!/script)[^<]*+)*+(?:</script\s*>)?"
+    r"|<style\b[^<]*+(?:<(?!/style)[^<]*+)*+(?:</style\s*>)?"
+    r"|<!--[^-]*+(?:-(?!->)[^-]*+)*+(?:-->)?|"
+)
 _TAG_QUICK_RE = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)")
 _TAG_RE = re.compile(r"(?is)" + _OPAQUE + r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)")
 _TAG_FULL_RE = re.compile(r"(?is)" + _OPAQUE + r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)[^>]*>?")
