@@ -71,3 +71,21 @@ def test_parquet_with_too_many_columns_is_one_error_row(tmp_path: Path) -> None:
     assert "5 extra columns" in errors[0].message
     rows, errors = collect(open_source(path, limits=InputsPolicy(max_extra_fields=5)))
     assert (len(rows), errors) == (1, [])
+
+
+def test_a_field_name_over_1024_characters_is_an_error_row(tmp_path: Path) -> None:
+    """Before: a record whose extra field was named by 5 MB of text was a page, and the name a
+    column of pages.parquet (256 such names per file: over a gigabyte in its footer). Now the
+    record is FIELD_TOO_LARGE and the lines around it are read; 1,024 characters are a name."""
+    recs = [
+        {"url": "https://n.example/a", "html": "<p>x</p>", "k" * 1024: 1},
+        {"url": "https://n.example/b", "html": "<p>x</p>", "n" * 200_000: 1},
+        {"url": "https://n.example/c", "html": "<p>x</p>"},
+    ]
+    rows, errors = collect(open_source(_jsonl(tmp_path / "n.jsonl", recs)))
+    assert [r["url"] for r in rows] == ["https://n.example/a", "https://n.example/c"]
+    assert [(e.offset, e.code, e.url) for e in errors] == [
+        (2, "FIELD_TOO_LARGE", "https://n.example/b")
+    ]
+    assert errors[0].message.startswith("line 2: a field name of 200000 characters ('nnnn")
+    assert "FIELD_TOO_LARGE" in UNSCANNED_CODES

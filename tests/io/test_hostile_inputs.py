@@ -267,3 +267,17 @@ def test_parquet_row_over_the_record_cap_is_too_large(tmp_path: Path) -> None:
     rows, errors = collect(open_source(p, max_bytes=1000))
     assert [r["url"] for r in rows] == ["https://b.example.com/"]
     assert [e.code for e in errors] == ["TOO_LARGE"]
+
+
+def test_unclosed_scripts_do_not_make_the_depth_check_quadratic() -> None:
+    """Before: each of 20,000 unclosed <script>s (a 160 KB page) was searched for its end to the end
+    of the page: 88 s in `limit_depth`, before any time budget. Now an open one runs to the end of
+    the page, as in a browser (its tags are script text, not elements)."""
+    import time
+
+    for opener in ("<script>", "<style>", "<!--"):
+        html = "<p>x</p>" + "<div>" * 600 + opener * 20_000
+        t0 = time.perf_counter()
+        flat, moved = ex.limit_depth(html, 512)
+        assert time.perf_counter() - t0 < 2.0
+        assert moved == 600 - 512 and flat.endswith(opener * 20_000)

@@ -118,6 +118,7 @@ MD_HOSTILE = [
     'GitLab: !12, group/project!34, &5, group&6, ~bug ~"needs review" %v1.0 %"Sprint 3"',
     "see https://gitlab.com/g/p/-/issues/7 and https://gitlab.com/g/p/-/merge_requests/8",
     'glued: group/project~bug, project~"needs review" project~12 g/p%v1.0 project%"Sprint 3"',
+    "by id: ~12, about ~3 pages, (~45), milestone %6",
     "a|b | c",
     "line one\nline two\r\nthree",
     "`code` ``double`` ```fence```",
@@ -158,7 +159,7 @@ def test_md_renders_as_the_text_it_was_given_and_nothing_else(raw: str) -> None:
     assert not re.search(r"(?<![A-Za-z0-9_])@[A-Za-z0-9]", text), text  # no @mention
     assert not re.search(r"#\d|GH-\d|github\.com/.*/(issues|pull)/", text, re.I), text  # no ref
     # nor GitLab's: merge requests, epics, labels, milestones, issue / merge-request URLs
-    assert not re.search(r"[!&]\d|(?<![\w/])[~%][A-Za-z\"]|/-/(issues|merge_requests)/", text), text
+    assert not re.search(r"[!&]\d|(?<![\w/])[~%][\w\"]|/-/(issues|merge_requests)/", text), text
     # nor a label or milestone glued to a project's path (`group/project~bug`, `p%v1.0`)
     assert not re.search(r"[\w.-](~[\w\"]|%[A-Za-z\"])", text), text
 
@@ -185,6 +186,8 @@ def test_md_defuses_glued_gitlab_labels_but_not_paths_urls_or_escapes() -> None:
     assert md("group/project~bug") == "group/project\\~\u200bbug"
     assert md('project%"Sprint 3"') == 'project%\u200b"Sprint 3"'
     assert md("project~12 g/p%v1.0") == "project\\~\u200b12 g/p%\u200bv1.0"
+    # by id, not glued (session 19): `~12` is a label wherever no ASCII word character precedes
+    assert md("about ~12, проект~34 %5") == "about \\~\u200b12, проект\\~\u200b34 %\u200b5"
     for plain in (
         "https://a.example/x~bug/a%20b?q=p%rel",
         "www.a.example/x~y",

@@ -25,6 +25,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from trustaudit.hostname import ascii_host
 from trustaudit.io.decode import charset_from_content_type, decode_document
+from trustaudit.io.html_attrs import SPILL_NOTE, limit_attributes, limit_names
 from trustaudit.io.records import RECORD_COLUMNS, ErrorRow, doc_id_for, normalize_url
 from trustaudit.policy import Policy
 from trustaudit.schema import FINDING_TYPE as FINDING_TYPE  # re-exported for old callers
@@ -431,6 +432,8 @@ class _PageScan:
 
     head: ScanResult | None
     rest: list[tuple[int, ScanResult]] = field(default_factory=list)
+    # the scan of the attributes `limit_attributes` removed: where they stood is not kept
+    spill: list[tuple[int, ScanResult]] = field(default_factory=list)
 
 
 def _settle(page: dict[str, Any], scan: _PageScan, policy: Policy) -> None:
@@ -451,6 +454,13 @@ def _settle(page: dict[str, Any], scan: _PageScan, policy: Policy) -> None:
         if more_hidden:
             joined = "\n".join([hidden or "", *more_hidden]).strip("\n")
             hidden = joined[: policy.injection.max_hidden_chars] or None
+    if scan.spill:
+        spilled = [
+            {**f, "offset": -1, "location": f"{f.get('location') or ''} ({SPILL_NOTE})"}
+            for _, res in scan.spill
+            for f in res.findings
+        ]
+        findings = _merge_findings(findings, spilled, policy.injection.max_findings)
     page["injection_findings"] = findings
     page["html_hidden_text"] = hidden
 
@@ -465,8 +475,14 @@ _FLAT_TAGS = frozenset(
         *("td", "th", "thead", "tbody", "tfoot", "rt", "rp", "colgroup", "!doctype", "a"),
     ]
 )
-# scripts, styles and comments hold tag-like strings ("<span>" + x) that are not elements: skipped
-_OPAQUE = r"<script\b.*?</script\s*>|<style\b.*?</style\s*>|<!--.*?-->|"
+# scripts, styles and comments hold tag-like strings ("<span>" + x) that are not elements: skipped;
+# one left open runs to the end of the page, as in a browser (searching for its end once for each
+# of 20,000 unclosed <script>s took 88 s)
+_OPAQUE = (
+    r"<script\b[^<]*+(?:<(?!/script)[^<]*+)*+(?:</script\s*>)?"
+    r"|<style\b[^<]*+(?:<(?!/style)[^<]*+)*+(?:</style\s*>)?"
+    r"|<!--[^-]*+(?:-(?!->)[^-]*+)*+(?:-->)?|"
+)
 _TAG_QUICK_RE = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)")
 _TAG_RE = re.compile(r"(?is)" + _OPAQUE + r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)")
 _TAG_FULL_RE = re.compile(r"(?is)" + _OPAQUE + r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)[^>]*>?")
@@ -699,7 +715,23 @@ def extract_record(
             return err("BINARY_CONTENT", decoded.error or "binary content, not HTML")
         reasons.extend(decoded.reasons)
         page["encoding"] = decoded.encoding
-        full_html, dropped = limit_depth(decoded.text, policy.inputs.max_html_depth)
+        cut = limit_attributes(decoded.text, policy.inputs.max_html_attributes)
+        if cut.dropped:
+            reasons.append(
+                f"HTML_TOO_MANY_ATTRIBUTES: {cut.dropped} attribute(s) past the first"
+                f" {policy.inputs.max_html_attributes} names of {cut.elements} element(s) removed"
+                " before parsing (the injection scan read them apart)"
+            )
+        names = limit_names(cut.html, policy.inputs.max_html_names)
+        if names.renamed or names.dropped:
+            reasons.append(
+                f"HTML_TOO_MANY_NAMES: past the page's first {policy.inputs.max_html_names}"
+                f" element and attribute names, {names.renamed} element(s) renamed span and"
+                f" {names.dropped} attribute(s) removed before parsing (the injection scan read"
+                " them apart)"
+            )
+        spill = cut.spill + names.spill
+        full_html, dropped = limit_depth(names.html, policy.inputs.max_html_depth)
         if dropped:
             reasons.append(
                 f"HTML_TOO_DEEP: {dropped} tag(s) nested deeper than"
@@ -733,6 +765,8 @@ def extract_record(
                     f"HTML_TRUNCATED: {len(full_html)} characters; the injection scan read them"
                     f" in windows of {policy.injection.max_html_chars}"
                 )
+        if policy.injection.enabled and spill:
+            scan.spill = _scan_rest(spill, 0, policy, scans)
         extracted: str | None = None
         extractor: str = x.extractor
         rtree: Any = None

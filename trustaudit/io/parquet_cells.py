@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -33,13 +34,14 @@ def is_text_type(t: pa.DataType) -> bool:
 
 
 def _dictionary_columns(pf: pq.ParquetFile) -> list[str]:
-    """Top-level text columns stored with a dictionary in some row group (whose footer size counts
-    each distinct value once, not once per row)."""
+    """Text columns stored with a dictionary in some row group (whose footer size counts each
+    distinct value once, not once per row): top-level ones, and the text leaves of lists, maps and
+    structs (their paths, `tags.list.element`), which Arrow also reads as dictionaries."""
     meta = pf.metadata
     names = []
     for i in range(meta.num_columns):
         col = meta.schema.column(i)
-        if "." in col.path or col.physical_type != "BYTE_ARRAY":
+        if col.physical_type != "BYTE_ARRAY":
             continue
         for g in range(meta.num_row_groups):
             if any("DICTIONARY" in e for e in meta.row_group(g).column(i).encodings):
@@ -75,17 +77,52 @@ def parquet_batches(
 
 
 def cell_bytes(col: pa.Array | pa.ChunkedArray) -> list[int]:
-    """Each cell's size in bytes (0 for a null, or a column that is not text), read from Arrow
-    without decoding a dictionary column."""
+    """Each cell's size in bytes, read from Arrow without decoding a dictionary: a text cell's
+    bytes, a list's, map's or struct's the sum of its leaves (text by their bytes, others by their
+    width, one more for each element of a list), 0 for a null or a top-level cell that is neither
+    text nor nested."""
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
-    if not is_text_type(col.type):
+    if not (is_text_type(col.type) or pa.types.is_nested(col.type)):
         return [0] * len(col)
-    if isinstance(col, pa.DictionaryArray):
-        lengths = pc.binary_length(col.dictionary).take(col.indices)
-    else:
-        lengths = pc.binary_length(col)
-    return [int(n) for n in lengths.fill_null(0).to_pylist()]
+    return [int(n) for n in _leaf_bytes(col)]
+
+
+def _leaf_bytes(arr: pa.Array) -> np.ndarray:
+    """The bytes of each element of `arr` (`cell_bytes`), as an int64 vector: lists and maps sum
+    their values by parent, structs their fields (both as Arrow lays them out, never decoded)."""
+    n = len(arr)
+    t = arr.type
+    if is_text_type(t):
+        if isinstance(arr, pa.DictionaryArray):
+            lengths = pc.binary_length(arr.dictionary).take(arr.indices)
+        else:
+            lengths = pc.binary_length(arr)
+        return np.asarray(lengths.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    if pa.types.is_struct(t):
+        out = np.zeros(n, dtype=np.int64)
+        for child in arr.flatten():
+            out += _leaf_bytes(child)
+        return out
+    if (
+        pa.types.is_list(t)
+        or pa.types.is_large_list(t)
+        or pa.types.is_fixed_size_list(t)
+        or pa.types.is_map(t)
+    ):
+        if pa.types.is_map(t):  # the layout of a list of (key, item) structs
+            entry = pa.struct([t.key_field, t.item_field])
+            arr = arr.view(pa.list_(entry))
+        values = arr.flatten()
+        if len(values) == 0:
+            return np.zeros(n, dtype=np.int64)
+        parents = pc.list_parent_indices(arr).to_numpy(zero_copy_only=False)
+        # each element counts one byte more (its separator in the record's JSON form), so that
+        # millions of empty strings in one cell weigh something
+        sums = np.bincount(parents, weights=_leaf_bytes(values) + 1, minlength=n)
+        return np.asarray(sums, dtype=np.int64)
+    width = t.bit_width // 8 if pa.types.is_primitive(t) and t.bit_width >= 8 else 1
+    return np.full(n, width, dtype=np.int64)
 
 
 def decoded_parts(

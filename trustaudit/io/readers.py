@@ -728,6 +728,17 @@ class JsonlSource(_PathSource):
                 f"line {line_no}: field name {ascii(bad_key)[:80]} is not valid Unicode",
             )
             return
+        long_key = next((k for k in obj if len(k) > MAX_FIELD_NAME_CHARS), None)
+        if long_key is not None:
+            # each name becomes a column name of pages.parquet, held by every reader of it: 256
+            # names of 5 MB each would make a footer of over a gigabyte
+            error(
+                "FIELD_TOO_LARGE",
+                f"line {line_no}: a field name of {len(long_key)} characters"
+                f" ({long_key[:40]!r}…), over {MAX_FIELD_NAME_CHARS}",
+                url,
+            )
+            return
         new = [k for k in obj if k not in _JSONL_RESERVED and k not in self._fields]
         if len(self._fields) + len(new) > limits.max_extra_fields:
             # each name is a column of every page: records that each bring new names would
@@ -800,6 +811,10 @@ def json_depth(obj: Any, limit: int) -> int:
             return deepest
         stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
     return deepest
+
+
+# The longest extra field name a JSONL record may bring (it names a column of pages.parquet).
+MAX_FIELD_NAME_CHARS = 1024
 
 
 def oversized_field(row: dict[str, Any], limit: int, *, keep: tuple[str, ...]) -> str | None:
@@ -1557,11 +1572,22 @@ def _bad_parquet_types(schema: pa.Schema) -> str | None:
         return t.value_type if pa.types.is_dictionary(t) else t
 
     bad = [
-        f"{name} is {schema.field(name).type}"
+        f"{name} is {_plain_type_name(schema.field(name).type)}"
         for name, tests in _PARQUET_TYPES.items()
         if name in schema.names and not any(t(value_type(name)) for t in tests)
     ]
-    return "unusable column type(s): " + ", ".join(bad) if bad else None
+    if not bad:
+        return None
+    return "unusable column type(s): " + ", ".join(bad) + " (url must be text, html text or binary)"
+
+
+# how Arrow spells a dictionary-encoded leaf (`open_parquet` reads text leaves so)
+_DICTIONARY_TYPE = re.compile(r"dictionary<values=([^,]+), indices=[^>]*>")
+
+
+def _plain_type_name(t: pa.DataType) -> str:
+    """`t` as the file's writer would name it: a dictionary-encoded leaf as its values' type."""
+    return _DICTIONARY_TYPE.sub(r"\1", str(t))
 
 
 # ---------------------------------------------------------------- detection

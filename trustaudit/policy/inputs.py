@@ -43,6 +43,21 @@ class InputsPolicy:
         "element nesting depth of HTML (Chromium's limit); deeper tags are dropped before parsing,"
         " their text kept (reason HTML_TOO_DEEP)",
     )
+    max_html_attributes: int = opt(
+        256,
+        "distinct attribute names of one HTML element the parsers read (their time grows with the"
+        " square of it); the others are removed before parsing, except the first style, class,"
+        " hidden, title, alt, aria-label... (reason HTML_TOO_MANY_ATTRIBUTES); the injection scan"
+        " reads the removed ones apart",
+    )
+    max_html_names: int = opt(
+        4096,
+        "distinct element names (other than HTML's own) and distinct attribute names of one HTML"
+        " page the parsers read (lexbor's time grows faster than the square of them); elements of"
+        " later names are renamed span, attributes of later names removed before parsing (reason"
+        " HTML_TOO_MANY_NAMES); the injection scan reads the removed ones apart; counted only on"
+        " pages with 32 bytes of markup a name or more",
+    )
     kill_after_s: float = opt(
         0.0,
         "a worker still on one document after this many seconds is killed and replaced, the record"
@@ -69,6 +84,8 @@ class InputsPolicy:
             "max_field_bytes",
             "max_extra_fields",
             "max_html_depth",
+            "max_html_attributes",
+            "max_html_names",
             "batch_max_bytes",
         ):
             if getattr(self, name) < 1:

@@ -127,12 +127,14 @@ def cut_text_expr(expr: pl.Expr, limit: int) -> pl.Expr:
 # epic), `~label`, `%milestone` and `/-/issues/N`, `/-/merge_requests/N`, `/-/epics/N` URLs. A
 # zero-width space after the `:`, `@`, `#`, `!`, `&`, `~`, `%`, `GH-`, `github` or `/-` breaks the
 # token and reads the same (Renovate and Dependabot defuse `@` in release notes so); `10:30:45`,
-# `https://`, `100%`, `%20` and other URLs have no such token.
+# `https://`, `100%`, `%20` and other URLs have no such token. A `~` or `%` before a digit is a
+# label or milestone by id (`~12`, `%3`) wherever no ASCII word character stands before it, as in
+# "about ~12", "проект~12" (GitLab's `\w` is ASCII): broken too, since the break is invisible.
 _MD_TRIGGER = re.compile(
     r":(?=(?:[\w+-]*[A-Za-z_][\w+-]*|100|1234|[+-]1):)"  # names without a letter: these four
     r"|@(?=[A-Za-z0-9])|#(?=\d)|(?<![A-Za-z0-9])GH-(?=\d)"
     r"|github(?=\.com/[^/\s]+/[^/\s]+/(?:issues|pull|discussions)/\d)"
-    r"|(?<![=?/])[!&](?=\d)|(?<![\w/])[~%](?=[A-Za-z\"])"  # also group/project!12, group&12
+    r"|(?<![=?/])[!&](?=\d)|(?<![\w/])[~%](?=[A-Za-z0-9\"])"  # also group/project!12, group&12
     r"|/-(?=/(?:issues|merge_requests|epics|work_items)/\d)",
     re.IGNORECASE | re.ASCII,
 )
