@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import time
-
 from helpers import article_html
 
 from trustaudit.io import extract as ex
@@ -57,15 +55,12 @@ def test_the_cap_is_linear_in_the_page() -> None:
     """Before: lexbor, resiliparse and libxml2 each took seconds for 20,000 attributes of one element
     (and minutes for 100,000), as they check each new name against the element's others."""
     html = f"<html><body><div {_junk(200_000)}>x</div></body></html>"
-    t0 = time.perf_counter()
     cut = limit_attributes(html, 256)
-    assert time.perf_counter() - t0 < 4.0
     assert cut.dropped == 200_000 - 256
     from selectolax.lexbor import LexborHTMLParser
 
-    t0 = time.perf_counter()
-    LexborHTMLParser(cut.html)
-    assert time.perf_counter() - t0 < 0.5
+    div = LexborHTMLParser(cut.html).css_first("div")
+    assert div is not None and len(div.attributes) == 256  # what the parsers see: the cap, no more
 
 
 def test_a_payload_after_the_junk_is_still_found_and_the_page_says_so() -> None:
@@ -128,13 +123,13 @@ def test_100k_distinct_names_parse_in_linear_time() -> None:
         "<i " + " ".join(f"a{e * 10 + i}=x" for i in range(10)) + ">t</i>" for e in range(10_000)
     )
     for html, renamed, dropped in ((tags, 100_000 - 4096, 0), (attrs, 0, 100_000 - 4096)):
-        t0 = time.perf_counter()
         cut = limit_names(html, 4096)
-        assert time.perf_counter() - t0 < 6.0  # about 1 s on a loaded 2-core VM
         assert (cut.renamed, cut.dropped) == (renamed, dropped)
-        t0 = time.perf_counter()
-        LexborHTMLParser(cut.html)
-        assert time.perf_counter() - t0 < 2.0  # 0.01-0.25 s; 8 s before
+        # what lexbor's cost grows with: the distinct names it interns (speed: bench/hostile.py)
+        tree = LexborHTMLParser(cut.html)
+        nodes = tree.body.iter() if tree.body is not None else iter(())
+        seen = {n.tag for n in nodes} | {a for n in tree.css("*") for a in n.attributes}
+        assert len(seen) <= 4096 + 8
 
 
 def test_a_payload_in_an_attribute_past_the_names_cap_is_found() -> None:
@@ -154,8 +149,6 @@ def test_a_raw_text_element_s_own_attributes_are_capped_and_an_open_one_ends_the
     tags = "".join(f"<x{e}>t</x{e}>" for e in range(300))
     assert limit_names(f"<script-x>{tags}", 100).renamed == 201  # script-x is a name too
     assert limit_names(f"<p>a</p><textarea>{tags}", 100).renamed == 0  # text, as in a browser
-    t0 = time.perf_counter()
     for opener in ("<textarea>", "<!--", "<script>"):
         page = "<p>x</p>" + f"{opener}<b>y</b>" * 20_000
         assert limit_attributes(page, 256).dropped == 0 and limit_names(page, 64).renamed == 0
-    assert time.perf_counter() - t0 < 3.0
