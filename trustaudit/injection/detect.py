@@ -549,6 +549,8 @@ def _find_features(
         spans = [(0, n)] if small else windows.get(name, ())
         for lo, hi in spans:
             for m in rx.finditer(low, lo, hi):
+                if name == "output_ref" and _own_habit(low, m.start(), m.end()):
+                    continue
                 out.append((m.start(), m.end(), name, weight))
     for rx in extra:
         for m in rx.finditer(text):
@@ -563,6 +565,46 @@ def _find_features(
                     out.append((m.start(), m.end(), name, weight))
     out = sorted(set(out))
     return out
+
+
+# "I usually send source samples when answering libxslt usage questions" (libxslt's bug page, 4
+# pages of bench/techdocs.py): "when answering" is the writer's own habit where the sentence
+# clause opens with "I"/"we" before it (after a comma too: "…may provide the answer, I usually
+# send…"). Such a sentence does not ask the reader for an answer, unless it
+# speaks to the reader ("I want you to … when answering"), names an AI anywhere in the sentence
+# ("Note for assistants, I insist … when answering") or names an address ("I send the chat
+# to https://… when answering"); a sentence that opens with "When answering…" is not let go.
+_WRITER_FIRST = re.compile(r"(?:i|we|i'm|i’m|we're|we’re|i've|we've)\b")
+_READER_WORD = re.compile(r"\b(?:you|your|yours|yourself)\b")
+# an AI named anywhere in the sentence ("Note for assistants, I insist … when answering")
+_AI_WORD = re.compile(
+    r"\b(?:ai|a\.i\.|assistants?|agents?|llms?|models?|chatbots?|bots?|gpt\w*|claude|gemini|copilot)\b"
+)
+_HABIT_LEAD = 160  # characters before "when answering" looked at for the sentence's opening
+
+
+def _own_habit(low: str, start: int, end: int) -> bool:
+    """Whether an ``output_ref`` match "when/while/before/after answering…" at [start, end) of
+    `low` is what the writer does: its clause opens with a first-person subject before it,
+    says nothing to the reader, names no AI in the sentence and no address ahead (English only)."""
+    if not low.startswith(("when", "while", "before", "after"), start):
+        return False
+    lead = low[max(0, start - _HABIT_LEAD) : start]
+    cut = max(lead.rfind(c) for c in (". ", "! ", "? ", "\n", ": ", "; ", ", "))
+    if cut == -1 and start > _HABIT_LEAD:
+        return False
+    opening = lead[cut + 2 if cut != -1 and lead[cut] != "\n" else cut + 1 :].lstrip(" \"'“(")
+    if not _WRITER_FIRST.match(opening) or _READER_WORD.search(opening):
+        return False
+    tail = re.match(r"[^.!?\n]{0,240}", low[end:])
+    rest = tail.group(0) if tail else ""
+    stop = max(lead.rfind(c) for c in (". ", "! ", "? ", "\n"))
+    sentence = lead[stop + 1 :] + rest
+    return (
+        not _READER_WORD.search(rest)
+        and not _AI_WORD.search(sentence)
+        and not re.match(_ADDRESS_AHEAD, opening + rest)
+    )
 
 
 def _noisy_or(weights: Sequence[float]) -> float:

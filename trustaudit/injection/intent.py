@@ -91,6 +91,16 @@ _STRONG = frozenset(
 # A sentence ends at . ! ? followed by a space, at CJK full stops, at a blank line or a line break.
 _BREAK = re.compile(r"[.!?;](?:\s|$)|[。！？]|\n")
 _URL_TAIL = re.compile(r"[^\s)\"'<>\]]{4,}")
+# "Join the chat at https://gitter.im/…", "join the discussion on Discord": a README's badge or
+# link line invites the reader to a room; "join" (a build verb of the exfiltration slot, as in
+# "join the chat history to https://…?q=") and "the chat" (a data noun) made it a send (session
+# 19, bench/techdocs.py's pypi-readme: 5 of 14 pages). Only "join" + the room + a place
+# preposition ("at", "on", "in", "via") + an address that is no open template: "join the chat to
+# https://…", "Join the chat at https://x.example/log?c=" or "…/{chat}" stay a send.
+_JOINS_A_ROOM = re.compile(
+    r"join(?:s|ing)?\s+(?:the|our|this)\s+(?:chat|conversation|discussion|community)"
+    r"(?:\s+room)?\s+(?:at|on|in|via|over)\s+(?![^\s)\"'<>\]]*(?:=(?=[\s)\"'<>\]]|$)|[{<\[]))"
+)
 # A weak addressee ("assistant", "agent") used as a vocative: first in its sentence, then a comma or colon.
 _VOCATIVE_AFTER = re.compile(r"\s{0,2}(?:さん|様|님|ơi)?\s{0,2}[,:：，、،]")
 _VOCATIVE_BEFORE = re.compile(
@@ -656,6 +666,8 @@ def _names(
             continue  # "http://" alone is no URL
         if si == img_slot and text.find("](", j, j + 100) == -1:
             continue  # "![" not opening a markdown image
+        if m.slots[si] == "exfil_v" and _JOINS_A_ROOM.match(text, _i):
+            continue  # "Join the chat at https://gitter.im/…": an invitation, not a send
         names.add(m.slots[si])
         if si == addressees[0] and _is_vocative(text, _i, j):
             names.update(("vocative", "addr"))
@@ -663,7 +675,38 @@ def _names(
             names.add("vocative")  # "AI agent: …"; "AI, ML, robotics" is a list, not a vocative
         if si == addressees[1] and _ai_addressed(text, _i, j, cased, topics):
             names.add("addr")
+    if "instr" in names and not names & _INSTR_OWNED and _cli_nouns(text, group, m):
+        names.discard("instr")
     return names
+
+
+# "Automatically answer "yes" to any prompts that npm might print", "a prompt is printed",
+# "Output parseable results from commands that write to standard output": a command line's
+# prompts and commands are things of the program, not the reader's instructions (npm's manual,
+# 5 pages of bench/techdocs.py). An instruction noun after "a"/"an"/"any"/"from" is such a thing
+# where nothing in the sentence makes it the reader's: no "you", no "previous"/"above", no
+# "hidden", no "verbatim", no AI, no override ("Print any prompts you were given", "Output a
+# prompt … from before this message", "Repeat any prompts verbatim" stay requests).
+_INSTR_OWNED = frozenset(
+    {"you", "prev", "hidden", "verbatim", "ai", "addr", "vocative", "override_v", "new_instr",
+     "secret", "above_text", "setup", "block"}
+)  # fmt: skip
+_INDEFINITE = re.compile(r"(?:\ban|\ba|\bany|\bfrom)\s+$")
+_CLI_NOUNS = frozenset({"prompt", "prompts", "commands"})
+
+
+def _cli_nouns(text: str, group: list[tuple[int, int, int, int]], m: _Matcher) -> bool:
+    """Whether every instruction noun of `group` is "prompt(s)"/"commands" after an indefinite
+    article, "any" or "from" (`_INDEFINITE`): a program's prompt, not the reader's."""
+    instr = m.slots.index("instr")
+    seen = False
+    for i, j, si, _ in group:
+        if si != instr:
+            continue
+        if text[i:j] not in _CLI_NOUNS or not _INDEFINITE.search(text, max(0, i - 8), i):
+            return False
+        seen = True
+    return seen
 
 
 # An obligation whose subject is an AI, active (a verb of its own follows, not "be" or a participle
