@@ -127,15 +127,7 @@ def limit_attributes(html: str, limit: int) -> AttributeCut:
             a = _ATTR_RE.match(html, pos)
             if a is None or a.end() == pos:
                 break  # the tag ends (">", or the end of the page)
-            name = a.group(1).lower()
-            if name in names or len(names) < limit:
-                names.add(name)
-                out.append(a.group(0))
-            elif name in KEPT_NAMES and name not in kept_extra:
-                kept_extra.add(name)
-                out.append(a.group(0))
-            else:
-                removed.append(a.group(0))
+            _sort(a.group(0), a.group(1).lower(), names, limit, kept_extra, out, removed)
             pos = a.end()
         last = pos
         if removed:
@@ -146,6 +138,28 @@ def limit_attributes(html: str, limit: int) -> AttributeCut:
         return AttributeCut(html)
     out.append(html[last:])
     return AttributeCut("".join(out), dropped, elements, "".join(spill))
+
+
+def _sort(
+    text: str,
+    name: str,
+    seen: set[str],
+    limit: int,
+    kept_extra: set[str],
+    out: list[str],
+    removed: list[str],
+) -> None:
+    """Keep the attribute `text` (lower-cased `name`) in `out` if its name is among the first
+    `limit` distinct ones (`seen`, grown here) or is the first past them of one of `KEPT_NAMES`
+    (`kept_extra`), else put it in `removed`: the one rule of both caps."""
+    if name in seen or len(seen) < limit:
+        seen.add(name)
+        out.append(text)
+    elif name in KEPT_NAMES and name not in kept_extra:
+        kept_extra.add(name)
+        out.append(text)
+    else:
+        removed.append(text)
 
 
 def _spill(removed: list[str]) -> list[str]:
@@ -269,15 +283,7 @@ def limit_names(html: str, max_names: int) -> NameCut:
         removed: list[str] = []
         kept_extra: set[str] = set()
         for a in _ATTR_RE.finditer(html, m.start("attrs"), m.end("attrs")):
-            attr = a.group(1).lower()
-            if attr in attr_seen or len(attr_seen) < max_names:
-                attr_seen.add(attr)
-                out.append(a.group(0))
-            elif attr in KEPT_NAMES and attr not in kept_extra:
-                kept_extra.add(attr)
-                out.append(a.group(0))
-            else:
-                removed.append(a.group(0))
+            _sort(a.group(0), a.group(1).lower(), attr_seen, max_names, kept_extra, out, removed)
         last = m.end("attrs")
         if removed:
             dropped += len(removed)
