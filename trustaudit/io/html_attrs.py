@@ -1,10 +1,12 @@
-"""Cap the distinct attributes of one HTML element before any parser sees the page.
+"""Cap the attributes of one HTML element, and the distinct names of a page, before any parser sees it.
 
 Why: every HTML parser we run (lexbor in selectolax and resiliparse, libxml2 under trafilatura)
 checks each new attribute against the element's others (HTML keeps the first of two same-named
 attributes), so parsing grows with the square of one element's distinct attributes: 20,000 in one
 `<div>` took 1-4 s per parser, 100,000 (a 1 MB page) minutes, and C code does not see the time
-budget's signal. Like `extract.limit_depth` for nesting, this pass bounds the parsers' input.
+budget's signal. Like `extract.limit_depth` for nesting, this pass bounds the parsers' input;
+`limit_names` bounds the other cost of lexbor, which grows with the distinct element and
+attribute names of the whole page.
 
 What is kept: per element, every attribute whose name is one of its first `limit` distinct names,
 plus the first of each name the hiding rules and the injection scan read (`KEPT_NAMES`: style,
