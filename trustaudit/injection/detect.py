@@ -581,6 +581,7 @@ _AI_WORD = re.compile(
     r"\b(?:ai|a\.i\.|assistants?|agents?|llms?|models?|chatbots?|bots?|gpt\w*|claude|gemini|copilot)\b"
 )
 _HABIT_LEAD = 160  # characters before "when answering" looked at for the sentence's opening
+_CLAUSE_REST = re.compile(r"[^.!?\n]{0,240}")  # the sentence after it (read in place, not sliced)
 
 
 def _own_habit(low: str, start: int, end: int) -> bool:
@@ -596,8 +597,7 @@ def _own_habit(low: str, start: int, end: int) -> bool:
     opening = lead[cut + 2 if cut != -1 and lead[cut] != "\n" else cut + 1 :].lstrip(" \"'“(")
     if not _WRITER_FIRST.match(opening) or _READER_WORD.search(opening):
         return False
-    tail = re.match(r"[^.!?\n]{0,240}", low[end:])
-    rest = tail.group(0) if tail else ""
+    rest = _CLAUSE_REST.match(low, end).group(0)  # type: ignore[union-attr]  # always matches
     stop = max(lead.rfind(c) for c in (". ", "! ", "? ", "\n"))
     sentence = lead[stop + 1 :] + rest
     return (

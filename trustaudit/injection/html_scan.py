@@ -616,14 +616,18 @@ def _sentence_literal(code: str, start: int, lit: str) -> str | None:
     a whole sentence written there: no URL unless it is a request that sends something away
     (`_sends_away`), not the value of a key that names copy (`_COPY_KEYS`), no thrown error or
     dialog message, no message template or markup, no piece of a message."""
-    if _URLISH.search(lit) and not _sends_away(" ".join(_read_js(lit[:_JS_MAX]).split())):
-        return None
+    text = None
+    if _URLISH.search(lit):
+        text = _literal_text(lit)
+        if not _sends_away(text):
+            return None
     if _THROWN.search(code, max(0, start - 48), start):
         return None  # an exception's message: a developer's words about the code
     km = _LITERAL_KEY.search(code, max(0, start - 48), start)
     if km is not None and _COPY_KEYS.search(km.group(1)):
         return None
-    text = " ".join(_read_js(lit[:_JS_MAX]).split())
+    if text is None:
+        text = _literal_text(lit)
     if _TEMPLATED.search(text) or _FRAGMENT.search(text):
         return None
     if _UI_SINK.search(code, max(0, start - 64), start) and _shown_as_copy(text):
@@ -631,6 +635,11 @@ def _sentence_literal(code: str, start: int, lit: str) -> str | None:
     if len(text.split()) >= _SENTENCE_WORDS or _unspaced_words(text):
         return text
     return None
+
+
+def _literal_text(lit: str) -> str:
+    """A script literal's raw text unescaped (its first `_JS_MAX` characters), blanks collapsed."""
+    return " ".join(_read_js(lit[:_JS_MAX]).split())
 
 
 def _sends_away(text: str) -> bool:

@@ -85,7 +85,7 @@ def cell_bytes(col: pa.Array | pa.ChunkedArray) -> list[int]:
         col = col.combine_chunks()
     if not (is_text_type(col.type) or pa.types.is_nested(col.type)):
         return [0] * len(col)
-    return [int(n) for n in _leaf_bytes(col)]
+    return _leaf_bytes(col).tolist()  # type: ignore[no-any-return]
 
 
 def _leaf_bytes(arr: pa.Array) -> np.ndarray:
