@@ -105,13 +105,26 @@ def test_unreachable_ray_address_is_a_usage_error(runner, app, tmp_path: Path) -
     assert res.exit_code == 2 and f"cannot reach the Ray cluster at 127.0.0.1:{port}" in res.output
 
 
-def test_ray_engine_gives_the_local_scores_on_the_demo_corpus(tmp_path: Path) -> None:
-    pytest.importorskip("ray")
-    local, ray_run = tmp_path / "local", tmp_path / "ray"
-    # batches of 16 pages: coherence's corpus-wide parts are merged over several batches
-    batches = {"TRUSTAUDIT_ENGINE__CORPUS_BATCH_PAGES": "16"}
-    res = _audit(*DEMO, "--out", str(local), "--workers", "1", env=_env(**batches))
+# batches of 16 pages: coherence's corpus-wide parts are merged over several batches
+BATCHES = {"TRUSTAUDIT_ENGINE__CORPUS_BATCH_PAGES": "16"}
+
+
+@pytest.fixture(scope="module")
+def local_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The local engine's run of the demo corpus, the reference of the Ray runs below (read only;
+    one audit for the module instead of one per test)."""
+    local = tmp_path_factory.mktemp("engines") / "local"
+    res = _audit(*DEMO, "--out", str(local), "--workers", "1", env=_env(**BATCHES))
     assert res.returncode == 0, res.stderr
+    return local
+
+
+def test_ray_engine_gives_the_local_scores_on_the_demo_corpus(
+    local_demo: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("ray")
+    local, ray_run = local_demo, tmp_path / "ray"
+    batches = BATCHES
     # the demo is far below engine.distributed_corpus_min_pages: lower it so the Ray steps run
     env = _env(TRUSTAUDIT_ENGINE__DISTRIBUTED_CORPUS_MIN_PAGES="0", **batches)
     res = _audit(*DEMO, "--out", str(ray_run), "--engine", "ray", "--workers", "2", env=env)
@@ -179,14 +192,16 @@ def test_ray_finishes_a_run_the_local_engine_half_wrote(tmp_path: Path) -> None:
 
 
 @pytest.mark.network
-def test_ray_reads_object_store_inputs_on_its_workers(s3: S3, tmp_path: Path) -> None:
+def test_ray_reads_object_store_inputs_on_its_workers(
+    s3: S3, local_demo: Path, tmp_path: Path
+) -> None:
     """Inputs on an S3-compatible store (a local server): the Ray engine's read tasks open the
-    keys themselves (the AWS environment reaches the workers) and give the local scores."""
+    keys themselves (the AWS environment reaches the workers) and give the local scores (the
+    module's local run: its corpus batches of 16 change no score, tests/run/test_memory_batches)."""
     pytest.importorskip("ray")
     s3.put_tree(REPO / "fixtures" / "corpus" / "pages", "pages")
     s3.put("extra.jsonl", (REPO / "fixtures" / "corpus" / "extra.jsonl").read_bytes())
-    local, out = tmp_path / "local", tmp_path / "ray"
-    assert _audit(*DEMO, "--out", str(local), "--workers", "1").returncode == 0
+    local, out = local_demo, tmp_path / "ray"
     remote = [s3.uri("pages"), s3.uri("extra.jsonl"), *DEMO[2:]]
     res = _audit(*remote, "--out", str(out), "--engine", "ray", "--workers", "2", env=_env())
     assert res.returncode == 0, res.stderr

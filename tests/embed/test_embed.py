@@ -219,7 +219,17 @@ def test_audit_reuses_the_disk_cache_end_to_end(tmp_path: Path) -> None:
     for name in ("r1", "r2"):
         out = tmp_path / name
         res = CliRunner().invoke(
-            app, ["audit", "fixtures/corpus/pages", "--policy", str(policy), "--out", str(out)]
+            app,  # one extraction process: the cache is the embedder's (this process)
+            [
+                "audit",
+                "fixtures/corpus/pages",
+                "--policy",
+                str(policy),
+                "--out",
+                str(out),
+                "-w",
+                "1",
+            ],
         )
         assert res.exit_code in (0, 1), res.output
         parts = sorted((cache / "embeddings" / "hashing-256").glob("part-*.npy"))

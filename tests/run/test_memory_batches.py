@@ -4,11 +4,11 @@ neither changes a score."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
+from unittest import mock
 
 import polars as pl
 import pytest
@@ -63,14 +63,17 @@ def test_the_budget_is_a_validated_policy_key() -> None:
 
 
 def _audit(out: Path, *inputs: str, **env: str) -> dict:  # type: ignore[type-arg]
-    environ = dict(os.environ, **env)
-    environ["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p
-    )
-    cmd = [sys.executable, "-m", "trustaudit", "audit", *inputs, "--out", str(out)]
-    cmd += ["--now", "2026-11-01", "--quiet", "--fresh"]
-    res = subprocess.run(cmd, cwd=REPO, env=environ, capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, res.stderr[-2000:]
+    """`trustaudit audit` in this process (the policy's environment overrides set around it), one
+    extraction process: the batches and scores are what is checked here, not the process pool
+    (tests/cli/test_audit.py::test_process_pool_gives_the_same_result checks that)."""
+    from typer.testing import CliRunner
+
+    from trustaudit.cli.main import app
+
+    args = ["audit", *inputs, "--out", str(out), "--now", "2026-11-01", "--quiet", "--fresh"]
+    with mock.patch.dict(os.environ, env), contextlib.chdir(REPO):
+        res = CliRunner().invoke(app, [*args, "--workers", "1"])
+    assert res.exit_code == 0, res.output[-2000:]
     return json.loads((out / "manifest.json").read_text())
 
 

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import csv
 import gzip
+import os
 import random
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -26,8 +29,8 @@ from trustaudit.corpus_stages import (
     connected_components,
     run_local,
 )
-from trustaudit.embed import HashingEmbedder
-from trustaudit.policy import Policy
+from trustaudit.embed import Embedder, HashingEmbedder, get_embedder
+from trustaudit.policy import Policy, build_policy
 from trustaudit.scoring.coherence import (
     center_vectors,
     language_means,
@@ -36,6 +39,7 @@ from trustaudit.scoring.coherence import (
 )
 from trustaudit.scoring.corpus import corpus_signals
 from trustaudit.scoring.syndication import syndication_signals
+from trustaudit.stages import FramePages, corpus_coherence, corpus_status
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "corpora"
@@ -212,35 +216,47 @@ def test_language_sums_merge_exactly_in_any_order() -> None:
     assert np.array_equal(centred[24:], vecs[24:])
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("spill", [False, True], ids=["groupby", "spill"])
-def test_ray_parity_on_the_demo_corpus(
-    demo_pages: pl.DataFrame, tmp_path: Path, *, spill: bool
-) -> None:
+@pytest.fixture(scope="module")
+def ray_local() -> Iterator[None]:
+    """One local Ray instance for this module's Ray tests (started once, stopped after the last):
+    each start costs seconds, and its worker processes, once they have imported the scoring code,
+    serve the next test's tasks too. The tests only schedule on it; starting Ray from a run is
+    tested through the CLI (tests/cli/test_engines.py)."""
     pytest.importorskip("ray.data")
-    import ray.data
+    import ray
 
-    from trustaudit.run.ray_corpus import corpus_signals_ray, settle_fsspec_import
+    from trustaudit.run.ray_corpus import settle_fsspec_import
 
     settle_fsspec_import()
-
-    pages = pl.concat([demo_pages, _claim_pages()], how="diagonal_relaxed")
-    src = tmp_path / "pages.parquet"
-    pages.select(
-        "doc_id", "text", "registered_domain", "published", "fetched_at", "title", "entity"
-    ).write_parquet(src)
     started = not ray.is_initialized()
     if started:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
                  object_store_memory=128 * 1024 * 1024,
                  runtime_env={"worker_process_setup_hook": settle_fsspec_import})  # fmt: skip
     try:
-        ds = ray.data.read_parquet(str(src)).repartition(4)
-        spill_to = tmp_path / "spill" if spill else None
-        corpus_signals_ray(ds, P, out=tmp_path / "out", partitions=3, spill=spill_to)
+        yield
     finally:
         if started:
             ray.shutdown()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spill", [False, True], ids=["groupby", "spill"])
+def test_ray_parity_on_the_demo_corpus(
+    ray_local: None, demo_pages: pl.DataFrame, tmp_path: Path, *, spill: bool
+) -> None:
+    import ray.data
+
+    from trustaudit.run.ray_corpus import corpus_signals_ray
+
+    pages = pl.concat([demo_pages, _claim_pages()], how="diagonal_relaxed")
+    src = tmp_path / "pages.parquet"
+    pages.select(
+        "doc_id", "text", "registered_domain", "published", "fetched_at", "title", "entity"
+    ).write_parquet(src)
+    ds = ray.data.read_parquet(str(src)).repartition(4)
+    spill_to = tmp_path / "spill" if spill else None
+    corpus_signals_ray(ds, P, out=tmp_path / "out", partitions=3, spill=spill_to)
     new = pl.read_parquet(tmp_path / "out" / "*.parquet").sort("doc_id")
     _assert_parity(corpus_signals(pages, None, P, None), new)
     assert new.filter(pl.col("claim_outliers") > 0).height == 3
@@ -272,3 +288,44 @@ def test_wire_tag_parity_across_batches(tmp_path: Path) -> None:
     assert wire == {"w0": "Reuters", "w1": "Reuters", "w2": "Reuters", "w3": None, "x0": None}
     spun = new.filter(pl.col("doc_id") == "w3").row(0, named=True)
     assert spun["adjust_syndication"] < 0
+
+
+def test_ray_coherence_maps_run_on_workers_and_match_the_driver(
+    ray_local: None, tmp_path: Path
+) -> None:
+    """Coherence's maps as Ray tasks (`RayExecutor._batch_map`, offered by the Ray corpus map as
+    `batch_map`): they run in worker processes, in the driver's batch order, and give the scores of
+    the driver's own loop (`stages.corpus_coherence`). (Here, not in tests/run, to share the
+    module's Ray instance.)"""
+    from trustaudit.run.ray import RayExecutor
+
+    policy = build_policy(
+        {
+            "engine": {"distributed_corpus_min_pages": 10, "corpus_batch_pages": 4},
+            "embeddings": {"static_model": "hashing-64", "disk_cache": False},
+        }
+    )
+    pages = _claim_pages()
+    assert pages.height >= 10
+    source = FramePages(pages, pl.DataFrame())
+    embedder = get_embedder(policy.embeddings)
+    want = corpus_coherence(source, policy, embedder)
+
+    def where(batch: pl.DataFrame, _policy: Any, emb: Embedder, extra: str) -> tuple:
+        return os.getpid(), batch.get_column("doc_id").to_list(), emb.dim, extra
+
+    with RayExecutor.connect(None, num_cpus=2) as executor:
+        cmap = executor.corpus_map(policy, tmp_path / "work")
+        assert cmap.batch_map(9) is None  # below the threshold: coherence on the driver
+        batch_map = cmap.batch_map(pages.height)
+        assert batch_map is not None
+        halves = [pages.head(5), pages.tail(7)]
+        ran = batch_map(where, halves, "x")
+        assert [r[1] for r in ran] == [h.get_column("doc_id").to_list() for h in halves]
+        assert all(pid != os.getpid() for pid, *_ in ran)  # worker processes, not the driver
+        assert {(dim, extra) for _, _, dim, extra in ran} == {(64, "x")}
+        got = corpus_coherence(source, policy, embedder, batch_map=batch_map)
+        status = corpus_status(policy, corpus_map=cmap, pages=pages.height)
+    assert_frame_equal(got, want)
+    assert got.get_column("paragraphs_used").sum() > 0
+    assert status == "distributed (syndication, claims, coherence)"
