@@ -280,4 +280,6 @@ def test_unclosed_scripts_do_not_make_the_depth_check_quadratic() -> None:
         t0 = time.perf_counter()
         flat, moved = ex.limit_depth(html, 512)
         assert time.perf_counter() - t0 < 2.0
-        assert moved == 600 - 512 and flat.endswith(opener * 20_000)
+        # the first <script>/<style> is an element at depth 601 (moved like the <div>s past the
+        # limit since session 20); the rest is its text
+        assert moved == 600 - 512 + (opener != "<!--") and flat.endswith(opener * 20_000)
