@@ -203,3 +203,82 @@ def test_a_list_html_column_is_one_clear_error_row(tmp_path: Path) -> None:
         "unusable column type(s): html is list<element: string> (url must be text, html text or"
         " binary)"
     )
+
+
+def _groups_file(path: Path, groups: list[dict[str, list[str]]]) -> Path:
+    """A Parquet file of one row group per dict, text stored with dictionaries (no size limit)."""
+    schema = pa.schema([(k, pa.string()) for k in groups[0]])
+    with pq.ParquetWriter(
+        path, schema, compression="zstd", dictionary_pagesize_limit=(1 << 31) - 1
+    ) as w:
+        for g in groups:
+            w.write_table(pa.table(g, schema=schema))
+    return path
+
+
+def test_a_row_group_with_a_huge_dictionary_page_is_one_error_row(tmp_path: Path) -> None:
+    """Before (session 19's "Still open"): a dictionary page was decoded whole before any row of
+    its row group, so 20 distinct 60 MB html values in one 1.2 GB page (a 49 KB file) took the
+    reader to 6.0 GB. Now the page's size is read from its header first: over
+    inputs.max_parquet_page_bytes, its row group is one TOO_LARGE row naming the rows and the
+    column, and the row groups before and after it are read."""
+    big = [chr(65 + i) * 300_000 for i in range(4)]  # a 1.2 MB dictionary page
+    path = _groups_file(
+        tmp_path / "d.parquet",
+        [
+            {
+                "url": ["https://g.example/a", "https://g.example/b"],
+                "html": ["<p>a</p>", "<p>b</p>"],
+            },
+            {"url": [f"https://g.example/big{i}" for i in range(4)], "html": big},
+            {"url": ["https://g.example/c"], "html": ["<p>c</p>"]},
+        ],
+    )
+    limits = InputsPolicy(max_parquet_page_bytes=1_000_000)
+    rows, errors = collect(open_source(path, limits=limits))
+    assert [r["url"] for r in rows] == [
+        "https://g.example/a",
+        "https://g.example/b",
+        "https://g.example/c",
+    ]
+    assert [r["offset"] for r in rows] == [0, 1, 6]
+    assert [(e.offset, e.code) for e in errors] == [(2, "TOO_LARGE")]
+    assert errors[0].message.startswith("rows 2-5 (4 in row group 1) not read: column 'html'")
+    assert "over inputs.max_parquet_page_bytes (1000000)" in errors[0].message
+    # under the cap (the default), every row is read as before
+    rows, errors = collect(open_source(path, max_bytes=10_000_000))
+    assert len(rows) == 7 and not errors
+
+
+def test_a_huge_dictionary_page_of_an_extra_column_is_field_too_large(tmp_path: Path) -> None:
+    path = _groups_file(
+        tmp_path / "d.parquet",
+        [
+            {"url": ["https://g.example/a"], "html": ["<p>a</p>"], "tag": ["x"]},
+            {"url": ["https://g.example/b"], "html": ["<p>b</p>"], "tag": ["t" * 2_000_000]},
+        ],
+    )
+    rows, errors = collect(open_source(path, limits=InputsPolicy(max_parquet_page_bytes=1_000_000)))
+    assert [r["url"] for r in rows] == ["https://g.example/a"]
+    assert [(e.offset, e.code) for e in errors] == [(1, "FIELD_TOO_LARGE")]
+    assert errors[0].message.startswith("row 1 (1 in row group 1) not read")
+    assert "column 'tag' has a dictionary page of 2000004 bytes" in errors[0].message
+
+
+def test_the_page_size_is_read_from_a_thrift_page_header() -> None:
+    from trustaudit.io.parquet_cells import _page_size
+
+    # type DICTIONARY_PAGE (2), uncompressed 1,200,000,140, compressed 37,000: zigzag varints
+    def varint(n: int) -> bytes:
+        z, out = n << 1, b""
+        while True:
+            b = z & 0x7F
+            z >>= 7
+            out += bytes([b | (0x80 if z else 0)])
+            if not z:
+                return out
+
+    head = b"\x15" + varint(2) + b"\x15" + varint(1_200_000_140) + b"\x15" + varint(37_000)
+    assert _page_size(head) == 1_200_000_140
+    assert _page_size(b"\x19\x00") is None  # not a page header as written by any writer
+    assert _page_size(b"\x15\x04\x15") is None  # cut short

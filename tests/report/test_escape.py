@@ -118,6 +118,8 @@ MD_HOSTILE = [
     'GitLab: !12, group/project!34, &5, group&6, ~bug ~"needs review" %v1.0 %"Sprint 3"',
     "see https://gitlab.com/g/p/-/issues/7 and https://gitlab.com/g/p/-/merge_requests/8",
     'glued: group/project~bug, project~"needs review" project~12 g/p%v1.0 project%"Sprint 3"',
+    "glued by id or hex: project%12 project%beta g/p$3 $4 word!5 [vulnerability:6] *iteration:7",
+    "commits: deadbeef1 user@abc1234 abc1234...def5678 @_admin",
     "by id: ~12, about ~3 pages, (~45), milestone %6",
     "a|b | c",
     "line one\nline two\r\nthree",
@@ -162,6 +164,9 @@ def test_md_renders_as_the_text_it_was_given_and_nothing_else(raw: str) -> None:
     assert not re.search(r"[!&]\d|(?<![\w/])[~%][\w\"]|/-/(issues|merge_requests)/", text), text
     # nor a label or milestone glued to a project's path (`group/project~bug`, `p%v1.0`)
     assert not re.search(r"[\w.-](~[\w\"]|%[A-Za-z\"])", text), text
+    # nor by id, a snippet, a vulnerability, an iteration, a commit (session 20)
+    assert not re.search(r"[~%][\w\"]|\$\d|\[vulnerability:|\*iteration:|@_", text), text
+    assert not re.search(r"(?<![\w])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?!\w)", text), text
 
 
 def test_md_leaves_ordinary_text_untouched() -> None:
@@ -191,7 +196,40 @@ def test_md_defuses_glued_gitlab_labels_but_not_paths_urls_or_escapes() -> None:
     for plain in (
         "https://a.example/x~bug/a%20b?q=p%rel",
         "www.a.example/x~y",
-        "/home/me/file~ and ~/notes, 50%, a%20b caf%C3%A9",
+        "/home/me/file~ and ~/notes, 50%, 100% cotton",
         "https://a.example/~user",
     ):
         assert "\u200b" not in md(plain), plain
+
+
+def test_md_defuses_every_gitlab_and_github_reference_outside_urls() -> None:
+    """Before (session 19's "Still open"): `project%12` and `project%beta` (a milestone glued by id
+    or named from two hex letters), `$12` (a snippet), `[vulnerability:12]`, `*iteration:3`,
+    `@_user` and a commit's hex word reached a GitLab or GitHub comment live. Outside URLs every
+    sigil before a character that can start a reference is broken now, whatever precedes it
+    (GitLab's patterns take an optional project before it, so `a%20b` is milestone `20b`)."""
+    assert md("project%12 project%beta a%20b") == (
+        "project%\u200b12 project%\u200bbeta a%\u200b20b"
+    )
+    assert md("g/p$3 $12 word!12 x&5") == "g/p\\$\u200b3 \\$\u200b12 word\\!\u200b12 x&amp;\u200b5"
+    assert md("/~12 проект~34 %проект") == "/\\~\u200b12 проект\\~\u200b34 %\u200bпроект"
+    assert md("[vulnerability:12] *iteration:3") == (
+        "\\[\u200bvulnerability:12\\] \\*\u200biteration:3"
+    )
+    assert md("@_admin @.x") == "@\u200b\\_admin @\u200b.x"
+    # a commit: hex words of 7-40 digits holding a letter and a digit, broken every 6 digits
+    assert md("fixed in deadbeef1 and abc1234...def5678") == (
+        "fixed in deadbe\u200bef1 and abc123\u200b4...def567\u200b8"
+    )
+    sha = "a5c3785ed8d6a35868bc169f07e40e889087fd2e"
+    got = md(f"user@{sha}")
+    assert got.replace("\u200b", "") == f"user@{sha}"
+    assert not re.search(r"[0-9a-f]{7}", got), got
+    # numbers, short hex, 64-digit hashes and words are left as written
+    for plain in ("1234567 cafe12 " + "ab" * 32, "facade and decade"):
+        assert "\u200b" not in md(plain), plain
+    # inside a URL GitHub or GitLab links: percent-escapes, `~`, ids in the path stay (no cut link)
+    url = "https://a.example/post/5f3a9c2e1b/a%20b~x?q=1"
+    assert md(url) == url.replace("~", "\\~")
+    # a scheme neither links (or an unsafe one) is text: defused like text
+    assert "\u200b" in md("javascript://x/~12") and "\u200b" in md("xhttps://a.example/~12")

@@ -14,7 +14,7 @@ import re
 import signal
 import threading
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
@@ -475,20 +475,94 @@ _FLAT_TAGS = frozenset(
         *("td", "th", "thead", "tbody", "tfoot", "rt", "rp", "colgroup", "!doctype", "a"),
     ]
 )
-# scripts, styles and comments hold tag-like strings ("<span>" + x) that are not elements: skipped;
-# one left open runs to the end of the page, as in a browser (searching for its end once for each
-# of 20,000 unclosed <script>s took 88 s)
-_OPAQUE = (
-    r"<script\b[^<]*+(?:<(?!/script)[^<]*+)*+(?:</script\s*>)?"
-    r"|<style\b[^<]*+(?:<(?!/style)[^<]*+)*+(?:</style\s*>)?"
-    r"|<!--[^-]*+(?:-(?!->)[^-]*+)*+(?:-->)?|"
+# What the HTML tokenizer does not read as tags (WHATWG HTML 13.2.5): a comment (`<!-->` and
+# `<!--->` end at once; `-->` or `--!>` end one; one left open runs to the end of the page), a
+# bogus comment (`<!x`, `<?x`, `</ x`: to the next `>`), the text of a raw-text element (script
+# data: script; RAWTEXT: style, xmp, iframe, noembed, noframes; RCDATA: textarea, title) up to
+# its end tag or, left open, to the end of the page, and everything after `<plaintext>`. Tags are
+# read with their attributes, quotes respected, so a `>`, `<!--` or `<script>` inside an
+# attribute value is no markup. noscript is markup (every parser here runs with scripting off).
+# Inside <svg> or <math> (foreign content) none of these elements holds raw text, and the
+# parsers disagree on <title>: nothing is skipped there but comments (a breakout element such as
+# <div> or <p> ends foreign content). Skipping less than a parser reads would let a bomb through
+# (lexbor reads nested <div>s in an svg <title>); skipping more would count, and split, text.
+_RAW_TEXT = frozenset(
+    ["script", "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title"]
 )
+_FOREIGN = frozenset(["svg", "math"])
+_BREAKOUT_NAMES = """b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head
+    hr i img li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt
+    u ul var"""
+_BREAKOUT = frozenset(_BREAKOUT_NAMES.split())
+_ATTRS = r"""(?:[\s/]*+[^\s/>][^\s/>=]*+(?:\s*+=\s*+(?:"[^"]*+"|'[^']*+'|[^\s>]*+))?+)*+"""
+_MARKUP_RE = re.compile(
+    r"<(?:(?P<comment>!--)|(?P<cdata>!\[CDATA\[)|(?P<bogus>[!?]|/(?![a-zA-Z>]))"
+    r"|(?P<close>/?)(?P<name>[a-zA-Z][^\s/>]*+)" + _ATTRS + r"[\s/]*+>?)"
+)
+_COMMENT_END = re.compile(r"--!?>")
+_RAW_END: dict[str, re.Pattern[str]] = {
+    n: re.compile(r"</" + n + r"(?=[\s/>])" + _ATTRS + r"[\s/]*+>?", re.IGNORECASE)
+    for n in _RAW_TEXT
+}
 _TAG_QUICK_RE = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)")
-_TAG_RE = re.compile(r"(?is)" + _OPAQUE + r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)")
-_TAG_FULL_RE = re.compile(r"(?is)" + _OPAQUE + r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)[^>]*>?")
 
 
-def _deepest(tags: list[tuple[str, str]], limit: int) -> int:
+def _tags(html: str) -> Iterator[tuple[int, int, bool, str]]:
+    """(start, end, is an end tag, name) of each tag the HTML tokenizer reads (see `_RAW_TEXT`'s
+    comment for what it skips). Linear: each skip searches forward once, and one left open ends
+    the page."""
+    pos = foreign = 0
+    while (m := _MARKUP_RE.search(html, pos)) is not None:
+        start = m.start()
+        if m.group("comment"):
+            body = m.end()
+            if html.startswith(">", body) or html.startswith("->", body):
+                pos = html.index(">", body) + 1
+                continue
+            e = _COMMENT_END.search(html, body)
+            if e is None:
+                return
+            pos = e.end()
+            continue
+        if m.group("cdata") and foreign:
+            e_at = html.find("]]>", m.end())
+            if e_at < 0:
+                return
+            pos = e_at + 3
+            continue
+        if m.group("cdata") or m.group("bogus"):
+            e_at = html.find(">", m.end())
+            if e_at < 0:
+                return
+            pos = e_at + 1
+            continue
+        name, close, end = m.group("name"), bool(m.group("close")), m.end()
+        lower = name.lower()
+        yield start, end, close, name
+        pos = end
+        if close:
+            if lower in _FOREIGN and foreign:
+                foreign -= 1
+            continue
+        if lower in _FOREIGN:
+            if not html.startswith("/>", end - 2):
+                foreign += 1
+            continue
+        if foreign:
+            if lower in _BREAKOUT:
+                foreign = 0
+            continue
+        if lower == "plaintext":
+            return
+        if lower in _RAW_TEXT:
+            e = _RAW_END[lower].search(html, pos)
+            if e is None:
+                return  # left open: its text runs to the end of the page
+            yield e.start(), e.end(), True, lower
+            pos = e.end()
+
+
+def _deepest(tags: Iterable[tuple[bool | str, str]], limit: int) -> int:
     depth = deepest = 0
     for close, name in tags:
         if not name or name in _FLAT_TAGS or name.lower() in _FLAT_TAGS:
@@ -510,15 +584,16 @@ def html_depth(html: str, limit: int) -> int:
     Why: the HTML parsers (lexbor, resiliparse) are C code whose time grows faster than linearly with
     depth (100k nested <div>s took minutes) and that no Python signal can interrupt. A quick count
     first (under 1 ms for a 90 KB page, about 5 % of its extraction); only a page it puts past the
-    limit is counted again without the tag-like strings of scripts, styles and comments (which put 3
-    of 1,217 real pages in ../shared/corpora over).
+    limit is counted again as the tokenizer reads it (`_tags`: not the tag-like strings of
+    comments, scripts, styles, textareas and other raw text, which put 3 of 1,217 real pages in
+    ../shared/corpora over).
     """
     if html.count("<") <= limit:
         return 0
     quick = _deepest(_TAG_QUICK_RE.findall(html), limit)
     if quick <= limit:
         return quick
-    return _deepest(_TAG_RE.findall(html), limit)
+    return _deepest(((c, name) for _, _, c, name in _tags(html)), limit)
 
 
 def limit_depth(html: str, limit: int) -> tuple[str, int]:
@@ -528,31 +603,31 @@ def limit_depth(html: str, limit: int) -> tuple[str, int]:
     that would open below `limit` is kept, with its attributes, as a sibling at depth limit + 1:
     the previous such element is closed first. Dropping deep tags instead would strip their
     attributes, so a `display:none` block behind 600 unclosed <div>s would turn into visible
-    text and its injection would no longer count as hidden.
+    text and its injection would no longer count as hidden. Tags are read as the tokenizer reads
+    them (`_tags`), so no close is ever inserted into a comment, a script or a textarea's text.
     """
     if html_depth(html, limit) <= limit:
         return html, 0
     out: list[str] = []
     last = depth = moved = 0
     overflow: str | None = None  # the element kept open at depth limit + 1
-    for m in _TAG_FULL_RE.finditer(html):
-        name = m.group(2)
-        if not name or name in _FLAT_TAGS or name.lower() in _FLAT_TAGS:
+    for start, end, close, name in _tags(html):
+        if name in _FLAT_TAGS or name.lower() in _FLAT_TAGS:
             continue
-        if m.group(1):  # a closing tag
+        if close:
             if depth > limit:
                 if overflow is not None and name.lower() == overflow.lower():
                     overflow = None  # closes the kept element: the tag stays
                 else:  # closes an element that was already closed as a sibling: drop it
-                    out.append(html[last : m.start()])
-                    last = m.end()
+                    out.append(html[last:start])
+                    last = end
             depth = max(depth - 1, 0)
             continue
         depth += 1
         if depth > limit:
             head = f"</{overflow}>" if overflow else ""
-            out.append(html[last : m.start()] + head + m.group(0))
-            last = m.end()
+            out.append(html[last:start] + head + html[start:end])
+            last = end
             overflow = name
             moved += 1
     out.append(html[last:])

@@ -53,12 +53,24 @@ _ATTR_NC = _ATTR.replace("(", "(?:", 1)
 # Comments hold "<x ...>" that is no tag; one left open runs to the end of the page (as in a
 # browser, and so that a page of unclosed ones is not searched to its end once for each). Written
 # as unrolled loops (runs of other characters at C speed), not `.*?(?:-->|\Z)`, which tests both
-# ends at every character and made the pass four times slower.
-_COMMENT = r"<!--[^-]*+(?:-(?!->)[^-]*+)*+(?:-->)?"
-# Raw-text elements (their text is no markup), their content skipped whole to their end tag or,
-# left open, to the end of the page; their start tag's attributes are read like any other's.
-_RAW = r"script|style|textarea|title"
+# ends at every character and made the pass four times slower. As the tokenizer reads them
+# (WHATWG HTML 13.2.5): `<!-->` and `<!--->` end at once, `--!>` ends one like `-->`; a bogus
+# comment (`<!x`, `<?x`, `</ x`) ends at the first `>` (before session 20 `<!-->` or `<?x <!-- >`
+# hid the rest of the page, and an element of 20,000 attributes after it, from both caps).
+_COMMENT = r"<!--(?:-?>|[^-]*+(?:-(?!-!?>)[^-]*+)*+(?:--!?>)?)"
+_BOGUS = r"<(?:[!?]|/(?![a-zA-Z>]))[^>]*+>?"
+# Raw-text elements (their text is no markup: script data, RAWTEXT and RCDATA in the tokenizer),
+# their content skipped whole to their end tag or, left open, to the end of the page; their start
+# tag's attributes are read like any other's. In <svg> or <math> none holds raw text (lexbor reads
+# `<svg><style><g a1 a2 …>` as an element), so a page naming either skips none (`_raw_for`).
+_RAW = r"script|style|textarea|title|xmp|iframe|noembed|noframes|plaintext"
 _RAW_BODY = r"[\s/]*+>?[^<]*+(?:<(?!/(?P=raw)[\s/>])[^<]*+)*+(?:</(?P=raw)\s*>)?"
+_FOREIGN = re.compile(r"<(?:svg|math)[\s/>]", re.IGNORECASE)
+
+
+def _raw_for(html: str) -> str:
+    """The raw-text element names to skip in `html`: none on a page with foreign content."""
+    return "" if _FOREIGN.search(html) else _RAW
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +89,7 @@ class AttributeCut:
     spill: str = ""
 
 
-def _candidates(limit: int) -> re.Pattern[str]:
+def _candidates(limit: int, raw_names: str) -> re.Pattern[str]:
     """A pattern that, matched at a position, skips text, opaque blocks and start tags of fewer
     than `limit` attribute tokens (all inside the regex engine, so an ordinary page costs one
     C-speed pass and no Python per tag) and ends on the first start tag of `limit` or more
@@ -98,14 +110,16 @@ def _candidates(limit: int) -> re.Pattern[str]:
         + r"(?:</"
         + n
         + r"\s*>)?"
-        for n in _RAW.split("|")
+        for n in raw_names.split("|")
+        if n
     )
     ordinary = r"<[a-zA-Z][^\s/>]*+" + few
-    skip = r"(?:[^<]++|" + _COMMENT + "|" + raw + "|" + ordinary + r"|<(?![a-zA-Z]))*+"
+    raw = raw + "|" if raw else ""
+    skip = r"(?:[^<]++|" + _COMMENT + "|" + _BOGUS + "|" + raw + ordinary + r"|<(?![a-zA-Z]))*+"
     return re.compile(r"(?is)" + skip + r"<(?P<tag>[a-zA-Z][^\s/>]*+)")
 
 
-_PATTERNS: dict[int, re.Pattern[str]] = {}
+_PATTERNS: dict[tuple[int, str], re.Pattern[str]] = {}
 
 
 def limit_attributes(html: str, limit: int) -> AttributeCut:
@@ -113,9 +127,10 @@ def limit_attributes(html: str, limit: int) -> AttributeCut:
     first of each of `KEPT_NAMES`): see the module docstring. Linear in the page's length."""
     if len(html) < 2 * limit:  # each attribute takes a separator and a name
         return AttributeCut(html)
-    pattern = _PATTERNS.get(limit)
+    key = (limit, _raw_for(html))
+    pattern = _PATTERNS.get(key)
     if pattern is None:
-        pattern = _PATTERNS.setdefault(limit, _candidates(limit))
+        pattern = _PATTERNS.setdefault(key, _candidates(*key))
     out: list[str] = []
     spill: list[str] = []
     last = dropped = elements = 0
@@ -199,12 +214,20 @@ _HTML_TAG_NAMES = """a abbr address area article aside audio b base bdi bdo bloc
     lineargradient radialgradient stop filter foreignobject desc metadata mi mo mn ms mtext
     annotation-xml"""
 HTML_TAGS = frozenset(_HTML_TAG_NAMES.split())
+
+
 # A comment; a start tag (group `raw` or `name`) with its attribute region (`attrs`) and, for a
 # raw-text element, its content; or an end tag (`end`).
-_REGION = re.compile(
-    r"(?is)" + _COMMENT + r"|<(?:(?P<raw>" + _RAW + r")(?=[\s/>])|(?P<name>[a-zA-Z][^\s/>]*+))"
-    r"(?P<attrs>(?:" + _ATTR_NC + r")*+)(?(raw)" + _RAW_BODY + r")|</(?P<end>[a-zA-Z][^\s/>]*+)"
-)
+def _region(raw_names: str) -> re.Pattern[str]:
+    raw = r"(?P<raw>" + (raw_names or "(?!)") + r")(?=[\s/>])|"
+    return re.compile(
+        r"(?is)" + _COMMENT + "|" + _BOGUS + r"|<(?:" + raw + r"(?P<name>[a-zA-Z][^\s/>]*+))"
+        r"(?P<attrs>(?:" + _ATTR_NC + r")*+)(?(raw)" + _RAW_BODY + r")"
+        r"|</(?P<end>[a-zA-Z][^\s/>]*+)"
+    )
+
+
+_REGIONS = {names: _region(names) for names in (_RAW, "")}
 
 
 # A page with less markup than this many bytes a name of the cap (its text between tags removed:
@@ -231,7 +254,7 @@ class NameCut:
 def _names_over(html: str, max_names: int) -> bool:
     """Whether the page has more than `max_names` distinct unknown element names or attribute
     names (C-speed passes: one list of the tags' attribute regions, one set of the names)."""
-    found = _REGION.findall(html)  # (raw, name, attrs, end) of each match
+    found = _REGIONS[_raw_for(html)].findall(html)  # (raw, name, attrs, end) of each match
     tags = {t for _, t, _, _ in found if t}
     if len(tags) > max_names and len({t.lower() for t in tags} - HTML_TAGS) > max_names:
         return True
@@ -260,7 +283,7 @@ def limit_names(html: str, max_names: int) -> NameCut:
     renamed_names: set[str] = set()
     attr_seen: set[str] = set()
     last = renamed = dropped = 0
-    for m in _REGION.finditer(html):
+    for m in _REGIONS[_raw_for(html)].finditer(html):
         end_name, start_name = m.group("end"), m.group("name") or m.group("raw")
         if end_name is not None:
             if end_name.lower() in renamed_names:

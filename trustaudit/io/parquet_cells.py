@@ -10,7 +10,8 @@ decoded a few at a time, at most `max_bytes` of cells together (docs/limits.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -62,14 +63,76 @@ def open_parquet(open_file: Any) -> pq.ParquetFile:
     return pq.ParquetFile(open_file(), read_dictionary=names)
 
 
-def parquet_batches(
-    pf: pq.ParquetFile, batch_size: int, max_bytes: int
-) -> Iterator[pa.RecordBatch]:
-    """The file's rows in Arrow batches of about `max_bytes` (by each row group's uncompressed size
-    in the footer), at most `batch_size` rows. Dictionary columns stay encoded; a batch is still
-    checked cell by cell (`cell_bytes`) and decoded in parts (`decoded_parts`)."""
+def _page_size(head: bytes) -> int | None:
+    """`uncompressed_page_size` (field 2, an i32) of the Thrift compact `PageHeader` that `head`
+    starts with, or None when it cannot be read there (the reader then finds what is wrong)."""
+    at = 0
+    field = 0
+    while at < len(head):
+        byte = head[at]
+        at += 1
+        delta, kind = byte >> 4, byte & 0x0F
+        if kind != 5 or delta == 0:  # only the short form of an i32 field precedes field 2
+            return None
+        field += delta
+        value = shift = 0
+        while at < len(head):  # a zigzag varint
+            b = head[at]
+            at += 1
+            value |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        else:
+            return None
+        if field == 2:
+            return (value >> 1) ^ -(value & 1)
+        if field > 2:
+            return None
+    return None
+
+
+def oversized_dictionaries(
+    pf: pq.ParquetFile, open_file: Any, limit: int
+) -> dict[int, tuple[str, int]]:
+    """Row groups whose dictionary page of some column is over `limit` bytes once decompressed:
+    {row group: (column path, its size)}. Arrow decodes a dictionary page whole before it gives
+    a row of its row group (with `read_dictionary` too), and a page may be 2 GiB: a few KB of
+    zstd hold one. The page's size is in its header (a few bytes read from the file), read only
+    for a column chunk whose footer size is over `limit` (so an ordinary file reads nothing)."""
     meta = pf.metadata
-    for g in range(meta.num_row_groups):
+    out: dict[int, tuple[str, int]] = {}
+    handle = None
+    try:
+        for g in range(meta.num_row_groups):
+            group = meta.row_group(g)
+            for i in range(group.num_columns):
+                col = group.column(i)
+                if not col.has_dictionary_page or col.total_uncompressed_size <= limit:
+                    continue
+                if handle is None:
+                    src = open_file()
+                    handle = open(src, "rb") if isinstance(src, str | os.PathLike) else src  # noqa: SIM115
+                handle.seek(col.dictionary_page_offset)
+                size = _page_size(handle.read(32))
+                if size is not None and size > limit:
+                    out[g] = (col.path_in_schema, size)
+                    break
+    finally:
+        if handle is not None:
+            handle.close()
+    return out
+
+
+def parquet_batches(
+    pf: pq.ParquetFile, batch_size: int, max_bytes: int, groups: Iterable[int] | None = None
+) -> Iterator[pa.RecordBatch]:
+    """The file's rows (of row groups `groups`, all by default) in Arrow batches of about
+    `max_bytes` (by each row group's uncompressed size in the footer), at most `batch_size` rows.
+    Dictionary columns stay encoded; a batch is still checked cell by cell (`cell_bytes`) and
+    decoded in parts (`decoded_parts`)."""
+    meta = pf.metadata
+    for g in range(meta.num_row_groups) if groups is None else groups:
         group = meta.row_group(g)
         per_row = group.total_byte_size / max(group.num_rows, 1)
         rows = batch_size if per_row <= 0 else int(max(1, min(batch_size, max_bytes // per_row)))

@@ -47,6 +47,7 @@ from trustaudit.io.parquet_cells import (
     cell_bytes,
     decoded_parts,
     open_parquet,
+    oversized_dictionaries,
     parquet_batches,
 )
 from trustaudit.io.records import (
@@ -1411,9 +1412,7 @@ class ParquetSource(_PathSource):
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         try:
-            pf = open_parquet(
-                lambda: fs.open_random_access(self.path) if fs.is_uri(self.path) else self.path
-            )
+            pf = open_parquet(self._open_parquet)
         except (OSError, pa.ArrowException) as exc:
             yield _error_batch(
                 self.name, None, None, "read", "PARQUET_CORRUPT", f"cannot open Parquet file: {exc}"
@@ -1452,11 +1451,20 @@ class ParquetSource(_PathSource):
             )
             return
         start = 0
+        meta = pf.metadata
         try:
-            for batch in parquet_batches(pf, batch_size, self.limits.batch_max_bytes):
-                yield from self._rows(batch, start, extra)
-                start += batch.num_rows
-                self._bytes_read = (self._size() or 0) * start // max(pf.metadata.num_rows, 1)
+            huge = oversized_dictionaries(
+                pf, self._open_parquet, self.limits.max_parquet_page_bytes
+            )
+            for g in range(meta.num_row_groups):
+                if g in huge:
+                    yield self._huge_group(start, meta.row_group(g).num_rows, g, *huge[g])
+                    start += meta.row_group(g).num_rows
+                    continue
+                for batch in parquet_batches(pf, batch_size, self.limits.batch_max_bytes, [g]):
+                    yield from self._rows(batch, start, extra)
+                    start += batch.num_rows
+                    self._bytes_read = (self._size() or 0) * start // max(meta.num_rows, 1)
         except (OSError, pa.ArrowException) as exc:
             yield _error_batch(
                 self.name,
@@ -1466,6 +1474,23 @@ class ParquetSource(_PathSource):
                 "PARQUET_CORRUPT",
                 f"unreadable from row {start}: {exc}",
             )
+
+    def _open_parquet(self) -> Any:
+        return fs.open_random_access(self.path) if fs.is_uri(self.path) else self.path
+
+    def _huge_group(self, start: int, rows: int, group: int, column: str, size: int) -> RecordBatch:
+        """One error row for a row group whose dictionary page is over
+        `inputs.max_parquet_page_bytes` (`oversized_dictionaries`): none of its rows can be read
+        without decoding that page whole. TOO_LARGE when the column is html or text, else
+        FIELD_TOO_LARGE (both count as unscanned content for the gate)."""
+        code = "TOO_LARGE" if column.split(".")[0] in CONTENT_COLUMNS else "FIELD_TOO_LARGE"
+        span = f"row {start}" if rows == 1 else f"rows {start}-{start + rows - 1}"
+        why = (
+            f"{span} ({rows} in row group {group}) not read: column"
+            f" {column[:80]!r} has a dictionary page of {size} bytes, over"
+            f" inputs.max_parquet_page_bytes ({self.limits.max_parquet_page_bytes})"
+        )
+        return _error_batch(self.name, start, None, "read", code, why)
 
     def _rows(self, batch: pa.RecordBatch, start: int, extra: list[str]) -> Iterator[RecordBatch]:
         """One Arrow batch -> record batches: over-cap cells are error rows before any is decoded

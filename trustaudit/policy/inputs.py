@@ -70,6 +70,12 @@ class InputsPolicy:
         " holds, and what a batch of large records costs the driver, no longer grows with the count",
         ge=1,
     )
+    max_parquet_page_bytes: int = opt(
+        256_000_000,
+        "a Parquet dictionary page (decoded whole before any row of its row group, and up to 2 GiB"
+        " from a few KB of zstd) larger than this once decompressed: its row group is not read,"
+        " one error row TOO_LARGE (html/text) or FIELD_TOO_LARGE; the other row groups are read",
+    )
     max_binary_share: float = opt(
         0.10,
         "after decoding (NULs stripped, UTF-16/32 detected), a document whose share of control and"
@@ -87,6 +93,7 @@ class InputsPolicy:
             "max_html_attributes",
             "max_html_names",
             "batch_max_bytes",
+            "max_parquet_page_bytes",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"inputs.{name} must be >= 1")

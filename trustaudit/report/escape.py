@@ -123,41 +123,68 @@ def cut_text_expr(expr: pl.Expr, limit: int) -> pl.Expr:
 # GitHub and GitLab act on the text of a rendered comment, after Markdown, so neither a backslash
 # nor an entity stops them: `:white_check_mark:` becomes ✅ (a page forging a verdict), `@org/team`
 # notifies a team, `#12`, `owner/repo#12`, `GH-12` and a github.com issue or pull-request URL put
-# a cross-reference in that issue's timeline; GitLab also reads `!12` (a merge request), `&12` (an
-# epic), `~label`, `%milestone` and `/-/issues/N`, `/-/merge_requests/N`, `/-/epics/N` URLs. A
-# zero-width space after the `:`, `@`, `#`, `!`, `&`, `~`, `%`, `GH-`, `github` or `/-` breaks the
-# token and reads the same (Renovate and Dependabot defuse `@` in release notes so); `10:30:45`,
-# `https://`, `100%`, `%20` and other URLs have no such token. A `~` or `%` before a digit is a
-# label or milestone by id (`~12`, `%3`) wherever no ASCII word character stands before it, as in
-# "about ~12", "проект~12" (GitLab's `\w` is ASCII): broken too, since the break is invisible.
+# a cross-reference in that issue's timeline, a word of 7-40 hex digits links a commit; GitLab also
+# reads `!12` (a merge request), `&12` (an epic), `$12` (a snippet), `~label` and `~12`,
+# `%milestone` and `%12`, each also glued to a project's path (`group/project~12`, `project%12`,
+# `project$3`), `[vulnerability:12]`, `*iteration:12` and `/-/issues/N`, `/-/merge_requests/N`,
+# `/-/epics/N` URLs. A zero-width space after the sigil (or inside the hex word, every 6 digits)
+# breaks the token and reads the same (Renovate and Dependabot defuse `@` in release notes so).
+#
+# Text outside URLs: every sigil before a character that can start a reference is broken, whatever
+# stands before it (GitLab's patterns take an optional project path before the sigil, so `/~12`,
+# `a%20b` and `проект~34` are references to it; its `\w` is ASCII, its milestone names are not).
+_MD_REF = re.compile(
+    r":(?=(?:[\w+-]*[A-Za-z_][\w+-]*|100|1234|[+-]1):)"  # emoji names without a letter: these four
+    r"|@(?=[\w.])|[#!&$](?=\d)|(?<![A-Za-z0-9])GH-(?=\d)|[~%](?=[\w\"])"
+    r"|github(?=\.com/[^/\s]+/[^/\s]+/(?:issues|pull|discussions)/\d)"
+    r"|/-(?=/(?:issues|merge_requests|epics|work_items)/\d)"
+    r"|\[(?=[a-z_]+:)|\*(?=iteration:)",
+    re.IGNORECASE,
+)
+# A commit: a word of 7 to 40 hex digits holding a letter and a digit (GitHub and GitLab link one
+# that names a commit of the repository, alone or after `user@`, `project@`, or in `a...b`); words
+# of digits only (numbers) are left as written.
+_MD_SHA = re.compile(
+    r"(?<![\w])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![\w])", re.IGNORECASE | re.ASCII
+)
+# Inside a URL that both GitHub and GitLab link (http, https or ftp, its scheme not glued to a
+# letter, as cmark-gfm reads it; or `www.` after a blank), no reference is read, and a break would
+# cut the link: only the tokens GitHub reads whatever encloses them are broken there (emoji,
+# mentions, `#12`, issue URLs), not percent-escapes (`a%20b`), `/~user` or ids in a path. Any other
+# scheme (`javascript://`, `xhttps://`) may stay text: defused like text.
 _MD_TRIGGER = re.compile(
-    r":(?=(?:[\w+-]*[A-Za-z_][\w+-]*|100|1234|[+-]1):)"  # names without a letter: these four
+    r":(?=(?:[\w+-]*[A-Za-z_][\w+-]*|100|1234|[+-]1):)"
     r"|@(?=[A-Za-z0-9])|#(?=\d)|(?<![A-Za-z0-9])GH-(?=\d)"
     r"|github(?=\.com/[^/\s]+/[^/\s]+/(?:issues|pull|discussions)/\d)"
-    r"|(?<![=?/])[!&](?=\d)|(?<![\w/])[~%](?=[A-Za-z0-9\"])"  # also group/project!12, group&12
+    r"|(?<![=?/])[!&](?=\d)|(?<![\w/])[~%](?=[A-Za-z0-9\"])"
     r"|/-(?=/(?:issues|merge_requests|epics|work_items)/\d)",
     re.IGNORECASE | re.ASCII,
 )
-# GitLab also reads a label or milestone of another project glued to its path:
-# `group/project~bug`, `project~"needs review"`, `project~12` (a label id), `project%v1.0`,
-# `project%"Sprint 3"`. Defused outside URLs (text GitLab autolinks is never a reference, and a
-# break would cut the link), not after `/` (a home page's `/~user`), and `%` only before a quote
-# or a letter that does not start a percent-escape (`a%20b`, `caf%C3%A9` stay): a milestone
-# glued by id (`project%12`) or named from two hex letters (`project%beta`) reads as an escape.
-_MD_GLUED = re.compile(
-    r"(?<=[\w.-])~(?=[\w\"])|(?<=[\w.-])%(?=\"|(?![0-9A-Fa-f]{2})[A-Za-z])", re.ASCII
+_URL_TOKEN = re.compile(
+    r"(?<![a-z])(?:https?|ftp)://[^\s<>]*"
+    r"|(?<!\S)www\.[^\s<>]*",
+    re.IGNORECASE,
 )
-_URL_TOKEN = re.compile(r"\S*://\S*|www\.\S*", re.IGNORECASE)
 _MD_BREAK = "\u200b"
 
 
-def _break_glued(text: str) -> str:
-    """`text` with a zero-width space after each glued GitLab `~` or `%` outside URL tokens."""
+def _sha_break(m: re.Match[str]) -> str:
+    word = m.group(0)
+    return _MD_BREAK.join(word[i : i + 6] for i in range(0, len(word), 6))
+
+
+def _defuse(text: str) -> str:
+    """`text` with a zero-width space after each reference sigil GitHub or GitLab would act on:
+    the broad rule (`_MD_REF`, `_MD_SHA`) outside URL tokens, `_MD_TRIGGER` inside them."""
     out, at = [], 0
+
+    def plain(part: str) -> str:
+        return _MD_SHA.sub(_sha_break, _MD_REF.sub(r"\g<0>" + _MD_BREAK, part))
+
     for m in _URL_TOKEN.finditer(text):
-        out += [_MD_GLUED.sub(r"\g<0>" + _MD_BREAK, text[at : m.start()]), m.group(0)]
+        out += [plain(text[at : m.start()]), _MD_TRIGGER.sub(r"\g<0>" + _MD_BREAK, m.group(0))]
         at = m.end()
-    out.append(_MD_GLUED.sub(r"\g<0>" + _MD_BREAK, text[at:]))
+    out.append(plain(text[at:]))
     return "".join(out)
 
 
@@ -172,7 +199,7 @@ def md(text: str | None, limit: int = 300) -> str:
     PR comment fetches its URL when read; a bare URL may still be autolinked, a link never
     loaded), no emphasis, strikethrough or math, and no emoji code, @mention or issue reference
     left for GitHub to act on. Rendered, it reads as the text it was given."""
-    t = _MD_TRIGGER.sub(lambda m: m.group(0) + _MD_BREAK, _break_glued(one_line(text, limit)))
+    t = _defuse(one_line(text, limit))
     return _MD_SYNTAX.sub(r"\\\1", html.escape(t, quote=False))
 
 
