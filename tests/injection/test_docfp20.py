@@ -218,3 +218,28 @@ def test_cli_a_manual_is_not_quarantined_and_a_planted_entry_is(tmp_path: Path) 
     assert any(f["quoted"] == REFERENCE for f in got["demo.html"][0])
     for name in ("override.html", "assistant.html", "upload.html"):
         assert got[name][1] == "quarantine", (name, got[name])
+
+
+def test_rst_html_renders_literal_blocks_definitions_and_titles() -> None:
+    """The reST sources of bench/techdocs.py (`cmake`, `awscli`) as docutils would show them: a
+    block after ``::`` is code (quoted by the scan), a flush term over an indented description is
+    a definition list, an underlined line a heading."""
+    from injection.bench_module import load
+
+    techdocs = load("techdocs")
+    page = techdocs.rst_html(
+        "Title\n=====\n\nRun it like this::\n\n    demo --all\n\n"
+        "``APPEND``\n  Append to the output.\n\nPlain <text> & more.\n"
+    )
+    assert "<h2>Title</h2>" in page
+    assert "<p>Run it like this:</p>" in page and "<pre>    demo --all</pre>" in page
+    assert "<dl><dt>``APPEND``</dt><dd><p>Append to the output.</p></dd></dl>" in page
+    assert "<p>Plain &lt;text&gt; &amp; more.</p>" in page
+
+
+def test_doc_hosts_draws_from_round_one_sources_only() -> None:
+    from injection.bench_module import load
+
+    techdocs = load("techdocs")
+    assert not set(techdocs.HOST_SOURCES) & set(techdocs.HELD_OUT)
+    assert "man" not in techdocs.HOST_SOURCES
