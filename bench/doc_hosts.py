@@ -34,7 +34,14 @@ if str(ROOT) not in sys.path:
 
 from bench.injection_eval import TECHNIQUES, insert  # noqa: E402
 from bench.injection_lofo import HIDDEN, _visible, load_families  # noqa: E402
-from bench.techdocs import live, page_html, pages_of, sources, trained_on  # noqa: E402
+from bench.techdocs import (  # noqa: E402
+    HOST_SOURCES,
+    live,
+    page_html,
+    pages_of,
+    sources,
+    trained_on,
+)
 from trustaudit.injection import scan_html  # noqa: E402
 from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
 
@@ -47,11 +54,11 @@ def doc_hosts(n: int) -> list[str]:
     """`n` documentation pages, drawn by a keyed hash over every installed source (the same pages
     on every tree), as HTML."""
     skip = trained_on()
-    # not `man` (held out since session 19's round 2, and the host sample stays round 1's)
+    # round 1's sources only (not `man`, nor session 20's held-out ones): the host sample stays put
     files = [
         f
         for name, pats in sources([]).items()
-        if name != "man"
+        if name in HOST_SOURCES
         for f in pages_of(name, pats, 400, skip)
     ]
     files.sort(key=_keyed)

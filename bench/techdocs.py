@@ -30,6 +30,26 @@ stay held out; the bench prints both totals. Round 2 (session 19) read pypi-read
 it is a tuning source since; ``man`` (added and measured before any rule of round 2 changed),
 ``python`` and ``gcloud`` are held out.
 
+Session 20 split (fixed, and the new sources measured on main 810a1cc, before any finding of
+theirs was read or any rule changed): every source above is a *tuning* source now (man1 was read
+in session 19, IDLE's and the Cloud SDK's findings too); held out are five new sources, read only
+once, after the rules are final (`HELD_OUT`):
+
+- ``man-admin``: a keyed 300 of the manual pages of sections 5, 7 and 8 (file formats,
+  overviews, administration commands), rendered as ``man``;
+- ``man-l10n``: a keyed 300 of the translated manual pages of section 1 (``/usr/share/man/LANG/man1``:
+  German, French, Swedish, Portuguese, Dutch, Ukrainian… 900 here), rendered as ``man``;
+- ``cmake``: CMake's reference (``/usr/share/cmake-*/Help``: commands, variables, properties,
+  modules, manuals), reStructuredText rendered as HTML by `rst_html`;
+- ``awscli``: a keyed 300 of the AWS CLI's command examples (``awscli/examples/**/*.rst`` of any
+  Python installed under pyenv), rendered alike;
+- ``readme-other``: the READMEs of ``/usr/lib/node_modules`` (markdown) and the long descriptions of
+  the packages installed under pyenv's Pythons that the bench's own interpreter lacks (as
+  ``pypi-readme``).
+
+`bench/doc_hosts.py` draws its hosts from round 1's sources only (`HOST_SOURCES`), so its sample
+does not move with these.
+
 No source here is trained on by the packaged head; a head trained with ``--techdocs`` has seen a
 sample of the Rust docs, and the other sources stay held out. A source that is not installed is
 skipped, so the figures are this machine's (docs/injection.md, "Current figures", gives them with
@@ -51,6 +71,7 @@ import gzip
 import hashlib
 import html as htmllib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -84,8 +105,14 @@ RUST_BOOKS = (
 RUST_API = ("std", "core", "alloc", "proc_macro", "test", "std_detect")
 SKIP_NAMES = {"print.html", "404.html", "toc.html"}
 MIN_BYTES = 1500
-HELD_OUT = ("man", "python", "gcloud")
+# session 20: the sources added in that session, read only once, at its end
+HELD_OUT = ("man-admin", "man-l10n", "cmake", "awscli", "readme-other")
+# the sources bench/doc_hosts.py plants its payloads in (session 19's round 1: its sample stays put)
+HOST_SOURCES = ("rust-books", "rust-api", "system", "node", "python", "gcloud", "pypi-readme")
+MAN_SOURCES = ("man", "man-admin", "man-l10n")
+PYENV = os.path.expanduser("~/.pyenv/versions")
 GROFF = shutil.which("groff")
+_GROFF_ARGS = ("-Tutf8", "-man", "-P-cbu", "-rHY=0", "-rLL=100n", "-dAD=l")
 MAN_PAGES = 300  # of ~17,900 here: groff takes ~0.1 s a page
 
 
@@ -108,10 +135,32 @@ def sources(extra: list[str]) -> dict[str, list[str]]:
     if GROFF:
         out["man"] = ["/usr/share/man/man1/*.gz"]
     out["pypi-readme"] = [f"{sysconfig.get_paths()['purelib']}/*.dist-info/METADATA"]
+    if GROFF:
+        out["man-admin"] = [f"/usr/share/man/man{n}/*.gz" for n in (5, 7, 8)]
+        out["man-l10n"] = [
+            "/usr/share/man/[a-z][a-z]/man1/*.gz",
+            "/usr/share/man/[a-z][a-z]_*/man1/*.gz",
+        ]
+    out["cmake"] = ["/usr/share/cmake*/Help/**/*.rst"]
+    out["awscli"] = [f"{PYENV}/*/lib/python*/site-packages/awscli/examples/**/*.rst"]
+    out["readme-other"] = [
+        "/usr/lib/node_modules/**/README.md",
+        *(
+            f"{d}/METADATA"
+            for d in glob.glob(f"{PYENV}/*/lib/python*/site-packages/*.dist-info")
+            if os.path.basename(d).split("-")[0].lower() not in _own_packages()
+        ),
+    ]
     for item in extra:
         name, _, path = item.partition("=")
         out[name] = [f"{path}/**/*.html", f"{path}/**/*.htm"]
     return out
+
+
+def _own_packages() -> set[str]:
+    """Lower-case names of the distributions installed beside this interpreter (`pypi-readme`)."""
+    purelib = sysconfig.get_paths()["purelib"]
+    return {os.path.basename(d).split("-")[0].lower() for d in glob.glob(f"{purelib}/*.dist-info")}
 
 
 def trained_on() -> set[str]:
@@ -139,19 +188,21 @@ def readme_html(raw: bytes) -> str:
     return f"<html><head><title>{title}</title></head><body><main>{inner}</main></body></html>"
 
 
-def man_html(raw: bytes) -> str:
+def man_html(raw: bytes, *, encoded: bool = False) -> str:
     """A gzipped roff manual page as HTML: section titles as headings, blocks as paragraphs.
 
     Rendered as text (this groff has no html device) with hyphenation off (-rHY=0) and
     overstrike off (-P-cbu), so that the words are whole; a line at column 0 is a section title,
     the running header and footer (first and last lines) are dropped. A ``.so`` page (an alias
-    of another) renders as nothing and is skipped by the size floor.
+    of another) renders as nothing and is skipped by the size floor. `encoded`: the source is in
+    UTF-8 or declares its encoding (a translated page): groff reads it through preconv (``-k``);
+    ``man``'s pages are rendered without it, as in session 19.
     """
     src = gzip.decompress(raw)
     if src.lstrip().startswith(b".so "):
         return ""
     out = subprocess.run(
-        [GROFF or "groff", "-Tutf8", "-man", "-P-cbu", "-rHY=0", "-rLL=100n", "-dAD=l"],
+        [GROFF or "groff", *(["-k"] if encoded else []), *_GROFF_ARGS],
         input=src,
         capture_output=True,
         timeout=30,
@@ -184,13 +235,80 @@ def man_html(raw: bytes) -> str:
     return f"<html><head><title>{title}</title></head><body><main>{inner}</main></body></html>"
 
 
+_TRANSLATED = re.compile(r"/man/[a-z]{2}(?:_[A-Z]{2})?/man\d/")
+_RST_TITLE = re.compile(r"^([=\-~^\"'`#*+.:_])\1{2,}\s*$")
+
+
+def rst_html(text: str) -> str:
+    """A reStructuredText page roughly as docutils shows it: a block under ``::`` or a
+    ``code-block`` directive (indented) as ``<pre>``, a title underlined with ``=``/``-``/``~``…
+    as a heading, a block whose first line is flush and the rest indented as a definition
+    (``<dl><dt>…</dt><dd>…</dd></dl>``: rST's definition lists, which reference pages use for
+    their options), every other blank-line-separated block as an escaped paragraph (inline markup
+    left as written). Why not docutils: the bench's interpreter does not ship it."""
+    parts: list[str] = []
+    blocks = re.split(r"\n\s*\n", text.replace("\r\n", "\n"))
+    literal = False
+
+    def words(lines: list[str]) -> str:
+        return htmllib.escape(" ".join(" ".join(lines).split()))
+
+    for block in blocks:
+        if not block.strip():
+            continue
+        if literal and block[:1].isspace():
+            parts.append(f"<pre>{htmllib.escape(block)}</pre>")
+            continue
+        literal = False
+        raw_lines = block.strip("\n").split("\n")
+        lines = [ln for ln in raw_lines if not _RST_TITLE.match(ln)]
+        para = " ".join(" ".join(lines).split())
+        heading = len(lines) == 1 < len(raw_lines)
+        if not para:
+            continue
+        if para.startswith(".. "):
+            literal = para.split("::")[0][3:].strip() in ("code-block", "code", "sourcecode")
+            continue  # a directive or a comment
+        if para.endswith("::"):
+            literal = True
+            para = para[:-2].rstrip()
+            para += "" if para.endswith(":") or not para else ":"
+            lines = [para]
+        if heading:
+            parts.append(f"<h2>{htmllib.escape(para)}</h2>")
+        elif (
+            len(lines) > 1
+            and not lines[0][:1].isspace()
+            and all(ln[:1].isspace() for ln in lines[1:])
+        ):
+            parts.append(f"<dl><dt>{words(lines[:1])}</dt><dd><p>{words(lines[1:])}</p></dd></dl>")
+        elif para:
+            parts.append(f"<p>{words(lines)}</p>")
+    title = htmllib.escape(next((p for p in blocks if p.strip()), "").strip().split("\n")[0][:80])
+    inner = "\n".join(parts)
+    return f"<html><head><title>{title}</title></head><body><main>{inner}</main></body></html>"
+
+
+def markdown_html(text: str) -> str:
+    """A markdown README as the HTML a registry shows (markdown-it-py, as `readme_html`)."""
+    from markdown_it import MarkdownIt
+
+    inner = MarkdownIt("commonmark").enable("table").render(text)
+    return f"<html><head><title>README</title></head><body><main>{inner}</main></body></html>"
+
+
 def page_html(path: str) -> str:
-    """The HTML of one page of a source (a METADATA file or a manual page is rendered)."""
+    """The HTML of one page of a source (a METADATA file, a manual page, a reST or markdown file
+    is rendered)."""
     raw = Path(path).read_bytes()
     if os.path.basename(path) == "METADATA":
         return readme_html(raw)
     if path.endswith(".gz"):
-        return man_html(raw)
+        return man_html(raw, encoded=_TRANSLATED.search(path) is not None)
+    if path.endswith(".rst"):
+        return rst_html(raw.decode("utf-8", "replace"))
+    if path.endswith(".md"):
+        return markdown_html(raw.decode("utf-8", "replace"))
     return raw.decode("utf-8", "replace")
 
 
@@ -211,7 +329,7 @@ def pages_of(name: str, patterns: list[str], per_source: int, skip: set[str]) ->
             and os.path.isfile(f)
             and os.path.getsize(f) >= MIN_BYTES
             and not (name.startswith("rust") and os.path.relpath(f, rust) in skip)
-            and not (name == "man" and os.path.basename(f).startswith("gcloud"))
+            and not (name in MAN_SOURCES and os.path.basename(f).startswith("gcloud"))
         }
     )
     files.sort(key=keyed)
@@ -219,7 +337,7 @@ def pages_of(name: str, patterns: list[str], per_source: int, skip: set[str]) ->
     out: list[str] = []
     for f in files:
         page = page_html(f)
-        if (os.path.basename(f) == "METADATA" or f.endswith(".gz")) and len(page) < MIN_BYTES:
+        if not f.endswith((".html", ".htm")) and len(page) < MIN_BYTES:
             continue  # a package without a README of its own; a short or aliased man page
         digest = hashlib.sha256(page.encode()).hexdigest()
         if digest in seen:
@@ -252,7 +370,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, patterns in sources(args.dir).items():
         if only and name not in only:
             continue
-        cap = min(args.per_source, MAN_PAGES) if name == "man" else args.per_source
+        capped = name in MAN_SOURCES or name == "awscli"
+        cap = min(args.per_source, MAN_PAGES) if capped else args.per_source
         files = pages_of(name, patterns, cap, skip)
         if not files:
             continue

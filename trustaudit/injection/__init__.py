@@ -73,6 +73,7 @@ from trustaudit.injection.normalize import (
     strip_invisible,
     variants,
 )
+from trustaudit.injection.reference import REFERENCE, reference_entry
 from trustaudit.injection.relay import relays_to_role
 from trustaudit.policy.injection import InjectionPolicy
 
@@ -1705,7 +1706,8 @@ def _mark_quoted(
     policy: InjectionPolicy,
 ) -> None:
     """Set `quoted` on findings in plain sight that a page discusses rather than gives (see
-    `injection.context`); hidden findings are never quoted."""
+    `injection.context`) or that lie in a reference entry, an option's description or a synopsis
+    (``reference``, `injection.reference`); hidden findings are never quoted."""
     if not policy.quoted_context:
         return
     spans = {id(f): f.pop("_span") for f in findings if "_span" in f}
@@ -1719,7 +1721,19 @@ def _mark_quoted(
         else:
             h = next(by_hit)
             lo, hi = h.start, h.end
-        f["quoted"] = quoted_context(visible, lo, hi, quotes, on_security_page=page)
+        model = "semantic" in f["rule"].split("+")
+        f["quoted"] = quoted_context(visible, lo, hi, quotes, on_security_page=page) or (
+            REFERENCE
+            if reference_entry(
+                visible,
+                lo,
+                hi,
+                model=model,
+                min_score=policy.min_score,
+                passage=policy.semantic_max_chars,
+            )
+            else ""
+        )
 
 
 def _semantic_on(policy: InjectionPolicy) -> bool:
