@@ -401,11 +401,17 @@ def write_partitions(frame: pl.DataFrame, root: Path, name: str, partitions: int
         _write(chunk.drop("_p"), root / f"p{p:03d}" / f"{name}.parquet")
 
 
+def _scan_parts(folder: Path) -> pl.LazyFrame:
+    """The spill's part files of one kind, listed by Python, not by a Polars glob: the spill lives
+    under the user's --out, whose name may hold `[` or `*`."""
+    return pl.scan_parquet(sorted(folder.glob("*.parquet")), glob=False)
+
+
 def _scan(root: Path, schema: dict[str, Any]) -> pl.LazyFrame:
     files = sorted(root.glob("*.parquet"))
     if not files:
         return pl.DataFrame(schema=schema).lazy()
-    return pl.scan_parquet(files)
+    return pl.scan_parquet(files, glob=False)
 
 
 _PAGE_COLUMNS = [
@@ -467,9 +473,7 @@ def run_local(
             or [pl.DataFrame(schema=_EDGES)]
         ).unique()
         ids = pl.concat([cand.get_column("a"), cand.get_column("b")]).unique().implode()
-        sig_rows = (
-            pl.scan_parquet(spill / "sigs" / "*.parquet").filter(pl.col("doc_id").is_in(ids))
-        ).collect()
+        sig_rows = (_scan_parts(spill / "sigs").filter(pl.col("doc_id").is_in(ids))).collect()
         edges = verify_edges(cand, sig_rows, jaccard_at_least(s.min_jaccard), np.uint32)
         out.seconds["lsh_groupby"] = time.perf_counter() - t0
         # 3. group-by shingle hash -> containment pairs
@@ -487,9 +491,7 @@ def run_local(
             )
             in_pairs = pl.concat([pairs.get_column("a"), pairs.get_column("b")]).unique().implode()
             meta_pairs = (
-                pl.scan_parquet(spill / "meta" / "*.parquet")
-                .filter(pl.col("doc_id").is_in(in_pairs))
-                .collect()
+                _scan_parts(spill / "meta").filter(pl.col("doc_id").is_in(in_pairs)).collect()
             )
             edges = pl.concat([edges, containment_edges(pairs, meta_pairs, policy)])
         out.seconds["containment_groupby"] = time.perf_counter() - t0
@@ -499,9 +501,7 @@ def run_local(
         out.edges, out.clustered = edges.height, labels.height
         out.seconds["components"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        members = (
-            pl.scan_parquet(spill / "meta" / "*.parquet").join(labels.lazy(), on="doc_id").collect()
-        )
+        members = _scan_parts(spill / "meta").join(labels.lazy(), on="doc_id").collect()
         clusters = syndication_clusters(members, policy)
         labels = with_verbatim(labels, cand, sig_rows, pairs, members, policy)
         out.seconds["cluster_reduce"] = time.perf_counter() - t0
@@ -518,7 +518,7 @@ def run_local(
             else pl.DataFrame(schema={"doc_id": pl.String, "syndication_cluster_id": pl.String})
         )
         keys = (
-            pl.scan_parquet(spill / "groups" / "*.parquet")
+            _scan_parts(spill / "groups")
             .join(cluster_ids.lazy(), on="doc_id", how="left")
             .collect()
         )
@@ -526,7 +526,7 @@ def run_local(
         claims = claim_scores(
             groups.select("doc_id"),
             groups,
-            pl.scan_parquet(spill / "claims" / "*.parquet").collect(),
+            _scan_parts(spill / "claims").collect(),
             policy,
         ).select("doc_id", *CLAIM_COLUMNS)
         out.seconds["claims"] = time.perf_counter() - t0
@@ -536,7 +536,7 @@ def run_local(
     writer: pq.ParquetWriter | None = None
     try:
         for meta_file in sorted((spill / "meta").glob("*.parquet")):
-            meta = pl.read_parquet(meta_file)
+            meta = pl.read_parquet(meta_file, glob=False)
             frame = meta.select("doc_id")
             if synd_on and clusters is not None:
                 frame = finish_syndication(meta, labels, clusters, policy)

@@ -230,7 +230,7 @@ def citation_results_summary(run_dir: str | Path) -> dict[str, Any]:
     if not files:
         return out
     try:
-        cdf = pl.read_parquet([str(f) for f in files])
+        cdf = pl.read_parquet([str(f) for f in files], glob=False)
         out.update(
             present=True,
             citations=int(cdf["cited"].sum()),
@@ -242,7 +242,7 @@ def citation_results_summary(run_dir: str | Path) -> dict[str, Any]:
         tfiles = table_files(run, "citation_turns")
         if tfiles:
             out["turns_without_sources"] = int(
-                pl.read_parquet([str(f) for f in tfiles])["doc_gap"].sum()
+                pl.read_parquet([str(f) for f in tfiles], glob=False)["doc_gap"].sum()
             )
     except Exception as exc:
         out.update(present=False, error=f"citations.parquet unreadable: {type(exc).__name__}")

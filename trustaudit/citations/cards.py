@@ -323,7 +323,7 @@ def card_results_summary(run_dir: str | Path) -> dict[str, Any]:
     if not files:
         return empty
     try:
-        df = pl.read_parquet([str(f) for f in files])
+        df = pl.read_parquet([str(f) for f in files], glob=False)
         rows = df.select([c for c in CARD_SCHEMA if c in df.columns]).to_dicts()
     except Exception as exc:
         return {**empty, "error": f"cards.parquet unreadable: {type(exc).__name__}"}

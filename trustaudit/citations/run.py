@@ -65,7 +65,7 @@ def _read(
     if not files or not (ids or urls):
         return None
     try:
-        lf = pl.scan_parquet([str(f) for f in files])
+        lf = pl.scan_parquet([str(f) for f in files], glob=False)
         names = lf.collect_schema().names()
         if "doc_id" not in names:
             warnings.append(f"{files[0].name}: no doc_id column")

@@ -278,7 +278,7 @@ def lookup_page_domains(
     and write `RUN/crawl/domain_ages.csv`, which the domain signal reads on the next scoring."""
     import polars as pl
 
-    hosts = pl.read_parquet(Path(run_dir) / "pages.parquet", columns=["host"])["host"]
+    hosts = pl.read_parquet(Path(run_dir) / "pages.parquet", columns=["host"], glob=False)["host"]
     domains = {d for h in hosts.drop_nulls().unique().to_list() if (d := registered_domain(h))}
     return _write_domain_ages(Path(run_dir), client, client.lookup_many(domains, progress))
 

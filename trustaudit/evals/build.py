@@ -34,7 +34,7 @@ AFFILIATE_CODES = (
 
 def _label_kinds(path: Path) -> pl.DataFrame | None:
     """doc_id -> kind from an optional `kind` column of the labels CSV (url or doc_id keyed)."""
-    df = pl.read_csv(path, infer_schema=False)
+    df = pl.read_csv(path, infer_schema=False, glob=False)
     cols = {c.strip().lower(): c for c in df.columns}
     if "kind" not in cols or not ({"url", "doc_id"} & set(cols)):
         return None

@@ -111,4 +111,4 @@ def write_eval(result: EvalResult, rules: list[RuleResult], out: Path) -> list[P
 
 def read_summary(out: Path) -> pl.DataFrame:
     """eval_summary.parquet of an eval folder (for `gate` given an eval)."""
-    return pl.read_parquet(out / "eval_summary.parquet")
+    return pl.read_parquet(out / "eval_summary.parquet", glob=False)

@@ -49,7 +49,7 @@ def read_label_rows(path: str | Path) -> pl.DataFrame:
     if not p.is_file():
         raise UsageError(f"labels file not found: {p}")
     try:
-        df = pl.read_csv(p, infer_schema=False, truncate_ragged_lines=True)
+        df = pl.read_csv(p, infer_schema=False, truncate_ragged_lines=True, glob=False)
     except (pl.exceptions.PolarsError, UnicodeDecodeError, OSError) as exc:
         raise UsageError(f"labels file {p} is not a readable CSV: {exc}") from None
     cols = {c.strip().lower(): c for c in df.columns}

@@ -705,4 +705,4 @@ def _eval_summary(eval_dir: str | Path) -> pl.DataFrame:
             f"{eval_dir} has no eval_summary.parquet",
             hint="run `trustaudit eval QUERIES --run RUN --out DIR` first",
         )
-    return pl.read_parquet(path)
+    return pl.read_parquet(path, glob=False)

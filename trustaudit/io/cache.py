@@ -227,7 +227,7 @@ def concat_parts(bases: Sequence[Path], target: Path) -> int:
     """Concatenate committed parts (`base.{pages,links,errors}.parquet`) into `target.*`; pages."""
     pages = 0
     for kind in PART_KINDS:
-        frames = [pl.read_parquet(b.with_suffix(f".{kind}.parquet")) for b in bases]
+        frames = [pl.read_parquet(b.with_suffix(f".{kind}.parquet"), glob=False) for b in bases]
         frames = [f for f in frames if f.width]
         table = pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame()
         if kind == "pages":

@@ -56,7 +56,7 @@ class StageMemo:
     ) -> pl.DataFrame:
         path = self._path(family, key)
         try:
-            frame = pl.read_parquet(path)
+            frame = pl.read_parquet(path, glob=False)
         except (OSError, pl.exceptions.PolarsError):  # absent or damaged: compute again
             frame = None
         if frame is not None:

@@ -97,7 +97,7 @@ class RunDir:
                 f"{self.root} has no {name}.parquet", hint="re-run `trustaudit audit` to produce it"
             )
         try:
-            df = pl.read_parquet(source, columns=columns)
+            df = pl.read_parquet(source, columns=columns, glob=False)
         except pl.exceptions.ColumnNotFoundError as exc:
             raise _damaged(source, f"a column is missing ({_first_line(exc)})") from None
         except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
@@ -114,7 +114,7 @@ class RunDir:
     def scan(self, name: str) -> pl.LazyFrame:
         single = self.root / f"{name}.parquet"
         source = single if single.exists() else str(self.root / name / "part-*.parquet")
-        lazy = pl.scan_parquet(source)
+        lazy = pl.scan_parquet(source, glob=False)
         try:
             schema = lazy.collect_schema()  # reads the footer: a damaged file fails here
         except (pl.exceptions.PolarsError, OSError, ValueError) as exc:

@@ -902,7 +902,7 @@ def _read_calibration(run: RunDir) -> tuple[dict[str, Any] | None, pl.DataFrame 
     curve = None
     if run.report("threshold_curve.csv").exists():
         try:
-            curve = pl.read_csv(run.report("threshold_curve.csv"))
+            curve = pl.read_csv(run.report("threshold_curve.csv"), glob=False)
         except (pl.exceptions.ComputeError, OSError):
             curve = None
     return cal, curve

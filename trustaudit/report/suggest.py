@@ -236,7 +236,7 @@ def _augment_domains_csv(run: RunDir, ev: pl.DataFrame) -> None:
         *[pl.col(c) for c in EVIDENCE_COLUMNS],
     ).with_columns(pl.col("suggestion_evidence").map_elements(csv_cell, return_dtype=pl.String))
     if path.exists():
-        base = pl.read_csv(path, infer_schema=False)
+        base = pl.read_csv(path, infer_schema=False, glob=False)
         if "registered_domain" in base.columns:
             add = [c for c in extra.columns if c not in base.columns]
             extra = extra.select("registered_domain", *add).cast(pl.String)

@@ -118,7 +118,7 @@ def read_eval(run: RunDir, path: Path, manifest: dict[str, Any], cap: int) -> Ev
 def _leaks(path: Path, cap: int) -> dict[str, Any] | None:
     """Planted results fuse did not filter: kind, outcome, trust, band, url (query under it)."""
     try:
-        rows = pl.read_parquet(path)
+        rows = pl.read_parquet(path, glob=False)
     except (OSError, pl.exceptions.PolarsError):
         return None
     need = {"planted", "outcome", "url", "query"}

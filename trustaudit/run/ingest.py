@@ -449,7 +449,9 @@ def merge_tables(
     `defer_links` and `background` are accepted for older callers; the links are written."""
     del defer_links, background
     counts = merge_to_disk(run)
-    return Merged(counts, pl.read_parquet(run.pages), pl.read_parquet(run.links))
+    return Merged(
+        counts, pl.read_parquet(run.pages, glob=False), pl.read_parquet(run.links, glob=False)
+    )
 
 
 def _part_files(bases: list[Path], kind: str) -> list[Path]:
@@ -461,7 +463,7 @@ def _part_files(bases: list[Path], kind: str) -> list[Path]:
 
 
 def _scan_parts(files: list[Path]) -> pl.LazyFrame:
-    return pl.concat([pl.scan_parquet(f) for f in files], how="diagonal_relaxed")
+    return pl.concat([pl.scan_parquet(f, glob=False) for f in files], how="diagonal_relaxed")
 
 
 def merge_to_disk(run: RunDir, *, links_to: Path | None = None) -> dict[str, int]:
@@ -492,7 +494,7 @@ def merge_to_disk(run: RunDir, *, links_to: Path | None = None) -> dict[str, int
     first = ids.select(pl.col("_row").first().over("doc_id").alias("_first"))["_first"]
     dups = ids.filter(ids["_row"] != first)
     errors = (
-        pl.concat([pl.read_parquet(f) for f in error_files], how="diagonal_relaxed")
+        pl.concat([pl.read_parquet(f, glob=False) for f in error_files], how="diagonal_relaxed")
         if error_files
         else pl.from_arrow(ERROR_SCHEMA.empty_table())
     )
@@ -543,7 +545,7 @@ def merge_to_disk(run: RunDir, *, links_to: Path | None = None) -> dict[str, int
         run.links.unlink(missing_ok=True)
     with atomic_path(out) as tmp:
         links.sink_parquet(tmp, compression="zstd", row_group_size=LINK_ROW_GROUP)
-    n_links = pl.scan_parquet(out).select(pl.len()).collect().item()
+    n_links = pl.scan_parquet(out, glob=False).select(pl.len()).collect().item()
     write_parquet(run.errors, errors)
     return {
         "pages": ids.height - dups.height,

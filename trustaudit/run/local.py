@@ -56,7 +56,7 @@ class LocalCorpusMap:
                 batch_rows=self.policy.engine.corpus_batch_pages,
                 encode=encode,
             )
-            return pl.read_parquet(done.output)
+            return pl.read_parquet(done.output, glob=False)
         finally:
             shutil.rmtree(self.work, ignore_errors=True)
 

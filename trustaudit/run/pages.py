@@ -42,7 +42,7 @@ class ParquetPages:
     ) -> None:
         self.pages, self.links_in, self.links_out = pages, links_in, links_out
         self.link_rows = link_rows
-        scan = pl.scan_parquet(pages)
+        scan = pl.scan_parquet(pages, glob=False)
         self._names = scan.collect_schema().names()
         self.height = int(scan.select(pl.len()).collect().item())
         self._whole: pl.DataFrame | None = None  # a one-batch corpus, read once
@@ -53,25 +53,25 @@ class ParquetPages:
         if self._whole is not None:
             return self._whole.drop(HEAVY_COLUMNS, strict=False)
         return pl.read_parquet(
-            self.pages, columns=[c for c in self._names if c not in HEAVY_COLUMNS]
+            self.pages, columns=[c for c in self._names if c not in HEAVY_COLUMNS], glob=False
         )
 
     def text_bytes(self) -> list[int]:
         size = text_bytes_expr(self._names)
         if size is None:
             return [0] * self.height
-        return pl.scan_parquet(self.pages).select(size).collect().to_series().to_list()
+        return pl.scan_parquet(self.pages, glob=False).select(size).collect().to_series().to_list()
 
     def slices(self, bounds: list[tuple[int, int]]) -> Iterator[pl.DataFrame]:
         if bounds == [(0, self.height)]:
             yield self.read_all()
             return
         for start, length in bounds:
-            yield pl.scan_parquet(self.pages).slice(start, length).collect()
+            yield pl.scan_parquet(self.pages, glob=False).slice(start, length).collect()
 
     def read_all(self) -> pl.DataFrame:
         if self._whole is None:
-            self._whole = pl.read_parquet(self.pages)
+            self._whole = pl.read_parquet(self.pages, glob=False)
         return self._whole
 
     def corpus_input(self) -> pl.DataFrame | list[Path]:
@@ -81,7 +81,7 @@ class ParquetPages:
         if self._links is not None:
             yield self._links
             return
-        scan = pl.scan_parquet(self.links_in)
+        scan = pl.scan_parquet(self.links_in, glob=False)
         rows = int(scan.select(pl.len()).collect().item())
         if rows <= self.link_rows:
             self._links = scan.collect()
@@ -99,7 +99,9 @@ class ParquetPages:
             write_parquet(self.links_out, self._links)
             self._flagged = True
             return
-        links = pl.scan_parquet(self.links_in).drop("is_affiliate", "is_sponsored", strict=False)
+        links = pl.scan_parquet(self.links_in, glob=False).drop(
+            "is_affiliate", "is_sponsored", strict=False
+        )
         rows = int(links.select(pl.len()).collect().item())
         if rows != flags.height:
             raise ValueError(f"{flags.height} link flags for {rows} links")
@@ -117,11 +119,15 @@ class ParquetPages:
         if not self._flagged:
             raise RuntimeError("put_link_flags first")
         if pages.height == self.height:
-            return self._links if self._links is not None else pl.read_parquet(self.links_out)
+            return (
+                self._links
+                if self._links is not None
+                else pl.read_parquet(self.links_out, glob=False)
+            )
         mine = pl.col("doc_id").is_in(pages["doc_id"].implode())
         if self._links is not None:
             return self._links.filter(mine)
-        return pl.scan_parquet(self.links_out).filter(mine).collect()
+        return pl.scan_parquet(self.links_out, glob=False).filter(mine).collect()
 
     def flagged_links(self) -> pl.DataFrame | None:
         return None

@@ -304,7 +304,7 @@ class RayExecutor:
                 spill=work / "spill",
                 encode=encode,
             )
-            return pl.read_parquet(sorted(out.glob("*.parquet")))
+            return pl.read_parquet(sorted(out.glob("*.parquet")), glob=False)
         finally:
             shutil.rmtree(work, ignore_errors=True)
 

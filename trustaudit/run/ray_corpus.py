@@ -147,7 +147,7 @@ def _partition_reduce(batch: pa.Table, root: str, kind: str, max_df: int) -> pa.
     for p in batch.column("p").to_pylist():
         files = sorted((Path(root) / kind / f"p{p:03d}").glob("*.parquet"))
         if files:
-            keys = pl.scan_parquet(files)
+            keys = pl.scan_parquet(files, glob=False)
             red = bucket_edges(keys) if kind == "bands" else shingle_pairs(keys, max_df=max_df)
             parts.append(red.collect())
     frame = pl.concat(parts) if parts else pl.DataFrame(schema=schema)
