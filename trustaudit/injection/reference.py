@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from trustaudit.injection.benign import _ADDRESSING
 from trustaudit.injection.detect import Hit, detect_text, find_features
 from trustaudit.injection.directive import note_to_ai_reader, steers
 from trustaudit.injection.intent import addresses_reader, find_intents
@@ -112,20 +113,9 @@ _ADDRESS = re.compile(
     r"sh|ws|pw|tk|ml|ga|cf|gq|example|test|invalid)\b",
     re.IGNORECASE,
 )
-# The detector's features that address an AI or carry an attack whatever the sentence's voice
-# (`benign._ADDRESSING` less `output_ref`: a manual's "the output" is its program's).
-_AGENT_FEATURES = frozenset(
-    {
-        "override",
-        "chat_template",
-        "role_line",
-        "address_ai",
-        "address_note",
-        "persona",
-        "secrecy",
-        "exfil_markdown",
-    }
-)
+# The detector's features that address an AI or carry an attack whatever the sentence's voice:
+# benign's one list of them, less `output_ref` (a manual's "the output" is its program's).
+_AGENT_FEATURES = _ADDRESSING - {"output_ref"}
 # A reference unit holding a hit this strong is read by the guards: an entry that lends evidence
 # to a chain must not speak to the agent, even where it reaches no finding alone. (Prose is judged
 # alone: a piece of prose that reaches `min_score` keeps the finding; one that does not is no
