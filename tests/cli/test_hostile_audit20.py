@@ -86,3 +86,29 @@ def test_gitlab_and_github_references_in_diff_md_are_all_broken(
     z = "\u200b"
     want = f"new project%{z}12 project%{z}beta g&amp;p\\${z}3 @{z}\\_admin deadbe{z}ef1"
     assert want in dmd, dmd
+
+
+def test_a_lone_surrogate_escape_in_jsonl_html_does_not_send_the_page_to_charset_detection(
+    runner, app, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Before: a JSONL `html` string holding `\\ud800` was encoded with surrogatepass, so the body
+    was invalid UTF-8 and the whole page went to charset detection (this ASCII page decoded as
+    windows-1250: its title 'Plain í\\xa0€ title'). Now the escape is one U+FFFD in UTF-8 text."""
+    import json
+
+    from trustaudit.io.records import utf8_bytes
+
+    assert utf8_bytes("a\ud800b\udfffc") == "a\ufffdb\ufffdc".encode()
+    assert utf8_bytes("déjà") == "déjà".encode()
+    html = "<html><head><title>Plain \ud800 title</title></head><body>" + (
+        "<p>An ordinary paragraph of English text about gardening and tomatoes.</p>" * 10
+    )
+    src = tmp_path / "dump.jsonl"
+    src.write_text(json.dumps({"url": "https://c.example/1", "html": html}) + "\n")
+    run = tmp_path / "run"
+    res = audit(runner, app, str(src), "--out", str(run))
+    assert res.exit_code == 0, res.output
+    pages, errors = balanced_run(run)
+    page = pages.to_dicts()[0]
+    assert errors.height == 0
+    assert page["encoding"] == "utf-8" and page["title"] == "Plain \ufffd title"

@@ -58,6 +58,7 @@ from trustaudit.io.records import (
     http_status,
     records_table,
     safe_records_table,
+    utf8_bytes,
 )
 from trustaudit.policy.inputs import InputsPolicy
 
@@ -719,7 +720,7 @@ class JsonlSource(_PathSource):
             "content_type": obj.get("content_type")
             if isinstance(obj.get("content_type"), str)
             else None,
-            "body": html.encode("utf-8", "surrogatepass") if isinstance(html, str) else None,
+            "body": utf8_bytes(html) if isinstance(html, str) else None,
             "given_text": text if isinstance(text, str) and not isinstance(html, str) else None,
         }
         bad_key = next((k for k in obj if has_surrogates(k)), None)

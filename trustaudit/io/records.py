@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -151,6 +152,21 @@ def display_text(text: str) -> str:
     if not has_surrogates(text):
         return text
     return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def utf8_bytes(text: str) -> bytes:
+    """`text` as UTF-8, its lone surrogates (a JSON string's `\\ud800` escape) as U+FFFD.
+
+    Why: a JSONL `html` field is already text. Encoded with surrogatepass, one such escape made
+    the body invalid UTF-8, and the whole page went to charset detection: an ASCII page holding
+    one `\\ud800` decoded as windows-1251."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text).encode("utf-8")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # Error codes of records whose content existed but was never scanned for injections; the gate's
