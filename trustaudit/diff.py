@@ -341,6 +341,17 @@ def _md_table(headers: list[str], rows: list[list[Any]]) -> list[str]:
     return out
 
 
+_RUN_ID = re.compile(r"[0-9a-f]{6,64}")
+
+
+def _md_run_id(run_id: object) -> str:
+    """A run id as written in a code span, which GitLab and GitHub never read as a commit
+    reference, so it copies as it is (the escape would break a hex word with zero-width spaces);
+    anything else in a manifest's `run_id` is text like any other."""
+    text = str(run_id)
+    return f"`{text}`" if _RUN_ID.fullmatch(text) else _md_escape(text)
+
+
 def diff_markdown(diff: dict[str, Any]) -> str:
     """diff.md: the same content as diff.json, for humans and PR comments."""
     o, n, d = diff["old"], diff["new"], diff["distribution"]
@@ -349,7 +360,7 @@ def diff_markdown(diff: dict[str, Any]) -> str:
         "",
         # run folders and manifests are text too (a folder named with a backtick or `@team`)
         *(
-            f"- {side}: {_md_escape(r['run_dir'])} (run {_md_escape(r['run_id'])}, {r['pages']} "
+            f"- {side}: {_md_escape(r['run_dir'])} (run {_md_run_id(r['run_id'])}, {r['pages']} "
             f"pages, completed {_md_escape(r['completed_at'])})"
             for side, r in (("old", o), ("new", n))
         ),

@@ -42,6 +42,9 @@ def test_exit_0_and_files_in_new_run(runs: tuple[Path, Path]) -> None:
     assert (new / "reports" / "diff.md").is_file()
     data = json.loads((new / "reports" / "diff.json").read_text(encoding="utf-8"))
     assert data["new_quarantines"]["count"] == 1 and data["band_changes"]["count"] == 2
+    # a run id that is not a hex word (these fixtures' "run0") is escaped text, not a code span
+    md = (new / "reports" / "diff.md").read_text(encoding="utf-8")
+    assert "(run run0," in md and "`run0`" not in md
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -71,7 +72,7 @@ def test_gitlab_and_github_references_in_diff_md_are_all_broken(
     `g&p$3`, `@_admin` or a commit's hex word reached diff.md live: milestones, a snippet, a
     mention and a commit link in a GitLab or GitHub comment. Now each has a zero-width break and
     reads the same. (`[vulnerability:4]` and `*iteration:5` are broken too, tests/report; a run
-    folder whose name holds `[` or `*` is read by Polars as a glob, so it cannot be diffed.)"""
+    folder whose name holds `[` or `*`: tests/cli/test_glob_paths.py.)"""
     pages = tmp_path / "pages"
     pages.mkdir()
     (pages / "a.html").write_text(article_html(), encoding="utf-8")
@@ -86,6 +87,9 @@ def test_gitlab_and_github_references_in_diff_md_are_all_broken(
     z = "\u200b"
     want = f"new project%{z}12 project%{z}beta g&amp;p\\${z}3 @{z}\\_admin deadbe{z}ef1"
     assert want in dmd, dmd
+    # the runs' own ids (12 hex digits) are code spans, which no site links: they copy as written
+    run_id = json.loads((new / "manifest.json").read_text(encoding="utf-8"))["run_id"]
+    assert f"(run `{run_id}`," in dmd and z not in run_id
 
 
 def test_a_lone_surrogate_escape_in_jsonl_html_does_not_send_the_page_to_charset_detection(
