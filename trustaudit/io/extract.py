@@ -25,7 +25,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from trustaudit.hostname import ascii_host
 from trustaudit.io.decode import charset_from_content_type, decode_document
-from trustaudit.io.html_attrs import SPILL_NOTE, limit_attributes, limit_names
+from trustaudit.io.html_attrs import RAW_TEXT_ELEMENTS, SPILL_NOTE, limit_attributes, limit_names
 from trustaudit.io.records import RECORD_COLUMNS, ErrorRow, doc_id_for, normalize_url
 from trustaudit.policy import Policy
 from trustaudit.schema import FINDING_TYPE as FINDING_TYPE  # re-exported for old callers
@@ -486,9 +486,7 @@ _FLAT_TAGS = frozenset(
 # parsers disagree on <title>: nothing is skipped there but comments (a breakout element such as
 # <div> or <p> ends foreign content). Skipping less than a parser reads would let a bomb through
 # (lexbor reads nested <div>s in an svg <title>); skipping more would count, and split, text.
-_RAW_TEXT = frozenset(
-    ["script", "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title"]
-)
+_RAW_TEXT = frozenset(RAW_TEXT_ELEMENTS) - {"plaintext"}  # html_attrs' one list; plaintext ends all
 _FOREIGN = frozenset(["svg", "math"])
 _BREAKOUT_NAMES = """b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head
     hr i img li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt

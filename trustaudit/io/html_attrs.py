@@ -63,7 +63,10 @@ _BOGUS = r"<(?:[!?]|/(?![a-zA-Z>]))[^>]*+>?"
 # their content skipped whole to their end tag or, left open, to the end of the page; their start
 # tag's attributes are read like any other's. In <svg> or <math> none holds raw text (lexbor reads
 # `<svg><style><g a1 a2 …>` as an element), so a page naming either skips none (`_raw_for`).
-_RAW = r"script|style|textarea|title|xmp|iframe|noembed|noframes|plaintext"
+RAW_TEXT_ELEMENTS = (
+    *("script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "plaintext"),
+)
+_RAW = "|".join(RAW_TEXT_ELEMENTS)
 _RAW_BODY = r"[\s/]*+>?[^<]*+(?:<(?!/(?P=raw)[\s/>])[^<]*+)*+(?:</(?P=raw)\s*>)?"
 _FOREIGN = re.compile(r"<(?:svg|math)[\s/>]", re.IGNORECASE)
 
