@@ -40,6 +40,8 @@ from trustaudit.injection.normalize import (
     has_astral,
     reveal_invisible,
 )
+from trustaudit.injection.rendered import hidden_text as hidden_text_of
+from trustaudit.injection.rendered import visible_text
 
 __all__ = ["PRIORS", "QUOTE_TAGS", "Quotes", "Segment", "collect_segments", "hiding_technique"]
 
@@ -1120,9 +1122,11 @@ def _quotes(tree: LexborHTMLParser) -> list[tuple[str, str]]:
     """(tag, text) of each quoting element (`QUOTE_TAGS`) of `tree` that holds prose."""
     out: list[tuple[str, str]] = []
     for node in tree.css(",".join(QUOTE_TAGS))[:_QUOTES_MAX]:
-        qt = node.text(deep=True, separator=" ")
+        # normalised first: a preformatted element's spaces are marked while the scan reads the
+        # page's visible text (`rendered.visible_text`), white space to `str.split`
+        qt = " ".join(node.text(deep=True, separator=" ").split())
         if qt and _WORDY.search(qt):
-            out.append((node.tag or "code", " ".join(qt.split())))
+            out.append((node.tag or "code", qt))
     return out
 
 
@@ -1248,8 +1252,7 @@ def collect_segments(
         quotes.bind(tree)
     elif quotes is not None:
         quotes.extend(_quotes(tree))
-    body_node = tree.body
-    visible = body_node.text(separator="\n", strip=False) if body_node is not None else ""
+    visible = visible_text(tree)
     return segs, visible[:max_text]
 
 
@@ -1395,6 +1398,8 @@ def _hidden_segments(
         ):
             how = f"{tech} {how}".strip()
             tech = "form_ui"
-        ui = ui_container(node, hidden_text)
+        ui = ui_container(node, hidden_text)  # reads the subtree's links: before it is unwrapped
+        # the text as it would read if shown: "ign<b>ore</b>" is one word
+        shown = hidden_text_of(node)[:max_text]
         node.decompose()
-        segs.append(Segment(tech, f"<{tag}> {how}".strip(), hidden_text, -1, ui=ui))
+        segs.append(Segment(tech, f"<{tag}> {how}".strip(), shown, -1, ui=ui))

@@ -702,14 +702,16 @@ def _rot13_windows(s: str, low: str | None = None) -> list[tuple[int, int]]:
         groups[-1].append(item)
     for g in groups[:_ROT13_GROUPS]:
         a, b = g[0][0], g[-1][0]
-        lo, hi = max(0, s.rfind("\n", 0, a) + 1, a - 200), min(n, b + 200)
+        # from the line of the first listed word to the end of the last one's: a paragraph is one
+        # line of the visible text (`rendered`), so reading on would decode the next block
+        nl = s.find("\n", b)
+        lo, hi = max(0, s.rfind("\n", 0, a) + 1, a - 200), min(n, b + 200, n if nl == -1 else nl)
         distinct = len({k for _, k in g})
         if distinct >= least:
             out.append((lo, hi))
             continue
         # Fewer listed words ("Ubj qb fbyne cnaryf jbex"): the letters of the line decide.
-        nl = s.find("\n", b)
-        line = (lo, min(hi, n if nl == -1 else nl))
+        line = (lo, hi)
         if _rot13_letters(s[line[0] : line[1]]):
             out.append(line)
     return out
