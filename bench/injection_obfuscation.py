@@ -40,6 +40,7 @@ import json
 import random
 import re
 import sys
+import textwrap
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -84,6 +85,9 @@ FRAMES = [
 ]
 TEXT_CLASSES = ("homoglyph", "fullwidth", "spaced", "leet", "base64", "hex", "rot13", "percent")
 CARRIER_CLASSES = ("tag_chars", "variation_selectors", "sneaky_bits", "zero_width_bits")
+# Markup that splits a sentence in the source but not on the screen: the class writes HTML, put in
+# places where it is laid out (`MARKUP_PLACES`); no finding names it (`named` does not apply).
+MARKUP_CLASSES = ("inline_markup", "hard_wrap")
 # The obfuscation name a finding must carry for each class.
 EXPECTED = {"fullwidth": "homoglyph"}
 
@@ -263,6 +267,55 @@ def zero_width_bits(p: str, rng: random.Random) -> str:
     return _bits(p, zero, one, "")
 
 
+_INLINE = (
+    "b",
+    "i",
+    "em",
+    "strong",
+    "span",
+    'a href="/more"',
+    "mark",
+    "u",
+    "small",
+    'span class="hl"',
+)
+
+
+def inline_markup(p: str, rng: random.Random) -> str:
+    """HTML: runs of 1-3 words, at a random rate, wrapped in inline elements, and a word of five
+    letters or more split by one now and then ("ign<b>ore</b>"). A reader sees one sentence."""
+    rate = rng.uniform(0.2, 0.6)
+    split = rng.uniform(0.0, 0.3)
+    words = p.split(" ")
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        tag = rng.choice(_INLINE)
+        name = tag.split()[0]
+        w = words[i]
+        if len(w) >= 5 and rng.random() < split:
+            k = rng.randint(2, len(w) - 2)
+            out.append(f"{_esc(w[:k])}<{tag}>{_esc(w[k:])}</{name}>")
+            i += 1
+        elif rng.random() < rate:
+            n = rng.randint(1, 3)
+            out.append(f"<{tag}>{_esc(' '.join(words[i : i + n]))}</{name}>")
+            i += n
+        else:
+            out.append(_esc(w))
+            i += 1
+    return " ".join(out)
+
+
+def hard_wrap(p: str, rng: random.Random) -> str:
+    """HTML: the text wrapped at a random width (30-90) at its spaces, lines indented alike, as
+    hand-written HTML and generators lay a paragraph out in the source. A reader sees one line."""
+    width = rng.randint(30, 90)
+    indent = rng.choice(["", "  ", "    ", "\t", "\t\t"])
+    lines = textwrap.wrap(p, width, break_long_words=False, break_on_hyphens=False) or [p]
+    return ("\n" + indent).join(_esc(line) for line in lines)
+
+
 OBFUSCATE: dict[str, Callable[[str, random.Random], str]] = {
     "homoglyph": homoglyph,
     "fullwidth": fullwidth,
@@ -276,6 +329,9 @@ OBFUSCATE: dict[str, Callable[[str, random.Random], str]] = {
     "variation_selectors": variation_selectors,
     "sneaky_bits": sneaky_bits,
     "zero_width_bits": zero_width_bits,
+    # last, so the classes above draw as they did before these were added (session 21)
+    "inline_markup": inline_markup,
+    "hard_wrap": hard_wrap,
 }
 
 
@@ -307,6 +363,14 @@ PLACES: dict[str, Callable[[str, random.Random], str]] = {
     "comment": lambda t, r: f"<!-- {t.replace('--', '- -')} -->",
     "data": lambda t, r: (
         f'<div data-{r.choice(["note", "info", "x", "config"])}="{_attr(t)}"></div>'
+    ),
+}
+MARKUP_PLACES: dict[str, Callable[[str, random.Random], str]] = {
+    "visible": lambda h, r: f"<p>{h}</p>",
+    "list": lambda h, r: f"<ul><li>{h}</li></ul>",
+    "cell": lambda h, r: f"<table><tr><td>{h}</td></tr></table>",
+    "hidden": lambda h, r: (
+        f'<div style="{r.choice(["display:none", "opacity:0", "font-size:0px"])}"><p>{h}</p></div>'
     ),
 }
 CARRIER_PLACES: dict[str, Callable[[str, random.Random], str]] = {
@@ -351,7 +415,8 @@ def build_cases(
     pool = [(fam, p) for fam, ps in families.items() for p in ps]
     cases = []
     for cls, make in OBFUSCATE.items():
-        places = CARRIER_PLACES if cls in CARRIER_CLASSES else PLACES
+        markup = cls in MARKUP_CLASSES
+        places = MARKUP_PLACES if markup else CARRIER_PLACES if cls in CARRIER_CLASSES else PLACES
         for _ in range(per_class):
             fam, payload = rng.choice(pool)
             framed = rng.random() < 0.5
@@ -364,7 +429,13 @@ def build_cases(
             page = insert(host, places[place](obf, prng), prng)
             prng.setstate(state)
             plain_place = place if cls not in CARRIER_CLASSES else "visible"
-            plain = insert(host, PLACES[plain_place](text, prng), prng)
+            plain = insert(
+                host,
+                MARKUP_PLACES[place](_esc(text), prng)
+                if markup
+                else PLACES[plain_place](text, prng),
+                prng,
+            )
             cases.append(
                 {
                     "cls": cls,
