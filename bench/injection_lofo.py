@@ -659,6 +659,13 @@ def main(argv: list[str] | None = None) -> int:
         default="",
         help="comma-separated families to hold out (default: every family; for quick comparisons)",
     )
+    ap.add_argument(
+        "--exclude-hosts",
+        default="",
+        help="comma-separated parts of page paths never drawn as hosts: an A/B of two trees whose "
+        "own findings on the real pages differ draws from the same pages only with these excluded "
+        "(the hosts are drawn from the pages without a finding)",
+    )
     args = ap.parse_args(argv)
     if args.head is None:
         from bench.train_intent import HEAD
@@ -721,7 +728,12 @@ def main(argv: list[str] | None = None) -> int:
         tech = [f for f, _ in tech]  # type: ignore[misc]
     real_scores = [max((f["score"] for f in fs), default=0.0) for fs in real]
     fp_pages = [str(p) for p, fs in zip(paths, real, strict=True) if fs]
-    quiet = [i for i, fs in enumerate(real) if not fs and len(pages[i]) > 4000]
+    skip = [x for x in args.exclude_hosts.split(",") if x]
+    quiet = [
+        i
+        for i, fs in enumerate(real)
+        if not fs and len(pages[i]) > 4000 and not any(x in str(paths[i]) for x in skip)
+    ]
     hosts = [pages[i] for i in rng.sample(quiet, min(args.hosts, len(quiet)))]
 
     cases = build_cases(payloads, hosts, rng)
