@@ -60,6 +60,7 @@ from trustaudit.io.records import (
     safe_records_table,
     utf8_bytes,
 )
+from trustaudit.io.warc_headers import HeaderDamaged, HeaderTooLarge, bound_headers
 from trustaudit.policy.inputs import InputsPolicy
 
 _DEFAULT_LIMITS = InputsPolicy()
@@ -867,6 +868,10 @@ def _warc_damage(exc: BaseException, at: int | None, *, is_load_failure: bool) -
         return code, f"unreadable from byte {at}: {exc}"
     if isinstance(exc, EOFError):
         return "WARC_TRUNCATED", f"the file ends inside the record at byte {at}"
+    if isinstance(exc, HeaderTooLarge):
+        return "WARC_CORRUPT", f"record at byte {at}: {exc} (inputs.max_warc_header_bytes)"
+    if isinstance(exc, HeaderDamaged):
+        return "WARC_CORRUPT", f"the record header at byte {at} is damaged or cut short ({exc})"
     if is_load_failure:  # "Unknown archive format, first line: [...]": not a record header at all
         head = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         head = head.encode("ascii", "backslashreplace").decode("ascii")[:200]
@@ -882,15 +887,16 @@ def _warc_damage(exc: BaseException, at: int | None, *, is_load_failure: bool) -
 _WHOLE_GZIP = "several WARC records in one gzip member"
 
 
-def _archive(stream: BinaryIO) -> Any:
-    """warcio's record iterator over `stream`, quiet on damage (err_count tells us instead) and
-    with a message of ours for several records in one gzip member."""
+def _archive(stream: BinaryIO, max_header_bytes: int) -> Any:
+    """warcio's record iterator over `stream`, quiet on damage (err_count tells us instead), with
+    a message of ours for several records in one gzip member, and its header blocks bounded
+    (`io.warc_headers`)."""
     from warcio.archiveiterator import ArchiveIterator
 
     it = ArchiveIterator(stream, arc2warc=True)
     it.INC_RECORD = ""
     it.GZIP_ERR_MSG = _WHOLE_GZIP
-    return it
+    return bound_headers(it, max_header_bytes)
 
 
 def _member_ended(it: Any) -> bool:
@@ -1127,9 +1133,9 @@ class WarcSource(_PathSource):
             one = None
             if part.member:  # a gzip member of several records, decompressed whole
                 one = _OneMember(fh, part.base)
-                it = _archive(_Capped(one, self.limits))  # type: ignore[arg-type]
+                it = _archive(_Capped(one, self.limits), self.limits.max_warc_header_bytes)  # type: ignore[arg-type]
             else:
-                it = _archive(stream)
+                it = _archive(stream, self.limits.max_warc_header_bytes)
             yield from self._segment(it, st, batch_size, part)
             if one is not None and not st.stopped:
                 if one.truncated:
@@ -1326,6 +1332,9 @@ class WarcSource(_PathSource):
         return True
 
     def _row(self, record: Any, url: str | None, offset: int) -> dict[str, Any] | ErrorRow:
+        if url is None:  # the standard requires it of response, resource and conversion records
+            msg = f"{record.rec_type} record has no WARC-Target-URI header; its payload not read"
+            return ErrorRow(self.name, offset, None, "read", "BAD_URL", msg)
         status: int | None = None
         ctype: str | None = None
         if record.http_headers is not None:

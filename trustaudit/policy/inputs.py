@@ -76,6 +76,12 @@ class InputsPolicy:
         " from a few KB of zstd) larger than this once decompressed: its row group is not read,"
         " one error row TOO_LARGE (html/text) or FIELD_TOO_LARGE; the other row groups are read",
     )
+    max_warc_header_bytes: int = opt(
+        1_048_576,
+        "a WARC/ARC record's header block, or the HTTP header block at the start of its payload,"
+        " larger than this (one line or many; warcio reads them whole): error row WARC_CORRUPT for"
+        " that record, reading goes on at the next one",
+    )
     max_binary_share: float = opt(
         0.10,
         "after decoding (NULs stripped, UTF-16/32 detected), a document whose share of control and"
@@ -94,6 +100,7 @@ class InputsPolicy:
             "max_html_names",
             "batch_max_bytes",
             "max_parquet_page_bytes",
+            "max_warc_header_bytes",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"inputs.{name} must be >= 1")
