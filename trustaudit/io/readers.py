@@ -47,7 +47,7 @@ from trustaudit.io.parquet_cells import (
     cell_bytes,
     decoded_parts,
     open_parquet,
-    oversized_dictionaries,
+    oversized_pages,
     parquet_batches,
 )
 from trustaudit.io.records import (
@@ -1396,19 +1396,35 @@ class WarcSource(_PathSource):
         }
 
 
+# Content codings one response may list (urllib3 stops at 5, as does the crawler)
+_MAX_CODINGS = 4
+
+
 def _payload(record: Any, cap: int, *, truncated: bool = False) -> bytes:
     """A WARC record's payload, de-chunked and decoded from its Content-Encoding, at most `cap + 1`
-    bytes (`read_encoded` says why warcio does not decode it; `truncated`: WARC-Truncated)."""
+    bytes (`read_encoded` says why warcio does not decode it; `truncated`: WARC-Truncated).
+
+    A list of codings (`gzip, br`: RFC 9110 lists them in the order applied) is decoded last
+    first, each layer under the same cap; `identity` is no coding. Before session 21 a list was
+    no coding we knew: the still-encoded body became BINARY_CONTENT, the page unscanned."""
     headers = record.http_headers
-    encoding = (headers.get_header("Content-Encoding") or "").strip().lower() if headers else ""
-    if encoding not in PAYLOAD_ENCODINGS:
+    value = (headers.get_header("Content-Encoding") or "").strip().lower() if headers else ""
+    codings = [c.strip() for c in value.split(",") if c.strip() not in ("", "identity")]
+    if not codings or not all(c in PAYLOAD_ENCODINGS for c in codings):
         return record.content_stream().read(cap + 1)  # type: ignore[no-any-return]
+    if len(codings) > _MAX_CODINGS:
+        raise PayloadDamaged(f"{len(codings)} content codings, more than {_MAX_CODINGS}")
     stream = record.raw_stream
     if (headers.get_header("Transfer-Encoding") or "").strip().lower() == "chunked":
         from warcio.bufferedreaders import ChunkedDataReader
 
         stream = ChunkedDataReader(stream)
-    return read_encoded(stream, encoding, cap, truncated=truncated)
+    data = read_encoded(stream, codings[-1], cap, truncated=truncated)
+    for coding in reversed(codings[:-1]):
+        if len(data) > cap:
+            break
+        data = read_encoded(io.BytesIO(data), coding, cap, truncated=truncated)
+    return data
 
 
 # ---------------------------------------------------------------- Parquet
@@ -1463,8 +1479,8 @@ class ParquetSource(_PathSource):
         start = 0
         meta = pf.metadata
         try:
-            huge = oversized_dictionaries(
-                pf, self._open_parquet, self.limits.max_parquet_page_bytes
+            huge = oversized_pages(
+                pf, self._open_parquet, self.limits.max_parquet_page_bytes, self._cell_cap
             )
             for g in range(meta.num_row_groups):
                 if g in huge:
@@ -1488,18 +1504,28 @@ class ParquetSource(_PathSource):
     def _open_parquet(self) -> Any:
         return fs.open_random_access(self.path) if fs.is_uri(self.path) else self.path
 
-    def _huge_group(self, start: int, rows: int, group: int, column: str, size: int) -> RecordBatch:
-        """One error row for a row group whose dictionary page is over
-        `inputs.max_parquet_page_bytes` (`oversized_dictionaries`): none of its rows can be read
-        without decoding that page whole. TOO_LARGE when the column is html or text, else
+    def _cell_cap(self, column: str) -> int:
+        """The most bytes one cell of `column` (a path, `tags.list.element`) may hold."""
+        top = column.split(".")[0]
+        return self.max_bytes if top in CONTENT_COLUMNS else self.limits.max_field_bytes
+
+    def _huge_group(
+        self, start: int, rows: int, group: int, column: str, size: int, kind: str
+    ) -> RecordBatch:
+        """One error row for a row group that holds a page Arrow would decode whole past
+        `inputs.max_parquet_page_bytes` (`oversized_pages`: a dictionary page that large, or a
+        data page that large of cells over their cap): none of its rows can be read without
+        decoding that page whole. TOO_LARGE when the column is html or text, else
         FIELD_TOO_LARGE (both count as unscanned content for the gate)."""
         code = "TOO_LARGE" if column.split(".")[0] in CONTENT_COLUMNS else "FIELD_TOO_LARGE"
         span = f"row {start}" if rows == 1 else f"rows {start}-{start + rows - 1}"
         why = (
             f"{span} ({rows} in row group {group}) not read: column"
-            f" {column[:80]!r} has a dictionary page of {size} bytes, over"
+            f" {column[:80]!r} has a {kind} page of {size} bytes, over"
             f" inputs.max_parquet_page_bytes ({self.limits.max_parquet_page_bytes})"
         )
+        if kind == "data":
+            why += f", of cells over {self._cell_cap(column)} bytes"
         return _error_batch(self.name, start, None, "read", code, why)
 
     def _rows(self, batch: pa.RecordBatch, start: int, extra: list[str]) -> Iterator[RecordBatch]:
