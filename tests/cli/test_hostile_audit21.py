@@ -86,9 +86,7 @@ def _good(host: str) -> bytes:
 
 
 @pytest.mark.parametrize("gz", [False, True])
-def test_warc_header_blocks_are_bounded(
-    runner, app, tmp_path: Path, monkeypatch, gz: bool
-) -> None:  # type: ignore[no-untyped-def]
+def test_warc_header_blocks_are_bounded(runner, app, tmp_path: Path, monkeypatch, gz: bool) -> None:  # type: ignore[no-untyped-def]
     """Before: warcio read a header line whole and a header block to its blank line, so a record
     header of one 64 MB line and one of 2,000,000 lines took the audit to 3.3 GB and 188 s, and
     an HTTP header block that never ends was read to the end of the record. Now each costs its
@@ -115,9 +113,7 @@ def test_warc_header_blocks_are_bounded(
     assert all("read on at the next record" in m for m in messages)
 
 
-def test_a_response_without_target_uri_is_a_bad_url_row(
-    runner, app, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+def test_a_response_without_target_uri_is_a_bad_url_row(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Before: warcio failed on `uri.startswith` and the record was reported as "the record
     header … is damaged or cut short (AttributeError)". Now it says what is missing."""
     src = tmp_path / "u.warc"
@@ -133,9 +129,7 @@ def test_a_response_without_target_uri_is_a_bad_url_row(
     ]
 
 
-def test_warc_content_type_charsets_python_only(
-    runner, app, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+def test_warc_content_type_charsets_python_only(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Before: `charset=utf-7` hid `+Ignore +all …` (a page, no finding), `charset=cp037` made
     it BINARY_CONTENT and `charset=rot13` or `base64` failed the page (EXTRACT_FAILED
     "LookupError: 'rot-13' is not a text encoding"). Now each is a page with its finding."""
@@ -153,4 +147,28 @@ def test_warc_content_type_charsets_python_only(
     got, errors = balanced_run(run)
     assert errors.height == 0, errors.to_dicts()
     for url in got["url"].to_list():
+        assert _findings(got, url), url
+
+
+def test_a_warc_payload_with_a_list_of_codings_is_scanned(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Before: `Content-Encoding: gzip, gzip` (or `identity, gzip`) was no coding the reader
+    knew: BINARY_CONTENT "gzip data", the page unscanned. Now each coding is undone in turn."""
+    src = tmp_path / "e.warc"
+    html = article_html(url="https://gg.example.org/a", body_extra=f"<p>{PAYLOAD}</p>").encode()
+    recs = []
+    for name, header, body in (
+        ("gg", b"gzip, gzip", gzip.compress(gzip.compress(html))),
+        ("ig", b"identity, gzip", gzip.compress(html.replace(b"gg.example", b"ig.example"))),
+    ):
+        http = _response(body).replace(
+            b"\r\n\r\n", b"\r\nContent-Encoding: " + header + b"\r\n\r\n", 1
+        )
+        recs.append(_warc_record(f"https://{name}.example.org/a".encode(), http))
+    src.write_bytes(b"".join(recs))
+    run = tmp_path / "run"
+    res = audit(runner, app, str(src), "--out", str(run))
+    assert res.exit_code == 0, res.output
+    got, errors = balanced_run(run)
+    assert errors.height == 0, errors.to_dicts()
+    for url in ("https://gg.example.org/a", "https://ig.example.org/a"):
         assert _findings(got, url), url
