@@ -593,6 +593,10 @@ def charset_labels(d: Path) -> tuple[list[str], list[str]]:
     """Pages whose <meta charset> names an encoding that hides their ASCII injection."""
     files = {f"{k}.html": _charset_page(m, t) for k, (m, t) in CHARSET_PAGES.items()}
     urls = {f"{k}.html": f"https://{k}.cs.example.com/x" for k in CHARSET_PAGES}
+    # no label: EBCDIC prose around the ASCII injection, which the detector called cp875
+    prose = "Compost and mulch keep the soil moist in summer. " * 20
+    files["det.html"] = f"<p>{prose}</p>".encode("cp500") + f"<p>{_PLAIN}</p>".encode()
+    urls["det.html"] = "https://det.cs.example.com/x"
     return [str(_folder(d, files, urls))], []
 
 
@@ -677,7 +681,7 @@ TARGETS: dict[str, str | tuple[str, ...]] = {  # the page whose band the case is
     "warc_nested_encodings": tuple(
         f"https://{k}.enc.example.com/" for k in ("gg", "gb", "ig", "zs")
     ),
-    "charset_labels": tuple(f"https://{k}.cs.example.com/x" for k in CHARSET_PAGES),
+    "charset_labels": tuple(f"https://{k}.cs.example.com/x" for k in [*CHARSET_PAGES, "det"]),
     "warc_charset_headers": tuple(f"https://{k}.hc.example.com/" for k in _HTTP_CHARSETS),
 }
 

@@ -50,6 +50,14 @@ def test_charset_labels_browsers_ignore_do_not_hide_an_injection(
     for name, (label, extra) in cases.items():
         urls[name] = f"https://{name.split('.')[0]}.example.org/a"
         (pages / name).write_bytes(_labelled(label, extra, urls[name]))
+    # no label: EBCDIC prose around an ASCII injection, which the detector called cp875 (EBCDIC
+    # Greek): the injection was noise to the scan and plain to a browser
+    prose = "Compost and mulch keep the soil moist in summer. " * 20
+    urls["det.html"] = "https://det.example.org/a"
+    (pages / "det.html").write_bytes(
+        f"<p>{prose}</p>".encode("cp500") + f"<p>{PAYLOAD}</p>".encode()
+    )
+    (pages / "urls.csv").write_text("file,url\ndet.html,https://det.example.org/a\n")
     jis = article_html(url="https://jis.example.org/a", body_extra="<p>{}</p>")
     jis = jis.replace('<meta charset="utf-8">', '<meta charset="iso-2022-jp">')
     urls["jis.html"] = "https://jis.example.org/a"
@@ -63,6 +71,8 @@ def test_charset_labels_browsers_ignore_do_not_hide_an_injection(
     assert errors.height == 0, errors.to_dicts()
     for name, url in urls.items():
         assert _findings(got, url), name
+    det = got.filter(pl.col("url") == urls["det.html"]).to_dicts()[0]
+    assert det["encoding"] == "cp1252" and PAYLOAD in det["text"]
     utf7 = got.filter(pl.col("url") == urls["utf7enc.html"]).to_dicts()[0]
     assert any("read as utf-7" in (f["location"] or "") for f in utf7["injection_findings"])
     assert utf7["ingest_reasons"][0].startswith("CHARSET_IGNORED: <meta charset> names 'utf-7'")

@@ -65,7 +65,7 @@ def test_a_utf7_header_is_ignored_and_its_utf7_reading_kept_for_the_scan() -> No
     got = decode_document(body, "utf-7")
     assert got.text is not None and "+Ignore +all +previous +instructions" in got.text
     assert got.encoding == "utf-8"
-    assert got.other is not None and "Ignore me" in got.other and got.other_as == "utf-7"
+    assert [how for how, _ in got.others] == ["utf-7"] and "Ignore me" in got.others[0][1]
     assert got.reasons and got.reasons[0].startswith("CHARSET_IGNORED: the HTTP Content-Type")
 
 
@@ -74,7 +74,7 @@ def test_an_ebcdic_meta_over_ascii_is_ignored_not_binary() -> None:
     body = f"<meta charset='cp500'><p>{PLAIN}</p> \xff".encode("latin-1")
     got = decode_document(body)
     assert got.text is not None and PLAIN in got.text
-    assert got.other_as == "cp500" and "CHARSET_IGNORED" in got.reasons[0]
+    assert [how for how, _ in got.others] == ["cp500"] and "CHARSET_IGNORED" in got.reasons[0]
 
 
 def test_a_replacement_label_is_read_by_the_other_rules() -> None:
@@ -90,7 +90,7 @@ def test_iso2022jp_escapes_inside_words_do_not_hide_them() -> None:
     browser does not show) split the words the scanner looks for."""
     body = b"<meta charset=iso-2022-jp><p>" + PLAIN.replace("o", "o\x1b(B").encode() + b"</p>"
     got = read_html(body)
-    assert got.encoding == "iso2022_jp" and PLAIN in got.text and got.other is None
+    assert got.encoding == "iso2022_jp" and PLAIN in got.text and got.others == ()
 
 
 def test_iso2022jp_ascii_inside_a_kanji_run_is_scanned_as_ascii_too() -> None:
@@ -99,8 +99,28 @@ def test_iso2022jp_ascii_inside_a_kanji_run_is_scanned_as_ascii_too() -> None:
     body = b"<meta charset=iso-2022-jp><p>\x1b$B" + PLAIN.encode() + b"\x1b(B</p>"
     got = read_html(body)
     assert got.encoding == "iso2022_jp" and PLAIN not in got.text
-    assert got.other is not None and PLAIN in got.other
+    assert len(got.others) == 1 and PLAIN in got.others[0][1]
     assert got.notes[0].startswith("CHARSET_ALSO_SCANNED")
+
+
+def test_a_utf7_header_over_iso2022jp_keeps_both_other_readings() -> None:
+    body = b"<meta charset=iso-2022-jp><p>\x1b$B" + PLAIN.encode() + b"\x1b(B +AEkAZwBu-</p>"
+    got = read_html(body, "utf-7")
+    assert [how for how, _ in got.others] == ["ASCII without its escape sequences", "utf-7"]
+    assert got.notes[0].startswith("CHARSET_IGNORED") and "scanned apart" in got.notes[0]
+    assert got.notes[1].startswith("CHARSET_ALSO_SCANNED")
+
+
+def test_a_detected_codec_no_browser_uses_is_not_the_page() -> None:
+    """Before: an unlabelled page of EBCDIC prose and an ASCII injection was detected as cp875
+    (EBCDIC Greek), which turned the injection into noise; a browser shows it as ASCII. Now the
+    page is read as windows-1252 and the detector's reading is scanned apart."""
+    prose = "Compost and mulch keep the soil moist in summer. " * 20
+    body = f"<p>{prose}</p>".encode("cp500") + f"<p>{PLAIN}</p>".encode()
+    got = decode_document(body)
+    assert got.text is not None and PLAIN in got.text and got.encoding == "cp1252"
+    assert [how for how, _ in got.others] == ["cp875"]
+    assert got.reasons[0].startswith("CHARSET_ALSO_SCANNED: detection named cp875")
 
 
 def test_a_megabyte_label_is_ignored() -> None:

@@ -36,19 +36,18 @@ _ISO2022_ESCAPES = re.compile(rb"\x1b(?:\(|\$\(?)[@-Z]")
 
 @dataclass(frozen=True)
 class Reading:
-    """`decode_html`'s answer: the page's text as a browser reads it, the codec and the rule that
+    """`read_html`'s answer: the page's text as a browser reads it, the codec and the rule that
     decided (`bom`, `header`, `meta`, `meta-overridden-by-valid-utf8`, `valid-utf8`, `detected`,
-    `fallback-utf8`), reason strings ("CHARSET_IGNORED: …"), and `other`: the page as another
-    reader would read it when that text differs (a Python reader honouring a label browsers
-    ignore; for ISO-2022-JP, a reader ignoring the label), to be scanned apart, read as
-    `other_as`."""
+    `detected-not-web`, `fallback-utf8`), reason strings ("CHARSET_IGNORED: …"), and `others`:
+    the page as other readers would read it, where that text differs (a Python reader honouring
+    a label browsers ignore, or a detector's pick browsers never make; for ISO-2022-JP, a reader
+    ignoring the label), each as (how it was read, text), to be scanned apart."""
 
     text: str
     encoding: str
     decided_by: str
     notes: tuple[str, ...] = ()
-    other: str | None = None
-    other_as: str | None = None
+    others: tuple[tuple[str, str], ...] = ()
 
 
 def decode_html(data: bytes, http_charset: str | None = None) -> tuple[str, str, str]:
@@ -63,11 +62,13 @@ def read_html(data: bytes, http_charset: str | None = None) -> Reading:
 
     A label browsers ignore (UTF-7, EBCDIC, `unicode_escape`) or read as nothing (the
     replacement encoding: ISO-2022-KR, HZ) is passed over as they do, with a CHARSET_IGNORED
-    note; what Python's codec of that label reads is kept in `other`, since a Python reader
-    honouring it sees that text (an injection written in UTF-7 is found there). A page labelled
-    ISO-2022-JP with escape sequences is read as ISO-2022-JP even when it is valid UTF-8 (as
-    browsers do: escapes inside words hid them from a UTF-8 reading), and its bytes without the
-    escapes, as a reader ignoring the label sees them, are `other`."""
+    note; what Python's codec of that label reads is one of `others`, since a Python reader
+    honouring it sees that text (an injection written in UTF-7 is found there). A detector's pick
+    that no browser makes (EBCDIC for a page of EBCDIC prose and an ASCII injection) is read as
+    windows-1252 instead, the detector's reading one of `others`. A page labelled ISO-2022-JP
+    with escape sequences is read as ISO-2022-JP even when it is valid UTF-8 (as browsers do:
+    escapes inside words hid them from a UTF-8 reading), and its bytes without the escapes, as a
+    reader ignoring the label sees them, are one of `others`."""
     for bom, enc in _BOMS:
         if data.startswith(bom):
             return Reading(data[len(bom) :].decode(enc, "replace"), enc, "bom")
@@ -82,9 +83,9 @@ def read_html(data: bytes, http_charset: str | None = None) -> Reading:
     if meta is not None and meta.codec is None:
         ignored.append(("<meta charset>", meta))
         meta = None
-    r = _unlabelled(data) if meta is None or meta.codec is None else None
-    if r is None:
-        assert meta is not None and meta.codec is not None
+    if meta is None or meta.codec is None:
+        r = _unlabelled(data)
+    else:
         enc = meta.codec
         # pages that declare a single-byte charset but are really UTF-8 are common; trust valid
         # UTF-8, but not over ISO-2022-JP with escapes: its bytes are 7-bit (valid UTF-8), and a
@@ -96,21 +97,27 @@ def read_html(data: bytes, http_charset: str | None = None) -> Reading:
             r = _labelled(data, enc, "meta")
     if not ignored:
         return r
-    other, other_as = r.other, r.other_as
-    for _, label in ignored:
-        if other is None and label.other is not None:
-            try:
-                other = data.decode(label.other, "replace")
-            except Exception:  # a codec that fails on its own terms reads nothing more
-                other = None
-            if other == r.text:
-                other = None
-            other_as = label.other if other is not None else None
-    notes = tuple(
-        _ignored(where, label, scanned=other is not None and label.other == other_as)
-        for where, label in ignored
-    )
-    return Reading(r.text, r.encoding, r.decided_by, notes, other, other_as)
+    others = list(r.others)
+    notes = []
+    for where, label in ignored:
+        read = label.other is not None and _add_reading(others, r.text, data, label.other)
+        notes.append(_ignored(where, label, scanned=read))
+    return Reading(r.text, r.encoding, r.decided_by, (*notes, *r.notes), tuple(others))
+
+
+def _add_reading(others: list[tuple[str, str]], text: str, data: bytes, codec: str) -> bool:
+    """Add `data` read with Python's `codec` to `others` unless it reads as `text` or as one of
+    them already (True when it is, or was, among them)."""
+    if any(how == codec for how, _ in others):
+        return True
+    try:
+        other = data.decode(codec, "replace")
+    except Exception:  # a codec that fails on its own terms reads nothing more
+        return False
+    if other == text:
+        return False
+    others.append((codec, other))
+    return True
 
 
 def _labelled(data: bytes, enc: str, rule: str) -> Reading:
@@ -122,7 +129,9 @@ def _labelled(data: bytes, enc: str, rule: str) -> Reading:
                 f"CHARSET_ALSO_SCANNED: {enc} with escape sequences; its bytes as ASCII without"
                 " them (what a reader ignoring the label sees) were scanned apart"
             )
-            return Reading(text, enc, rule, (note,), plain, "ASCII without its escape sequences")
+            return Reading(
+                text, enc, rule, (note,), (("ASCII without its escape sequences", plain),)
+            )
     return Reading(text, enc, rule)
 
 
@@ -132,15 +141,29 @@ def _unlabelled(data: bytes) -> Reading:
     try:
         from charset_normalizer import from_bytes
 
-        best = from_bytes(data[:65536]).best()
+        matches = [m.encoding for m in from_bytes(data[:65536]) if m.encoding]
     except Exception:  # detection is best-effort
-        best = None
-    if best is not None and best.encoding:
-        enc = best.encoding
-        try:
-            return Reading(data.decode(enc, "replace"), enc, "detected")
-        except LookupError:  # pragma: no cover - the detector names Python codecs
-            pass
+        matches = []
+    # the detector's best pick among the encodings browsers use (it ranks mac_latin2 over
+    # cp1250 for German in cp1252, and EBCDIC cp875 alone for EBCDIC prose around ASCII)
+    for name in matches:
+        label = resolve_label(name)
+        if label is not None and label.codec is not None:
+            return Reading(data.decode(label.codec, "replace"), label.codec, "detected")
+    best = matches[0] if matches else None
+    if best is not None:
+        # a codec no browser picks (the detector named EBCDIC cp875 for EBCDIC prose around an
+        # ASCII injection, which it turned into noise): windows-1252, the web's default for
+        # unlabelled legacy pages, and the detector's reading scanned apart
+        others: list[tuple[str, str]] = []
+        text = data.decode("cp1252", "replace")
+        read = _add_reading(others, text, data, best)
+        also = f", the {best} reading scanned apart" if read else ""
+        note = (
+            f"CHARSET_ALSO_SCANNED: detection named {best}, an encoding browsers do not"
+            f" decode; read as windows-1252{also}"
+        )
+        return Reading(text, "cp1252", "detected-not-web", (note,), tuple(others))
     return Reading(data.decode("utf-8", "replace"), "utf-8", "fallback-utf8")
 
 
@@ -271,9 +294,8 @@ class Decoded:
     encoding: str | None
     reasons: tuple[str, ...] = ()
     error: str | None = None
-    # another reading of the page that a reader could see (`Reading.other`): scanned apart
-    other: str | None = None
-    other_as: str | None = None
+    # other readings of the page that a reader could see (`Reading.others`): scanned apart
+    others: tuple[tuple[str, str], ...] = ()
 
 
 def control_share(text: str) -> float:
@@ -296,8 +318,7 @@ def decode_document(
     if what is not None:
         return Decoded(None, None, error=f"binary content ({what}, {len(data)} bytes), not HTML")
     reasons: list[str] = []
-    other: str | None = None
-    other_as: str | None = None
+    others: tuple[tuple[str, str], ...] = ()
     bom = any(data.startswith(b) for b, _ in _BOMS)
     wide = None if bom else wide_encoding(data)
     bom_wide = wide_bom(data)
@@ -330,7 +351,7 @@ def decode_document(
         reading = read_html(data, http_charset)
         text, encoding, decided_by = reading.text, reading.encoding, reading.decided_by
         reasons.extend(reading.notes)
-        other, other_as = reading.other, reading.other_as
+        others = reading.others
         if (
             decided_by in ("header", "meta")
             and encoding.startswith(("utf-16", "utf-32"))
@@ -355,9 +376,8 @@ def decode_document(
             tuple(reasons),
             error=f"binary content: {share:.0%} control characters after decoding as {encoding}",
         )
-    if other is not None and "\x00" in other:
-        other = other.replace("\x00", "")
-    return Decoded(text, encoding, tuple(reasons), other=other, other_as=other_as)
+    others = tuple((how, o.replace("\x00", "")) for how, o in others)
+    return Decoded(text, encoding, tuple(reasons), others=others)
 
 
 def wide_bom(head: bytes) -> str | None:
