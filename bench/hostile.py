@@ -507,8 +507,8 @@ def jsonl_xz_bomb(d: Path) -> tuple[list[str], list[str]]:
 
 
 def warc_nested_encodings(d: Path) -> tuple[list[str], list[str]]:
-    """WARC responses with `Content-Encoding: gzip, gzip` (twice gzipped), `gzip, br`, `zstd`
-    and `identity, gzip`, each page holding a hidden injection."""
+    """WARC responses with `Content-Encoding: gzip, gzip` (twice gzipped), `gzip, br`,
+    `identity, gzip` and `zstd`, each page holding a hidden injection."""
     import brotli
 
     d.mkdir(parents=True, exist_ok=True)
@@ -517,7 +517,7 @@ def warc_nested_encodings(d: Path) -> tuple[list[str], list[str]]:
         "gg": (b"gzip, gzip", gzip.compress(gzip.compress(html))),
         "gb": (b"gzip, br", brotli.compress(gzip.compress(html))),
         "ig": (b"identity, gzip", gzip.compress(html)),
-        "zs": (b"zstd", b"\x28\xb5\x2f\xfd" + html),
+        "zs": (b"zstd", pa.compress(html, "zstd", asbytes=True)),
     }
     recs = [
         _warc_record(

@@ -8,6 +8,7 @@ import gzip
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 import pytest
 from helpers import article_html, balanced_run
 from helpers import audit_cli as audit
@@ -162,13 +163,19 @@ def test_warc_content_type_charsets_python_only(runner, app, tmp_path: Path) -> 
 
 def test_a_warc_payload_with_a_list_of_codings_is_scanned(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Before: `Content-Encoding: gzip, gzip` (or `identity, gzip`) was no coding the reader
-    knew: BINARY_CONTENT "gzip data", the page unscanned. Now each coding is undone in turn."""
+    knew: BINARY_CONTENT "gzip data", the page unscanned; `zstd` was not decoded either
+    (BINARY_CONTENT "50% control characters"). Now each coding is undone in turn."""
     src = tmp_path / "e.warc"
     html = article_html(url="https://gg.example.org/a", body_extra=f"<p>{PAYLOAD}</p>").encode()
     recs = []
     for name, header, body in (
         ("gg", b"gzip, gzip", gzip.compress(gzip.compress(html))),
         ("ig", b"identity, gzip", gzip.compress(html.replace(b"gg.example", b"ig.example"))),
+        (
+            "zs",
+            b"zstd",
+            pa.compress(html.replace(b"gg.example", b"zs.example"), "zstd", asbytes=True),
+        ),
     ):
         http = _response(body).replace(
             b"\r\n\r\n", b"\r\nContent-Encoding: " + header + b"\r\n\r\n", 1
@@ -180,5 +187,5 @@ def test_a_warc_payload_with_a_list_of_codings_is_scanned(runner, app, tmp_path:
     assert res.exit_code == 0, res.output
     got, errors = balanced_run(run)
     assert errors.height == 0, errors.to_dicts()
-    for url in ("https://gg.example.org/a", "https://ig.example.org/a"):
+    for url in ("https://gg.example.org/a", "https://ig.example.org/a", "https://zs.example.org/a"):
         assert _findings(got, url), url

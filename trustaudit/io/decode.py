@@ -214,6 +214,7 @@ _MAGIC = (
     (b"\x1f\x8b", "gzip data"),
     (b"BZh", "bzip2 data"),
     (b"\xfd7zXZ\x00", "xz data"),
+    (b"\x28\xb5\x2f\xfd", "zstd data"),
     (b"7z\xbc\xaf\x27\x1c", "7z archive"),
     (b"\x7fELF", "ELF executable"),
     (b"MZ\x90\x00", "Windows executable"),
