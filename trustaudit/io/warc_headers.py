@@ -30,7 +30,7 @@ class _Budget:
 
     def readline(self, length: int | None = None) -> bytes:
         want = self._left + 1 if length is None or length < 0 else min(length, self._left + 1)
-        line: bytes = self._stream.readline(want)
+        line = _whole_line(self._stream.readline, want)
         self._left -= len(line)
         if self._left < 0:
             raise HeaderTooLarge(f"{self._what} is over {self._cap} bytes")
@@ -38,6 +38,24 @@ class _Budget:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+def _whole_line(readline: Any, limit: int) -> bytes:
+    """A line of at most `limit` bytes from `readline(size)`, asked again until its newline or
+    the limit: given a size, warcio's buffered reader returns part of a line that spans several
+    of its 16 KB buffers (it takes the size down by all it has read at each), so a 300 KB
+    header line came back as two lines."""
+    parts: list[bytes] = []
+    got = 0
+    while got < limit:
+        piece: bytes = readline(limit - got)
+        if not piece:
+            break
+        parts.append(piece)
+        got += len(piece)
+        if piece.endswith(b"\n"):
+            break
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _budgeted(parser: Any, cap: int, what: str) -> None:
@@ -54,9 +72,9 @@ def _budgeted(parser: Any, cap: int, what: str) -> None:
 
 def bound_headers(it: Any, cap: int) -> Any:
     """Bound warcio's `ArchiveIterator` `it`: every header block it parses (WARC, ARC, HTTP
-    request and response) to `cap` bytes, and each line it reads between records (blank lines,
-    a record's first line) to `cap` bytes. Past either it raises HeaderTooLarge from `next(it)`,
-    as warcio's own damage does. Payload reads are untouched. A record without WARC-Target-URI
+    request and response) to `cap` bytes (past it HeaderTooLarge from `next(it)`, as warcio's own
+    damage), and each line it reads between records (blank lines, a record's first line) to
+    `cap` + 1 bytes (a longer one is junk that is no record header, as warcio then says). Payload reads are untouched. A record without WARC-Target-URI
     is read (warcio failed on it with an AttributeError). Returns `it`."""
     loader = it.loader
     _budgeted(loader.warc_parser, cap, "the WARC record header")
@@ -79,12 +97,11 @@ def bound_headers(it: Any, cap: int) -> Any:
 
     def first_line(length: int | None = None) -> bytes:
         # between records warcio reads without a length: a line of 1 GB was held whole (a
-        # payload is read through warcio's LimitReader, which always passes one)
+        # payload is read through warcio's LimitReader, which always passes one). The first
+        # `cap` + 1 bytes of a longer line are no record's first line: warcio fails on them as
+        # on any junk (raising here would escape from get_record_offset(), outside `next`)
         if length is None:
-            line: bytes = readline(cap + 1)
-            if len(line) > cap:
-                raise HeaderTooLarge(f"a line of the record header is over {cap} bytes")
-            return line
+            return _whole_line(readline, cap + 1)
         return readline(length)  # type: ignore[no-any-return]
 
     reader.readline = first_line
