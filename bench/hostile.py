@@ -424,6 +424,17 @@ def warc_header_block_bomb(d: Path) -> tuple[list[str], list[str]]:
     return [str(d / "hdr.warc"), str(d / "hdr.warc.gz")], []
 
 
+def warc_junk_line(d: Path) -> tuple[list[str], list[str]]:
+    """A plain WARC with one 300 MB line of junk between two good records."""
+    d.mkdir(parents=True, exist_ok=True)
+    with open(d / "junk.warc", "wb") as fh:
+        fh.write(_good_record("a.example.com"))
+        for _ in range(300):
+            fh.write(b"x" * (1 << 20))
+        fh.write(b"\r\n" + _good_record("b.example.com"))
+    return [str(d / "junk.warc")], []
+
+
 def warc_http_header_bomb(d: Path) -> tuple[list[str], list[str]]:
     """Response records whose HTTP header block inside the payload is 2,000,000 lines that never
     end, or one 40 MB line (under extract.max_record_bytes), between good records."""
@@ -657,6 +668,7 @@ CASES: dict[str, Callable[[Path], tuple[list[str], list[str]]]] = {
     "warc_lying_lengths": warc_lying_lengths,
     "warc_header_block_bomb": warc_header_block_bomb,
     "warc_http_header_bomb": warc_http_header_bomb,
+    "warc_junk_line_300MB": warc_junk_line,
     "warc_gz_member_bomb_2GiB": warc_gz_member_bomb,
     "warc_xz_whole_bomb_2GiB": warc_xz_whole_bomb,
     "html_gz_bomb_2GiB": html_gz_bomb,
