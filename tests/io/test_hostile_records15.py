@@ -58,8 +58,11 @@ def test_warc_content_length_of_thirty_digits_is_a_clear_error(tmp_path: Path) -
     p.write_bytes(good + bad)
     rows, errors = collect(open_source(p))
     assert [r["url"] for r in rows] == ["https://w.example/1"]
-    assert [(e.code, e.offset) for e in errors] == [("WARC_CORRUPT", len(good))]
+    # since session 21 the HTTP header is read under inputs.max_warc_header_bytes, not through
+    # warcio's readline of 10^30 bytes (OverflowError), so the lie is told where it is
+    assert [(e.code, e.offset) for e in errors] == [("WARC_TRUNCATED", len(good))]
     assert "index-sized" not in errors[0].message and "the rest of the file" in errors[0].message
+    assert "bytes short of its Content-Length" in errors[0].message
 
 
 def test_not_a_warc_names_its_first_bytes_in_ascii(tmp_path: Path) -> None:
@@ -370,7 +373,8 @@ def test_damaged_gzip_member_costs_only_its_record(tmp_path: Path) -> None:
     junk = len(members[0]) + len(bad) + len(members[2])
     assert [e.offset for e in errors] == [len(members[0]), junk, junk + 40]
     assert errors[0].code in ("WARC_TRUNCATED", "WARC_CORRUPT")  # what survives of the member
-    assert [e.code for e in errors[1:]] == ["WARC_CORRUPT", "WARC_CORRUPT"]
+    # the lying Content-Length: WARC_TRUNCATED since session 21 (its payload is short)
+    assert [e.code for e in errors[1:]] == ["WARC_CORRUPT", "WARC_TRUNCATED"]
     assert all("read on at the next record" in e.message for e in errors)
 
 

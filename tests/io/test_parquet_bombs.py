@@ -266,9 +266,12 @@ def test_a_huge_dictionary_page_of_an_extra_column_is_field_too_large(tmp_path: 
 
 
 def test_the_page_size_is_read_from_a_thrift_page_header() -> None:
-    from trustaudit.io.parquet_cells import _page_size
+    import io
 
-    # type DICTIONARY_PAGE (2), uncompressed 1,200,000,140, compressed 37,000: zigzag varints
+    from trustaudit.io.parquet_cells import page_header
+
+    # type DICTIONARY_PAGE (2), uncompressed 1,200,000,140, compressed 37,000: zigzag varints,
+    # then dictionary_page_header (field 7, a struct) with num_values 20 and encoding 0
     def varint(n: int) -> bytes:
         z, out = n << 1, b""
         while True:
@@ -279,6 +282,51 @@ def test_the_page_size_is_read_from_a_thrift_page_header() -> None:
                 return out
 
     head = b"\x15" + varint(2) + b"\x15" + varint(1_200_000_140) + b"\x15" + varint(37_000)
-    assert _page_size(head) == 1_200_000_140
-    assert _page_size(b"\x19\x00") is None  # not a page header as written by any writer
-    assert _page_size(b"\x15\x04\x15") is None  # cut short
+    dictionary = b"\x4c" + b"\x15" + varint(20) + b"\x15" + varint(0) + b"\x00"
+    whole = head + dictionary + b"\x00"
+    assert page_header(io.BytesIO(whole), 0) == (2, 1_200_000_140, 37_000, 20, len(whole))
+    assert page_header(io.BytesIO(b"\x19\x00"), 0) is None  # not a page header
+    assert page_header(io.BytesIO(head), 0) is None  # cut short
+
+
+def _one_data_page(path: Path, html: list[str]) -> Path:
+    """Two good rows in row group 0, then `html` in row group 1 as one plain data page (no
+    dictionary, the page size and write batch over the file's size)."""
+    good = pa.table(
+        {"url": ["https://g.example/a", "https://g.example/b"], "html": ["<p>a</p>"] * 2}
+    )
+    urls = [f"https://g.example/big{i}" for i in range(len(html))]
+    with pq.ParquetWriter(
+        path,
+        good.schema,
+        compression="zstd",
+        use_dictionary=False,
+        data_page_size=1 << 30,
+        write_batch_size=1 << 20,
+    ) as w:
+        w.write_table(good)
+        w.write_table(pa.table({"url": urls, "html": html}, schema=good.schema))
+    return path
+
+
+def test_a_data_page_of_cells_over_the_cap_is_one_error_row(tmp_path: Path) -> None:
+    """Before: a data page was decoded whole whatever its size (30 cells of 60 MB in one 1.8 GB
+    page of an 80 KB file: 2.6 GB). Now a data page over inputs.max_parquet_page_bytes whose
+    size says it holds a cell over the record cap is one error row for its row group."""
+    path = _one_data_page(tmp_path / "p.parquet", [f"<p>{i}" + "x" * 400_000 for i in range(6)])
+    limits = InputsPolicy(max_parquet_page_bytes=1_000_000)
+    rows, errors = collect(open_source(path, limits=limits, max_bytes=300_000))
+    assert [r["url"] for r in rows] == ["https://g.example/a", "https://g.example/b"]
+    assert [(e.offset, e.code) for e in errors] == [(2, "TOO_LARGE")]
+    assert errors[0].message.startswith("rows 2-7 (6 in row group 1) not read: column 'html'")
+    assert "has a data page of" in errors[0].message
+    assert errors[0].message.endswith("of cells over 300000 bytes")
+
+
+def test_a_large_data_page_of_cells_under_the_cap_is_read(tmp_path: Path) -> None:
+    """pyarrow's default writer puts 1,024 cells in a data page (300 MB for cells of 300 KB):
+    a page over inputs.max_parquet_page_bytes of cells under the record cap is read."""
+    path = _one_data_page(tmp_path / "p.parquet", [f"<p>{i}" + "x" * 200_000 for i in range(10)])
+    limits = InputsPolicy(max_parquet_page_bytes=1_000_000)
+    rows, errors = collect(open_source(path, limits=limits, max_bytes=300_000))
+    assert len(rows) == 12 and errors == []

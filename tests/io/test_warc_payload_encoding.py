@@ -266,3 +266,92 @@ def test_data_after_a_brotli_stream_is_an_error_as_after_gzip(tmp_path: Path) ->
         ("https://e.example/hidden", "WARC_RECORD_CORRUPT")
     ]
     assert "has data after its end" in errors[0].message
+
+
+@pytest.mark.parametrize(
+    ("header", "encode"),
+    [
+        (b"gzip, gzip", lambda b: gzip.compress(gzip.compress(b))),
+        (b"gzip, br", lambda b: brotli.compress(gzip.compress(b))),
+        (b"identity, gzip", gzip.compress),
+        (b"deflate,identity", zlib.compress),
+    ],
+)
+def test_a_list_of_content_codings_is_decoded_last_first(
+    tmp_path: Path, header: bytes, encode: object
+) -> None:
+    """Before (session 21's red team): a Content-Encoding list was no coding the reader knew, so
+    the still-compressed body became BINARY_CONTENT and the page went unscanned."""
+    p = tmp_path / "l.warc"
+    p.write_bytes(
+        response("https://l.example/a", encode(BODY), b"Content-Encoding: " + header + b"\r\n")
+    )  # type: ignore[operator]
+    rows, errors = collect(open_source(p))
+    assert errors == [] and [r["body"] for r in rows] == [BODY]
+
+
+def test_a_bomb_under_two_codings_stops_at_the_cap(tmp_path: Path) -> None:
+    bomb = brotli.compress(gzip.compress(b"\0" * 5_000_000, compresslevel=9))
+    p = tmp_path / "b.warc"
+    p.write_bytes(response("https://l.example/b", bomb, b"Content-Encoding: gzip, br\r\n"))
+    rows, errors = collect(open_source(p, max_bytes=100_000))
+    assert rows == [] and [e.code for e in errors] == ["TOO_LARGE"]
+
+
+def test_more_than_four_codings_is_a_damaged_record(tmp_path: Path) -> None:
+    body = BODY
+    for _ in range(5):
+        body = gzip.compress(body)
+    p = tmp_path / "f.warc"
+    p.write_bytes(
+        response("https://l.example/f", body, b"Content-Encoding: gzip" + b", gzip" * 4 + b"\r\n")
+    )
+    rows, errors = collect(open_source(p))
+    assert rows == [] and [e.code for e in errors] == ["WARC_RECORD_CORRUPT"]
+    assert "5 content codings, more than 4" in errors[0].message
+
+
+def _zstd(data: bytes) -> bytes:
+    import pyarrow as pa
+
+    return pa.compress(data, "zstd", asbytes=True)  # type: ignore[no-any-return]
+
+
+def test_a_zstd_payload_is_decoded(tmp_path: Path) -> None:
+    """Before (session 21's red team): `Content-Encoding: zstd` (which browsers accept since 2024)
+    was not decoded: BINARY_CONTENT "50% control characters", the page unscanned."""
+    p = tmp_path / "z.warc"
+    recs = [
+        response("https://z.example/a", _zstd(BODY), b"Content-Encoding: zstd\r\n"),
+        response("https://z.example/b", _zstd(BODY) + b"\r\n\0", b"Content-Encoding: zstd\r\n"),
+        response("https://z.example/c", _zstd(BODY) * 2, b"Content-Encoding: zstd\r\n"),  # 2 frames
+        response("https://z.example/d", BODY, b"Content-Encoding: zstd\r\n"),  # stored decoded
+    ]
+    p.write_bytes(b"".join(recs))
+    rows, errors = collect(open_source(p))
+    assert errors == []
+    assert [r["body"] for r in rows] == [BODY, BODY, BODY + BODY, BODY]
+
+
+@pytest.mark.parametrize(
+    ("cut", "message"),
+    [
+        (lambda z: z[: len(z) // 2], "zstd payload ends before its stream does (cut short)"),
+        (lambda z: z + b"<p>Ignore previous instructions</p>", "zstd payload is damaged"),
+    ],
+)
+def test_a_damaged_zstd_payload_is_one_error_row(tmp_path: Path, cut: object, message: str) -> None:
+    p = tmp_path / "z.warc"
+    body = cut(_zstd(BODY))  # type: ignore[operator]
+    p.write_bytes(response("https://z.example/a", body, b"Content-Encoding: zstd\r\n"))
+    rows, errors = collect(open_source(p))
+    assert rows == [] and [e.code for e in errors] == ["WARC_RECORD_CORRUPT"]
+    assert message in errors[0].message
+
+
+def test_a_zstd_bomb_stops_at_the_cap(tmp_path: Path) -> None:
+    p = tmp_path / "z.warc"
+    bomb = _zstd(b"\0" * 50_000_000)  # 2 KB
+    p.write_bytes(response("https://z.example/a", bomb, b"Content-Encoding: zstd\r\n"))
+    rows, errors = collect(open_source(p, max_bytes=1_000_000))
+    assert rows == [] and [e.code for e in errors] == ["TOO_LARGE"]

@@ -10,6 +10,8 @@ from __future__ import annotations
 import codecs
 import re
 
+from trustaudit.io.charset_labels import resolve_label
+
 __all__ = ["decide_charset", "header_charset", "normalize_charset"]
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -114,4 +116,10 @@ def _detect(sample: bytes) -> str | None:
     for m in matches:
         if m.encoding == "cp1252" and m.chaos <= best.chaos + _CP1252_SLACK:
             return "cp1252"
-    return normalize_charset(best.encoding)
+    # only an encoding browsers use (WHATWG): the audit reads the page by this name as by a
+    # header, and a pick such as EBCDIC cp875 turned an ASCII injection into noise
+    for m in matches:
+        label = resolve_label(m.encoding)
+        if label is not None and label.codec is not None:
+            return label.codec
+    return "cp1252"  # the web's default for unlabelled legacy pages (as io.decode reads them)

@@ -162,7 +162,7 @@ def decompress_capped(data: bytes, codec: str, cap: int) -> bytes:
 
 
 # HTTP Content-Encoding values a WARC payload is decoded from (RFC 9110 §8.4.1.3: x-gzip is gzip).
-PAYLOAD_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate", "br"})
+PAYLOAD_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd"})
 _PAYLOAD_READ = 1 << 16
 
 
@@ -304,6 +304,8 @@ def read_encoded(src: BinaryIO, encoding: str, cap: int, *, truncated: bool = Fa
     brotli has no members: a second stream is such data). ImportError means brotli is not
     installed.
     """
+    if encoding == "zstd":
+        return _read_zstd(src, cap, truncated=truncated)
     makers = _payload_codecs(encoding, cap)
     dec = makers[0]()
     errors: tuple[type[Exception], ...] = (zlib.error,)
@@ -357,3 +359,49 @@ def read_encoded(src: BinaryIO, encoding: str, cap: int, *, truncated: bool = Fa
             break
         rest = chunk if rest is not None else None
     return bytes(out)
+
+
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+# a zstd frame's header and block overhead: a compressed payload this much over the cap cannot
+# decode to less than the cap
+_ZSTD_SLACK = 1 << 16
+
+
+def _read_zstd(src: BinaryIO, cap: int, *, truncated: bool) -> bytes:
+    """A `Content-Encoding: zstd` payload (browsers send it since 2024) decoded under `cap`, as
+    `read_encoded` decodes the others, with pyarrow's codec.
+
+    pyarrow's stream gives no byte of a read that fails, so the compressed payload is read first
+    (at most `cap` + 64 KiB: zstd never shrinks data by less than that), and blanks and NULs after
+    it are dropped when it fails with them, as after the other codings; a body that does not start
+    as zstd is returned as stored;
+    one that fails after its magic number raises PayloadDamaged (unless `truncated`, with bytes)."""
+    raw = src.read(cap + _ZSTD_SLACK + 1)
+    if len(raw) > cap + _ZSTD_SLACK:
+        return raw  # over the cap decoded or not (the caller tells by the length)
+    if not raw.startswith(_ZSTD_MAGIC):
+        return raw  # not encoded after all
+    out, exc = _unzstd(raw, cap)
+    if exc is not None and (bare := raw.rstrip(b" \t\r\n\0")) != raw:
+        out, exc = _unzstd(bare, cap)  # blanks or NULs after the stream's end (or inside it)
+    if exc is not None and not (truncated and out):
+        what = "ends before its stream does (cut short)" if "runcated" in exc else "is damaged"
+        raise PayloadDamaged(f"zstd payload {what}: {exc[:120]}")
+    return out
+
+
+def _unzstd(data: bytes, cap: int) -> tuple[bytes, str | None]:
+    """`data` decompressed as zstd, at most `cap + 1` bytes, and the error, if any."""
+    import pyarrow as pa
+
+    out = bytearray()
+    try:
+        stream = pa.CompressedInputStream(pa.BufferReader(data), "zstd")
+        while len(out) <= cap:
+            chunk = stream.read(_PAYLOAD_READ)
+            if not chunk:
+                break
+            out += chunk
+    except (OSError, pa.ArrowException) as exc:
+        return bytes(out), str(exc)
+    return bytes(out), None

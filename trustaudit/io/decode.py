@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from trustaudit.io.charset_labels import Label, resolve_label
+
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -20,15 +22,6 @@ _BOMS = (
 _META_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_\-:.]+)""", re.IGNORECASE)
 
 
-def _known(name: str | None) -> str | None:
-    if not name:
-        return None
-    try:
-        return codecs.lookup(name.strip().strip("\"'")).name
-    except LookupError:
-        return None
-
-
 def charset_from_content_type(content_type: str | None) -> str | None:
     """The `charset=` parameter of a Content-Type header, if any."""
     if not content_type:
@@ -37,33 +30,154 @@ def charset_from_content_type(content_type: str | None) -> str | None:
     return m.group(1) if m else None
 
 
+# ISO-2022-JP's escape sequences (to ASCII, JIS X 0201 Roman or Katakana, JIS X 0208 or 0212)
+_ISO2022_ESCAPES = re.compile(rb"\x1b(?:\(|\$\(?)[@-Z]")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """`read_html`'s answer: the page's text as a browser reads it, the codec and the rule that
+    decided (`bom`, `header`, `meta`, `meta-overridden-by-valid-utf8`, `valid-utf8`, `detected`,
+    `detected-not-web`, `fallback-utf8`), reason strings ("CHARSET_IGNORED: …"), and `others`:
+    the page as other readers would read it, where that text differs (a Python reader honouring
+    a label browsers ignore, or a detector's pick browsers never make; for ISO-2022-JP, a reader
+    ignoring the label), each as (how it was read, text), to be scanned apart."""
+
+    text: str
+    encoding: str
+    decided_by: str
+    notes: tuple[str, ...] = ()
+    others: tuple[tuple[str, str], ...] = ()
+
+
 def decode_html(data: bytes, http_charset: str | None = None) -> tuple[str, str, str]:
-    """Decode HTML bytes; returns (text, encoding, decided_by)."""
+    """Decode HTML bytes; returns (text, encoding, decided_by). See `read_html`."""
+    r = read_html(data, http_charset)
+    return r.text, r.encoding, r.decided_by
+
+
+def read_html(data: bytes, http_charset: str | None = None) -> Reading:
+    """Decode HTML bytes: BOM, then the HTTP charset, then <meta charset>, then valid UTF-8, then
+    detection, labels resolved as browsers resolve them (`io.charset_labels`, the WHATWG table).
+
+    A label browsers ignore (UTF-7, EBCDIC, `unicode_escape`) or read as nothing (the
+    replacement encoding: ISO-2022-KR, HZ) is passed over as they do, with a CHARSET_IGNORED
+    note; what Python's codec of that label reads is one of `others`, since a Python reader
+    honouring it sees that text (an injection written in UTF-7 is found there). A detector's pick
+    that no browser makes (EBCDIC for a page of EBCDIC prose and an ASCII injection) is read as
+    windows-1252 instead, the detector's reading one of `others`. A page labelled ISO-2022-JP
+    with escape sequences is read as ISO-2022-JP even when it is valid UTF-8 (as browsers do:
+    escapes inside words hid them from a UTF-8 reading), and its bytes without the escapes, as a
+    reader ignoring the label sees them, are one of `others`."""
     for bom, enc in _BOMS:
         if data.startswith(bom):
-            return data[len(bom) :].decode(enc, "replace"), enc, "bom"
-    header_enc = _known(http_charset)
-    if header_enc:
-        return data.decode(header_enc, "replace"), header_enc, "header"
+            return Reading(data[len(bom) :].decode(enc, "replace"), enc, "bom")
+    ignored: list[tuple[str, Label]] = []
+    header = resolve_label(http_charset)
+    if header is not None and header.codec is not None:
+        return _labelled(data, header.codec, "header")
+    if header is not None:
+        ignored.append(("the HTTP Content-Type", header))
     m = _META_RE.search(data[:4096])
-    meta_enc = _known(m.group(1).decode("ascii", "ignore")) if m else None
-    if meta_enc:
-        enc = meta_enc
-        # pages that declare a single-byte charset but are really UTF-8 are common; trust valid UTF-8
-        if enc not in ("utf-8",) and _is_utf8(data):
-            return data.decode("utf-8"), "utf-8", "meta-overridden-by-valid-utf8"
-        return data.decode(enc, "replace"), enc, "meta"
+    meta = resolve_label(m.group(1).decode("ascii", "ignore")) if m else None
+    if meta is not None and meta.codec is None:
+        ignored.append(("<meta charset>", meta))
+        meta = None
+    if meta is None or meta.codec is None:
+        r = _unlabelled(data)
+    else:
+        enc = meta.codec
+        # pages that declare a single-byte charset but are really UTF-8 are common; trust valid
+        # UTF-8, but not over ISO-2022-JP with escapes: its bytes are 7-bit (valid UTF-8), and a
+        # browser follows the label, so `ESC ( B` inside a word hid it from a UTF-8 reading
+        jis = enc == "iso2022_jp" and b"\x1b" in data
+        if enc != "utf-8" and not jis and _is_utf8(data):
+            r = Reading(data.decode("utf-8"), "utf-8", "meta-overridden-by-valid-utf8")
+        else:
+            r = _labelled(data, enc, "meta")
+    if not ignored:
+        return r
+    others = list(r.others)
+    notes = []
+    for where, label in ignored:
+        read = label.other is not None and _add_reading(others, r.text, data, label.other)
+        notes.append(_ignored(where, label, scanned=read))
+    return Reading(r.text, r.encoding, r.decided_by, (*notes, *r.notes), tuple(others))
+
+
+def _add_reading(others: list[tuple[str, str]], text: str, data: bytes, codec: str) -> bool:
+    """Add `data` read with Python's `codec` to `others` unless it reads as `text` or as one of
+    them already (True when it is, or was, among them)."""
+    if any(how == codec for how, _ in others):
+        return True
+    try:
+        other = data.decode(codec, "replace")
+    except Exception:  # a codec that fails on its own terms reads nothing more
+        return False
+    if other == text:
+        return False
+    others.append((codec, other))
+    return True
+
+
+def _labelled(data: bytes, enc: str, rule: str) -> Reading:
+    text = data.decode(enc, "replace")
+    if enc == "iso2022_jp" and b"\x1b" in data:
+        plain = _ISO2022_ESCAPES.sub(b"", data).decode("utf-8", "replace")
+        if plain != text:
+            note = (
+                f"CHARSET_ALSO_SCANNED: {enc} with escape sequences; its bytes as ASCII without"
+                " them (what a reader ignoring the label sees) were scanned apart"
+            )
+            return Reading(
+                text, enc, rule, (note,), (("ASCII without its escape sequences", plain),)
+            )
+    return Reading(text, enc, rule)
+
+
+def _unlabelled(data: bytes) -> Reading:
     if _is_utf8(data):
-        return data.decode("utf-8"), "utf-8", "valid-utf8"
+        return Reading(data.decode("utf-8"), "utf-8", "valid-utf8")
     try:
         from charset_normalizer import from_bytes
 
-        best = from_bytes(data[:65536]).best()
+        matches = [m.encoding for m in from_bytes(data[:65536]) if m.encoding]
     except Exception:  # detection is best-effort
-        best = None
-    if best is not None and best.encoding:
-        return data.decode(best.encoding, "replace"), best.encoding, "detected"
-    return data.decode("utf-8", "replace"), "utf-8", "fallback-utf8"
+        matches = []
+    # the detector's best pick among the encodings browsers use (it ranks mac_latin2 over
+    # cp1250 for German in cp1252, and EBCDIC cp875 alone for EBCDIC prose around ASCII)
+    for name in matches:
+        label = resolve_label(name)
+        if label is not None and label.codec is not None:
+            return Reading(data.decode(label.codec, "replace"), label.codec, "detected")
+    best = matches[0] if matches else None
+    if best is not None:
+        # a codec no browser picks (the detector named EBCDIC cp875 for EBCDIC prose around an
+        # ASCII injection, which it turned into noise): windows-1252, the web's default for
+        # unlabelled legacy pages, and the detector's reading scanned apart
+        others: list[tuple[str, str]] = []
+        text = data.decode("cp1252", "replace")
+        read = _add_reading(others, text, data, best)
+        also = f", the {best} reading scanned apart" if read else ""
+        note = (
+            f"CHARSET_ALSO_SCANNED: detection named {best}, an encoding browsers do not"
+            f" decode; read as windows-1252{also}"
+        )
+        return Reading(text, "cp1252", "detected-not-web", (note,), tuple(others))
+    return Reading(data.decode("utf-8", "replace"), "utf-8", "fallback-utf8")
+
+
+def _ignored(where: str, label: Label, *, scanned: bool) -> str:
+    what = (
+        "the replacement encoding (a browser shows one U+FFFD)"
+        if label.replacement
+        else "an encoding browsers do not decode"
+    )
+    also = f"; the page as {label.other} reads it was scanned apart" if scanned else ""
+    return (
+        f"CHARSET_IGNORED: {where} names {label.label[:40]!r}, {what} (WHATWG Encoding);"
+        f" read as the other rules decide{also}"
+    )
 
 
 def _is_utf8(data: bytes) -> bool:
@@ -100,6 +214,7 @@ _MAGIC = (
     (b"\x1f\x8b", "gzip data"),
     (b"BZh", "bzip2 data"),
     (b"\xfd7zXZ\x00", "xz data"),
+    (b"\x28\xb5\x2f\xfd", "zstd data"),
     (b"7z\xbc\xaf\x27\x1c", "7z archive"),
     (b"\x7fELF", "ELF executable"),
     (b"MZ\x90\x00", "Windows executable"),
@@ -180,6 +295,8 @@ class Decoded:
     encoding: str | None
     reasons: tuple[str, ...] = ()
     error: str | None = None
+    # other readings of the page that a reader could see (`Reading.others`): scanned apart
+    others: tuple[tuple[str, str], ...] = ()
 
 
 def control_share(text: str) -> float:
@@ -202,6 +319,7 @@ def decode_document(
     if what is not None:
         return Decoded(None, None, error=f"binary content ({what}, {len(data)} bytes), not HTML")
     reasons: list[str] = []
+    others: tuple[tuple[str, str], ...] = ()
     bom = any(data.startswith(b) for b, _ in _BOMS)
     wide = None if bom else wide_encoding(data)
     bom_wide = wide_bom(data)
@@ -231,7 +349,10 @@ def decode_document(
             nuls = data.count(b"\x00")
             data = data.replace(b"\x00", b"")
             reasons.append(f"BINARY_BYTES_STRIPPED: {nuls} NUL byte(s) removed before decoding")
-        text, encoding, decided_by = decode_html(data, http_charset)
+        reading = read_html(data, http_charset)
+        text, encoding, decided_by = reading.text, reading.encoding, reading.decided_by
+        reasons.extend(reading.notes)
+        others = reading.others
         if (
             decided_by in ("header", "meta")
             and encoding.startswith(("utf-16", "utf-32"))
@@ -256,7 +377,8 @@ def decode_document(
             tuple(reasons),
             error=f"binary content: {share:.0%} control characters after decoding as {encoding}",
         )
-    return Decoded(text, encoding, tuple(reasons))
+    others = tuple((how, o.replace("\x00", "")) for how, o in others)
+    return Decoded(text, encoding, tuple(reasons), others=others)
 
 
 def wide_bom(head: bytes) -> str | None:

@@ -434,6 +434,8 @@ class _PageScan:
     rest: list[tuple[int, ScanResult]] = field(default_factory=list)
     # the scan of the attributes `limit_attributes` removed: where they stood is not kept
     spill: list[tuple[int, ScanResult]] = field(default_factory=list)
+    # the scans of the page's other readings (`Decoded.others`), each with how it was read
+    others: list[tuple[str, list[tuple[int, ScanResult]]]] = field(default_factory=list)
 
 
 def _settle(page: dict[str, Any], scan: _PageScan, policy: Policy) -> None:
@@ -461,6 +463,14 @@ def _settle(page: dict[str, Any], scan: _PageScan, policy: Policy) -> None:
             for f in res.findings
         ]
         findings = _merge_findings(findings, spilled, policy.injection.max_findings)
+    for how, windows in scan.others:
+        note = f"in the page read as {how}, not as a browser reads it"
+        read_so = [
+            {**f, "offset": -1, "location": f"{f.get('location') or ''} ({note})"}
+            for _, res in windows
+            for f in res.findings
+        ]
+        findings = _merge_findings(findings, read_so, policy.injection.max_findings)
     page["injection_findings"] = findings
     page["html_hidden_text"] = hidden
 
@@ -840,6 +850,11 @@ def extract_record(
                 )
         if policy.injection.enabled and spill:
             scan.spill = _scan_rest(spill, 0, policy, scans)
+        if policy.injection.enabled:
+            # readings a browser does not show but another reader of the page may (a label only
+            # Python decodes, ISO-2022-JP's bytes without their escapes): scanned, each bounded
+            # like the page (its characters are at most its bytes)
+            scan.others = [(how, _scan_rest(o, 0, policy, scans)) for how, o in decoded.others]
         extracted: str | None = None
         extractor: str = x.extractor
         rtree: Any = None

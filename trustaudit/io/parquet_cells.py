@@ -63,65 +63,176 @@ def open_parquet(open_file: Any) -> pq.ParquetFile:
     return pq.ParquetFile(open_file(), read_dictionary=names)
 
 
-def _page_size(head: bytes) -> int | None:
-    """`uncompressed_page_size` (field 2, an i32) of the Thrift compact `PageHeader` that `head`
-    starts with, or None when it cannot be read there (the reader then finds what is wrong)."""
-    at = 0
-    field = 0
-    while at < len(head):
-        byte = head[at]
+class _Short(Exception):
+    """The bytes read end inside the page header: read more."""
+
+
+def _varint(head: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if at >= len(head):
+            raise _Short
+        b = head[at]
         at += 1
-        delta, kind = byte >> 4, byte & 0x0F
-        if kind != 5 or delta == 0:  # only the short form of an i32 field precedes field 2
-            return None
-        field += delta
-        value = shift = 0
-        while at < len(head):  # a zigzag varint
-            b = head[at]
-            at += 1
-            value |= (b & 0x7F) << shift
-            shift += 7
-            if not b & 0x80:
-                break
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return value, at
+        if shift > 63:
+            raise ValueError("varint too long")
+
+
+def _zigzag(v: int) -> int:
+    return (v >> 1) ^ -(v & 1)
+
+
+def _skip(head: bytes, at: int, kind: int, depth: int) -> int:
+    """The offset after one Thrift compact value of `kind` at `at`."""
+    if depth > 16:
+        raise ValueError("too deep")
+    if kind in (1, 2):  # booleans live in the field header
+        return at
+    if kind == 3:
+        return at + 1
+    if kind in (4, 5, 6):
+        return _varint(head, at)[1]
+    if kind == 7:
+        return at + 8
+    if kind == 8:
+        n, at = _varint(head, at)
+        return at + n
+    if kind in (9, 10):  # list, set
+        if at >= len(head):
+            raise _Short
+        b = head[at]
+        at += 1
+        n, elem = b >> 4, b & 0x0F
+        if n == 15:
+            n, at = _varint(head, at)
+        for _ in range(n):
+            at = _skip(head, at, elem, depth + 1)
+        return at
+    if kind == 12:
+        return _struct(head, at, depth + 1, {})[1]
+    raise ValueError(f"Thrift type {kind}")
+
+
+def _struct(head: bytes, at: int, depth: int, want: dict[int, int]) -> tuple[dict[int, Any], int]:
+    """The i32 fields of one Thrift compact struct at `at` (and, for field ids in `want`, the
+    i32 field `want[id]` of that nested struct), and the offset after it."""
+    out: dict[int, Any] = {}
+    field_id = 0
+    while True:
+        if at >= len(head):
+            raise _Short
+        b = head[at]
+        at += 1
+        if b == 0:
+            return out, at
+        delta, kind = b >> 4, b & 0x0F
+        if delta:
+            field_id += delta
         else:
+            v, at = _varint(head, at)
+            field_id = _zigzag(v)
+        if kind == 5:
+            v, at = _varint(head, at)
+            out[field_id] = _zigzag(v)
+        elif kind == 12 and field_id in want:
+            inner, at = _struct(head, at, depth + 1, {})
+            out[field_id] = inner.get(want[field_id])
+        else:
+            at = _skip(head, at, kind, depth)
+
+
+# PageHeader: 1 type, 2 uncompressed_page_size, 3 compressed_page_size; the num_values (field 1)
+# of data_page_header (5), dictionary_page_header (7), data_page_header_v2 (8)
+_NESTED_NUM_VALUES = {5: 1, 7: 1, 8: 1}
+DATA_PAGE, DICTIONARY_PAGE, DATA_PAGE_V2 = 0, 2, 3
+
+
+def page_header(handle: Any, at: int) -> tuple[int, int, int, int, int] | None:
+    """(type, uncompressed size, compressed size, values, header length) of the Thrift compact
+    `PageHeader` at byte `at` of `handle`, or None when it cannot be read there (the reader then
+    finds what is wrong). Page statistics can make a header a few KB: read as far as it goes."""
+    size = 256
+    while size <= 1 << 20:
+        handle.seek(at)
+        head = handle.read(size)
+        try:
+            fields, end = _struct(head, 0, 0, _NESTED_NUM_VALUES)
+        except _Short:
+            if len(head) < size:
+                return None
+            size *= 4
+            continue
+        except (ValueError, IndexError):
             return None
-        if field == 2:
-            return (value >> 1) ^ -(value & 1)
-        if field > 2:
+        kind, usize, csize = fields.get(1), fields.get(2), fields.get(3)
+        values = next((fields[k] for k in (5, 8, 7) if isinstance(fields.get(k), int)), None)
+        if not all(isinstance(x, int) for x in (kind, usize, csize, values)):
             return None
+        return kind, usize, csize, values, end  # type: ignore[return-value]
     return None
 
 
-def oversized_dictionaries(
-    pf: pq.ParquetFile, open_file: Any, limit: int
-) -> dict[int, tuple[str, int]]:
-    """Row groups whose dictionary page of some column is over `limit` bytes once decompressed:
-    {row group: (column path, its size)}. Arrow decodes a dictionary page whole before it gives
-    a row of its row group (with `read_dictionary` too), and a page may be 2 GiB: a few KB of
-    zstd hold one. The page's size is in its header (a few bytes read from the file), read only
-    for a column chunk whose footer size is over `limit` (so an ordinary file reads nothing)."""
+def oversized_pages(
+    pf: pq.ParquetFile, open_file: Any, limit: int, cell_cap: Any
+) -> dict[int, tuple[str, int, str]]:
+    """Row groups that hold a page Arrow would decode whole at a cost past `limit` bytes:
+    {row group: (column path, the page's size, "dictionary" or "data")}.
+
+    Arrow decodes a page whole before it gives a row of its row group, and the format allows
+    2 GiB a page: a few KB of zstd hold one. A dictionary page over `limit` is refused. A data
+    page over `limit` is refused only when it holds a cell over its column's cap
+    (`cell_cap(column path)`), told by its size being over that cap times its values: such a
+    page is a bomb of cells that are error rows anyway, while pyarrow's default writer makes
+    data pages of 1,024 cells (300 MB for cells of 300 KB, all readable), which are read. The
+    sizes are in the pages' headers (a few bytes each), read only for a column chunk whose footer
+    size is over `limit`, so an ordinary file reads nothing."""
     meta = pf.metadata
-    out: dict[int, tuple[str, int]] = {}
+    out: dict[int, tuple[str, int, str]] = {}
     handle = None
     try:
         for g in range(meta.num_row_groups):
             group = meta.row_group(g)
             for i in range(group.num_columns):
                 col = group.column(i)
-                if not col.has_dictionary_page or col.total_uncompressed_size <= limit:
+                if col.total_uncompressed_size <= limit:
                     continue
                 if handle is None:
                     src = open_file()
                     handle = open(src, "rb") if isinstance(src, str | os.PathLike) else src  # noqa: SIM115
-                handle.seek(col.dictionary_page_offset)
-                size = _page_size(handle.read(32))
-                if size is not None and size > limit:
-                    out[g] = (col.path_in_schema, size)
+                hit = _oversized_page(handle, col, limit, cell_cap(col.path_in_schema))
+                if hit is not None:
+                    out[g] = (col.path_in_schema, *hit)
                     break
     finally:
         if handle is not None:
             handle.close()
     return out
+
+
+def _oversized_page(handle: Any, col: Any, limit: int, cap: int) -> tuple[int, str] | None:
+    """The first page of column chunk `col` that `oversized_pages` refuses: (size, kind)."""
+    at = col.data_page_offset
+    if col.has_dictionary_page and col.dictionary_page_offset is not None:
+        at = min(at, col.dictionary_page_offset)
+    end = at + col.total_compressed_size
+    while at < end:
+        header = page_header(handle, at)
+        if header is None:
+            return None
+        kind, usize, csize, values, length = header
+        if kind == DICTIONARY_PAGE and usize > limit:
+            return usize, "dictionary"
+        # 4 bytes of length before each value, and its levels: 8 bytes a value of slack
+        if kind in (DATA_PAGE, DATA_PAGE_V2) and usize > limit and usize > values * (cap + 8):
+            return usize, "data"
+        if csize < 0 or length <= 0:
+            return None
+        at += length + csize
+    return None
 
 
 def parquet_batches(

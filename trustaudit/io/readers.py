@@ -47,7 +47,7 @@ from trustaudit.io.parquet_cells import (
     cell_bytes,
     decoded_parts,
     open_parquet,
-    oversized_dictionaries,
+    oversized_pages,
     parquet_batches,
 )
 from trustaudit.io.records import (
@@ -60,6 +60,7 @@ from trustaudit.io.records import (
     safe_records_table,
     utf8_bytes,
 )
+from trustaudit.io.warc_headers import HeaderDamaged, HeaderTooLarge, bound_headers
 from trustaudit.policy.inputs import InputsPolicy
 
 _DEFAULT_LIMITS = InputsPolicy()
@@ -867,6 +868,10 @@ def _warc_damage(exc: BaseException, at: int | None, *, is_load_failure: bool) -
         return code, f"unreadable from byte {at}: {exc}"
     if isinstance(exc, EOFError):
         return "WARC_TRUNCATED", f"the file ends inside the record at byte {at}"
+    if isinstance(exc, HeaderTooLarge):
+        return "WARC_CORRUPT", f"record at byte {at}: {exc} (inputs.max_warc_header_bytes)"
+    if isinstance(exc, HeaderDamaged):
+        return "WARC_CORRUPT", f"the record header at byte {at} is damaged or cut short ({exc})"
     if is_load_failure:  # "Unknown archive format, first line: [...]": not a record header at all
         head = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         head = head.encode("ascii", "backslashreplace").decode("ascii")[:200]
@@ -882,15 +887,16 @@ def _warc_damage(exc: BaseException, at: int | None, *, is_load_failure: bool) -
 _WHOLE_GZIP = "several WARC records in one gzip member"
 
 
-def _archive(stream: BinaryIO) -> Any:
-    """warcio's record iterator over `stream`, quiet on damage (err_count tells us instead) and
-    with a message of ours for several records in one gzip member."""
+def _archive(stream: BinaryIO, max_header_bytes: int) -> Any:
+    """warcio's record iterator over `stream`, quiet on damage (err_count tells us instead), with
+    a message of ours for several records in one gzip member, and its header blocks bounded
+    (`io.warc_headers`)."""
     from warcio.archiveiterator import ArchiveIterator
 
     it = ArchiveIterator(stream, arc2warc=True)
     it.INC_RECORD = ""
     it.GZIP_ERR_MSG = _WHOLE_GZIP
-    return it
+    return bound_headers(it, max_header_bytes)
 
 
 def _member_ended(it: Any) -> bool:
@@ -1127,9 +1133,9 @@ class WarcSource(_PathSource):
             one = None
             if part.member:  # a gzip member of several records, decompressed whole
                 one = _OneMember(fh, part.base)
-                it = _archive(_Capped(one, self.limits))  # type: ignore[arg-type]
+                it = _archive(_Capped(one, self.limits), self.limits.max_warc_header_bytes)  # type: ignore[arg-type]
             else:
-                it = _archive(stream)
+                it = _archive(stream, self.limits.max_warc_header_bytes)
             yield from self._segment(it, st, batch_size, part)
             if one is not None and not st.stopped:
                 if one.truncated:
@@ -1326,6 +1332,9 @@ class WarcSource(_PathSource):
         return True
 
     def _row(self, record: Any, url: str | None, offset: int) -> dict[str, Any] | ErrorRow:
+        if url is None:  # the standard requires it of response, resource and conversion records
+            msg = f"{record.rec_type} record has no WARC-Target-URI header; its payload not read"
+            return ErrorRow(self.name, offset, None, "read", "BAD_URL", msg)
         status: int | None = None
         ctype: str | None = None
         if record.http_headers is not None:
@@ -1387,19 +1396,35 @@ class WarcSource(_PathSource):
         }
 
 
+# Content codings one response may list (urllib3 stops at 5, as does the crawler)
+_MAX_CODINGS = 4
+
+
 def _payload(record: Any, cap: int, *, truncated: bool = False) -> bytes:
     """A WARC record's payload, de-chunked and decoded from its Content-Encoding, at most `cap + 1`
-    bytes (`read_encoded` says why warcio does not decode it; `truncated`: WARC-Truncated)."""
+    bytes (`read_encoded` says why warcio does not decode it; `truncated`: WARC-Truncated).
+
+    A list of codings (`gzip, br`: RFC 9110 lists them in the order applied) is decoded last
+    first, each layer under the same cap; `identity` is no coding. Before session 21 a list was
+    no coding we knew: the still-encoded body became BINARY_CONTENT, the page unscanned."""
     headers = record.http_headers
-    encoding = (headers.get_header("Content-Encoding") or "").strip().lower() if headers else ""
-    if encoding not in PAYLOAD_ENCODINGS:
+    value = (headers.get_header("Content-Encoding") or "").strip().lower() if headers else ""
+    codings = [c.strip() for c in value.split(",") if c.strip() not in ("", "identity")]
+    if not codings or not all(c in PAYLOAD_ENCODINGS for c in codings):
         return record.content_stream().read(cap + 1)  # type: ignore[no-any-return]
+    if len(codings) > _MAX_CODINGS:
+        raise PayloadDamaged(f"{len(codings)} content codings, more than {_MAX_CODINGS}")
     stream = record.raw_stream
     if (headers.get_header("Transfer-Encoding") or "").strip().lower() == "chunked":
         from warcio.bufferedreaders import ChunkedDataReader
 
         stream = ChunkedDataReader(stream)
-    return read_encoded(stream, encoding, cap, truncated=truncated)
+    data = read_encoded(stream, codings[-1], cap, truncated=truncated)
+    for coding in reversed(codings[:-1]):
+        if len(data) > cap:
+            break
+        data = read_encoded(io.BytesIO(data), coding, cap, truncated=truncated)
+    return data
 
 
 # ---------------------------------------------------------------- Parquet
@@ -1454,8 +1479,8 @@ class ParquetSource(_PathSource):
         start = 0
         meta = pf.metadata
         try:
-            huge = oversized_dictionaries(
-                pf, self._open_parquet, self.limits.max_parquet_page_bytes
+            huge = oversized_pages(
+                pf, self._open_parquet, self.limits.max_parquet_page_bytes, self._cell_cap
             )
             for g in range(meta.num_row_groups):
                 if g in huge:
@@ -1479,18 +1504,28 @@ class ParquetSource(_PathSource):
     def _open_parquet(self) -> Any:
         return fs.open_random_access(self.path) if fs.is_uri(self.path) else self.path
 
-    def _huge_group(self, start: int, rows: int, group: int, column: str, size: int) -> RecordBatch:
-        """One error row for a row group whose dictionary page is over
-        `inputs.max_parquet_page_bytes` (`oversized_dictionaries`): none of its rows can be read
-        without decoding that page whole. TOO_LARGE when the column is html or text, else
+    def _cell_cap(self, column: str) -> int:
+        """The most bytes one cell of `column` (a path, `tags.list.element`) may hold."""
+        top = column.split(".")[0]
+        return self.max_bytes if top in CONTENT_COLUMNS else self.limits.max_field_bytes
+
+    def _huge_group(
+        self, start: int, rows: int, group: int, column: str, size: int, kind: str
+    ) -> RecordBatch:
+        """One error row for a row group that holds a page Arrow would decode whole past
+        `inputs.max_parquet_page_bytes` (`oversized_pages`: a dictionary page that large, or a
+        data page that large of cells over their cap): none of its rows can be read without
+        decoding that page whole. TOO_LARGE when the column is html or text, else
         FIELD_TOO_LARGE (both count as unscanned content for the gate)."""
         code = "TOO_LARGE" if column.split(".")[0] in CONTENT_COLUMNS else "FIELD_TOO_LARGE"
         span = f"row {start}" if rows == 1 else f"rows {start}-{start + rows - 1}"
         why = (
             f"{span} ({rows} in row group {group}) not read: column"
-            f" {column[:80]!r} has a dictionary page of {size} bytes, over"
+            f" {column[:80]!r} has a {kind} page of {size} bytes, over"
             f" inputs.max_parquet_page_bytes ({self.limits.max_parquet_page_bytes})"
         )
+        if kind == "data":
+            why += f", of cells over {self._cell_cap(column)} bytes"
         return _error_batch(self.name, start, None, "read", code, why)
 
     def _rows(self, batch: pa.RecordBatch, start: int, extra: list[str]) -> Iterator[RecordBatch]:

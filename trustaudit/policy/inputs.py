@@ -73,8 +73,16 @@ class InputsPolicy:
     max_parquet_page_bytes: int = opt(
         256_000_000,
         "a Parquet dictionary page (decoded whole before any row of its row group, and up to 2 GiB"
-        " from a few KB of zstd) larger than this once decompressed: its row group is not read,"
-        " one error row TOO_LARGE (html/text) or FIELD_TOO_LARGE; the other row groups are read",
+        " from a few KB of zstd) larger than this once decompressed, or a data page larger than"
+        " this whose size says it holds a cell over its cap (extract.max_record_bytes for"
+        " html/text, inputs.max_field_bytes for others): its row group is not read, one error row"
+        " TOO_LARGE (html/text) or FIELD_TOO_LARGE; the other row groups are read",
+    )
+    max_warc_header_bytes: int = opt(
+        1_048_576,
+        "a WARC/ARC record's header block, or the HTTP header block at the start of its payload,"
+        " larger than this (one line or many; warcio reads them whole): error row WARC_CORRUPT for"
+        " that record, reading goes on at the next one",
     )
     max_binary_share: float = opt(
         0.10,
@@ -94,6 +102,7 @@ class InputsPolicy:
             "max_html_names",
             "batch_max_bytes",
             "max_parquet_page_bytes",
+            "max_warc_header_bytes",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"inputs.{name} must be >= 1")
