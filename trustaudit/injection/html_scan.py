@@ -40,8 +40,13 @@ from trustaudit.injection.normalize import (
     has_astral,
     reveal_invisible,
 )
+from trustaudit.injection.rendered import (
+    clear_page_marks,
+    holds_marks,
+    marked_text,
+    visible_text,
+)
 from trustaudit.injection.rendered import hidden_text as hidden_text_of
-from trustaudit.injection.rendered import visible_text
 
 __all__ = ["PRIORS", "QUOTE_TAGS", "Quotes", "Segment", "collect_segments", "hiding_technique"]
 
@@ -81,6 +86,7 @@ PRIORS: dict[str, float] = {
 }
 # Elements whose text is quoted or shown as code: an instruction there is discussed, not given.
 QUOTE_TAGS = ("code", "pre", "blockquote", "q", "samp", "kbd", "tt")
+_QUOTE_SET = frozenset(QUOTE_TAGS)
 
 
 @dataclass(slots=True, unsafe_hash=True)  # not frozen: its __init__ costs 7x, ~100 made a page
@@ -1121,10 +1127,14 @@ def _script_segments(
 def _quotes(tree: LexborHTMLParser) -> list[tuple[str, str]]:
     """(tag, text) of each quoting element (`QUOTE_TAGS`) of `tree` that holds prose."""
     out: list[tuple[str, str]] = []
+    inner: set[int] = set()  # quoting elements inside one read: their text is in its text
     for node in tree.css(",".join(QUOTE_TAGS))[:_QUOTES_MAX]:
-        # normalised first: a preformatted element's spaces are marked while the scan reads the
-        # page's visible text (`rendered.visible_text`), white space to `str.split`
-        qt = " ".join(node.text(deep=True, separator=" ").split())
+        if node.mem_id in inner:
+            continue
+        # one walk of each outermost element: nested ones read again cost depth x size (400
+        # nested `<code>` around 1 MB kept 400 MB of text)
+        inner.update(d.mem_id for d in node.traverse() if d.tag in _QUOTE_SET)
+        qt = marked_text(node)  # as laid out: `visible_text` marked the tree before
         if qt and _WORDY.search(qt):
             out.append((node.tag or "code", qt))
     return out
@@ -1245,14 +1255,16 @@ def collect_segments(
     page_bg = _page_background(tree, css_all)
     # Code and style text is not prose: dropped before hidden subtrees are read (scripts were read above).
     tree.strip_tags(["script", "style"])
+    if holds_marks(html):
+        clear_page_marks(tree)  # before any subtree's layout is marked and read
     _hidden_segments(tree, css_all, page_bg, segs, max_text)
 
     tree.strip_tags(["noscript", "template", "svg"])
+    visible = visible_text(tree)  # marks the layout in the tree's text, which quotes are read from
     if isinstance(quotes, Quotes):
         quotes.bind(tree)
     elif quotes is not None:
         quotes.extend(_quotes(tree))
-    visible = visible_text(tree)
     return segs, visible[:max_text]
 
 
