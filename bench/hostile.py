@@ -266,6 +266,15 @@ def tiny_elements_1m(d: Path) -> tuple[list[str], list[str]]:
     return [str(_folder(d, {"tiny.html": _page("<b>x</b>" * 1_000_000).encode()}))], []
 
 
+def inline_nested_500(d: Path) -> tuple[list[str], list[str]]:
+    """500 nested `<span>`s (under the depth limit) around 800,000 `<br>x` (4 MB), an injection
+    hidden before them: the scan's layout pass must stay linear (unwrapping the spans moved
+    their subtrees, 500 times each)."""
+    body = HIDDEN + "<p>" + "<span>" * 500 + "<br>x" * 800_000 + "</span>" * 500 + "</p>"
+    page = _page(body).encode()
+    return [str(_folder(d, {"s.html": page}, {"s.html": "https://in.example.com/x"}))], []
+
+
 def css_rules_100k(d: Path) -> tuple[list[str], list[str]]:
     """100,000 `.cN{display:none}` rules and 20,000 elements using them (the hidden-text rules)."""
     css = "".join(f".c{i}{{display:none}}" for i in range(100_000))
@@ -456,15 +465,21 @@ def _zeros_gzip(fh, head: bytes, n_mib: int, tail: bytes = b"") -> None:  # type
     fh.write(z.compress(tail) + z.flush())
 
 
+def _bomb_head(size: int) -> bytes:
+    """The WARC and HTTP headers of a 2 GiB-class response record of `size` payload bytes."""
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
+    head = (b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://bomb.example.com/\r\n"
+            b"Content-Type: application/http; msgtype=response\r\nContent-Length: %d\r\n\r\n"
+            % (len(http) + size))  # fmt: skip
+    return head + http
+
+
 def warc_gz_member_bomb(d: Path) -> tuple[list[str], list[str]]:
     """A .warc.gz whose one member expands to 2 GiB (a response record of 2 GiB of zeros, 2 MB of
     gzip), between good records."""
     d.mkdir(parents=True, exist_ok=True)
     size = 2 << 30
-    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
-    head = (b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://bomb.example.com/\r\n"
-            b"Content-Type: application/http; msgtype=response\r\nContent-Length: %d\r\n\r\n"
-            % (len(http) + size)) + http  # fmt: skip
+    head = _bomb_head(size)
     with open(d / "bomb.warc.gz", "wb") as fh:
         fh.write(gzip.compress(_good_record("a.example.com")))
         _zeros_gzip(fh, head, size >> 20, b"\r\n\r\n")
@@ -478,10 +493,7 @@ def warc_xz_whole_bomb(d: Path) -> tuple[list[str], list[str]]:
 
     d.mkdir(parents=True, exist_ok=True)
     size = 2 << 30
-    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
-    head = (b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://bomb.example.com/\r\n"
-            b"Content-Type: application/http; msgtype=response\r\nContent-Length: %d\r\n\r\n"
-            % (len(http) + size)) + http  # fmt: skip
+    head = _bomb_head(size)
     c = lzma.LZMACompressor(preset=1)
     with open(d / "bomb.warc.xz", "wb") as fh:
         fh.write(c.compress(_good_record("a.example.com") + head))
@@ -658,6 +670,7 @@ CASES: dict[str, Callable[[Path], tuple[list[str], list[str]]]] = {
     "tag_names_100k_distinct": tag_names_100k_distinct,
     "tiny_elements_1M": tiny_elements_1m,
     "css_rules_100k": css_rules_100k,
+    "inline_nested_500": inline_nested_500,
     "jsonl_huge_key_5MB": jsonl_huge_key,
     "warc_10k_tiny_records": warc_10k_tiny,
     "parquet_dictionary_bomb_1200MB": parquet_dictionary_bomb,
@@ -689,6 +702,7 @@ TARGETS: dict[str, str | tuple[str, ...]] = {  # the page whose band the case is
     "attrs_one_element_200k": "https://at.example.com/x",
     "attrs_one_element_200k_w1": "https://at.example.com/x",
     "css_rules_100k": "https://css.example.com/x",
+    "inline_nested_500": "https://in.example.com/x",
     "bogus_comment_attrs_200k": "https://at.example.com/x",
     "warc_nested_encodings": tuple(
         f"https://{k}.enc.example.com/" for k in ("gg", "gb", "ig", "zs")
