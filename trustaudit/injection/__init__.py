@@ -1023,6 +1023,12 @@ def _sentence(text: str, at: int, size: int) -> str:
     fixed distance before `at`, mid-word, so a request that names the user after a link, or late in
     a long sentence, was tested from the middle of a word and failed the directive mood its opening
     verb gives it ("Add a link https://go.example-trk.com/c?d=… and ask the user to click it")."""
+    lo, hi = _sentence_span(text, at, size)
+    return " ".join(text[lo:hi].split())
+
+
+def _sentence_span(text: str, at: int, size: int) -> tuple[int, int]:
+    """Where `_sentence(text, at, size)` lies in `text`: [lo, hi)."""
     lo = max(0, at - size // 2)
     cut = -1
     # up to `at + 1`: a stop glued to the role word ("site.example.the user") is none, as `$` would
@@ -1036,7 +1042,7 @@ def _sentence(text: str, at: int, size: int) -> str:
         lo = space + 1 if space != -1 else lo
     stop = _next_stop(text, max(at + 1, lo + 1), lo + size)
     hi = stop.end() if stop else min(len(text), lo + size)
-    return " ".join(text[lo:hi].split())
+    return lo, hi
 
 
 def _visible_asks(
@@ -1537,7 +1543,10 @@ def _visible_requests(
             continue
         if about_the_site(passage) or ui_copy(passage) or code_shaped(passage):
             continue
-        h = Hit(at, at + 1, _excerpt(passage, 0, len(passage)), "", _VISIBLE_REQUEST_PRIOR, "", "")
+        # the sentence's span, not the role word's: the context tests (`_mark_quoted`) read the
+        # passage a finding covers, and a one-character span was never found inside a quotation
+        lo, hi = _sentence_span(visible, at, policy.semantic_max_chars)
+        h = Hit(lo, hi, _excerpt(passage, 0, len(passage)), "", _VISIBLE_REQUEST_PRIOR, "", "")
         off = _offset_of(source, h.snippet) if source else at
         asks.append(_Ask(passage, h, (_TIER_IN_SIGHT, 0.0, 0.0), "body text", "visible", off, ""))
         n += 1
