@@ -487,6 +487,34 @@ def warc_gz_member_bomb(d: Path) -> tuple[list[str], list[str]]:
     return [str(d / "bomb.warc.gz")], []
 
 
+def _gz_member_bomb(size: int, layout: str) -> Callable[[Path], tuple[list[str], list[str]]]:
+    """A .warc.gz whose gzip member expands to `size` bytes of zeros (a few MB of gzip), by
+    `layout`: `honest`, a response record of that length between two good records; `last`, the
+    same record after two good ones; `lying`, a good page whose Content-Length is true but whose
+    gzip member goes on with the zeros after it, then a good record."""
+
+    def good(h: str) -> bytes:
+        return gzip.compress(_good_record(f"{h}.{layout}.example.com"))
+
+    def build(d: Path) -> tuple[list[str], list[str]]:
+        d.mkdir(parents=True, exist_ok=True)
+        with open(d / f"{layout}.warc.gz", "wb") as fh:
+            if layout == "honest":
+                fh.write(good("a"))
+                _zeros_gzip(fh, _bomb_head(size), size >> 20, b"\r\n\r\n")
+                fh.write(good("b"))
+            elif layout == "last":
+                fh.write(good("a") + good("b"))
+                _zeros_gzip(fh, _bomb_head(size), size >> 20, b"\r\n\r\n")
+            else:
+                fh.write(good("a"))
+                _zeros_gzip(fh, _good_record(f"b.{layout}.example.com"), size >> 20)
+                fh.write(good("c"))
+        return [str(d / f"{layout}.warc.gz")], []
+
+    return build
+
+
 def warc_xz_whole_bomb(d: Path) -> tuple[list[str], list[str]]:
     """A WARC compressed whole with xz: a good record, a 2 GiB response of zeros, a good record."""
     import lzma
@@ -683,6 +711,10 @@ CASES: dict[str, Callable[[Path], tuple[list[str], list[str]]]] = {
     "warc_http_header_bomb": warc_http_header_bomb,
     "warc_junk_line_300MB": warc_junk_line,
     "warc_gz_member_bomb_2GiB": warc_gz_member_bomb,
+    **{
+        f"warc_gz_member_bomb_16GiB_{k}": _gz_member_bomb(16 << 30, k)
+        for k in ("honest", "last", "lying")
+    },
     "warc_xz_whole_bomb_2GiB": warc_xz_whole_bomb,
     "html_gz_bomb_2GiB": html_gz_bomb,
     "jsonl_xz_bomb_2GiB": jsonl_xz_bomb,

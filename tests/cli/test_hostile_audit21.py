@@ -189,3 +189,37 @@ def test_a_warc_payload_with_a_list_of_codings_is_scanned(runner, app, tmp_path:
     assert errors.height == 0, errors.to_dicts()
     for url in ("https://gg.example.org/a", "https://ig.example.org/a", "https://zs.example.org/a"):
         assert _findings(got, url), url
+
+
+def test_a_gzip_bomb_record_is_passed_over_without_decompressing_it(
+    runner, app, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Session 23: warcio reached the record after an over-cap one by decompressing it to its
+    end, so a 17 MB member of 16 GiB cost 50 s. Past inputs.max_warc_skip_bytes (lowered here to
+    1 MB, the bomb 64 MiB) the next member that starts a record is found in the raw bytes: one
+    TOO_LARGE row, the records around it read, the run's accounting balanced."""
+    import zlib
+
+    monkeypatch.setenv("TRUSTAUDIT_INPUTS__MAX_WARC_SKIP_BYTES", "1000000")
+    n = 64 << 20
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
+    head = _warc_record(b"https://bomb.example.org/", http)
+    head = (
+        head[: head.index(b"Content-Length: ")]
+        + b"Content-Length: %d\r\n\r\n" % (len(http) + n)
+        + http
+    )
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    member = z.compress(head) + b"".join(z.compress(b"\0" * (1 << 20)) for _ in range(n >> 20))
+    member += z.compress(b"\r\n\r\n") + z.flush()
+    src = tmp_path / "b.warc.gz"
+    src.write_bytes(
+        gzip.compress(_good("a.example.org")) + member + gzip.compress(_good("b.example.org"))
+    )
+    run = tmp_path / "run"
+    res = audit(runner, app, str(src), "--out", str(run))
+    got, errors = balanced_run(run)
+    assert sorted(got["url"].to_list()) == ["https://a.example.org/a", "https://b.example.org/a"]
+    assert errors["code"].to_list() == ["TOO_LARGE"], res.output
+    assert errors["url"].to_list() == ["https://bomb.example.org/"]
+    assert "inputs.max_warc_skip_bytes (1000000)" in errors["message"][0]

@@ -84,6 +84,14 @@ class InputsPolicy:
         " larger than this (one line or many; warcio reads them whole): error row WARC_CORRUPT for"
         " that record, reading goes on at the next one",
     )
+    max_warc_skip_bytes: int = opt(
+        1_073_741_824,
+        "bytes of a gzip WARC member decompressed only to find where it ends, and so where the"
+        " next record starts: a record over the payload cap with more than this left by its"
+        " Content-Length (a gzip bomb expands 1,000-fold), or a damaged member, is passed over"
+        " by finding the next gzip member that starts a record in the raw bytes; error row"
+        " TOO_LARGE (a record that shares the member, as in a WARC gzipped whole, is not read)",
+    )
     max_binary_share: float = opt(
         0.10,
         "after decoding (NULs stripped, UTF-16/32 detected), a document whose share of control and"
@@ -103,6 +111,7 @@ class InputsPolicy:
             "batch_max_bytes",
             "max_parquet_page_bytes",
             "max_warc_header_bytes",
+            "max_warc_skip_bytes",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"inputs.{name} must be >= 1")
