@@ -36,12 +36,13 @@ def test_deep_nesting_after_an_ended_comment_is_flattened(
     assert any(r.startswith("HTML_TOO_DEEP") for r in deep_page["ingest_reasons"])
 
 
-def test_a_parquet_row_group_with_a_huge_dictionary_page_is_one_error_row(
+def test_a_parquet_row_group_with_a_huge_dictionary_page_is_an_error_row_a_record(
     runner, app, tmp_path: Path, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
     """Before: a dictionary page was decoded whole (a 49 KB file holding a 1.2 GB page took the
     reader to 6.0 GB). Now a row group whose dictionary page is over
-    inputs.max_parquet_page_bytes (here 1 MB) is one TOO_LARGE row; the other row groups are
+    inputs.max_parquet_page_bytes (here 1 MB) is not read: a TOO_LARGE row for each of its
+    records, with its URL (one row for the group until session 23); the other row groups are
     pages, and the run balances."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -61,8 +62,11 @@ def test_a_parquet_row_group_with_a_huge_dictionary_page_is_one_error_row(
     assert res.exit_code == 0, res.output
     got, errors = balanced_run(run)
     assert sorted(got["url"].to_list()) == ["https://a.example.org/x", "https://c.example.org/x"]
-    assert errors["code"].to_list() == ["TOO_LARGE"]
-    assert errors["message"][0].startswith("rows 1-4 (4 in row group 1) not read: column 'html'")
+    errors = errors.sort("offset")
+    assert errors["code"].to_list() == ["TOO_LARGE"] * 4
+    assert errors["url"].to_list() == [f"https://big{i}.example.org/x" for i in range(4)]
+    assert errors["message"][0].startswith("row 1 (rows 1-4, 4 in row group 1) not read: column")
+    assert errors["message"][3].startswith("row 4 (rows 1-4, 4 in row group 1) not read")
 
 
 def test_gitlab_and_github_references_in_diff_md_are_all_broken(

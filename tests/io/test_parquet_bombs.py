@@ -242,9 +242,14 @@ def test_a_row_group_with_a_huge_dictionary_page_is_one_error_row(tmp_path: Path
         "https://g.example/c",
     ]
     assert [r["offset"] for r in rows] == [0, 1, 6]
-    assert [(e.offset, e.code) for e in errors] == [(2, "TOO_LARGE")]
-    assert errors[0].message.startswith("rows 2-5 (4 in row group 1) not read: column 'html'")
-    assert "over inputs.max_parquet_page_bytes (1000000)" in errors[0].message
+    # a row for each record of the group, with its URL (one for the group before session 23)
+    assert [(e.offset, e.code, e.url) for e in errors] == [
+        (i, "TOO_LARGE", f"https://g.example/big{i - 2}") for i in range(2, 6)
+    ]
+    assert errors[0].message.startswith(
+        "row 2 (rows 2-5, 4 in row group 1) not read: column 'html'"
+    )
+    assert all("over inputs.max_parquet_page_bytes (1000000)" in e.message for e in errors)
     # under the cap (the default), every row is read as before
     rows, errors = collect(open_source(path, max_bytes=10_000_000))
     assert len(rows) == 7 and not errors
@@ -260,8 +265,10 @@ def test_a_huge_dictionary_page_of_an_extra_column_is_field_too_large(tmp_path: 
     )
     rows, errors = collect(open_source(path, limits=InputsPolicy(max_parquet_page_bytes=1_000_000)))
     assert [r["url"] for r in rows] == ["https://g.example/a"]
-    assert [(e.offset, e.code) for e in errors] == [(1, "FIELD_TOO_LARGE")]
-    assert errors[0].message.startswith("row 1 (1 in row group 1) not read")
+    assert [(e.offset, e.code, e.url) for e in errors] == [
+        (1, "FIELD_TOO_LARGE", "https://g.example/b")
+    ]
+    assert errors[0].message.startswith("row 1 (row 1, 1 in row group 1) not read")
     assert "column 'tag' has a dictionary page of 2000004 bytes" in errors[0].message
 
 
@@ -317,10 +324,12 @@ def test_a_data_page_of_cells_over_the_cap_is_one_error_row(tmp_path: Path) -> N
     limits = InputsPolicy(max_parquet_page_bytes=1_000_000)
     rows, errors = collect(open_source(path, limits=limits, max_bytes=300_000))
     assert [r["url"] for r in rows] == ["https://g.example/a", "https://g.example/b"]
-    assert [(e.offset, e.code) for e in errors] == [(2, "TOO_LARGE")]
-    assert errors[0].message.startswith("rows 2-7 (6 in row group 1) not read: column 'html'")
+    assert [(e.offset, e.code) for e in errors] == [(i, "TOO_LARGE") for i in range(2, 8)]
+    assert errors[0].message.startswith(
+        "row 2 (rows 2-7, 6 in row group 1) not read: column 'html'"
+    )
     assert "has a data page of" in errors[0].message
-    assert errors[0].message.endswith("of cells over 300000 bytes")
+    assert errors[5].message.endswith("of cells over 300000 bytes")
 
 
 def test_a_large_data_page_of_cells_under_the_cap_is_read(tmp_path: Path) -> None:
@@ -330,3 +339,25 @@ def test_a_large_data_page_of_cells_under_the_cap_is_read(tmp_path: Path) -> Non
     limits = InputsPolicy(max_parquet_page_bytes=1_000_000)
     rows, errors = collect(open_source(path, limits=limits, max_bytes=300_000))
     assert len(rows) == 12 and errors == []
+
+
+def test_the_urls_of_a_group_not_read_are_left_out_when_url_is_the_huge_column(
+    tmp_path: Path,
+) -> None:
+    """The url column itself over the page cap: the records' rows have no URL (reading it is
+    what the cap prevents), one row a record all the same."""
+    path = _groups_file(
+        tmp_path / "u.parquet",
+        [
+            {"url": ["https://g.example/a"], "html": ["<p>a</p>"]},
+            {"url": [f"https://g.example/{chr(65 + i) * 400_000}" for i in range(3)],
+             "html": ["<p>b</p>"] * 3},
+        ],
+    )  # fmt: skip
+    limits = InputsPolicy(max_parquet_page_bytes=1_000_000)
+    rows, errors = collect(open_source(path, limits=limits))
+    assert [r["url"] for r in rows] == ["https://g.example/a"]
+    assert [(e.offset, e.code, e.url) for e in errors] == [
+        (i, "FIELD_TOO_LARGE", None) for i in (1, 2, 3)
+    ]
+    assert "column 'url' has a dictionary page" in errors[0].message

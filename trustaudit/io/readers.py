@@ -1563,7 +1563,7 @@ class ParquetSource(_PathSource):
             )
             for g in range(meta.num_row_groups):
                 if g in huge:
-                    yield self._huge_group(start, meta.row_group(g).num_rows, g, *huge[g])
+                    yield from self._huge_group(pf, start, g, batch_size, *huge[g])
                     start += meta.row_group(g).num_rows
                     continue
                 for batch in parquet_batches(pf, batch_size, self.limits.batch_max_bytes, [g]):
@@ -1589,23 +1589,66 @@ class ParquetSource(_PathSource):
         return self.max_bytes if top in CONTENT_COLUMNS else self.limits.max_field_bytes
 
     def _huge_group(
-        self, start: int, rows: int, group: int, column: str, size: int, kind: str
-    ) -> RecordBatch:
-        """One error row for a row group that holds a page Arrow would decode whole past
-        `inputs.max_parquet_page_bytes` (`oversized_pages`: a dictionary page that large, or a
-        data page that large of cells over their cap): none of its rows can be read without
-        decoding that page whole. TOO_LARGE when the column is html or text, else
-        FIELD_TOO_LARGE (both count as unscanned content for the gate)."""
+        self,
+        pf: Any,
+        start: int,
+        group: int,
+        batch_size: int,
+        column: str,
+        size: int,
+        kind: str,
+    ) -> Iterator[RecordBatch]:
+        """An error row for each record of a row group that holds a page Arrow would decode
+        whole past `inputs.max_parquet_page_bytes` (`oversized_pages`: a dictionary page that
+        large, or a data page that large of cells over their cap): none of its rows can be read
+        without decoding that page whole. TOO_LARGE when the column is html or text, else
+        FIELD_TOO_LARGE (both count as unscanned content for the gate). Each row names its URL
+        when the group's url column is small enough to read (`_group_urls`).
+
+        Why one row per record: the run's accounting (inputs = pages + errors) and the gate count
+        records; one row for the group counted thirty unread pages as one."""
         code = "TOO_LARGE" if column.split(".")[0] in CONTENT_COLUMNS else "FIELD_TOO_LARGE"
+        rows = pf.metadata.row_group(group).num_rows
         span = f"row {start}" if rows == 1 else f"rows {start}-{start + rows - 1}"
         why = (
-            f"{span} ({rows} in row group {group}) not read: column"
+            f"({span}, {rows} in row group {group}) not read: column"
             f" {column[:80]!r} has a {kind} page of {size} bytes, over"
             f" inputs.max_parquet_page_bytes ({self.limits.max_parquet_page_bytes})"
         )
         if kind == "data":
             why += f", of cells over {self._cell_cap(column)} bytes"
-        return _error_batch(self.name, start, None, "read", code, why)
+        urls = self._group_urls(pf, group, column)
+        step = max(batch_size, 1)
+        for first in range(0, rows, step):
+            errors = []
+            for i in range(first, min(rows, first + step)):
+                url = urls[i] if urls else None
+                errors.append(
+                    ErrorRow(self.name, start + i, url, "read", code, f"row {start + i} {why}")
+                )
+            yield RecordBatch(records_table([]), errors)
+
+    def _group_urls(self, pf: Any, group: int, column: str) -> list[str | None] | None:
+        """The url column of a row group that is not read, when it is not the oversized column
+        and its chunk is under `inputs.max_parquet_page_bytes` once decompressed; None otherwise.
+        URLs over `inputs.max_field_bytes` or not text are None."""
+        meta = pf.metadata.row_group(group)
+        names = [meta.column(c).path_in_schema for c in range(meta.num_columns)]
+        if column.split(".")[0] == "url" or "url" not in names:
+            return None
+        chunk = meta.column(names.index("url"))
+        if chunk.total_uncompressed_size > self.limits.max_parquet_page_bytes:
+            return None
+        try:
+            col = pf.read_row_group(group, columns=["url"]).column("url")
+        except (OSError, pa.ArrowException):
+            return None
+        sizes = cell_bytes(col)
+        cap = self.limits.max_field_bytes
+        return [
+            u if isinstance(u, str) and n <= cap else None
+            for u, n in zip(col.to_pylist(), sizes, strict=True)
+        ]
 
     def _rows(self, batch: pa.RecordBatch, start: int, extra: list[str]) -> Iterator[RecordBatch]:
         """One Arrow batch -> record batches: over-cap cells are error rows before any is decoded

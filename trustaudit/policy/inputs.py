@@ -75,8 +75,9 @@ class InputsPolicy:
         "a Parquet dictionary page (decoded whole before any row of its row group, and up to 2 GiB"
         " from a few KB of zstd) larger than this once decompressed, or a data page larger than"
         " this whose size says it holds a cell over its cap (extract.max_record_bytes for"
-        " html/text, inputs.max_field_bytes for others): its row group is not read, one error row"
-        " TOO_LARGE (html/text) or FIELD_TOO_LARGE; the other row groups are read",
+        " html/text, inputs.max_field_bytes for others): its row group is not read, an error row"
+        " TOO_LARGE (html/text) or FIELD_TOO_LARGE for each of its records; the other row groups"
+        " are read",
     )
     max_warc_header_bytes: int = opt(
         1_048_576,
