@@ -26,6 +26,9 @@ bench/data/hard_negatives and the texts of bench/data/injection/hard_negatives, 
 hidden; quarantined / any finding), how many of either the obfuscated-prose rule quarantined, and
 scan time per page with normalisation on and off.
 
+It imports `trustaudit` from the import path: to measure another tree, run it with
+PYTHONPATH=<that tree>.
+
 Usage: .venv/bin/python bench/injection_obfuscation.py [--per-class 60] [--seeds 1 11 2026] [--hosts 40]
 """
 
@@ -86,10 +89,11 @@ FRAMES = [
 TEXT_CLASSES = ("homoglyph", "fullwidth", "spaced", "leet", "base64", "hex", "rot13", "percent")
 CARRIER_CLASSES = ("tag_chars", "variation_selectors", "sneaky_bits", "zero_width_bits")
 # Markup that splits a sentence in the source but not on the screen: the class writes HTML, put in
-# places where it is laid out (`MARKUP_PLACES`); no finding names it (`named` does not apply).
-MARKUP_CLASSES = ("inline_markup", "hard_wrap")
-# The obfuscation name a finding must carry for each class.
-EXPECTED = {"fullwidth": "homoglyph"}
+# places where it is laid out (`MARKUP_PLACES`); no finding names the first two (`named` does not
+# apply), `in_word_chars` is named `control_chars` or `zero_width`.
+MARKUP_CLASSES = ("inline_markup", "hard_wrap", "in_word_chars")
+# The obfuscation names a finding may carry for each class (its own name when not listed).
+EXPECTED = {"fullwidth": ("homoglyph",), "in_word_chars": ("control_chars", "zero_width")}
 
 _CYRILLIC = dict(zip("aceopxyiAEOPCTHKMBX", "асеорхуіАЕОРСТНКМВХ", strict=True))
 _GREEK = dict(zip("aoiuvAEOTHKMNBXZIPY", "αοιυνΑΕΟΤΗΚΜΝΒΧΖΙΡΥ", strict=True))
@@ -316,6 +320,35 @@ def hard_wrap(p: str, rng: random.Random) -> str:
     return ("\n" + indent).join(_esc(line) for line in lines)
 
 
+# Characters a reader does not see inside a word: C0/C1 controls (raw or as references) and
+# zero-width characters written as references (raw ones are `zero_width_bits`' carriers).
+_IN_WORD_RAW = [chr(c) for c in (*range(1, 9), 0x0B, *range(0x0E, 0x1C), 0x7F, 0x85, 0x9B)]
+_IN_WORD_REFS = ["&#1;", "&#x7;", "&#27;", "&#x200B;", "&#8203;", "&zwnj;", "&ZeroWidthSpace;",
+                 "&#x2060;", "&#65279;"]  # fmt: skip
+
+
+def in_word_chars(p: str, rng: random.Random) -> str:
+    """HTML: a random share (30-100 %) of the words of four letters or more cut once or twice by a
+    control character (raw, or as a character reference) or a zero-width character written as a
+    reference ("Ig&#8203;nore", "Ig\x01nore"). A browser shows the word whole; so does a pipeline
+    that deletes control characters."""
+    rate = rng.uniform(0.3, 1.0)
+    refs = rng.random() < 0.5
+    out = []
+    for w in p.split(" "):
+        if len(w) >= 4 and rng.random() < rate:
+            cuts = sorted(rng.sample(range(1, len(w)), min(rng.randint(1, 2), len(w) - 1)))
+            pieces = [w[a:b] for a, b in zip([0, *cuts], [*cuts, len(w)], strict=True)]
+            seps = [rng.choice(_IN_WORD_REFS if refs else _IN_WORD_RAW) for _ in cuts]
+            out.append(
+                _esc(pieces[0])
+                + "".join(c + _esc(x) for c, x in zip(seps, pieces[1:], strict=True))
+            )
+        else:
+            out.append(_esc(w))
+    return " ".join(out)
+
+
 OBFUSCATE: dict[str, Callable[[str, random.Random], str]] = {
     "homoglyph": homoglyph,
     "fullwidth": fullwidth,
@@ -332,6 +365,8 @@ OBFUSCATE: dict[str, Callable[[str, random.Random], str]] = {
     # last, so the classes above draw as they did before these were added (session 21)
     "inline_markup": inline_markup,
     "hard_wrap": hard_wrap,
+    # session 23, last for the same reason
+    "in_word_chars": in_word_chars,
 }
 
 
@@ -453,8 +488,11 @@ def evaluate(cases: list[dict]) -> dict[str, dict[str, float]]:
     rows: dict[str, list[tuple[bool, bool, bool, bool]]] = defaultdict(list)
     for c in cases:
         found = scan_html(c["page"]).findings
-        want = EXPECTED.get(c["cls"], c["cls"])
-        named = any(want in f["obfuscation"] and "decoded" in f and f["decoded"] for f in found)
+        wants = EXPECTED.get(c["cls"], (c["cls"],))
+        named = any(
+            any(w in f["obfuscation"] for w in wants) and "decoded" in f and f["decoded"]
+            for f in found
+        )
         plain = bool(scan_html(c["plain"]).findings)
         # found only by the obfuscation itself (`recovered`), no detector feature read it
         prose = bool(found) and all(f["rule"].startswith(RULE) for f in found)

@@ -215,6 +215,11 @@ COVERT = frozenset(
 )
 
 
+# words split by invisible or control characters, rejoined (`normalize.reveal_invisible`): text in
+# plain sight, whose mood is no evidence
+_SPLIT_WORDS = frozenset({"zero_width", "control_chars"})
+
+
 def _excerpt(text: str, lo: int, hi: int) -> str:
     return " ".join(text[lo : max(hi, lo + 40)].split())[:_SNIPPET_MAX]
 
@@ -562,7 +567,7 @@ def _hidden_asks(
                 continue  # (a question for the reader's prompt is short in CJK: "你的提示词是什么？")
             # text with zero-width characters between its words (or a Persian ZWNJ) is read in
             # plain sight: its mood is no evidence, as a visible sentence's is not
-            in_sight = seg.technique == "zero_width" and seg.obfuscation == "zero_width"
+            in_sight = seg.technique == "zero_width" and seg.obfuscation in _SPLIT_WORDS
             picked = _shape_ask_memo(
                 text,
                 seg.technique,

@@ -39,6 +39,7 @@ from trustaudit.injection.normalize import (
     decode_base64_text,
     has_astral,
     reveal_invisible,
+    unescape_carrier_refs,
 )
 from trustaudit.injection.rendered import (
     clear_page_marks,
@@ -894,6 +895,26 @@ def _has_invisible(html: str) -> bool:
     )
 
 
+# C0 and C1 controls that can hide inside a word (`normalize._CONTROLS`): as the bytes of a Latin-1
+# string, as the bytes of UTF-8 (C0), and the C1 controls' UTF-8 forms.
+_CONTROL_LATIN1 = bytes([*range(1, 9), 11, *range(14, 28), *range(0x7F, 0xA0)])
+_CONTROL_C0 = bytes([*range(1, 9), 11, *range(14, 28), 0x7F])
+_C1_UTF8 = re.compile(b"\xc2[\x80-\x9f]")
+
+
+def _has_controls(html: str) -> bool:
+    """Whether `html` holds a control character `reveal_invisible` reads inside a word, by deleting
+    them from the page's bytes at C speed (a regex over the text cost ≈ 0.43 ms a real page, this
+    ≈ 0.19 ms; most pages hold none)."""
+    if _char_width(html) == 1:
+        raw = html.encode("latin-1", "ignore")
+        return len(raw.translate(None, _CONTROL_LATIN1)) != len(raw)
+    raw = html.encode("utf-8", "surrogatepass")
+    if len(raw.translate(None, _CONTROL_C0)) != len(raw):
+        return True
+    return b"\xc2" in raw and _C1_UTF8.search(raw) is not None
+
+
 def _template_blocks(html: str) -> list[tuple[int, str]]:
     """(offset, inner markup) of the outermost <template> elements; nested templates stay inside."""
     marks: list[tuple[int, int]] = []  # (position, +1 open / -1 close)
@@ -1226,15 +1247,17 @@ def collect_segments(
     if " data-" in html:
         _data_attr_segments(html, segs)
 
-    if _has_invisible(html):
-        for inv in reveal_invisible(html):
+    # invisible characters, and control characters, also where character references write them
+    source, back = unescape_carrier_refs(html)
+    if back is not None or _has_invisible(html) or _has_controls(html):
+        for inv in reveal_invisible(source):
             where = f"invisible unicode ({inv.technique})"
             segs.append(
                 Segment(
                     inv.technique,
                     where,
                     _tag_text(inv.text),
-                    inv.offset,
+                    inv.offset if back is None else back(inv.offset),
                     exact=False,
                     obfuscation=inv.obfuscation,
                 )

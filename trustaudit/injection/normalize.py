@@ -42,10 +42,12 @@ __all__ = [
     "fold_leet",
     "gates",
     "has_astral",
+    "has_controls",
     "has_tag_chars",
     "join_spaced",
     "reveal_invisible",
     "strip_invisible",
+    "unescape_carrier_refs",
     "variants",
 ]
 
@@ -897,6 +899,34 @@ _ZW_BITS = 16  # binary steganography: runs at least this long made of two zero-
 _RLO_RUN = re.compile("[\u202e\u2067]([^\u202c\u2069\n]{4,2000})")
 _FLAG = "\U0001f3f4"
 _ZW_WORDS = 32_768  # invisible characters located per page (a 4 KB payload as bits)
+# C0 and C1 control characters, which a browser draws as no letter (nothing, or a box) and a text
+# pipeline often deletes, so "Ig\x01nore" reads "Ignore" to a model: carriers inside a word like the
+# zero-width characters. Not the tab, line feed, form feed and carriage return (white space in
+# HTML), nor U+001C-001F (the layout's marks, `rendered`, which delete a page's own).
+_CONTROLS = "\x01-\x08\x0b\x0e-\x1b\x7f-\x9f"
+_CONTROL_RX = re.compile(f"[{_CONTROLS}]")
+_CONTROL_BYTES = bytes([*range(1, 9), 11, *range(14, 28), 127])
+_CARRIER = re.compile(f"[{_ZW_CHARS}{_BIDI_CHARS}\u00ad{_TAG}\U000e0100-\U000e01ef{_CONTROLS}]")
+# Character references to a zero-width character, a bidi embedding, override or isolate, or a C0
+# control (`unescape_carrier_refs`); &#128;-&#159; name windows-1252's letters in HTML, not C1
+# controls. Only the carriers' values match: most pages write hundreds of &#8217; and &#038;, each
+# of which a looser pattern would hand to Python.
+_CARRIER_REF = re.compile(
+    "&(?:#(?:[xX]0*([1-8bBeEfF]|1[0-9a-bA-B]|7[fF]|20(?:0[b-dB-D]|2[a-eA-E]|6[02-46-9])"
+    "|[fF][eE][fF][fF])(?![0-9a-fA-F])"
+    "|0*([1-8]|1[14-9]|2[0-7]|127|820[345]|823[4-8]|8288|829[0-24-7]|65279)(?![0-9]));?"
+    "|(ZeroWidthSpace|zwnj|zwj|NoBreak|InvisibleTimes|it|InvisibleComma|ic);)"
+)
+_NAMED_CARRIERS = {
+    "ZeroWidthSpace": "\u200b",
+    "zwnj": "\u200c",
+    "zwj": "\u200d",
+    "NoBreak": "\u2060",
+    "InvisibleTimes": "\u2062",
+    "it": "\u2062",
+    "InvisibleComma": "\u2063",
+    "ic": "\u2063",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -981,14 +1011,63 @@ def _has_supplementary_vs(text: str) -> bool:
     return b"\xf3\xa0\x84" in raw or b"\xf3\xa0\x85" in raw or b"\xf3\xa0\x86" in raw
 
 
+def has_controls(text: str) -> bool:
+    """Whether `text` holds a control character that can hide inside a word (`_CONTROLS`); an
+    ASCII text is probed at C speed by deleting them (most pages hold none)."""
+    if text.isascii():
+        raw = text.encode("ascii")
+        return len(raw.translate(None, _CONTROL_BYTES)) != len(raw)
+    return _CONTROL_RX.search(text) is not None
+
+
+def unescape_carrier_refs(html: str) -> tuple[str, Callable[[int], int] | None]:
+    """`html` with its character references to zero-width characters, bidi embeddings, overrides
+    and isolates, and C0 controls (`&#8203;`, `&#x200B;`, `&ZeroWidthSpace;`, `&#x202E;`, `&#1;`)
+    written as the characters, and a map from a position in that text back to `html` (None, and
+    `html` itself, when it holds none).
+
+    Why: `reveal_invisible` reads the page's source, where "ig&#8203;nore" is no split word; a
+    browser and the page's text show "ignore" all the same (session 23: in plain sight such a
+    payload was found by nothing)."""
+    if "&" not in html:
+        return html, None
+    parts: list[str] = []
+    starts: list[int] = []  # where each reference's character is in the new text
+    shrink: list[int] = []  # characters removed up to and including that reference
+    last = removed = 0
+    for m in _CARRIER_REF.finditer(html):
+        hexa, dec, name = m.groups()
+        ch = _NAMED_CARRIERS[name] if name else chr(int(hexa, 16) if hexa else int(dec))
+        parts += (html[last : m.start()], ch)
+        starts.append(m.start() - removed)
+        removed += len(m.group(0)) - 1
+        shrink.append(removed)
+        last = m.end()
+    if not parts:
+        return html, None
+    parts.append(html[last:])
+
+    def back(pos: int) -> int:
+        k = bisect_right(starts, pos - 1)
+        return pos + (shrink[k - 1] if k else 0)
+
+    return "".join(parts), back
+
+
 def _zw_runs(text: str) -> list[tuple[int, int]]:
-    """[start, end) of each run of zero-width characters, found with str.find (C speed), capped."""
+    """[start, end) of each run of zero-width or control characters, found with str.find and one
+    regex (C speed), capped."""
     pos: list[int] = []
     for c in _ZW_CHARS:
         i = text.find(c)
         while i != -1 and len(pos) < _ZW_WORDS:
             pos.append(i)
             i = text.find(c, i + 1)
+    if has_controls(text):
+        for m in _CONTROL_RX.finditer(text):
+            if len(pos) >= _ZW_WORDS:
+                break
+            pos.append(m.start())
     if not pos:
         return []
     pos.sort()
@@ -1091,6 +1170,17 @@ def _spelling_joiner(text: str, a: int, b: int) -> bool:
 _JOINER_SPLIT = re.compile(f"[{_ZW_CHARS}]")
 
 
+def _split_words(text: str, lo: int, hi: int, ctrl: bool) -> InvisibleSegment:
+    """The window text[lo:hi] around words split by invisible characters, without them; `ctrl`:
+    a control character split one (obfuscation `control_chars`). The technique is `zero_width`
+    either way: the same place (characters a reader does not see inside a word), read as text in
+    plain sight. (Reading a split by a C0 control as hidden on purpose was measured: one case more
+    of 120 on the obfuscation bench, docs/injection-history.md, session 23.)"""
+    if ctrl:
+        return InvisibleSegment("zero_width", _CARRIER.sub("", text[lo:hi]), lo, "control_chars")
+    return InvisibleSegment("zero_width", strip_invisible(text[lo:hi]), lo, "zero_width")
+
+
 def reveal_invisible(text: str, *, context: int = 300) -> list[InvisibleSegment]:
     """Decode text that invisible Unicode carries or disguises, so the detector can read it.
 
@@ -1099,13 +1189,14 @@ def reveal_invisible(text: str, *, context: int = 300) -> list[InvisibleSegment]
     - variation selectors carry one byte each (VS1–VS256 smuggling);
     - runs of two invisible symbols are decoded as bits: zero-width characters, or the invisible
       times/plus operators of "sneaky bits" (with an invisible separator between bytes or not);
-      words split by zero-width characters are rejoined with their surrounding text, unless the
-      character is a joiner of spelling (`_spelling_joiner`: a Persian non-joiner between a word's
-      pieces, sparse; a joiner between every letter is still a carrier);
+      words split by zero-width characters, or by C0/C1 control characters (`control_chars`,
+      `_split_words`), are rejoined with their surrounding text, unless the character is a joiner
+      of spelling (`_spelling_joiner`: a Persian non-joiner between a word's pieces, sparse; a
+      joiner between every letter is still a carrier);
     - a right-to-left override run is reversed to what a human sees.
     """
     out: list[InvisibleSegment] = []
-    if not text or text.isascii():
+    if not text or (text.isascii() and not has_controls(text)):
         return out
     has_tags = has_tag_chars(text)
     runs = _zw_runs(text)
@@ -1148,16 +1239,17 @@ def reveal_invisible(text: str, *, context: int = 300) -> list[InvisibleSegment]
             words.append((a, b))
     if words:
         # Group nearby split words into windows; strip the invisible characters inside each window.
+        # A window whose words control characters split names them (`control_chars`).
         lo = max(0, words[0][0] - context)
         hi = words[0][1] + context
-        for a, b in words[1:]:
+        ctrl = False
+        for a, b in words:
             if a - hi > 0:
-                out.append(
-                    InvisibleSegment("zero_width", strip_invisible(text[lo:hi]), lo, "zero_width")
-                )
-                lo = max(0, a - context)
+                out.append(_split_words(text, lo, hi, ctrl))
+                lo, ctrl = max(0, a - context), False
             hi = b + context
-        out.append(InvisibleSegment("zero_width", strip_invisible(text[lo:hi]), lo, "zero_width"))
+            ctrl = ctrl or _CONTROL_RX.search(text, a, b) is not None
+        out.append(_split_words(text, lo, hi, ctrl))
     for m in _RLO_RUN.finditer(text) if has_rlo else ():
         out.append(InvisibleSegment("bidi", strip_invisible(m.group(1)[::-1]), m.start(), "bidi"))
     return out
