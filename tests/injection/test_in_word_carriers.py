@@ -154,3 +154,25 @@ def test_a_right_to_left_override_written_as_a_reference_is_reversed(ref: str) -
     html = page(f"<p>{ref}{PAYLOAD[::-1]}&#x202C;</p>")
     named = [f for f in scan_html(html).findings if f.get("obfuscation") == "bidi"]
     assert named and "Ignore all previous instructions" in named[0]["decoded"]
+
+
+@pytest.mark.parametrize(
+    "ch",
+    ["\u180e", "\u2061", "\u2063", "\u2066", "\u202a", "\u180b", "\u17b4", "\u115f", "\u3164",
+     "\ufe0f", "\ufe03", "\uffa0", "\U0001d173", "\U0001bca0"],
+)  # fmt: skip
+def test_a_default_ignorable_character_inside_words_is_read_through(ch: str) -> None:
+    """Unicode's default-ignorable characters (drawn as nothing where a font lacks them), each of
+    which cut the payload out of every reading in a paragraph before session 23 (U+180E, U+2061
+    and U+2063 were carriers already, but no page probe named them)."""
+    findings = scan_html(page(f"<p>{cut(PAYLOAD, ch)}</p>")).findings
+    named = [f for f in findings if f.get("obfuscation") == "zero_width"]
+    assert named, findings
+    assert "Ignore all previous instructions" in named[0]["decoded"]
+
+
+def test_joiners_and_marks_that_ordinary_text_writes_are_not_carriers() -> None:
+    """Soft hyphens, the grapheme joiner, the Arabic letter mark, LRM/RLM and a Persian
+    non-joiner inside words make no window of their own."""
+    text = "Silben\u00adtrennung, \u05d0\u034f\u05b8, \u0627\u061c\u0644, abc\u200edef, \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"
+    assert [s.obfuscation for s in reveal_invisible(text)] == []

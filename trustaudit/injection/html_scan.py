@@ -733,11 +733,15 @@ def _css_hidden(css: str, page_bg: str, limit: int = 40) -> list[tuple[str, str]
 
 
 # What `reveal_invisible` reads: zero-width characters, the two right-to-left overrides it reverses, tag
-# characters. Other bidi controls (LRO, LRI, FSI) are only stripped, so they need no scan (their
-# low bytes, "-", "f", "h", make a scan of a 2-byte string slow).
+# characters, and the default-ignorable characters it reads inside a word (`normalize._IGNORABLE`,
+# session 23: U+180E, U+2061, U+2063 and an LRI inside words had been read by nothing in plain sight,
+# as no probe named them). Looked up in a table over code units (`_holds_probe`), never one `in`
+# scan each.
 _INVISIBLE_PROBES = tuple(
     "\u200b\u200c\u200d\u2060\ufeff\u202e\u2067\u2062\u2064\ufe00\ufe01\U000e0041\U000e0020"
-)
+    "\u180e\u2061\u2063\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u202a\u202b\u202c"
+    "\u202d\u2066\u2068\u2069\u206a\u206b\u206c\u206d\u206e\u206f\u3164\uffa0"
+) + tuple(chr(c) for c in range(0xFE02, 0xFE10))
 # The probes below U+10000, as a lookup table over code units (`_holds_probe`).
 _BMP_PROBES = np.zeros(0x10000, dtype=bool)
 _BMP_PROBES[[ord(c) for c in _INVISIBLE_PROBES if c <= "\uffff"]] = True
@@ -745,7 +749,7 @@ _PROBE_FLOOR = min(ord(c) for c in _INVISIBLE_PROBES)
 # Above U+FFFF: tag characters (U+E0000–E007F, holding both astral probes) and the first 128
 # supplementary variation selectors (U+E0100–E017F), the code points whose UTF-8 forms open with the
 # bytes a page was probed for before (F3 A0 80/81/84/85).
-_ASTRAL_PROBES = ((0xE0000, 0xE0080), (0xE0100, 0xE0180))
+_ASTRAL_PROBES = ((0xE0000, 0xE0080), (0xE0100, 0xE0180), (0x1BCA0, 0x1BCA4), (0x1D173, 0x1D17B))
 
 
 def _char_width(text: str) -> int:
@@ -876,6 +880,18 @@ _SCRIPT_TYPE = re.compile(r"\btype\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))")
 _TEMPLATE_TYPES = ("html", "templ", "tmpl", "handlebars", "mustache", "jsrender", "knockout")
 
 
+# The UTF-8 lead bytes of the astral probes: tag characters, supplementary variation selectors,
+# shorthand and musical format controls (a superset: `reveal_invisible` reads what is there).
+_ASTRAL_UTF8 = (
+    b"\xf3\xa0\x80",
+    b"\xf3\xa0\x81",
+    b"\xf3\xa0\x84",
+    b"\xf3\xa0\x85",
+    b"\xf0\x9b\xb2",
+    b"\xf0\x9d\x85",
+)
+
+
 def _has_invisible(html: str) -> bool:
     """Whether `html` holds a character `reveal_invisible` reads (`_INVISIBLE_PROBES`, and the tag
     characters and supplementary variation selectors of `_ASTRAL_PROBES`)."""
@@ -890,9 +906,7 @@ def _has_invisible(html: str) -> bool:
     if not has_astral(html):
         return False
     raw = html.encode("utf-8", "surrogatepass")
-    return any(
-        b in raw for b in (b"\xf3\xa0\x80", b"\xf3\xa0\x81", b"\xf3\xa0\x84", b"\xf3\xa0\x85")
-    )
+    return any(b in raw for b in _ASTRAL_UTF8)
 
 
 # C0 and C1 controls that can hide inside a word (`normalize._CONTROLS`): as the bytes of a Latin-1

@@ -893,6 +893,20 @@ _ZW_CHARS = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e"
 _SNEAKY = frozenset("\u2062\u2063\u2064")
 _BIDI_CHARS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"
 _VS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
+# Unicode's other default-ignorable characters (drawn as nothing where a font lacks them; deleted
+# from a window of split words, `_CARRIER`, but not by `strip_invisible`, since a variation
+# selector after an emoji is how it is drawn): Hangul
+# fillers, Khmer inherent vowels, Mongolian free variation selectors, the remaining bidi and
+# deprecated format controls, variation selectors 1-16 after a letter, shorthand and musical
+# format controls. Carriers inside a word as the zero-width characters are (session 23: each cut
+# "Ignore all previous instructions" out of sight of every reading in a paragraph). Not the soft
+# hyphen, the grapheme joiner, the Arabic letter mark and the LRM/RLM marks, which ordinary pages
+# write inside words and which the text as laid out already reads through.
+_IGNORABLE = (
+    "\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u202a-\u202d\u2066\u2068\u2069"
+    "\u206a-\u206f\u3164\ufe00-\ufe0f\uffa0\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+)
+_IGNORABLE_RX = re.compile(f"[{_IGNORABLE}]")
 _INVISIBLE = re.compile(f"[{_ZW_CHARS}{_BIDI_CHARS}\u00ad{_TAG}\U000e0100-\U000e01ef]")
 _VS_RUN = re.compile(f"[{_VS}]{{6,}}")
 _ZW_BITS = 16  # binary steganography: runs at least this long made of two zero-width symbols
@@ -906,7 +920,9 @@ _ZW_WORDS = 32_768  # invisible characters located per page (a 4 KB payload as b
 _CONTROLS = "\x01-\x08\x0b\x0e-\x1b\x7f-\x9f"
 _CONTROL_RX = re.compile(f"[{_CONTROLS}]")
 _CONTROL_BYTES = bytes([*range(1, 9), 11, *range(14, 28), 127])
-_CARRIER = re.compile(f"[{_ZW_CHARS}{_BIDI_CHARS}\u00ad{_TAG}\U000e0100-\U000e01ef{_CONTROLS}]")
+_CARRIER = re.compile(
+    f"[{_ZW_CHARS}{_BIDI_CHARS}\u00ad{_TAG}\U000e0100-\U000e01ef{_IGNORABLE}{_CONTROLS}]"
+)
 # Character references to a zero-width character, a bidi embedding, override or isolate, or a C0
 # control (`unescape_carrier_refs`); &#128;-&#159; name windows-1252's letters in HTML, not C1
 # controls. Only the carriers' values match: most pages write hundreds of &#8217; and &#038;, each
@@ -1055,8 +1071,8 @@ def unescape_carrier_refs(html: str) -> tuple[str, Callable[[int], int] | None]:
 
 
 def _zw_runs(text: str) -> list[tuple[int, int]]:
-    """[start, end) of each run of zero-width or control characters, found with str.find and one
-    regex (C speed), capped."""
+    """[start, end) of each run of zero-width, default-ignorable or control characters, found with
+    str.find and two regexes (C speed), capped."""
     pos: list[int] = []
     for c in _ZW_CHARS:
         i = text.find(c)
@@ -1068,6 +1084,10 @@ def _zw_runs(text: str) -> list[tuple[int, int]]:
             if len(pos) >= _ZW_WORDS:
                 break
             pos.append(m.start())
+    for m in _IGNORABLE_RX.finditer(text):
+        if len(pos) >= _ZW_WORDS:
+            break
+        pos.append(m.start())
     if not pos:
         return []
     pos.sort()
@@ -1174,11 +1194,10 @@ def _split_words(text: str, lo: int, hi: int, ctrl: bool) -> InvisibleSegment:
     """The window text[lo:hi] around words split by invisible characters, without them; `ctrl`:
     a control character split one (obfuscation `control_chars`). The technique is `zero_width`
     either way: the same place (characters a reader does not see inside a word), read as text in
-    plain sight. (Reading a split by a C0 control as hidden on purpose was measured: one case more
-    of 120 on the obfuscation bench, docs/injection-history.md, session 23.)"""
-    if ctrl:
-        return InvisibleSegment("zero_width", _CARRIER.sub("", text[lo:hi]), lo, "control_chars")
-    return InvisibleSegment("zero_width", strip_invisible(text[lo:hi]), lo, "zero_width")
+    plain sight. (Reading a split by a C0 control as hidden on purpose was measured: two cases
+    more of 480 on the obfuscation bench, docs/injection-history.md, session 23.)"""
+    name = "control_chars" if ctrl else "zero_width"
+    return InvisibleSegment("zero_width", _CARRIER.sub("", text[lo:hi]), lo, name)
 
 
 def reveal_invisible(text: str, *, context: int = 300) -> list[InvisibleSegment]:
