@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -118,3 +119,13 @@ def balanced_run(run: Path) -> tuple[Any, Any]:
     acc = json.loads((run / "manifest.json").read_text())["stages"]["ingest"]["accounting"]
     assert acc["balanced"], acc
     return pl.read_parquet(run / "pages.parquet"), pl.read_parquet(run / "errors.parquet")
+
+
+def zeros_member(head: bytes, n: int, tail: bytes = b"") -> bytes:
+    """One gzip member: `head`, `n` zero bytes, `tail` (n / 1000 bytes of gzip or so)."""
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    out = [z.compress(head)]
+    block = b"\0" * (1 << 20)
+    for i in range(0, n, len(block)):
+        out.append(z.compress(block[: min(len(block), n - i)]))
+    return b"".join([*out, z.compress(tail), z.flush()])

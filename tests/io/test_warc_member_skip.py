@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import gzip
 import io
-import zlib
 from pathlib import Path
 
 import pytest
-from helpers import article_html, collect
+from helpers import article_html, collect, zeros_member
 
 from trustaudit.io import readers
 from trustaudit.io.readers import open_source
@@ -32,16 +31,6 @@ def record(uri: str, body: bytes, length: int | None = None) -> bytes:
 
 def page(host: str) -> bytes:
     return record(f"https://{host}/a", article_html(url=f"https://{host}/a").encode())
-
-
-def zeros_member(head: bytes, n: int, tail: bytes = b"") -> bytes:
-    """One gzip member: `head`, `n` zero bytes, `tail` (n / 1000 bytes of gzip or so)."""
-    z = zlib.compressobj(9, zlib.DEFLATED, 31)
-    out = [z.compress(head)]
-    block = b"\0" * (1 << 20)
-    for i in range(0, n, len(block)):
-        out.append(z.compress(block[: min(len(block), n - i)]))
-    return b"".join([*out, z.compress(tail), z.flush()])
 
 
 def bomb_head(host: str, n: int) -> bytes:

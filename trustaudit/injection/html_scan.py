@@ -36,8 +36,10 @@ from trustaudit.injection.directive import (
 )
 from trustaudit.injection.intent import lexicon
 from trustaudit.injection.normalize import (
+    IGNORABLE_RANGES,
     decode_base64_text,
     has_astral,
+    has_controls,
     reveal_invisible,
     unescape_carrier_refs,
 )
@@ -733,15 +735,13 @@ def _css_hidden(css: str, page_bg: str, limit: int = 40) -> list[tuple[str, str]
 
 
 # What `reveal_invisible` reads: zero-width characters, the two right-to-left overrides it reverses, tag
-# characters, and the default-ignorable characters it reads inside a word (`normalize._IGNORABLE`,
+# characters, and the default-ignorable characters it reads inside a word (`IGNORABLE_RANGES`,
 # session 23: U+180E, U+2061, U+2063 and an LRI inside words had been read by nothing in plain sight,
 # as no probe named them). Looked up in a table over code units (`_holds_probe`), never one `in`
 # scan each.
 _INVISIBLE_PROBES = tuple(
-    "\u200b\u200c\u200d\u2060\ufeff\u202e\u2067\u2062\u2064\ufe00\ufe01\U000e0041\U000e0020"
-    "\u180e\u2061\u2063\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u202a\u202b\u202c"
-    "\u202d\u2066\u2068\u2069\u206a\u206b\u206c\u206d\u206e\u206f\u3164\uffa0"
-) + tuple(chr(c) for c in range(0xFE02, 0xFE10))
+    "\u200b\u200c\u200d\u2060\ufeff\u202e\u2067\u2062\u2064\U000e0041\U000e0020\u180e\u2061\u2063"
+) + tuple(chr(c) for lo, hi in IGNORABLE_RANGES if hi <= 0xFFFF for c in range(lo, hi + 1))
 # The probes below U+10000, as a lookup table over code units (`_holds_probe`).
 _BMP_PROBES = np.zeros(0x10000, dtype=bool)
 _BMP_PROBES[[ord(c) for c in _INVISIBLE_PROBES if c <= "\uffff"]] = True
@@ -749,7 +749,11 @@ _PROBE_FLOOR = min(ord(c) for c in _INVISIBLE_PROBES)
 # Above U+FFFF: tag characters (U+E0000–E007F, holding both astral probes) and the first 128
 # supplementary variation selectors (U+E0100–E017F), the code points whose UTF-8 forms open with the
 # bytes a page was probed for before (F3 A0 80/81/84/85).
-_ASTRAL_PROBES = ((0xE0000, 0xE0080), (0xE0100, 0xE0180), (0x1BCA0, 0x1BCA4), (0x1D173, 0x1D17B))
+_ASTRAL_PROBES = (
+    (0xE0000, 0xE0080),
+    (0xE0100, 0xE0180),
+    *((lo, hi + 1) for lo, hi in IGNORABLE_RANGES if lo > 0xFFFF),  # shorthand, musical controls
+)
 
 
 def _char_width(text: str) -> int:
@@ -882,13 +886,8 @@ _TEMPLATE_TYPES = ("html", "templ", "tmpl", "handlebars", "mustache", "jsrender"
 
 # The UTF-8 lead bytes of the astral probes: tag characters, supplementary variation selectors,
 # shorthand and musical format controls (a superset: `reveal_invisible` reads what is there).
-_ASTRAL_UTF8 = (
-    b"\xf3\xa0\x80",
-    b"\xf3\xa0\x81",
-    b"\xf3\xa0\x84",
-    b"\xf3\xa0\x85",
-    b"\xf0\x9b\xb2",
-    b"\xf0\x9d\x85",
+_ASTRAL_UTF8 = tuple(
+    sorted({chr(c).encode()[:3] for lo, hi in _ASTRAL_PROBES for c in range(lo, hi)})
 )
 
 
@@ -907,26 +906,6 @@ def _has_invisible(html: str) -> bool:
         return False
     raw = html.encode("utf-8", "surrogatepass")
     return any(b in raw for b in _ASTRAL_UTF8)
-
-
-# C0 and C1 controls that can hide inside a word (`normalize._CONTROLS`): as the bytes of a Latin-1
-# string, as the bytes of UTF-8 (C0), and the C1 controls' UTF-8 forms.
-_CONTROL_LATIN1 = bytes([*range(1, 9), 11, *range(14, 28), *range(0x7F, 0xA0)])
-_CONTROL_C0 = bytes([*range(1, 9), 11, *range(14, 28), 0x7F])
-_C1_UTF8 = re.compile(b"\xc2[\x80-\x9f]")
-
-
-def _has_controls(html: str) -> bool:
-    """Whether `html` holds a control character `reveal_invisible` reads inside a word, by deleting
-    them from the page's bytes at C speed (a regex over the text cost ≈ 0.43 ms a real page, this
-    ≈ 0.19 ms; most pages hold none)."""
-    if _char_width(html) == 1:
-        raw = html.encode("latin-1", "ignore")
-        return len(raw.translate(None, _CONTROL_LATIN1)) != len(raw)
-    raw = html.encode("utf-8", "surrogatepass")
-    if len(raw.translate(None, _CONTROL_C0)) != len(raw):
-        return True
-    return b"\xc2" in raw and _C1_UTF8.search(raw) is not None
 
 
 def _template_blocks(html: str) -> list[tuple[int, str]]:
@@ -1263,7 +1242,7 @@ def collect_segments(
 
     # invisible characters, and control characters, also where character references write them
     source, back = unescape_carrier_refs(html)
-    if back is not None or _has_invisible(html) or _has_controls(html):
+    if back is not None or _has_invisible(html) or has_controls(html):
         for inv in reveal_invisible(source):
             where = f"invisible unicode ({inv.technique})"
             segs.append(

@@ -34,6 +34,7 @@ from ahocorasick_rs import AhoCorasick, Implementation
 __all__ = [
     "ALL_KINDS",
     "FOLD_KINDS",
+    "IGNORABLE_RANGES",
     "InvisibleSegment",
     "Variant",
     "decode_base64_text",
@@ -902,12 +903,25 @@ _VS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
 # "Ignore all previous instructions" out of sight of every reading in a paragraph). Not the soft
 # hyphen, the grapheme joiner, the Arabic letter mark and the LRM/RLM marks, which ordinary pages
 # write inside words and which the text as laid out already reads through.
-_IGNORABLE = (
-    "\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u202a-\u202d\u2066\u2068\u2069"
-    "\u206a-\u206f\u3164\ufe00-\ufe0f\uffa0\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+IGNORABLE_RANGES = (
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180D),
+    (0x180F, 0x180F),
+    (0x202A, 0x202D),
+    (0x2066, 0x2066),
+    (0x2068, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFFA0, 0xFFA0),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
 )
+_IGNORABLE = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in IGNORABLE_RANGES)
 _IGNORABLE_RX = re.compile(f"[{_IGNORABLE}]")
-_INVISIBLE = re.compile(f"[{_ZW_CHARS}{_BIDI_CHARS}\u00ad{_TAG}\U000e0100-\U000e01ef]")
+# what `strip_invisible` deletes (what a human does not see)
+_INVISIBLE_CLASS = f"{_ZW_CHARS}{_BIDI_CHARS}\u00ad{_TAG}\U000e0100-\U000e01ef"
+_INVISIBLE = re.compile(f"[{_INVISIBLE_CLASS}]")
 _VS_RUN = re.compile(f"[{_VS}]{{6,}}")
 _ZW_BITS = 16  # binary steganography: runs at least this long made of two zero-width symbols
 _RLO_RUN = re.compile("[\u202e\u2067]([^\u202c\u2069\n]{4,2000})")
@@ -917,12 +931,15 @@ _ZW_WORDS = 32_768  # invisible characters located per page (a 4 KB payload as b
 # pipeline often deletes, so "Ig\x01nore" reads "Ignore" to a model: carriers inside a word like the
 # zero-width characters. Not the tab, line feed, form feed and carriage return (white space in
 # HTML), nor U+001C-001F (the layout's marks, `rendered`, which delete a page's own).
-_CONTROLS = "\x01-\x08\x0b\x0e-\x1b\x7f-\x9f"
+_C0_CONTROLS = bytes([*range(1, 9), 11, *range(14, 28), 0x7F])
+_CONTROLS = "\x01-\x08\x0b\x0e-\x1b\x7f-\x9f"  # the C0 ones above and the C1 controls
 _CONTROL_RX = re.compile(f"[{_CONTROLS}]")
-_CONTROL_BYTES = bytes([*range(1, 9), 11, *range(14, 28), 127])
-_CARRIER = re.compile(
-    f"[{_ZW_CHARS}{_BIDI_CHARS}\u00ad{_TAG}\U000e0100-\U000e01ef{_IGNORABLE}{_CONTROLS}]"
-)
+# as the bytes of a one-byte-a-character (Latin-1) string, and the C1 controls' UTF-8 forms
+_CONTROL_LATIN1 = _C0_CONTROLS + bytes(range(0x80, 0xA0))
+_C1_UTF8 = re.compile(b"\xc2[\x80-\x9f]")
+_LATIN1_BASE = sys.getsizeof("\xff") - 1  # CPython's size of a Latin-1 str, less its characters
+# what a window of split words is read without (`_split_words`)
+_CARRIER = re.compile(f"[{_INVISIBLE_CLASS}{_IGNORABLE}{_CONTROLS}]")
 # Character references to a zero-width character, a bidi embedding, override or isolate, or a C0
 # control (`unescape_carrier_refs`); &#128;-&#159; name windows-1252's letters in HTML, not C1
 # controls. Only the carriers' values match: most pages write hundreds of &#8217; and &#038;, each
@@ -1028,12 +1045,22 @@ def _has_supplementary_vs(text: str) -> bool:
 
 
 def has_controls(text: str) -> bool:
-    """Whether `text` holds a control character that can hide inside a word (`_CONTROLS`); an
-    ASCII text is probed at C speed by deleting them (most pages hold none)."""
-    if text.isascii():
-        raw = text.encode("ascii")
-        return len(raw.translate(None, _CONTROL_BYTES)) != len(raw)
-    return _CONTROL_RX.search(text) is not None
+    """Whether `text` holds a control character that can hide inside a word (`_CONTROLS`).
+
+    Probed by deleting them from the text's bytes at C speed: a regex over a real page's source
+    cost ≈ 0.43 ms, this ≈ 0.19 ms (most pages hold none). A string of one byte a character
+    (ASCII or Latin-1, read from the object's size as `has_astral` does) is its own Latin-1 bytes;
+    a wider one is read as UTF-8."""
+    one_byte = text.isascii() or (
+        sys.implementation.name == "cpython" and sys.getsizeof(text) == _LATIN1_BASE + len(text)
+    )
+    if one_byte:
+        raw = text.encode("latin-1")
+        return len(raw.translate(None, _CONTROL_LATIN1)) != len(raw)
+    raw = text.encode("utf-8", "surrogatepass")
+    if len(raw.translate(None, _C0_CONTROLS)) != len(raw):
+        return True
+    return b"\xc2" in raw and _C1_UTF8.search(raw) is not None
 
 
 def unescape_carrier_refs(html: str) -> tuple[str, Callable[[int], int] | None]:

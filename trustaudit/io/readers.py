@@ -1040,11 +1040,11 @@ def _record_member_after(fh: BinaryIO, at: int) -> int | None:
     found by its magic number in the raw bytes, nothing decompressed but each candidate's head.
 
     Why: the end of a gzip member is known only by decompressing it whole, which a bomb makes as
-    long as it likes; the raw bytes are read once. A record that shares a member with the one
-    passed over (a WARC gzipped whole) is not found this way: the caller's error row says so.
-    The bytes are read once, forward, each candidate's head checked in memory: junk made of
-    magic numbers costs time in proportion to its size (reading a block from each candidate
-    on, as before session 23, cost a megabyte a candidate)."""
+    long as it likes. A record that shares a member with the one passed over (a WARC gzipped
+    whole) is not found this way: the caller's error row says so. The raw bytes are read once,
+    forward, each candidate's head checked in memory: junk made of magic numbers costs time in
+    proportion to its size (reading a block from each candidate on, as before session 23, cost a
+    megabyte a candidate)."""
     fh.seek(at)
     base, buf, eof = at, b"", False
     while not eof:
@@ -1368,7 +1368,7 @@ class WarcSource(_PathSource):
         bytes. False (read the record to its end, as warcio does) otherwise.
 
         Why: warcio reaches the next record by decompressing the rest of this one, so time grew
-        with what a member expands to (a 17 MB file holding one 16 GiB record: 50 s), whoever
+        with what a member expands to (a 17 MB file holding one 16 GiB record: 42-48 s), whoever
         sets its Content-Length."""
         left = int(getattr(record.raw_stream, "limit", 0) or 0)
         if row.code != "TOO_LARGE" or part.leap is None or left <= self._budget:
