@@ -129,3 +129,18 @@ def zeros_member(head: bytes, n: int, tail: bytes = b"") -> bytes:
     for i in range(0, n, len(block)):
         out.append(z.compress(block[: min(len(block), n - i)]))
     return b"".join([*out, z.compress(tail), z.flush()])
+
+
+def compressed_whole(data: bytes, codec: str) -> bytes:
+    """`data` compressed whole, as one stream, with `codec` (bzip2, xz or zstd) at its fastest
+    level: 16 MiB of zeros takes 0.1 s or less and a few KB."""
+    import bz2
+    import lzma
+
+    if codec == "bzip2":
+        return bz2.compress(data, 1)
+    if codec == "xz":
+        return lzma.compress(data, preset=0)
+    import pyarrow as pa
+
+    return pa.compress(data, "zstd", asbytes=True)  # type: ignore[no-any-return]

@@ -167,6 +167,32 @@ def test_a_member_that_goes_on_past_its_record_is_not_decompressed_to_its_end(
     assert scanned[0] >= 1
 
 
+def test_a_record_that_is_no_page_is_passed_over_under_the_same_budget(
+    tmp_path: Path, inflated: list[int]
+) -> None:
+    """A metadata record is never read, only passed over: its 64 MiB member was decompressed to
+    its end to reach the next record, with no row at all. Now it is leapt over like an over-cap
+    page, with one row."""
+    head = bomb_head("meta.example", 64 << 20).replace(
+        b"WARC-Type: response", b"WARC-Type: metadata"
+    )
+    first, meta = gzip.compress(page("a.example")), zeros_member(head, 64 << 20, b"\r\n\r\n")
+    p = tmp_path / "n.warc.gz"
+    p.write_bytes(first + meta + gzip.compress(page("c.example")))
+    urls, errors = read(p)
+    assert urls == ["https://a.example/a", "https://c.example/a"]
+    assert [(e.code, e.url, e.offset) for e in errors] == [
+        ("TOO_LARGE", "https://meta.example/", len(first))
+    ]
+    assert errors[0].message.startswith(
+        f"record at byte {len(first)}: not a page record (response, resource or conversion), with"
+    )
+    assert errors[0].message.endswith(
+        f"read on at the next gzip member that starts a record (byte {len(first) + len(meta)})"
+    )
+    assert inflated[0] < 40 << 20
+
+
 def test_the_raw_scan_skips_a_gzip_member_that_does_not_start_a_record(tmp_path: Path) -> None:
     """A member that continues a record, and a stray magic number in the raw bytes, are not
     taken for the next record."""

@@ -887,6 +887,15 @@ def _warc_damage(exc: BaseException, at: int | None, *, is_load_failure: bool) -
 _WHOLE_GZIP = "several WARC records in one gzip member"
 
 
+def _whole_codec(codec: str | None) -> str | None:
+    """`codec` when it compresses a WARC file whole (bzip2, xz, zstd), None for gzip (warcio reads
+    it member by member, each member a place to resume at) and for a plain file.
+
+    Why: a stream compressed whole has one place to start reading, its first byte; a record it
+    holds can only be passed over by decompressing it."""
+    return None if codec in (None, "gzip") else codec
+
+
 def _archive(stream: BinaryIO, max_header_bytes: int) -> Any:
     """warcio's record iterator over `stream`, quiet on damage (err_count tells us instead), with
     a message of ours for several records in one gzip member, and its header blocks bounded
@@ -1084,6 +1093,15 @@ def _next_warc_line(fh: BinaryIO, at: int) -> int | None:
 _WARC_LINE = re.compile(rb"\nWARC/1\.[01]\r?\n")
 
 
+# why a record that is no page is not read (`WarcSource._leapt` says so when it passes one over)
+_NOT_A_PAGE = "not a page record (response, resource or conversion)"
+
+
+def _target(record: Any) -> str | None:
+    """The WARC-Target-URI of warcio's current record, if any."""
+    return None if record is None else record.rec_headers.get_header("WARC-Target-URI")
+
+
 @dataclass
 class _WarcScan:
     """What reading one WARC file has gathered so far, across the places it read on from after damage."""
@@ -1116,6 +1134,8 @@ class _Part:
     # a seekable gzip WARC read member by member: the next member after a raw byte that starts a
     # record, found in the raw bytes (`_record_member_after`)
     leap: Callable[[int], int | None] | None = None
+    # the codec of a file compressed whole (`_whole_codec`): no place to leap to, reading stops
+    whole: str | None = None
 
 
 @dataclass
@@ -1132,8 +1152,8 @@ class WarcSource(_PathSource):
     def _stream(self, fh: BinaryIO) -> BinaryIO:
         """The WARC bytes of `fh`: warcio reads gzip (record by record) itself; a whole file in
         bzip2, xz or zstd is decompressed here, under inputs.max_decompressed_bytes."""
-        codec = codec_of(fh.peek(6)[:6])  # type: ignore[attr-defined]
-        if codec is None or codec == "gzip":
+        codec = _whole_codec(codec_of(fh.peek(6)[:6]))  # type: ignore[attr-defined]
+        if codec is None:
             return fh
         return _Capped(open_decompressed(fh, codec), self.limits)  # type: ignore[return-value]
 
@@ -1163,9 +1183,10 @@ class WarcSource(_PathSource):
         # a seekable file: damage costs its own record, reading goes on at the next one
         resync = self._resync(fh)
         stream = self._stream(fh)
-        gzipped = codec_of(fh.peek(6)[:6]) == "gzip"  # type: ignore[attr-defined]
+        codec = codec_of(fh.peek(6)[:6])  # type: ignore[attr-defined]
+        gzipped = codec == "gzip"
         leap = (lambda at: _record_member_after(fh, at)) if gzipped and resync else None
-        plain = _Part(resync, gzip=gzipped, leap=leap)
+        plain = _Part(resync, gzip=gzipped, leap=leap, whole=_whole_codec(codec))
         part = plain
         while True:
             st.resume_at = st.member_at = None
@@ -1176,7 +1197,10 @@ class WarcSource(_PathSource):
                 it = _archive(_Capped(one, self.limits), self.limits.max_warc_header_bytes)  # type: ignore[arg-type]
             else:
                 it = _archive(stream, self.limits.max_warc_header_bytes)
-            yield from self._segment(it, st, batch_size, part)
+            try:
+                yield from self._segment(it, st, batch_size, part)
+            except (_TooMuch, CorruptStream) as exc:  # met reading to a record's end (below)
+                self._stream_ended(st, _target(it.record), exc)
             if one is not None and not st.stopped:
                 if one.truncated:
                     msg = f"the file ends inside the gzip member at byte {part.base}"
@@ -1292,6 +1316,8 @@ class WarcSource(_PathSource):
             st.seen_any = True
             url = record.rec_headers.get_header("WARC-Target-URI")
             if record.rec_type not in ("response", "resource", "conversion"):
+                if self._leapt(it, record, st, part, _NOT_A_PAGE, url):
+                    return
                 st.offset = record_offset()
                 st.prev = (st.offset, url)
                 if self._member_goes_on(it, st, part):
@@ -1305,9 +1331,7 @@ class WarcSource(_PathSource):
                 row = self._row(record, url, 0)
             except (_TooMuch, CorruptStream) as exc:  # the decompressed stream ends here
                 # (no get_record_offset(): it would read on into the failing stream)
-                msg = f"record after byte {st.offset}: {exc}"
-                st.errors.append(ErrorRow(self.name, None, url, "read", _stream_code(exc), msg))
-                st.stopped = True
+                self._stream_ended(st, url, exc)
                 return
             except EOFError as exc:
                 at = record_offset()
@@ -1327,7 +1351,9 @@ class WarcSource(_PathSource):
                     )
                 )
             else:
-                if isinstance(row, ErrorRow) and self._leapt(it, record, st, part, row):
+                if isinstance(row, ErrorRow) and self._leapt(
+                    it, record, st, part, row.message, url
+                ):
                     return
                 st.offset = record_offset()
                 st.prev = (st.offset, url)
@@ -1357,40 +1383,71 @@ class WarcSource(_PathSource):
 
     @property
     def _budget(self) -> int:
-        """Bytes a gzip member is decompressed only to find where it ends (and so where the next
-        record starts): `inputs.max_warc_skip_bytes`."""
+        """Bytes decompressed only to find where a record or a gzip member ends (and so where the
+        next record starts): `inputs.max_warc_skip_bytes`."""
         return self.limits.max_warc_skip_bytes
 
-    def _leapt(self, it: Any, record: Any, st: _WarcScan, part: _Part, row: ErrorRow) -> bool:
-        """For a record over the payload cap whose Content-Length leaves more than
-        `inputs.max_warc_skip_bytes` to read, in a gzip WARC read member by member: True after one
-        error row, reading to go on at the next gzip member that starts a record, found in the raw
-        bytes. False (read the record to its end, as warcio does) otherwise.
+    def _leapt(
+        self, it: Any, record: Any, st: _WarcScan, part: _Part, what: str, url: str | None
+    ) -> bool:
+        """For a record the reader is done with (`what`: why, e.g. its payload is over the cap, or
+        it is no page) whose Content-Length leaves more than `inputs.max_warc_skip_bytes` to read,
+        in a compressed WARC: True after one error row, reading to go on at the next gzip member
+        that starts a record or to stop (`_past`). False (read the record to its end, as warcio
+        does) otherwise, and always in a plain WARC, where that costs no more than reading the
+        file.
 
         Why: warcio reaches the next record by decompressing the rest of this one, so time grew
-        with what a member expands to (a 17 MB file holding one 16 GiB record: 42-48 s), whoever
-        sets its Content-Length."""
+        with what the file expands to, whoever sets its Content-Length (a 17 MB gzip member
+        holding one 16 GiB record: 42-48 s; a 2.5 MB .warc.xz holding one: 73-82 s)."""
         left = int(getattr(record.raw_stream, "limit", 0) or 0)
-        if row.code != "TOO_LARGE" or part.leap is None or left <= self._budget:
+        if left <= self._budget or (part.leap is None and part.whole is None):
             return False
-        at = part.base + int(it.offset)  # this record's start: its gzip member
-        nxt = part.leap(at + 1)
-        rest = (
-            f"read on at the next gzip member that starts a record (byte {nxt})"
-            if nxt is not None
-            else "no later gzip member starts a record: the rest of the file was skipped"
-        )
+        at = part.base + int(it.offset)  # this record's start (in a gzip WARC, its member's)
+        nxt, rest = self._past(part, at)
         msg = (
-            f"record at byte {at}: payload over {self.max_bytes} bytes, with {left} bytes of the"
-            f" record still to come (its Content-Length), over inputs.max_warc_skip_bytes"
-            f" ({self._budget}): its gzip member is not decompressed to its end, so a record"
-            f" that shares it is not read; {rest}"
+            f"record at byte {at}: {what}, with {left} bytes of the record still to come (its"
+            f" Content-Length), over inputs.max_warc_skip_bytes ({self._budget}): {rest}"
         )
-        st.errors.append(ErrorRow(self.name, at, row.url, "read", "TOO_LARGE", msg))
+        st.errors.append(ErrorRow(self.name, at, url, "read", "TOO_LARGE", msg))
         st.offset = at
         st.resume_at = nxt
         st.stopped = True
         return True
+
+    @staticmethod
+    def _past(part: _Part, at: int) -> tuple[int | None, str]:
+        """Where reading goes on after the record at byte `at`, left unread, and the error row's
+        words for it: in a gzip WARC, the next gzip member that starts a record, found in the raw
+        bytes; in a file compressed whole (bzip2, xz, zstd), nowhere: it has no member to resume
+        at, so the records after it are lost, and the row says which key reads them."""
+        if part.leap is None:
+            return None, (
+                f"the file is compressed whole ({part.whole}), with no gzip member to resume at,"
+                " so the records after it in this file are not read; raise"
+                " inputs.max_warc_skip_bytes to read them"
+            )
+        nxt = part.leap(at + 1)
+        where = (
+            f"read on at the next gzip member that starts a record (byte {nxt})"
+            if nxt is not None
+            else "no later gzip member starts a record: the rest of the file was skipped"
+        )
+        return nxt, (
+            "its gzip member is not decompressed to its end, so a record that shares it is not"
+            f" read; {where}"
+        )
+
+    def _stream_ended(self, st: _WarcScan, url: str | None, exc: BaseException) -> None:
+        """One error row where the decompressed stream ends (past inputs.max_decompressed_bytes,
+        or damaged): nothing after it can be read.
+
+        Why: warcio reads to a record's end when asked where the next one starts; in a file
+        compressed whole, meeting the end there escaped the reader (`SOURCE_FAILED` in an audit),
+        and the pages read before it in the batch were lost."""
+        msg = f"record after byte {st.offset}: {exc}"
+        st.errors.append(ErrorRow(self.name, None, url, "read", _stream_code(exc), msg))
+        st.stopped = True
 
     def _member_goes_on(self, it: Any, st: _WarcScan, part: _Part) -> bool:
         """After a record of a gzip WARC read in members: True (and `st.member_at` or an error row
