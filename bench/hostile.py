@@ -11,8 +11,10 @@ that are not pages, which error codes they became).
 from __future__ import annotations
 
 import argparse
+import bz2
 import gzip
 import json
+import lzma
 import os
 import shutil
 import subprocess
@@ -532,6 +534,36 @@ def warc_xz_whole_bomb(d: Path) -> tuple[list[str], list[str]]:
     return [str(d / "bomb.warc.xz")], []
 
 
+# the record bombs of files compressed whole: suffix, and one stream (a zstd frame) of `data`
+_WHOLE: dict[str, tuple[str, Callable[[bytes], bytes]]] = {
+    "xz": ("xz", lambda data: lzma.compress(data, preset=0)),
+    "bz2": ("bz2", lambda data: bz2.compress(data, 1)),
+    "zst": ("zst", lambda data: pa.compress(data, "zstd", asbytes=True)),
+}
+
+
+def _whole_record_bomb(codec: str, size: int) -> Callable[[Path], tuple[list[str], list[str]]]:
+    """A WARC compressed whole with `codec` (xz, bz2, zst): a good record, a response record of
+    `size` bytes of zeros with an honest Content-Length, a good record. Written as concatenated
+    streams (zstd frames), as `xz -T`, `pbzip2` and `pzstd` write them and the reader reads them:
+    the first record and the bomb's head, one stream of 64 MiB of zeros compressed once and
+    repeated, the tail and the last record (16 GiB: 2.5 MB of xz, 0.12 MB of bzip2, 0.53 MB of
+    zstd, written in a second)."""
+    suffix, compress = _WHOLE[codec]
+
+    def build(d: Path) -> tuple[list[str], list[str]]:
+        d.mkdir(parents=True, exist_ok=True)
+        zeros = compress(b"\0" * (64 << 20))
+        with open(d / f"bomb.warc.{suffix}", "wb") as fh:
+            fh.write(compress(_good_record(f"a.{codec}.example.com") + _bomb_head(size)))
+            for _ in range(size >> 26):
+                fh.write(zeros)
+            fh.write(compress(b"\r\n\r\n" + _good_record(f"b.{codec}.example.com")))
+        return [str(d / f"bomb.warc.{suffix}")], []
+
+    return build
+
+
 def html_gz_bomb(d: Path) -> tuple[list[str], list[str]]:
     """A folder holding `bomb.html.gz` (2 GiB of zeros after `<p>`) and a good page."""
     f = _folder(d, {"ok.html": _page().encode()})
@@ -716,6 +748,11 @@ CASES: dict[str, Callable[[Path], tuple[list[str], list[str]]]] = {
         for k in ("honest", "last", "lying")
     },
     "warc_xz_whole_bomb_2GiB": warc_xz_whole_bomb,
+    **{
+        f"warc_{c}_record_bomb_{label}": _whole_record_bomb(c, size)
+        for c in _WHOLE
+        for label, size in (("512MiB", 512 << 20), ("16GiB", 16 << 30))  # under, over the budget
+    },
     "html_gz_bomb_2GiB": html_gz_bomb,
     "jsonl_xz_bomb_2GiB": jsonl_xz_bomb,
     "warc_nested_encodings": warc_nested_encodings,
