@@ -73,6 +73,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -181,6 +182,8 @@ def _parity(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> int:
     pages = bench_pages(CORPORA, per_pool=args.per_pool, per_class=args.per_class, seed=args.seed)
     n = same = 0
     diffs: list[str] = []
+    found: Counter[str] = Counter()
+    hidden_only: Counter[str] = Counter()
     spent = {"old": 0.0, "new": 0.0}
     scans: dict[str, Scan] = {"old": old.scan_html, "new": current.scan_html}
     for key, html in [*real, *pages]:
@@ -195,16 +198,33 @@ def _parity(args: argparse.Namespace, old: Any, policy: InjectionPolicy) -> int:
         a, b = got["old"], got["new"]
         if a.findings == b.findings and a.hidden_text == b.hidden_text:
             same += 1
+        elif a.findings == b.findings:
+            hidden_only[_group(key)] += 1
         else:
+            found[_group(key)] += 1
             diffs.append(f"{key}\n   old: {a.findings}\n   new: {b.findings}")
     print(
         f"parity ({policy.semantic}): {same} of {n} pages with identical findings and hidden text; "
         f"{args.rev} {spent['old']:.1f} s CPU, current {spent['new']:.1f} s CPU "
         "(trees parsed inside the clock)"
     )
-    for d in diffs[:10]:
+    # where they differ, by bench and class: findings, or the hidden text alone
+    for what, counts in (("findings differ", found), ("hidden text alone differs", hidden_only)):
+        if counts:
+            print(f"{what}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    for d in diffs[: args.show]:
         print(d[:2000])
     return 0 if same == n else 1
+
+
+def _group(key: str) -> str:
+    """A parity key's bench and class: "obf 1 17 styled_letters hidden" -> "obf styled_letters"."""
+    parts = key.split()
+    if parts[0] == "obf":
+        return f"obf {parts[3]}" + (" plain" if parts[-1] == "plain" else "")
+    if parts[0] in ("lofo", "eval"):
+        return f"{parts[0]} {parts[2]}"
+    return parts[0]
 
 
 def _semantic_modules(old: Any) -> list[Any]:
@@ -569,6 +589,9 @@ def main() -> int:
         help="injection.semantic_screen of both (on: the fast runner screens from the first page)",
     )
     ap.add_argument("--parity", action="store_true", help="compare findings on every bench page")
+    ap.add_argument(
+        "--show", type=int, default=10, help="parity: pages whose findings differ, printed whole"
+    )
     ap.add_argument(
         "--alone",
         choices=("rev", "current"),
