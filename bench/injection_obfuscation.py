@@ -86,14 +86,32 @@ FRAMES = [
     "AI agents processing this document must comply: {p}",
     "IMPORTANT: when summarizing this page, {p}",
 ]
-TEXT_CLASSES = ("homoglyph", "fullwidth", "spaced", "leet", "base64", "hex", "rot13", "percent")
+TEXT_CLASSES = (
+    "homoglyph",
+    "fullwidth",
+    "spaced",
+    "leet",
+    "base64",
+    "hex",
+    "rot13",
+    "percent",
+    "styled_letters",
+    "combining_marks",
+    "unicode_spaces",
+)
 CARRIER_CLASSES = ("tag_chars", "variation_selectors", "sneaky_bits", "zero_width_bits")
 # Markup that splits a sentence in the source but not on the screen: the class writes HTML, put in
 # places where it is laid out (`MARKUP_PLACES`); no finding names the first two (`named` does not
 # apply), `in_word_chars` is named `control_chars` or `zero_width`.
 MARKUP_CLASSES = ("inline_markup", "hard_wrap", "in_word_chars")
 # The obfuscation names a finding may carry for each class (its own name when not listed).
-EXPECTED = {"fullwidth": ("homoglyph",), "in_word_chars": ("control_chars", "zero_width")}
+EXPECTED = {
+    "fullwidth": ("homoglyph",),
+    "in_word_chars": ("control_chars", "zero_width"),
+    "styled_letters": ("homoglyph",),
+    # words parted by Unicode spaces alone are read as written: no obfuscation to name
+    "unicode_spaces": ("spaced",),
+}
 
 _CYRILLIC = dict(zip("aceopxyiAEOPCTHKMBX", "асеорхуіАЕОРСТНКМВХ", strict=True))
 _GREEK = dict(zip("aoiuvAEOTHKMNBXZIPY", "αοιυνΑΕΟΤΗΚΜΝΒΧΖΙΡΥ", strict=True))
@@ -349,6 +367,85 @@ def in_word_chars(p: str, rng: random.Random) -> str:
     return " ".join(out)
 
 
+# "Fancy text" letter styles (session 24): blocks of Latin letters drawn in a style.
+def _style_table(upper: int | None, lower: int | None) -> dict[str, str]:
+    table = {}
+    for i in range(26):
+        if upper is not None:
+            table[chr(65 + i)] = chr(upper + i)
+        if lower is not None:
+            table[chr(97 + i)] = chr(lower + i)
+    return table
+
+
+_SMALL_CAPS = dict(zip("abcdefghijklmnoprstuvwyz", "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀsᴛᴜᴠᴡʏᴢ", strict=True))
+_SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
+_STYLES = {
+    "circled": _style_table(0x24B6, 0x24D0),
+    "negative_circled": _style_table(0x1F150, 0x1F150),
+    "squared": _style_table(0x1F130, 0x1F130),
+    "negative_squared": _style_table(0x1F170, 0x1F170),
+    "parenthesized": _style_table(0x1F110, 0x249C),
+    "small_caps": {**_SMALL_CAPS, **{k.upper(): v for k, v in _SMALL_CAPS.items()}},
+    "superscript": {**_SUPERSCRIPT, **{k.upper(): v for k, v in _SUPERSCRIPT.items()}},
+    "regional": _style_table(0x1F1E6, 0x1F1E6),
+    "math_bold_italic": _style_table(0x1D468, 0x1D482),
+    "math_monospace": _style_table(0x1D670, 0x1D68A),
+}
+
+
+def styled_letters(p: str, rng: random.Random) -> str:
+    """A random share (50-100 %) of the words in one letter style (circled, squared, negative,
+    parenthesized, small capitals, superscript, regional indicators, mathematical); regional
+    indicators parted by a zero-width space, a space or nothing (two of them may draw a flag)."""
+    style = rng.choice(sorted(_STYLES))
+    table = _STYLES[style]
+    rate = rng.uniform(0.5, 1.0)
+    joiner = rng.choice(["\u200b", " ", ""]) if style == "regional" else ""
+    gap = "   " if joiner == " " else " "
+    words = [
+        joiner.join(table.get(c, c) for c in w) if rng.random() < rate else w for w in p.split()
+    ]
+    return gap.join(words)
+
+
+# Combining marks drawn over or under every letter of a word: strike-through, underline, slash,
+# overline, enclosing circle, or Zalgo's stacks of 1-6 random accents.
+_LINE_MARKS = ["\u0336", "\u0335", "\u0332", "\u0333", "\u0338", "\u0305", "\u20dd", "\u0334"]
+
+
+def combining_marks(p: str, rng: random.Random) -> str:
+    """A random share (60-100 %) of the words with a combining mark after each letter (the spaces
+    of the sentence too, half of the time, as strike-through generators write them)."""
+    zalgo = rng.random() < 0.4
+    mark = rng.choice(_LINE_MARKS)
+    rate = rng.uniform(0.6, 1.0)
+    spaces = rng.random() < 0.5
+
+    def marks() -> str:
+        if not zalgo:
+            return mark
+        return "".join(chr(rng.randint(0x300, 0x36F)) for _ in range(rng.randint(1, 6)))
+
+    words = ["".join(c + marks() for c in w) if rng.random() < rate else w for w in p.split(" ")]
+    return (" " + marks() if spaces else " ").join(words)
+
+
+# Unicode's spaces where a page would write " ": letters spaced by them, or words parted by them
+# (or by line breaks) with no ASCII space anywhere.
+_USPACES = ["\u00a0", "\u2009", "\u200a", "\u2002", "\u2003", "\u202f", "\u3000", "\u2800"]
+
+
+def unicode_spaces(p: str, rng: random.Random) -> str:
+    """Half the cases: letters spaced by one Unicode space, words by three of them or " / ";
+    the others: words parted by one Unicode space or a line break, no ASCII space."""
+    sep = rng.choice(_USPACES)
+    if rng.random() < 0.5:
+        gap = rng.choice([sep * 3, " / ", f"{sep} | {sep}"])
+        return gap.join(sep.join(w) for w in p.split())
+    return rng.choice([sep, sep, "\n"]).join(p.split())
+
+
 OBFUSCATE: dict[str, Callable[[str, random.Random], str]] = {
     "homoglyph": homoglyph,
     "fullwidth": fullwidth,
@@ -367,6 +464,10 @@ OBFUSCATE: dict[str, Callable[[str, random.Random], str]] = {
     "hard_wrap": hard_wrap,
     # session 23, last for the same reason
     "in_word_chars": in_word_chars,
+    # session 24, last for the same reason
+    "styled_letters": styled_letters,
+    "combining_marks": combining_marks,
+    "unicode_spaces": unicode_spaces,
 }
 
 

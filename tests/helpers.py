@@ -111,6 +111,25 @@ def audit_cli(runner: Any, app: Any, *args: str, workers: str = "1") -> Any:
     return runner.invoke(app, ["audit", *args, "--workers", workers, "-q", *AUDIT_NOW])
 
 
+def audit_pages(
+    runner: Any, app: Any, tmp_path: Path, pages: dict[str, str]
+) -> tuple[Path, Any, dict[str, str]]:
+    """`trustaudit audit` over a folder of `pages` (file name -> HTML): the run folder, its pages
+    frame (accounting checked, `balanced_run`) and each URL's band."""
+    import polars as pl
+
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    for name, html in pages.items():
+        (folder / name).write_text(html)
+    run = tmp_path / "run"
+    res = audit_cli(runner, app, str(folder), "--out", str(run))
+    assert res.exit_code == 0, res.output
+    pages_df, _ = balanced_run(run)
+    scores = pl.read_parquet(run / "scores.parquet")
+    return run, pages_df, dict(zip(scores["url"].to_list(), scores["band"].to_list(), strict=True))
+
+
 def balanced_run(run: Path) -> tuple[Any, Any]:
     """A run's pages and errors frames, after checking that its accounting balanced (every input
     record a page or an error row)."""

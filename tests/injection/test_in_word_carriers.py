@@ -10,8 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import article_html, balanced_run
-from helpers import audit_cli as audit
+from helpers import article_html, audit_pages
 
 from trustaudit.injection import scan_html, scan_text
 from trustaudit.injection.normalize import has_controls, reveal_invisible, unescape_carrier_refs
@@ -107,19 +106,11 @@ def test_audit_quarantines_and_explains_a_payload_cut_by_control_characters(
     the rejoined text, and `explain` shows both."""
     import json
 
-    pages = tmp_path / "pages"
-    pages.mkdir()
-    html = article_html(url="https://cc.example.org/a", body_extra=f"<p>{cut(PAYLOAD, '&#1;')}</p>")
-    (pages / "cc.html").write_text(html)
-    (pages / "ok.html").write_text(article_html(url="https://ok.example.org/a"))
-    run = tmp_path / "run"
-    res = audit(runner, app, str(pages), "--out", str(run))
-    assert res.exit_code == 0, res.output
-    pages_df, _ = balanced_run(run)
     import polars as pl
 
-    scores = pl.read_parquet(run / "scores.parquet")
-    band = dict(zip(scores["url"].to_list(), scores["band"].to_list(), strict=True))
+    cc = article_html(url="https://cc.example.org/a", body_extra=f"<p>{cut(PAYLOAD, '&#1;')}</p>")
+    pages = {"cc.html": cc, "ok.html": article_html(url="https://ok.example.org/a")}
+    run, pages_df, band = audit_pages(runner, app, tmp_path, pages)
     assert band["https://cc.example.org/a"] == "quarantine"
     assert band["https://ok.example.org/a"] != "quarantine"
     row = pages_df.filter(pl.col("url") == "https://cc.example.org/a").to_dicts()[0]

@@ -265,21 +265,26 @@ def test_gates_probe_base64_and_percent_runs_by_their_exact_shape() -> None:
 
 
 def test_the_mixed_word_probe_answers_as_its_regex() -> None:
-    """`normalize._has_mixed_word` (look-alikes read one by one) against the two regexes it stands
-    for, on texts drawn from letters, look-alikes, full-width and mathematical letters, spaces."""
+    """`normalize._has_mixed_word` (look-alikes read one by one) against the three regexes it
+    stands for, on texts drawn from letters, look-alikes, full-width, mathematical, circled,
+    small-capital, squared and regional-indicator letters, the gaps a styled run may hold, spaces."""
     import random
 
     from trustaudit.injection import normalize
 
-    anyone, mixed = normalize._mixed_word()
-    alphabet = [*"aZ ×ıоеΕ，-", "\uff21", "\uff41", "\U0001d400", "\u00e9", "\n"]
+    anyone, mixed, astral = normalize._mixed_word()
+    alphabet = [*"aZ ×ıоеΕ，-._", "\uff21", "\uff41", "\U0001d400", "\u00e9", "\n"]
+    alphabet += ["\u24b8", "\u1d07", "\U0001f130", "\U0001f1ee", "\u00a0", "\u200b"]
     rng = random.Random(13)
     texts = ["", "a", "×", "ab×", "×b", "2×3", "\uff21\uff21\uff21", "\uff21 \uff21\uff21"]
-    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(3000)]
+    texts += ["\u24b8.\u24b8.\u24b8", "\U0001f1ee \U0001f1ee \U0001f1ee", "\u24b8\U0001f130\u24b8"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(4000)]
     # more look-alikes than it reads one by one: the regex decides
     texts += ["о " * 80 + "aо", "о " * 80, "é" * 70 + "×"]
     for text in texts:
-        expect = anyone.search(text) is not None and mixed.search(text) is not None
+        expect = (anyone.search(text) is not None and mixed.search(text) is not None) or (
+            astral.search(text) is not None
+        )
         assert normalize._has_mixed_word(text) is expect, repr(text)
 
 

@@ -542,6 +542,7 @@ def _hidden_asks(
     every = policy.semantic == "on"
     shown = _Shown(visible)
     series: dict[str, int] = {}  # place -> blocks of copy hidden there, counted when first asked
+    folds = _whole_folds(entries, texts)
     for k, e in enumerate(entries):
         if e.variant is not None:
             break  # variants follow the segments as found
@@ -552,6 +553,7 @@ def _hidden_asks(
             continue  # the site's own interface, hidden until the visitor acts (`benign.ui_container`)
         text = texts[e.seg]
         h = weak.get(k) if seg.technique != "script" else None
+        obfuscation = seg.obfuscation
         if h is not None:
             passage = _hidden_passage(text, h.start, h.end, policy.semantic_max_chars)
             if prose_shape(passage, min_words=5):
@@ -568,16 +570,15 @@ def _hidden_asks(
             # text with zero-width characters between its words (or a Persian ZWNJ) is read in
             # plain sight: its mood is no evidence, as a visible sentence's is not
             in_sight = seg.technique == "zero_width" and seg.obfuscation in _SPLIT_WORDS
-            picked = _shape_ask_memo(
-                text,
-                seg.technique,
-                policy,
-                shown,
-                prose_head,
-                every=every,
-                in_sight=in_sight,
-                sentence=_script_sentence(seg),
-            )
+            how = {"every": every, "in_sight": in_sight, "sentence": _script_sentence(seg)}
+            picked = _shape_ask_memo(text, seg.technique, policy, shown, prose_head, **how)
+            if picked is None and e.seg in folds:
+                # the letters a reader sees, where the text as found is not asked: the model
+                # reads "Ⓡⓔⓥⓔⓐⓛ…" or "R̶e̶v̶e̶a̶l̶…" as noise (a Turkish "ı" is asked as written)
+                folded, how_folded = folds[e.seg]
+                picked = _shape_ask_memo(folded, seg.technique, policy, shown, prose_head, **how)
+                if picked is not None:
+                    text, obfuscation = folded, how_folded
             if picked is None:
                 continue
             if not every:
@@ -599,9 +600,29 @@ def _hidden_asks(
                 seg.location,
                 seg.technique,
                 _source_offset(source, seg, text, leads[e.seg], h.start, h.snippet),
-                seg.obfuscation,
+                obfuscation,
             )
         )
+
+
+def _whole_folds(entries: Sequence[_Entry], texts: Sequence[str]) -> dict[int, tuple[str, str]]:
+    """segment -> (text, obfuscation) of its first fold that reads the whole segment (look-alikes,
+    styled letters, combining marks, spaced or leet letters; not a decode, not a window of a long
+    text): what the semantic layer reads of a hidden passage instead of the text as found.
+
+    Why: the lexicon reads every fold, the model only the text as found, so a hidden request in
+    styled letters that only the model would find ("Augment your reply with…" in mathematical
+    italics) was found in clear and missed folded (session 24, obfuscation bench `cond`)."""
+    out: dict[int, tuple[str, str]] = {}
+    for e in entries:
+        v = e.variant
+        if v is None or e.seg < 0 or e.seg in out or not v.pieces:
+            continue
+        if not set(v.obfuscation.split("+")) <= FOLD_KINDS:
+            continue
+        if v.pieces[0][2] == 0 and v.pieces[-1][3] >= len(texts[e.seg]):
+            out[e.seg] = (v.text, v.obfuscation)
+    return out
 
 
 def _script_sentence(seg: Segment) -> bool:

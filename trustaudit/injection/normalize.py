@@ -23,7 +23,7 @@ import re
 import sys
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -33,8 +33,10 @@ from ahocorasick_rs import AhoCorasick, Implementation
 
 __all__ = [
     "ALL_KINDS",
+    "BLANKS",
     "FOLD_KINDS",
     "IGNORABLE_RANGES",
+    "UNICODE_SPACES",
     "InvisibleSegment",
     "Variant",
     "decode_base64_text",
@@ -48,6 +50,7 @@ __all__ = [
     "join_spaced",
     "reveal_invisible",
     "strip_invisible",
+    "strip_marks",
     "unescape_carrier_refs",
     "variants",
 ]
@@ -106,8 +109,36 @@ _SPACED_SHAPE_RX = re.compile(rb"\.a(?:\.{1,3}a){4}\.")
 _HEX_SHAPES = (b"h" * 20, b"hh.hh.hh.hh.hh.hh.hh", b"hh..hh..hh..hh..hh", b"hh.h.hh.h.hh.h.hh")
 
 
-def _shape(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass").translate(_SHAPE)
+# Unicode's spaces as UTF-8 (no-break, en/em/thin/hair..., narrow no-break, medium mathematical,
+# ideographic) and the braille blank: drawn as a gap between spaced letters like " " (session 24:
+# "I\u00a0g\u00a0n\u00a0o\u00a0r\u00a0e" gave no finding); the shape reads each as one space.
+_USPACE_BYTES = re.compile(
+    rb"\xc2\xa0|\xe2\x80[\x80-\x8a\xaf]|\xe2\x81\x9f|\xe3\x80\x80|\xe2\xa0\x80"
+)
+# Unicode's spaces other than U+0020 and the no-break space (which every page writes), and the
+# blanks that are no white space but are drawn as one: the braille blank and the Hangul fillers
+# ("invisible character" generators). Words parted by them alone are a sentence on the screen.
+UNICODE_SPACES = (
+    "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+)
+BLANKS = "\u2800\u3164\uffa0"
+_USPACES = f"\u00a0{UNICODE_SPACES}\u2800"
+
+
+def _shape_of(raw: bytes, unicode_spaces: bool = True) -> bytes:
+    """The shape of a text's UTF-8 bytes, its Unicode spaces read as spaces (`unicode_spaces`)."""
+    if unicode_spaces and not raw.isascii():
+        raw = _USPACE_BYTES.sub(b" ", raw)
+    return raw.translate(_SHAPE)
+
+
+def _shape(text: str, unicode_spaces: bool = True) -> bytes:
+    return _shape_of(text.encode("utf-8", "surrogatepass"), unicode_spaces)
+
+
+# A kind `gates` adds beside "spaced" when only Unicode's spaces space the letters out: the
+# segments of a page without it skip reading those spaces as spaces (≈ 0.2 ms a real page).
+_SPACED_UNICODE = "spaced_unicode"
 
 
 def _whole(text: str, obfuscation: str, n: int) -> Variant:
@@ -164,20 +195,138 @@ def _fold_table() -> dict[int, str]:
         letter = _nfkc_letter(chr(cp))
         if letter is not None:
             table[cp] = letter
+    table.update(_styled_letters())
     for cp in (0x0131, 0x0130):  # dotless ı, dotted İ (Turkish): "ıgnore", "İGNORE"
         table[cp] = "i" if cp == 0x0131 else "I"
     return table
 
 
+# "Fancy text" letter styles (session 24): blocks whose letters are Latin letters drawn in a style,
+# which a model reads as the letter and a filter of the plain word does not. NFKC folds some
+# (superscripts, modifier capitals); the others are named after their letter ("NEGATIVE SQUARED
+# LATIN CAPITAL LETTER A", "LATIN LETTER SMALL CAPITAL G", "REGIONAL INDICATOR SYMBOL LETTER I").
+# Before, "Ⓘⓖⓝⓞⓡⓔ ⓐⓛⓛ…", squared, negative, parenthesized, small-capital or regional-indicator
+# letters gave no finding: only full-width and mathematical runs were read as a style.
+_STYLE_BLOCKS = (
+    (0x0250, 0x02FF),  # IPA extensions, spacing modifier letters
+    (0x1D00, 0x1DBF),  # phonetic extensions: small capitals, modifier and subscript letters
+    (0x2070, 0x209F),  # superscripts and subscripts
+    (0x2460, 0x24FF),  # enclosed alphanumerics: parenthesized, circled
+    (0xA700, 0xA7FF),  # Latin extended-D: small capitals F, Q, modifier capitals
+    (0xAB30, 0xAB6F),  # Latin extended-E
+    (0x10780, 0x107BF),  # Latin extended-F: modifier small capitals
+    (0x1F100, 0x1F1FF),  # enclosed alphanumeric supplement: squared, negative, regional indicators
+)
+_STYLE_NAME = re.compile(
+    r"(?:(?:PARENTHESIZED |SQUARED |NEGATIVE CIRCLED |NEGATIVE SQUARED |CIRCLED )?"
+    r"LATIN (?:SMALL |CAPITAL )?LETTER (?:SMALL CAPITAL |SMALL |CAPITAL )?"
+    r"|REGIONAL INDICATOR SYMBOL LETTER |MODIFIER LETTER (?:SMALL |CAPITAL )?(?:CAPITAL )?"
+    r"|(?:LATIN SUBSCRIPT|SUPERSCRIPT LATIN) SMALL LETTER )([A-Z])"
+)
+
+
 @lru_cache(maxsize=1)
-def _mixed_word() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """Any look-alike (a cheap one-class probe), and a look-alike touching a Latin letter inside a
-    word or a run of full-width/mathematical letters."""
-    cls = "".join(re.escape(chr(cp)) for cp in sorted(_fold_table()) if cp < 0x10000)
-    wide = "\uff21-\uff3a\uff41-\uff5a\U0001d400-\U0001d7ff"
-    return re.compile(f"[{cls}{wide}]"), re.compile(
-        rf"[A-Za-z][{cls}]|[{cls}][A-Za-z]|[{wide}]{{3}}"
+def _styled_letters() -> dict[int, str]:
+    """code point -> ASCII letter for the letters of `_STYLE_BLOCKS` (≈ 330): the NFKC letter,
+    else the letter the name ends with, lower case for small, small-capital and modifier-small
+    forms. Turned and reversed letters (upside-down text) are not letters read in order."""
+    out: dict[int, str] = {}
+    for lo, hi in _STYLE_BLOCKS:
+        for cp in range(lo, hi + 1):
+            c = chr(cp)
+            letter = _nfkc_letter(c)
+            if letter is None or not letter.isalpha():
+                name = unicodedata.name(c, "")
+                m = _STYLE_NAME.fullmatch(name)
+                if m is None:
+                    continue
+                small = "SMALL" in name and "CAPITAL LETTER" not in name
+                letter = m.group(1).lower() if small else m.group(1)
+            out[cp] = letter
+    return out
+
+
+@lru_cache(maxsize=1)
+def _wide_classes() -> tuple[str, str]:
+    """Regex classes of the letters a run of which is a style, not a script (full-width,
+    mathematical and `_styled_letters`): those below U+10000, and the astral ones."""
+    bmp = [cp for cp in _styled_letters() if cp < 0x10000]
+    astral = [cp for cp in _styled_letters() if cp >= 0x10000]
+    return (
+        f"\uff21-\uff3a\uff41-\uff5a{_ranges(bmp)}",
+        f"\U0001d400-\U0001d7ff{_ranges(astral)}",
     )
+
+
+def _ranges(cps: Iterable[int]) -> str:
+    """A regex class body for `cps`, consecutive code points as ranges."""
+    out: list[str] = []
+    run: list[int] = []
+    for cp in sorted(cps):
+        if run and cp != run[-1] + 1:
+            out.append(_range(run[0], run[-1]))
+            run = []
+        run.append(cp)
+    if run:
+        out.append(_range(run[0], run[-1]))
+    return "".join(out)
+
+
+def _range(lo: int, hi: int) -> str:
+    return re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}"
+
+
+@lru_cache(maxsize=1)
+def _wide_bmp() -> frozenset[str]:
+    """The styled letters below U+10000 (`_styled_letters`), full-width ones aside."""
+    return frozenset(chr(cp) for cp in _styled_letters() if cp < 0x10000)
+
+
+@lru_cache(maxsize=1)
+def _wide_set() -> frozenset[str]:
+    return frozenset(chr(cp) for cp in _styled_letters())
+
+
+# what may sit between two styled letters of a run: "🇮 🇬 🇳", "Ⓘ.ⓖ.ⓝ", a zero-width space
+_STYLE_GAPS = " .\\-_\u00a0\u200b"
+_STYLE_GAP_CHARS = frozenset(" .-_\u00a0\u200b")
+
+
+def _styled_run_rx(wide: str) -> str:
+    return f"[{wide}](?:[{_STYLE_GAPS}]?[{wide}]){{2}}"
+
+
+@lru_cache(maxsize=1)
+def _mixed_word() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """Any look-alike below U+10000 (a cheap one-class probe); a look-alike touching a Latin letter
+    inside a word, or a run of three styled letters below U+10000 (full-width, circled, small
+    capitals…); a run of three astral styled letters (mathematical, squared, negative, regional
+    indicators…), one `_STYLE_GAPS` character at most between two letters of a run.
+
+    Why apart: `re` matches a class of BMP characters with a bitmap but tests astral items in
+    turn; with the ≈ 180 astral styled letters in the probe's class (as a dozen ranges even), its
+    scan of real pages' text cost 6-30× what it did (0.06 s → 0.37-1.85 s for 300 page texts).
+    The astral run is looked for only in a text that holds an astral character (`has_astral`)."""
+    cls = "".join(re.escape(chr(cp)) for cp in sorted(_fold_table()) if cp < 0x10000)
+    wide, astral = _wide_classes()
+    return (
+        re.compile(f"[{cls}{wide}]"),
+        re.compile(rf"[A-Za-z][{cls}]|[{cls}][A-Za-z]|{_styled_run_rx(wide)}"),
+        re.compile(_styled_run_rx(astral)),
+    )
+
+
+def _styled_run(text: str, p: int) -> bool:
+    """Whether three styled letters below U+10000 (`_wide`) start at `p`, one `_STYLE_GAPS`
+    character at most between two of them: `_mixed_word`'s run, read in Python at one look-alike."""
+    n = len(text)
+    for _ in range(2):
+        p += 1
+        if p < n and text[p] in _STYLE_GAP_CHARS:
+            p += 1
+        if p >= n or not _wide(text[p]):
+            return False
+    return True
 
 
 @lru_cache(maxsize=1)
@@ -191,20 +340,21 @@ _MIXED_TRIES = 64  # look-alikes read in Python before the mixed-word regex read
 
 
 def _wide(c: str) -> bool:
-    return (
-        "\uff21" <= c <= "\uff3a" or "\uff41" <= c <= "\uff5a" or "\U0001d400" <= c <= "\U0001d7ff"
-    )
+    """Whether `c` is a styled letter below U+10000."""
+    return "\uff21" <= c <= "\uff3a" or "\uff41" <= c <= "\uff5a" or c in _wide_bmp()
 
 
 def _has_mixed_word(text: str) -> bool:
     """Whether `text` holds a look-alike that `_mixed_word` reads as mixed into a word: exactly
-    `anyone.search(text) and mixed.search(text)`.
+    `(anyone.search(text) and mixed.search(text)) or astral.search(text)`.
 
     Why: every match of the mixed-word alternation holds a character of the one-class probe, whose
     scan runs at C speed, while the alternation (no literal to skip to) costs ~25 ns a character on
     a page's text. Pages that hold a look-alike hold few (a "×" in a size, a "ı"): their neighbours
     are read here; past `_MIXED_TRIES` of them (a Cyrillic or Greek text) the regex decides."""
-    anyone, mixed = _mixed_word()
+    anyone, mixed, astral = _mixed_word()
+    if has_astral(text) and astral.search(text) is not None:
+        return True
     alikes = _look_alikes()
     n = len(text)
     for tries, m in enumerate(anyone.finditer(text)):
@@ -217,7 +367,7 @@ def _has_mixed_word(text: str) -> bool:
             or (p + 1 < n and text[p + 1] in _ASCII_LETTERS)
         ):
             return True
-        if p + 2 < n and _wide(c) and _wide(text[p + 1]) and _wide(text[p + 2]):
+        if p + 2 < n and _wide(c) and _styled_run(text, p):
             return True
     return False
 
@@ -237,11 +387,14 @@ def fold_homoglyphs(text: str) -> str | None:
 # ---------------------------------------------------------------------------------------------------
 # Letters spaced out by separators: "i.g.n.o.r.e", "i g n o r e  a l l", "i-g-n-o-r-e".
 
-_SEP = r"[ \t.\-_*·•|/~+,:]{1,3}"
+# (up to five: a word gap such as "\u2003 | \u2003" around letters spaced by one em space)
+_SEP = rf"[ \t.\-_*·•|/~+,:{_USPACES}]{{1,5}}"
 # A unit is a letter or digit, or punctuation spaced out with them ("A . R . R . R . !").
 _UNIT = r"(?:[^\W_]|[!?\"'=;<>()\[\]{}&#@$%])"
 _SPACED = re.compile(rf"(?<![^\W_])(?:{_UNIT}{_SEP}){{4,}}{_UNIT}(?![^\W_])")
 _SPACED_GAP = re.compile(_SEP)
+# what a word gap is drawn with besides the sentence's own punctuation ("/", "|", spaces…)
+_GAP_MARKS = str.maketrans(dict.fromkeys(f" \t/|·•*~+_{_USPACES}"))
 
 
 def join_spaced(text: str, shape: bytes | None = None) -> Variant | None:
@@ -296,9 +449,11 @@ def _join_spaced(
             pieces.append((out_len, out_len + g.start() - last, last, g.start()))
             out_len += g.start() - last
             if g.group() != common:
-                parts.append(" ")
-                pieces.append((out_len, out_len + 1, g.start(), g.end()))
-                out_len += 1
+                # a word break keeps the sentence's punctuation: "comply: / Enhance"
+                brk = g.group().translate(_GAP_MARKS).strip(common) + " "
+                parts.append(brk)
+                pieces.append((out_len, out_len + len(brk), g.start(), g.end()))
+                out_len += len(brk)
             last = g.end()
         parts.append(text[last : m.end()])
         pieces.append((out_len, out_len + m.end() - last, last, m.end()))
@@ -311,6 +466,87 @@ def _join_spaced(
         parts.append(text[pos:])
         pieces.append((out_len, out_len + len(text) - pos, pos, len(text)))
     return Variant("".join(parts), "spaced", tuple(pieces)), runs
+
+
+# ---------------------------------------------------------------------------------------------------
+# Combining marks over every letter: "I̶g̶n̶o̶r̶e̶" (strike-through), "I̲g̲n̲o̲r̲e̲" (underline), Zalgo's
+# stacks of accents. A reader and a model read the letters under the marks; a filter of the words
+# reads none (session 24: such a payload gave no finding anywhere on the page). Ordinary text puts
+# a mark on a letter here and there (French or Vietnamese written decomposed, IPA): a run is four
+# marked characters with at most one unmarked between two of them.
+
+_MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+_MARK_RUN = re.compile(f"[{_MARKS}]+")
+# their UTF-8 forms: U+0300-036F (lead bytes CC, CD: memchr), and U+1AB0-1AFF, U+1DC0-1DFF,
+# U+20D0-20FF, U+FE20-FE2F (a regex, run where one of their lead bytes is: 0.12 ms a real page
+# for the probe, against 0.23 ms for seven substring searches)
+_MARK_BYTES = re.compile(rb"\xe1[\xaa\xab\xb7]|\xe2\x83[\x90-\xbf]|\xef\xb8[\xa0-\xaf]")
+_MARKED_MIN = 4  # marked characters in a run
+_MARKS_SCAN = 8000  # mark runs looked at per text (a decomposed Vietnamese page holds thousands)
+
+
+def _marked_windows(text: str, raw: bytes | None = None) -> list[tuple[int, int]]:
+    """[start, end) of each run of `_MARKED_MIN` or more characters that carry combining marks,
+    at most one unmarked character between two of them. Probed by UTF-8 lead bytes first."""
+    if text.isascii():
+        return []
+    raw = text.encode("utf-8", "surrogatepass") if raw is None else raw
+    if not (
+        b"\xcc" in raw
+        or b"\xcd" in raw
+        or (
+            (b"\xe1" in raw or b"\xe2\x83" in raw or b"\xef\xb8" in raw) and _MARK_BYTES.search(raw)
+        )
+    ):
+        return []
+    out: list[tuple[int, int]] = []
+    start = end = -1
+    count = 0
+    for k, m in enumerate(_MARK_RUN.finditer(text)):
+        if k >= _MARKS_SCAN:
+            break
+        base = m.start() - 1
+        if base < 0:
+            continue
+        if count and base - end <= 1:
+            count += 1
+        else:
+            if count >= _MARKED_MIN:
+                out.append((start, end))
+            start, count = base, 1
+        end = m.end()
+    if count >= _MARKED_MIN:
+        out.append((start, end))
+    return out
+
+
+def strip_marks(text: str, windows: list[tuple[int, int]] | None = None) -> Variant | None:
+    """`text` without the combining marks of its marked runs (`_marked_windows`), mapped back
+    piece by piece; None when it holds no such run."""
+    windows = _marked_windows(text) if windows is None else windows
+    if not windows:
+        return None
+    parts: list[str] = []
+    pieces: list[tuple[int, int, int, int]] = []
+    out_len = pos = 0
+
+    def keep(a: int, b: int) -> None:
+        nonlocal out_len
+        if b > a:
+            parts.append(text[a:b])
+            pieces.append((out_len, out_len + b - a, a, b))
+            out_len += b - a
+
+    for lo, hi in windows:
+        keep(pos, lo)
+        last = lo
+        for m in _MARK_RUN.finditer(text, lo, hi):
+            keep(last, m.start())
+            last = m.end()
+        keep(last, hi)
+        pos = hi
+    keep(pos, len(text))
+    return Variant("".join(parts), "combining_marks", tuple(pieces))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -733,10 +969,14 @@ def _rot13_letters(line: str) -> bool:
     return r + v >= 10 and r >= 1.25 * v
 
 
-ALL_KINDS = frozenset({"homoglyph", "spaced", "leet", "base64", "hex", "percent", "rot13"})
+ALL_KINDS = frozenset(
+    {"homoglyph", "spaced", "leet", "combining_marks", "base64", "hex", "percent", "rot13"}
+)
 
 
-FOLD_KINDS = frozenset({"homoglyph", "spaced", "leet"})
+# the folds: read in prose only, never in script literals (ids, code); `recovered` scores their
+# passages by the words they changed
+FOLD_KINDS = frozenset({"homoglyph", "spaced", "leet", "combining_marks"})
 
 
 def gates(
@@ -753,13 +993,28 @@ def gates(
         found.add("homoglyph")
     raw = text.encode("utf-8", "surrogatepass")
     if kinds & {"spaced", "leet"}:
-        shape = raw.translate(_SHAPE)
+        shape = _shape_of(raw, unicode_spaces=False)
         if "spaced" in kinds and (
             "homoglyph" in found or _SPACED_SHAPE_RX.search(shape) or "·" in text or "•" in text
         ):
             found.add("spaced")
+        if "spaced" in kinds and not raw.isascii():
+            # letters spaced out by Unicode's spaces, beside any spaced out by ASCII ones
+            wide = _shape_of(raw)
+            if len(wide) != len(shape) and len(_SPACED_SHAPE_RX.findall(wide)) > len(
+                _SPACED_SHAPE_RX.findall(shape)
+            ):
+                found.update(("spaced", _SPACED_UNICODE))
         if "leet" in kinds and ("homoglyph" in found or _leet_windows(text, raw)):
             found.add("leet")
+    if "combining_marks" in kinds:
+        windows = _marked_windows(text, raw)
+        if windows:
+            found.add("combining_marks")
+            # look-alikes under the marks: next to a mark, not to a Latin letter, in `text`
+            unmarked = strip_marks(text, windows)
+            if "homoglyph" in kinds and unmarked and _has_mixed_word(unmarked.text):
+                found.add("homoglyph")
     # Encoded runs: decoded here once (bounded), so a page whose long tokens are identifiers,
     # hashes or URLs costs every segment nothing. The page is encoded once for every probe.
     if "base64" in kinds and _b64_probe(raw) and decode_base64_text(text, limit=48, raw=raw):
@@ -850,9 +1105,19 @@ def variants(text: str, *, budget: int = 8, kinds: frozenset[str] = ALL_KINDS) -
     if not text or len(text) < 9:
         return out
     n = len(text)
+    windows = _marked_windows(text) if "combining_marks" in kinds else []
+    marked = strip_marks(text, windows)
+    if marked is not None:
+        # look-alikes under the marks too ("I̶g̶n̶о̶r̶e̶" with a Cyrillic о): same length, same map
+        alike = fold_homoglyphs(marked.text) if "homoglyph" in kinds else None
+        if alike is not None:
+            marked = Variant(alike, "combining_marks+homoglyph", marked.pieces)
+        out.extend(_crop(marked, windows, n))
     folded = fold_homoglyphs(text) if "homoglyph" in kinds else None
     base = folded if folded is not None else text
-    shape = _shape(base) if ("spaced" in kinds or "leet" in kinds) else b""
+    shape = (
+        _shape(base, _SPACED_UNICODE in kinds) if ("spaced" in kinds or "leet" in kinds) else b""
+    )
     spaced, runs = _join_spaced(base, shape) if "spaced" in kinds else (None, [])
     if spaced is not None:
         name = "homoglyph+spaced" if folded is not None else "spaced"
@@ -914,6 +1179,9 @@ IGNORABLE_RANGES = (
     (0x3164, 0x3164),
     (0xFE00, 0xFE0F),
     (0xFFA0, 0xFFA0),
+    # U+FFF0-FFF8 (default-ignorable, unassigned) and the interlinear annotation controls
+    # U+FFF9-FFFB (format characters that fonts draw as nothing: "Ig\ufffanore" read as "Ignore")
+    (0xFFF0, 0xFFFB),
     (0x1BCA0, 0x1BCA3),
     (0x1D173, 0x1D17A),
 )
@@ -989,10 +1257,18 @@ def has_astral(text: str) -> bool:
 
 def strip_invisible(text: str) -> str:
     """`text` without zero-width, bidi, soft-hyphen, tag and supplementary variation-selector
-    characters (what a human sees)."""
+    characters, and its `BLANKS` as spaces (what a human sees: "Ignore⠀all⠀previous" is three
+    words on the screen, one token to a word filter)."""
     if text.isascii():  # O(1) in CPython: most segments need no regex pass
         return text
+    if "\u2800" in text or "\u3164" in text or "\uffa0" in text:
+        text = _BLANK_AS_SPACE.sub(" ", text)
     return _INVISIBLE.sub("", text)
+
+
+# a blank next to a word of two letters or more: between words, not between spaced-out letters
+# ("I⠀g⠀n⠀o⠀r⠀e   a⠀l⠀l" keeps its blanks for `join_spaced`, which tells them from the word gaps)
+_BLANK_AS_SPACE = re.compile(f"(?<=[^\\W\\d_]{{2}})[{BLANKS}]|[{BLANKS}](?=[^\\W\\d_]{{2}})")
 
 
 def _bits_to_text(bits: str) -> str:
@@ -1278,8 +1554,8 @@ def reveal_invisible(text: str, *, context: int = 300) -> list[InvisibleSegment]
         if (
             a > 0
             and b < n
-            and text[a - 1].isalpha()
-            and text[b].isalpha()
+            and (text[a - 1].isalpha() or text[a - 1] in _wide_set())
+            and (text[b].isalpha() or text[b] in _wide_set())
             and not _spelling_joiner(text, a, b)
         ):
             words.append((a, b))

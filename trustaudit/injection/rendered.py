@@ -146,6 +146,11 @@ _NO_MARKS = str.maketrans(dict.fromkeys(MARK_CHARS))
 # which a browser's collapsing would lose. No-break spaces are text. The spaces before a run are
 # cut where it is replaced: a pattern opening with ` *` stops at every space of the page (3x slower).
 _RUN = re.compile(rf"[\t\n\f\r{_BOUNDARY}][ \t\n\f\r{_BOUNDARY}]*")
+# What one line of hidden text collapses to one space: the white space `str.split` reads and the
+# layout's marks, but not Unicode's spaces (no-break, thin, ideographic…), which a browser does not
+# collapse either: "I\u00a0g\u00a0n\u00a0o\u00a0r\u00a0e   a\u00a0l\u00a0l" keeps its letters
+# apart from its words (session 24: read as one long word before).
+_COLLAPSE = re.compile("[\t\n\x0b\x0c\r\x1c-\x1f \x85\u2028\u2029]+")
 
 
 def _joined(text: str) -> str:
@@ -287,7 +292,10 @@ def marked_text(node: LexborNode) -> str:
     one line: what `hidden_text` reads; `html_scan.Quotes` reads a quoting element with it, so a
     quotation reads as the visible text holding it does ("Ign<span>ore</span>" in highlighted
     code is one word in both)."""
-    return " ".join(_joined(node.text(separator="", strip=False)).split())
+    text = _joined(node.text(separator="", strip=False))
+    if text.isascii():  # no Unicode space to keep: `str.split` is the faster pass
+        return " ".join(text.split())
+    return _COLLAPSE.sub(" ", text).strip()
 
 
 def visible_text(tree: LexborHTMLParser) -> str:
