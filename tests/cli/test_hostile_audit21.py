@@ -253,3 +253,36 @@ def test_a_record_bomb_in_a_warc_compressed_whole_ends_the_file_with_one_row(
     codecs = sorted(m.split("the file is compressed whole (")[1].split(")")[0] for m in messages)
     assert codecs == ["bzip2", "xz", "zstd"]
     assert all(m.endswith("raise inputs.max_warc_skip_bytes to read them") for m in messages)
+
+
+def test_a_flood_of_blank_lines_between_records_is_one_row(
+    runner, app, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """After session 23: warcio read the blank lines between records one at a time (about 1 µs a
+    line) under no budget, so 16 GiB of them in a few MB of gzip or xz would take hours. Read in
+    blocks now, and past inputs.max_warc_skip_bytes (lowered here to 1 MB, the runs 8 MiB) one
+    TOO_LARGE row: in a .warc.gz reading goes on at the next member that starts a record, a
+    .warc.xz stops there; the pages before them read, the run balanced."""
+    monkeypatch.setenv("TRUSTAUDIT_INPUTS__MAX_WARC_SKIP_BYTES", "1000000")
+    blanks = b"\r\n" * (4 << 20)
+    gz = tmp_path / "b.warc.gz"
+    gz.write_bytes(
+        gzip.compress(_good("a.example.org") + blanks) + gzip.compress(_good("b.example.org"))
+    )
+    xz = tmp_path / "b.warc.xz"
+    xz.write_bytes(compressed_whole(_good("x.example.org") + blanks + _good("y.example.org"), "xz"))
+    run = tmp_path / "run"
+    res = audit(runner, app, str(gz), str(xz), "--out", str(run))
+    assert res.exit_code == 0, res.output
+    got, errors = balanced_run(run)
+    assert sorted(got["url"].to_list()) == [
+        "https://a.example.org/a",
+        "https://b.example.org/a",
+        "https://x.example.org/a",
+    ]
+    assert errors["code"].to_list() == ["TOO_LARGE"] * 2
+    messages = errors["message"].to_list()
+    assert all(
+        m.startswith("after the record at byte 0: a run of blank lines before") for m in messages
+    )
+    assert all("inputs.max_warc_skip_bytes (1000000)" in m for m in messages)

@@ -60,6 +60,7 @@ from trustaudit.io.records import (
     safe_records_table,
     utf8_bytes,
 )
+from trustaudit.io.warc_gaps import BlankLinesTooLong, bound_gaps
 from trustaudit.io.warc_headers import HeaderDamaged, HeaderTooLarge, bound_headers
 from trustaudit.policy.inputs import InputsPolicy
 
@@ -896,16 +897,17 @@ def _whole_codec(codec: str | None) -> str | None:
     return None if codec in (None, "gzip") else codec
 
 
-def _archive(stream: BinaryIO, max_header_bytes: int) -> Any:
+def _archive(stream: BinaryIO, max_header_bytes: int, max_blank_bytes: int | None) -> Any:
     """warcio's record iterator over `stream`, quiet on damage (err_count tells us instead), with
-    a message of ours for several records in one gzip member, and its header blocks bounded
-    (`io.warc_headers`)."""
+    a message of ours for several records in one gzip member, its header blocks bounded
+    (`io.warc_headers`) and its runs of blank lines read in blocks, at most `max_blank_bytes` of
+    them (None: no bound; `io.warc_gaps`)."""
     from warcio.archiveiterator import ArchiveIterator
 
     it = ArchiveIterator(stream, arc2warc=True)
     it.INC_RECORD = ""
     it.GZIP_ERR_MSG = _WHOLE_GZIP
-    return bound_headers(it, max_header_bytes)
+    return bound_gaps(bound_headers(it, max_header_bytes), max_blank_bytes)
 
 
 def _member_ended(it: Any) -> bool:
@@ -1095,6 +1097,8 @@ _WARC_LINE = re.compile(rb"\nWARC/1\.[01]\r?\n")
 
 # why a record that is no page is not read (`WarcSource._leapt` says so when it passes one over)
 _NOT_A_PAGE = "not a page record (response, resource or conversion)"
+# what `WarcSource._pass_over` says of a run of blank lines over the budget (`io.warc_gaps`)
+_BLANK_RUN = "a run of blank lines before"
 
 
 def _target(record: Any) -> str | None:
@@ -1136,6 +1140,15 @@ class _Part:
     leap: Callable[[int], int | None] | None = None
     # the codec of a file compressed whole (`_whole_codec`): no place to leap to, reading stops
     whole: str | None = None
+
+    @property
+    def budgeted(self) -> bool:
+        """Whether bytes decompressed only to reach the next record count against
+        inputs.max_warc_skip_bytes: in a gzip WARC read from a seekable file (past the budget,
+        the next gzip member that starts a record is found in the raw bytes) and in one
+        compressed whole (reading stops). A plain WARC costs what reading it costs, and a gzip
+        stream that cannot seek back has nowhere to leap to: both are read through."""
+        return self.leap is not None or self.whole is not None
 
 
 @dataclass
@@ -1194,9 +1207,9 @@ class WarcSource(_PathSource):
             one = None
             if part.member:  # a gzip member of several records, decompressed whole
                 one = _OneMember(fh, part.base)
-                it = _archive(_Capped(one, self.limits), self.limits.max_warc_header_bytes)  # type: ignore[arg-type]
+                it = self._records(_Capped(one, self.limits), part)  # type: ignore[arg-type]
             else:
-                it = _archive(stream, self.limits.max_warc_header_bytes)
+                it = self._records(stream, part)
             try:
                 yield from self._segment(it, st, batch_size, part)
             except (_TooMuch, CorruptStream) as exc:  # met reading to a record's end (below)
@@ -1233,6 +1246,12 @@ class WarcSource(_PathSource):
             st.floor = st.end = st.resume_at
             part = plain
             fh.seek(st.resume_at)
+
+    def _records(self, stream: BinaryIO, part: _Part) -> Any:
+        """warcio's records of `stream` for `part` (`_archive`), a run of blank lines between them
+        bounded by inputs.max_warc_skip_bytes where the part is budgeted."""
+        blank = self._budget if part.budgeted else None
+        return _archive(stream, self.limits.max_warc_header_bytes, blank)
 
     def _resync(self, fh: BinaryIO) -> Callable[[int], int | None] | None:
         """Where to read on after damage at a byte, for a seekable file: the next gzip member that
@@ -1276,9 +1295,16 @@ class WarcSource(_PathSource):
         from warcio.exceptions import ArchiveLoadFailed
 
         resync, skip = part.resync, part.skip
+        gap: list[int] = []  # the record after which a run of blank lines is over the budget
 
         def record_offset() -> int:
-            return int(part.base + it.get_record_offset())
+            """The record's offset, once warcio has read past it and the blank lines after it
+            (a run over the budget is noted in `gap`, and said after the record's own row)."""
+            try:
+                return int(part.base + it.get_record_offset())
+            except BlankLinesTooLong:
+                gap.append(part.base + int(it.offset))  # warcio has not moved past the record
+                return gap[-1]
 
         while True:
             errs_before = it.err_count
@@ -1290,6 +1316,11 @@ class WarcSource(_PathSource):
                 # warcio raises a variety of types on damage; anything here means the rest is
                 # unreadable. warcio's `offset` is where the record it failed on starts.
                 at = part.base + it.offset if isinstance(it.offset, int) else st.offset
+                if isinstance(exc, BlankLinesTooLong):  # at the start of the file or of a member
+                    start = st.floor if at is None else at
+                    what = f"at byte {start}: {_BLANK_RUN} a record header"
+                    self._pass_over(st, part, start, None, what)
+                    return
                 code, msg = _warc_damage(
                     exc, at, is_load_failure=isinstance(exc, ArchiveLoadFailed)
                 )
@@ -1302,7 +1333,9 @@ class WarcSource(_PathSource):
                 return
             if skip:  # read before, as the first record of this gzip member
                 skip -= 1
-                it.get_record_offset()
+                record_offset()
+                if self._part_ends(it, st, part, gap):
+                    return
                 continue
             if it.err_count > errs_before:
                 # the previous record's Content-Length was wrong: the file is damaged from there on
@@ -1320,7 +1353,7 @@ class WarcSource(_PathSource):
                     return
                 st.offset = record_offset()
                 st.prev = (st.offset, url)
-                if self._member_goes_on(it, st, part):
+                if self._part_ends(it, st, part, gap):
                     return
                 continue
             st.page_records += 1
@@ -1378,7 +1411,7 @@ class WarcSource(_PathSource):
             if len(st.rows) + len(st.errors) >= batch_size:
                 yield _chunks(st.rows, st.errors, [])
                 st.rows, st.errors, st.held.held = [], [], 0
-            if self._member_goes_on(it, st, part):
+            if self._part_ends(it, st, part, gap):
                 return
 
     @property
@@ -1401,19 +1434,32 @@ class WarcSource(_PathSource):
         with what the file expands to, whoever sets its Content-Length (a 17 MB gzip member
         holding one 16 GiB record: 42-48 s; a 2.5 MB .warc.xz holding one: 73-82 s)."""
         left = int(getattr(record.raw_stream, "limit", 0) or 0)
-        if left <= self._budget or (part.leap is None and part.whole is None):
+        if left <= self._budget or not part.budgeted:
             return False
         at = part.base + int(it.offset)  # this record's start (in a gzip WARC, its member's)
-        nxt, rest = self._past(part, at)
-        msg = (
-            f"record at byte {at}: {what}, with {left} bytes of the record still to come (its"
-            f" Content-Length), over inputs.max_warc_skip_bytes ({self._budget}): {rest}"
-        )
-        st.errors.append(ErrorRow(self.name, at, url, "read", "TOO_LARGE", msg))
+        head = f"record at byte {at}: {what}, with {left} bytes of the record still to come"
+        self._pass_over(st, part, at, url, f"{head} (its Content-Length)")
         st.offset = at
+        return True
+
+    def _pass_over(self, st: _WarcScan, part: _Part, at: int, url: str | None, what: str) -> None:
+        """One TOO_LARGE row for `what`, at byte `at`, left undecompressed as it is over
+        inputs.max_warc_skip_bytes, and where reading goes on (`_past`)."""
+        nxt, rest = self._past(part, at)
+        msg = f"{what}, over inputs.max_warc_skip_bytes ({self._budget}): {rest}"
+        st.errors.append(ErrorRow(self.name, at, url, "read", "TOO_LARGE", msg))
         st.resume_at = nxt
         st.stopped = True
-        return True
+
+    def _part_ends(self, it: Any, st: _WarcScan, part: _Part, gap: list[int]) -> bool:
+        """After a record: whether reading this part stops there, as the run of blank lines after
+        it is over the budget (`gap`: one row, reading goes on past them, `_past`) or its gzip
+        member holds more records (`_member_goes_on`)."""
+        if gap:
+            what = f"after the record at byte {gap[0]}: {_BLANK_RUN} the next record header"
+            self._pass_over(st, part, gap[0], None, what)
+            return True
+        return self._member_goes_on(it, st, part)
 
     @staticmethod
     def _past(part: _Part, at: int) -> tuple[int | None, str]:

@@ -90,10 +90,11 @@ class InputsPolicy:
         "bytes of a compressed WARC decompressed only to find where a record ends, and so where"
         " the next one starts: a record over the payload cap, or one that is no page, with more"
         " than this left by its Content-Length (a gzip bomb expands 1,000-fold; bzip2, xz and"
-        " zstd far more), or a damaged gzip member, is passed over by finding the next gzip member"
-        " that starts a record in the raw bytes; error row TOO_LARGE (a record that shares the"
-        " member, as in a WARC gzipped whole, is not read; a WARC compressed whole with bzip2,"
-        " xz or zstd has no member to resume at: its records after that one are not read)",
+        " zstd far more), a run of blank lines between records longer than this, or a damaged"
+        " gzip member, is passed over by finding the next gzip member that starts a record in the"
+        " raw bytes; error row TOO_LARGE (a record that shares the member, as in a WARC gzipped"
+        " whole, is not read; a WARC compressed whole with bzip2, xz or zstd has no member to"
+        " resume at: its records after that one are not read)",
     )
     max_binary_share: float = opt(
         0.10,
