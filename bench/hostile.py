@@ -17,6 +17,7 @@ import json
 import lzma
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -564,6 +565,62 @@ def _whole_record_bomb(codec: str, size: int) -> Callable[[Path], tuple[list[str
     return build
 
 
+# ------------------------------------------------------------ after session 23: blank lines
+_BLANK_BLOCK = b"\r\n" * (8 << 20)  # 16 MiB of blank lines
+
+
+def _deflated(data: bytes, mode: int) -> bytes:
+    """`data` as raw deflate blocks from a fresh compressor, ended by `mode` (a full flush: the
+    blocks stand alone, so that copies of them can follow each other in one stream)."""
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return c.compress(data) + c.flush(mode)
+
+
+def _blank_gzip_member(fh, head: bytes, size: int) -> None:  # type: ignore[no-untyped-def]
+    """One gzip member: `head`, then `size` bytes of `\r\n` (a multiple of 16 MiB), deflated
+    once per 16 MiB block and the copies repeated (16 GiB: 16 MB of gzip in seconds, most of them
+    the CRC)."""
+    fh.write(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff")  # gzip header, no name, no mtime
+    fh.write(_deflated(head, zlib.Z_FULL_FLUSH))
+    block = _deflated(_BLANK_BLOCK, zlib.Z_FULL_FLUSH)
+    crc = zlib.crc32(head)
+    for _ in range(size // len(_BLANK_BLOCK)):
+        fh.write(block)
+        crc = zlib.crc32(_BLANK_BLOCK, crc)
+    fh.write(_deflated(b"", zlib.Z_FINISH))
+    fh.write(struct.pack("<II", crc, (len(head) + size) & 0xFFFFFFFF))
+
+
+def _blank_line_flood(layout: str, size: int) -> Callable[[Path], tuple[list[str], list[str]]]:
+    """A good record, `size` bytes of blank lines (`\r\n`), a good record, by `layout`: `gz`, a
+    .warc.gz whose first record's gzip member goes on with the blank lines; `xz`, a .warc.xz
+    (concatenated streams, 64 MiB of blank lines compressed once and repeated: 16 GiB is 2.5 MB);
+    `plain`, a .warc. warcio read such a run one line at a time (about 1 µs a line)."""
+
+    def build(d: Path) -> tuple[list[str], list[str]]:
+        d.mkdir(parents=True, exist_ok=True)
+        a, b = (_good_record(f"{h}.blank-{layout}.example.com") for h in "ab")
+        p = d / f"blank.warc{'' if layout == 'plain' else '.' + layout}"
+        with open(p, "wb") as fh:
+            if layout == "gz":
+                _blank_gzip_member(fh, a, size)
+                fh.write(gzip.compress(b))
+            elif layout == "xz":
+                blanks = lzma.compress(_BLANK_BLOCK * 4, preset=0)
+                fh.write(lzma.compress(a, preset=0))
+                for _ in range(size // (4 * len(_BLANK_BLOCK))):
+                    fh.write(blanks)
+                fh.write(lzma.compress(b, preset=0))
+            else:
+                fh.write(a)
+                for _ in range(size // len(_BLANK_BLOCK)):
+                    fh.write(_BLANK_BLOCK)
+                fh.write(b)
+        return [str(p)], []
+
+    return build
+
+
 def html_gz_bomb(d: Path) -> tuple[list[str], list[str]]:
     """A folder holding `bomb.html.gz` (2 GiB of zeros after `<p>`) and a good page."""
     f = _folder(d, {"ok.html": _page().encode()})
@@ -752,6 +809,16 @@ CASES: dict[str, Callable[[Path], tuple[list[str], list[str]]]] = {
         f"warc_{c}_record_bomb_{label}": _whole_record_bomb(c, size)
         for c in _WHOLE
         for label, size in (("512MiB", 512 << 20), ("16GiB", 16 << 30))  # under, over the budget
+    },
+    **{  # under inputs.max_warc_skip_bytes, and over it where it applies (compressed WARCs)
+        f"warc_blank_line_flood_{layout}_{label}": _blank_line_flood(layout, size)
+        for layout, label, size in (
+            ("gz", "128MiB", 128 << 20),
+            ("gz", "16GiB", 16 << 30),
+            ("xz", "128MiB", 128 << 20),
+            ("xz", "16GiB", 16 << 30),
+            ("plain", "128MiB", 128 << 20),
+        )
     },
     "html_gz_bomb_2GiB": html_gz_bomb,
     "jsonl_xz_bomb_2GiB": jsonl_xz_bomb,
