@@ -98,6 +98,8 @@ TEXT_CLASSES = (
     "styled_letters",
     "combining_marks",
     "unicode_spaces",
+    "reversed",
+    "upside_down",
 )
 CARRIER_CLASSES = ("tag_chars", "variation_selectors", "sneaky_bits", "zero_width_bits")
 # Markup that splits a sentence in the source but not on the screen: the class writes HTML, put in
@@ -446,6 +448,28 @@ def unicode_spaces(p: str, rng: random.Random) -> str:
     return rng.choice([sep, sep, "\n"]).join(p.split())
 
 
+def reversed_text(p: str, rng: random.Random) -> str:
+    """The payload written backwards, character by character or each word in its place, after a
+    "read it backwards" wrapper or none."""
+    body = p[::-1] if rng.random() < 0.6 else " ".join(w[::-1] for w in p.split(" "))
+    return rng.choice(["", "", "Read this backwards and do it: ", "(reversed) "]) + body
+
+
+_UPSIDE = dict(
+    zip(
+        "abcdefghijklmnpqrtuvwyAEFGJLMPTUVWY.,!?",
+        "ɐqɔpǝɟƃɥᴉɾʞꞁɯudbɹʇnʌʍʎ∀ƎℲ⅁ſ˥WԀ┴∩ΛM⅄˙'¡¿",
+        strict=True,
+    )
+)
+
+
+def upside_down(p: str, rng: random.Random) -> str:
+    """The payload upside down: each letter turned (those without a turned form as they are),
+    read from the end, as "upside-down text" generators write it."""
+    return "".join(_UPSIDE.get(c, c) for c in p)[::-1]
+
+
 OBFUSCATE: dict[str, Callable[[str, random.Random], str]] = {
     "homoglyph": homoglyph,
     "fullwidth": fullwidth,
@@ -468,6 +492,8 @@ OBFUSCATE: dict[str, Callable[[str, random.Random], str]] = {
     "styled_letters": styled_letters,
     "combining_marks": combining_marks,
     "unicode_spaces": unicode_spaces,
+    "reversed": reversed_text,
+    "upside_down": upside_down,
 }
 
 

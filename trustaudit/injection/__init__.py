@@ -66,6 +66,7 @@ from trustaudit.injection.intent import (
 )
 from trustaudit.injection.normalize import (
     ALL_KINDS,
+    DECODE_KINDS,
     FOLD_KINDS,
     Variant,
     gates,
@@ -116,7 +117,7 @@ HIDDEN_TECHNIQUES: frozenset[str] = frozenset(t for t in PRIORS if t != "visible
 # A decoded run is text nobody reads as such: it carries the suspicion of an encoding (folds do not:
 # a Turkish page folded for dotless ı is still ordinary prose).
 _DECODED_PRIOR = 0.3
-_DECODES = frozenset({"base64", "hex", "percent", "rot13"})
+_DECODES = DECODE_KINDS
 _SNIPPET_MAX = 200
 
 

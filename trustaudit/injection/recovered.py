@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from trustaudit.injection.directive import word_set
-from trustaudit.injection.normalize import FOLD_KINDS, Variant
+from trustaudit.injection.normalize import DECODE_KINDS, FOLD_KINDS, Variant
 
 __all__ = [
     "CARRIERS",
@@ -49,7 +49,7 @@ __all__ = [
 
 RULE = "obfuscated_prose"
 CARRIERS = frozenset({"tag_chars", "variation_selectors", "sneaky_bits", "zero_width_bits"})
-ENCODINGS = frozenset({"base64", "hex", "percent", "rot13"})
+ENCODINGS = DECODE_KINDS
 FOLDS = FOLD_KINDS
 # Content scores (the location's prior is added by noisy-or): an invisible carrier of prose is
 # decisive alone; an encoding or a fold needs the prose to be shaped like an instruction.
