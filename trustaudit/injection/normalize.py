@@ -959,26 +959,32 @@ def _rot13_windows(s: str, low: str | None = None) -> list[tuple[int, int]]:
         return out
     # a short text (an attribute, a hidden line) is one sentence: two such words are enough
     least = 2 if n <= 300 else _ROT13_MIN_WORDS
-    found.sort()
+    for listed, (lo, hi) in _word_groups(s, sorted(found)):
+        # fewer listed words ("Ubj qb fbyne cnaryf jbex"): the letters of the line decide
+        if len(listed) >= least or _rot13_letters(s[lo:hi]):
+            out.append((lo, hi))
+    return out
+
+
+def _word_groups(s: str, found: list[tuple[int, int]]) -> list[tuple[set[int], tuple[int, int]]]:
+    """The listed words `found` in `s` ((start, pattern), sorted) grouped where they lie within
+    half a window of each other: each group's patterns and its line, from the line of its first
+    word to the end of its last one's (a paragraph is one line of the visible text, `rendered`,
+    so reading on would decode the next block), 200 characters at most each side."""
+    if not found:
+        return []
+    n = len(s)
     groups: list[list[tuple[int, int]]] = [[found[0]]]
     for item in found[1:]:
         if item[0] - groups[-1][-1][0] > _ROT13_WINDOW // 2:
             groups.append([])
         groups[-1].append(item)
+    out: list[tuple[set[int], tuple[int, int]]] = []
     for g in groups[:_ROT13_GROUPS]:
         a, b = g[0][0], g[-1][0]
-        # from the line of the first listed word to the end of the last one's: a paragraph is one
-        # line of the visible text (`rendered`), so reading on would decode the next block
         nl = s.find("\n", b)
-        lo, hi = max(0, s.rfind("\n", 0, a) + 1, a - 200), min(n, b + 200, n if nl == -1 else nl)
-        distinct = len({k for _, k in g})
-        if distinct >= least:
-            out.append((lo, hi))
-            continue
-        # Fewer listed words ("Ubj qb fbyne cnaryf jbex"): the letters of the line decide.
-        line = (lo, hi)
-        if _rot13_letters(s[line[0] : line[1]]):
-            out.append(line)
+        line = (max(0, s.rfind("\n", 0, a) + 1, a - 200), min(n, b + 200, n if nl == -1 else nl))
+        out.append(({k for _, k in g}, line))
     return out
 
 
@@ -1026,27 +1032,15 @@ def _reversed_windows(s: str, low: str | None = None) -> list[tuple[int, int]]:
     low = s.lower() if low is None else low
     n = len(low)
     found = sorted(_encoded_words(low)[1])
-    if not found:
-        return []
     least = 2 if n <= 300 else _ROT13_MIN_WORDS
     out: list[tuple[int, int]] = []
-    groups: list[list[tuple[int, int]]] = [[found[0]]]
-    for item in found[1:]:
-        if item[0] - groups[-1][-1][0] > _ROT13_WINDOW // 2:
-            groups.append([])
-        groups[-1].append(item)
-    for g in groups[:_ROT13_GROUPS]:
-        a, b = g[0][0], g[-1][0]
-        nl = s.find("\n", b)
-        line = (max(0, s.rfind("\n", 0, a) + 1, a - 200), min(n, b + 200, n if nl == -1 else nl))
+    for listed, (lo, hi) in _word_groups(s, found):
         # fewer listed words (".smret elpmis ni sisehtnysotohp fo ssecorp eht nialpxE"): one of
         # four letters or more, and the letter pairs of the line, decide
-        listed = {k for _, k in g}
         if len(listed) >= least or (
-            any(len(_WORD_PATTERNS[k]) >= 4 for k in listed)
-            and _reversed_letters(low[line[0] : line[1]])
+            any(len(_WORD_PATTERNS[k]) >= 4 for k in listed) and _reversed_letters(low[lo:hi])
         ):
-            out.append(line)
+            out.append((lo, hi))
     return out
 
 
