@@ -130,6 +130,37 @@ def audit_pages(
     return run, pages_df, dict(zip(scores["url"].to_list(), scores["band"].to_list(), strict=True))
 
 
+def assert_quarantined_and_explained(
+    runner: Any, app: Any, tmp_path: Path, cases: dict[str, tuple[str, str]], said: str
+) -> None:
+    """Through the CLI, for each `cases` host -> (page fragment, obfuscation): `audit` quarantines
+    the page holding it (an ordinary page beside them is not), its finding names the obfuscation
+    and carries `said` decoded (compared without case: a styled fold may be capitals), and
+    `explain` names the obfuscation."""
+    import polars as pl
+
+    pages = {
+        f"{host}.html": article_html(url=f"https://{host}.example.org/a", body_extra=fragment)
+        for host, (fragment, _) in cases.items()
+    }
+    pages["ok.html"] = article_html(url="https://ok.example.org/a")
+    run, pages_df, band = audit_pages(runner, app, tmp_path, pages)
+    assert band["https://ok.example.org/a"] != "quarantine"
+    for host, (_, obfuscation) in cases.items():
+        url = f"https://{host}.example.org/a"
+        assert band[url] == "quarantine", url
+        row = pages_df.filter(pl.col("url") == url).to_dicts()[0]
+        found = [
+            f
+            for f in row["injection_findings"]
+            if obfuscation in (f["obfuscation"] or "").split("+")
+        ]
+        assert found and said.lower() in found[0]["decoded"].lower(), row["injection_findings"]
+        out = runner.invoke(app, ["explain", str(run), url, "--json"])
+        assert out.exit_code == 0, out.output
+        assert obfuscation in json.dumps(json.loads(out.output))
+
+
 def balanced_run(run: Path) -> tuple[Any, Any]:
     """A run's pages and errors frames, after checking that its accounting balanced (every input
     record a page or an error row)."""

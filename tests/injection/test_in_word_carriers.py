@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import article_html, audit_pages
+from helpers import assert_quarantined_and_explained
 
 from trustaudit.injection import scan_html, scan_text
 from trustaudit.injection.normalize import has_controls, reveal_invisible, unescape_carrier_refs
@@ -104,21 +104,10 @@ def test_audit_quarantines_and_explains_a_payload_cut_by_control_characters(
 ) -> None:  # type: ignore[no-untyped-def]
     """Through the CLI: the page is quarantined, its finding names `control_chars` and carries
     the rejoined text, and `explain` shows both."""
-    import json
-
-    import polars as pl
-
-    cc = article_html(url="https://cc.example.org/a", body_extra=f"<p>{cut(PAYLOAD, '&#1;')}</p>")
-    pages = {"cc.html": cc, "ok.html": article_html(url="https://ok.example.org/a")}
-    run, pages_df, band = audit_pages(runner, app, tmp_path, pages)
-    assert band["https://cc.example.org/a"] == "quarantine"
-    assert band["https://ok.example.org/a"] != "quarantine"
-    row = pages_df.filter(pl.col("url") == "https://cc.example.org/a").to_dicts()[0]
-    found = [f for f in row["injection_findings"] if f["obfuscation"] == "control_chars"]
-    assert found and "Ignore all previous instructions" in found[0]["decoded"]
-    out = runner.invoke(app, ["explain", str(run), "https://cc.example.org/a", "--json"])
-    assert out.exit_code == 0, out.output
-    assert "control_chars" in json.dumps(json.loads(out.output))
+    cases = {"cc": (f"<p>{cut(PAYLOAD, '&#1;')}</p>", "control_chars")}
+    assert_quarantined_and_explained(
+        runner, app, tmp_path, cases, "Ignore all previous instructions"
+    )
 
 
 def test_the_page_probe_for_control_characters_answers_as_the_regex() -> None:

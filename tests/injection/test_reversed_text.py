@@ -4,11 +4,10 @@ finding anywhere on a page; a model reads both."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from helpers import article_html, audit_pages
+from helpers import assert_quarantined_and_explained
 
 from trustaudit.injection import scan_html, scan_text
 from trustaudit.injection.normalize import decode_runs, gates
@@ -75,16 +74,5 @@ def test_scan_text_reads_text_backwards() -> None:
 
 
 def test_audit_quarantines_and_explains_an_upside_down_payload(runner, app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    import polars as pl
-
-    ud = article_html(url="https://ud.example.org/a", body_extra=f"<p>{FORMS['upside_down']}</p>")
-    pages = {"ud.html": ud, "ok.html": article_html(url="https://ok.example.org/a")}
-    run, pages_df, band = audit_pages(runner, app, tmp_path, pages)
-    assert band["https://ud.example.org/a"] == "quarantine"
-    assert band["https://ok.example.org/a"] != "quarantine"
-    row = pages_df.filter(pl.col("url") == "https://ud.example.org/a").to_dicts()[0]
-    found = [f for f in row["injection_findings"] if f["obfuscation"] == "upside_down"]
-    assert found and SAID in found[0]["decoded"]
-    out = runner.invoke(app, ["explain", str(run), "https://ud.example.org/a", "--json"])
-    assert out.exit_code == 0, out.output
-    assert "upside_down" in json.dumps(json.loads(out.output))
+    cases = {"ud": (f"<p>{FORMS['upside_down']}</p>", "upside_down")}
+    assert_quarantined_and_explained(runner, app, tmp_path, cases, SAID)

@@ -113,6 +113,7 @@ _HEX_SHAPES = (b"h" * 20, b"hh.hh.hh.hh.hh.hh.hh", b"hh..hh..hh..hh..hh", b"hh.h
 # Unicode's spaces as UTF-8 (no-break, en/em/thin/hair..., narrow no-break, medium mathematical,
 # ideographic) and the braille blank: drawn as a gap between spaced letters like " " (session 24:
 # "I\u00a0g\u00a0n\u00a0o\u00a0r\u00a0e" gave no finding); the shape reads each as one space.
+# Written compact for speed: exactly the UTF-8 forms of `_USPACES` (pinned by a test).
 _USPACE_BYTES = re.compile(
     rb"\xc2\xa0|\xe2\x80[\x80-\x8a\xaf]|\xe2\x81\x9f|\xe3\x80\x80|\xe2\xa0\x80"
 )
@@ -289,8 +290,8 @@ def _wide_set() -> frozenset[str]:
 
 
 # what may sit between two styled letters of a run: "🇮 🇬 🇳", "Ⓘ.ⓖ.ⓝ", a zero-width space
-_STYLE_GAPS = " .\\-_\u00a0\u200b"
 _STYLE_GAP_CHARS = frozenset(" .-_\u00a0\u200b")
+_STYLE_GAPS = "".join(re.escape(c) for c in sorted(_STYLE_GAP_CHARS))  # as a regex class body
 
 
 def _styled_run_rx(wide: str) -> str:
