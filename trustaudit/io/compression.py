@@ -53,7 +53,13 @@ READABLE = "gzip, bzip2, xz and zstd"
 
 
 class CorruptStream(EOFError):
-    """A compressed stream that is truncated or damaged (the records before it are kept)."""
+    """A compressed stream that is truncated or damaged (the records before it are kept).
+
+    `cut` tells a stream cut short (the file ends before the codec's end marker) from damage."""
+
+    def __init__(self, message: str, *, cut: bool = False) -> None:
+        super().__init__(message)
+        self.cut = cut
 
 
 def codec_of(head: bytes) -> str | None:
@@ -71,13 +77,99 @@ def unsupported_codec(name: str, head: bytes = b"") -> str | None:
     return next((what for suf, what in UNSUPPORTED_SUFFIXES.items() if lower.endswith(suf)), None)
 
 
+def cut_magic(head: bytes, name: str = "") -> str | None:
+    """The readable codec (bzip2, xz, zstd) whose magic number a file cut inside it starts
+    with: `head` is the whole file, shorter than the magic number and the start of it (two bytes
+    at least, or one when the name's suffix names the codec); None otherwise.
+
+    Why: `codec_of` needs the whole magic number, so a `.warc.xz` of its first 3 bytes was read
+    as a plain WARC ("no WARC/ARC record header") and one without a suffix as UNKNOWN_FORMAT."""
+    suffix = name.lower().rsplit(".", 1)[-1] if "." in name else ""
+    for magic, codec in _MAGIC[1:]:
+        short = 0 < len(head) < len(magic) and magic.startswith(head)
+        if short and (len(head) >= 2 or suffix == _SUFFIX_OF[codec]):
+            return codec
+    return None
+
+
+_SUFFIX_OF = {"bzip2": "bz2", "xz": "xz", "zstd": "zst"}
+# raw bytes read at a time by the decompressors below
+_RAW_BLOCK = 1 << 16
+# what a decompressor raises on damage (pyarrow's errors are OSError or ValueError)
+_CODEC_ERRORS = (EOFError, OSError, lzma.LZMAError, ValueError, zlib.error)
+
+
+class _Raw:
+    """The compressed file under a decompressor, read from where it stands: `last` is where the
+    block read last starts (the damage a decompressor meets is in it), and from `slow_from` on
+    each read gives one byte, so that a decompressor read again (`salvage`) fails on the byte
+    that is damaged and gives everything before it: fed a block, it fails the whole call, and
+    the output of the bytes before the damage in the block is lost."""
+
+    closed = False  # pyarrow's PythonFile asks
+
+    def __init__(self, fh: Any, slow_from: int | None = None) -> None:
+        self._fh = fh
+        self._slow = slow_from
+        self.pos = 0
+        self.last = 0
+
+    def read(self, n: int | None = -1) -> bytes:
+        n = _RAW_BLOCK if n is None or n < 0 else n
+        if self._slow is not None:
+            n = 1 if self.pos >= self._slow else min(n, self._slow - self.pos)
+        self.last = self.pos
+        data: bytes = self._fh.read(n)
+        self.pos += len(data)
+        return data
+
+    def close(self) -> None:
+        """The file is closed by its owner."""
+
+
+def _start_of(fh: Any) -> int | None:
+    """Where `fh` stands, to read it again from there; None when it cannot seek back."""
+    try:
+        return int(fh.tell()) if fh.seekable() else None
+    except (OSError, AttributeError, ValueError):
+        return None
+
+
+def _read_again(again: Any, skip: int, step: int) -> bytes:
+    """What the decompressing raw stream `again`, read from its start, gives after its first
+    `skip` bytes and before its damage (at most 1 MiB and 64 KiB: what one read of the
+    BufferedReader over it asks for), read `step` bytes at a time past `skip`."""
+    buf, out = bytearray(_RAW_BLOCK), bytearray()
+    try:
+        while skip > 0:
+            n = again.readinto(memoryview(buf)[: min(skip, len(buf))])
+            if not n:
+                return b""
+            skip -= n
+        while len(out) < (1 << 20) + _RAW_BLOCK and (n := again.readinto(memoryview(buf)[:step])):
+            out += buf[:n]
+    except _CODEC_ERRORS:
+        pass
+    return bytes(out)
+
+
 class _ArrowStream(io.RawIOBase):
     """A pyarrow decompressing stream as a Python raw stream (readinto), with its errors as
-    CorruptStream, so BufferedReader gives it readline and peek like the stdlib codecs."""
+    CorruptStream, so BufferedReader gives it readline and peek like the stdlib codecs.
 
-    def __init__(self, stream: Any, codec: str) -> None:
-        self._stream = stream
+    pyarrow drops what a read that fails had decompressed (a read of 1 MiB from a stream cut
+    short gave nothing of the last MiB before the cut), so each read asks for at most 64 KiB and
+    `salvage` reads that last part again."""
+
+    def __init__(self, fh: Any, codec: str, slow_from: int | None = None) -> None:
+        import pyarrow as pa
+
+        self._fh = fh
+        self._start = _start_of(fh)  # where to read the stream again
+        self._raw = _Raw(fh, slow_from)
+        self._stream = pa.CompressedInputStream(pa.PythonFile(self._raw, mode="r"), codec)
         self._codec = codec
+        self._given = 0  # bytes given so far
 
     def readable(self) -> bool:
         return True
@@ -86,16 +178,145 @@ class _ArrowStream(io.RawIOBase):
         import pyarrow as pa
 
         try:
-            data = self._stream.read(len(b))
+            data = self._stream.read(min(len(b), _RAW_BLOCK))
         except (pa.ArrowInvalid, pa.ArrowIOError) as exc:
-            raise CorruptStream(f"{self._codec} stream is truncated or corrupt: {exc}") from None
+            raise CorruptStream(
+                f"{self._codec} stream is truncated or corrupt: {exc}", cut="runcated" in str(exc)
+            ) from None
         n = len(data)
         b[:n] = data
+        self._given += n
         return n
+
+    def salvage(self) -> bytes:
+        """After a read failed: what it had decompressed before the damage, read again from the
+        stream's start, the bytes given before passed over, the rest a byte at a time (0.5 µs
+        a byte) and its compressed bytes from the block that failed on a byte at a time too; b""
+        when the file cannot seek back (object storage)."""
+        if self._start is None:
+            return b""
+        self._fh.seek(self._start)
+        again = _ArrowStream(self._fh, self._codec, slow_from=self._raw.last)
+        return _read_again(again, self._given, 1)
 
     def close(self) -> None:
         try:
             self._stream.close()
+        finally:
+            super().close()
+
+
+class _StdlibStream(io.RawIOBase):
+    """bzip2 or xz decompressed as a raw stream: each read gives what the codec has given so far,
+    streams written one after another (pbzip2, `xz -T`) are read on, and bytes after a stream that
+    do not start another are ignored, as `BZ2File` and `LZMAFile` do.
+
+    Why not those: they fill a buffer before giving a byte, and a stream cut short raised there,
+    so everything it had decompressed since the last full buffer was lost (a `.warc.xz` cut short
+    lost its records after its last whole MiB; one under 1 MiB lost all)."""
+
+    def __init__(self, fh: Any, codec: str, slow_from: int | None = None) -> None:
+        self._fh = fh
+        self._start = _start_of(fh)
+        self._raw = _Raw(fh, slow_from)
+        self._codec = codec
+        self._new: Any = lzma.LZMADecompressor if codec == "xz" else bz2.BZ2Decompressor
+        # what the codec raises on bytes that are no stream (after a stream's end: ignored)
+        self._trailing: type[Exception] = lzma.LZMAError if codec == "xz" else OSError
+        self._d = self._new()
+        self._eof = False
+        self._given = 0
+        self._failed = False  # the codec failed on damage (not on the end of the file)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        size = len(b)
+        data = b""
+        while not data and not self._eof:
+            if self._d.eof:  # the next stream, if any
+                raw = self._d.unused_data or self._raw.read(_RAW_BLOCK)
+                if not raw:
+                    self._eof = True
+                    break
+                self._d = self._new()
+                try:
+                    data = self._d.decompress(raw, size)
+                except self._trailing:
+                    self._eof = True
+                continue
+            raw = b""
+            if self._d.needs_input:
+                raw = self._raw.read(_RAW_BLOCK)
+                if not raw:
+                    raise CorruptStream(
+                        f"{self._codec} stream is truncated or corrupt: Compressed file ended"
+                        " before the end-of-stream marker was reached",
+                        cut=True,
+                    )
+            try:
+                data = self._d.decompress(raw, size)
+            except _CODEC_ERRORS:
+                self._failed = True
+                raise
+        n = len(data)
+        b[:n] = data
+        self._given += n
+        return n
+
+    def salvage(self) -> bytes:
+        """After the codec failed on damage: what the failing read had decompressed before it,
+        read again from the stream's start with the block that failed fed a byte at a time; b""
+        after a cut (nothing was lost: the end of the file fails no read that gave bytes) or
+        when the file cannot seek back."""
+        if not self._failed or self._start is None:
+            return b""
+        self._fh.seek(self._start)
+        again = _StdlibStream(self._fh, self._codec, slow_from=self._raw.last)
+        return _read_again(again, self._given, _RAW_BLOCK)
+
+
+class _UpToDamage(io.RawIOBase):
+    """A decompressing raw stream that gives every byte decompressed before damage, then ends as
+    if the file did; `damage` says what broke (None while nothing has) and `good` how many bytes
+    came out before it.
+
+    Why: a reader over a stream that raises loses what the failing read had gathered (the
+    BufferedReader's whole buffer), and warcio takes the error for the end of the file, so a
+    WARC compressed whole and cut short gave "no WARC/ARC records found"."""
+
+    def __init__(self, raw: Any, codec: str) -> None:
+        self._raw = raw
+        self._codec = codec
+        self.damage: CorruptStream | None = None
+        self.good = 0
+        self._rest = b""  # what the raw stream's `salvage` gave back, given before the end
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        if self.damage is not None:
+            data, self._rest = self._rest[: len(b)], self._rest[len(b) :]
+            b[: len(data)] = data
+            self.good += len(data)
+            return len(data)
+        try:
+            n: int = self._raw.readinto(b)
+        except CorruptStream as exc:
+            self.damage = exc
+        except _CODEC_ERRORS as exc:
+            self.damage = CorruptStream(f"{self._codec} stream is truncated or corrupt: {exc}")
+        else:
+            self.good += n
+            return n
+        self._rest = self._raw.salvage()
+        return self.readinto(b)
+
+    def close(self) -> None:
+        try:
+            self._raw.close()
         finally:
             super().close()
 
@@ -108,12 +329,23 @@ class _Guarded(io.BufferedReader):
         super().__init__(raw, buffer_size=1 << 20)
         self.codec = codec
 
+    @property
+    def damage(self) -> CorruptStream | None:
+        """What broke a stream read up to its damage (`open_decompressed(up_to_damage=True)`);
+        None while nothing has, and for a stream that raises instead."""
+        return getattr(self.raw, "damage", None)
+
+    @property
+    def good(self) -> int:
+        """Bytes decompressed before the damage (`damage`), given or still in the buffer."""
+        return int(getattr(self.raw, "good", 0))
+
     def _guard(self, fn: Any, *args: Any) -> Any:
         try:
             return fn(*args)
         except CorruptStream:
             raise
-        except (EOFError, OSError, lzma.LZMAError, ValueError, zlib.error) as exc:
+        except _CODEC_ERRORS as exc:
             if self.closed:
                 raise
             raise CorruptStream(f"{self.codec} stream is truncated or corrupt: {exc}") from None
@@ -128,25 +360,25 @@ class _Guarded(io.BufferedReader):
         return self._guard(super().peek, size)  # type: ignore[no-any-return]
 
 
-def open_decompressed(fh: BinaryIO, codec: str) -> BinaryIO:
+def open_decompressed(fh: BinaryIO, codec: str, *, up_to_damage: bool = False) -> BinaryIO:
     """A buffered reader (read, readline, peek) of `fh` decompressed with `codec` (`codec_of`):
     bzip2 and xz streams may be concatenated (as `pbzip2` and `xz -T` write them); zstd frames
-    too. Truncated or damaged input raises CorruptStream while reading."""
+    too. Truncated or damaged input raises CorruptStream while reading; with `up_to_damage`
+    (bzip2, xz, zstd) it gives every byte decompressed before the damage and then ends, its
+    `damage` saying what broke (`_UpToDamage`)."""
     raw: Any
     if codec == "gzip":
         import gzip
 
         raw = gzip.GzipFile(fileobj=fh)
-    elif codec == "bzip2":
-        raw = bz2.BZ2File(fh)
-    elif codec == "xz":
-        raw = lzma.LZMAFile(fh)  # noqa: SIM115 (returned: the caller closes it)
+    elif codec in ("bzip2", "xz"):
+        raw = _StdlibStream(fh, codec)
     elif codec == "zstd":
-        import pyarrow as pa
-
-        raw = _ArrowStream(pa.CompressedInputStream(pa.PythonFile(fh, mode="r"), "zstd"), codec)
+        raw = _ArrowStream(fh, codec)
     else:
         raise ValueError(f"not a readable codec: {codec}")
+    if up_to_damage and codec != "gzip":
+        raw = _UpToDamage(raw, codec)
     return _Guarded(raw, codec)  # type: ignore[return-value]
 
 
