@@ -150,15 +150,21 @@ def test_the_stream_ending_while_a_record_is_passed_over_is_one_row(
     """Under the budget the record is still decompressed to its end; meeting the decompression
     cap or the end of a truncated file there escaped the reader (`SOURCE_FAILED` in an audit),
     and the page read before it was lost with the batch. Now the record is one row saying
-    where the stream ended."""
+    where the stream ended (a file cut short: in its TOO_LARGE row, `io.cut_streams`)."""
     big = record("https://big.example/", bytes(range(256)) * 16_000)  # 4 MB, 4 times the cap
     p = write(tmp_path, "xz", page("a.example"), big, page("b.example"))
     limits = InputsPolicy(max_warc_skip_bytes=10_000_000)
     if cut == "cap":
         limits = InputsPolicy(max_warc_skip_bytes=10_000_000, max_decompressed_bytes=3_000_000)
-    else:
-        p.write_bytes(p.read_bytes()[:-200])
+    else:  # inside the big record (the last 200 bytes, as before, now cut the page after it)
+        p.write_bytes(p.read_bytes()[: p.stat().st_size // 2])
     urls, errors = read(p, limits)
     assert urls == ["https://a.example/a"]
     assert [(e.code, e.url) for e in errors] == [(code, "https://big.example/")]
-    assert errors[0].message.startswith("record after byte ")
+    if cut == "cap":
+        assert errors[0].message.startswith("record after byte ")
+    else:
+        assert errors[0].message.startswith("xz stream cut short: the file ends before its")
+        assert f"inside the record at byte {len(page('a.example'))} (payload over " in (
+            errors[0].message
+        )

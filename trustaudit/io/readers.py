@@ -34,11 +34,13 @@ from trustaudit.io.compression import (
     CorruptStream,
     PayloadDamaged,
     codec_of,
+    cut_magic,
     decompress_capped,
     open_decompressed,
     read_encoded,
     unsupported_codec,
 )
+from trustaudit.io.cut_streams import CutRecord, cut_short, magic_cut_row, undecompressed_row
 from trustaudit.io.decode import Utf8Lines, wide_bom
 from trustaudit.io.lines import CsvRow, bounded_lines, csv_rows
 from trustaudit.io.lines import TooMuchInput as _TooMuch
@@ -104,16 +106,17 @@ def _gunzip_capped(data: bytes, cap: int) -> bytes:
     return out
 
 
-def _open_input(path: fs.Location) -> tuple[BinaryIO, BinaryIO]:
+def _open_input(path: fs.Location, *, up_to_damage: bool = False) -> tuple[BinaryIO, BinaryIO]:
     """(stream, file) for a local file or object-store key: the stream is transparently
     decompressed when the first bytes are gzip, bzip2, xz or zstd (sniffed, not by name); the
-    file under it tells how many bytes of the input were consumed. Close both."""
+    file under it tells how many bytes of the input were consumed. Close both. `up_to_damage`:
+    a bzip2, xz or zstd stream gives what it holds before damage, then ends (`damage` says)."""
     fh = fs.open_input(path)  # buffered: peek() works on a stream that cannot seek
     codec = codec_of(fh.peek(6)[:6])  # type: ignore[attr-defined]
     if codec == "gzip":
         return gzip.GzipFile(fileobj=fh), fh  # type: ignore[return-value]
     if codec is not None:
-        return open_decompressed(fh, codec), fh
+        return open_decompressed(fh, codec, up_to_damage=up_to_damage), fh
     return fh, fh
 
 
@@ -781,6 +784,7 @@ class _Capped:
 
     def __init__(self, fh: BinaryIO, limits: InputsPolicy) -> None:
         self._fh, self._cap, self._total = fh, limits.max_decompressed_bytes, 0
+        self.ended = False  # a read met the end of the stream (of a stream read up to damage: it)
 
     def _count(self, data: bytes) -> bytes:
         self._total += len(data)
@@ -788,11 +792,30 @@ class _Capped:
             raise _TooMuch(f"more than {self._cap} bytes after decompression; the rest is cut")
         return data
 
+    def _end(self, data: bytes, size: int) -> bytes:
+        self.ended = self.ended or (not data and size != 0)
+        return data
+
     def read(self, size: int = -1) -> bytes:
-        return self._count(self._fh.read(size))
+        return self._end(self._count(self._fh.read(size)), size)
 
     def readline(self, size: int = -1) -> bytes:
-        return self._count(self._fh.readline(size))
+        return self._end(self._count(self._fh.readline(size)), size)
+
+    @property
+    def damage(self) -> CorruptStream | None:
+        """What broke the stream, once a read has met it (`open_decompressed`'s up_to_damage)."""
+        return getattr(self._fh, "damage", None) if self.ended else None
+
+    @property
+    def good(self) -> int:
+        """Bytes decompressed before the damage (`damage`)."""
+        return int(getattr(self._fh, "good", 0))
+
+    @property
+    def codec(self) -> str:
+        """The codec of the stream (`open_decompressed`)."""
+        return str(getattr(self._fh, "codec", ""))
 
     def close(self) -> None:
         self._fh.close()
@@ -1122,6 +1145,8 @@ class _WarcScan:
     member_at: int | None = None  # the raw start of a gzip member that holds several records
     stopped: bool = False  # the part ended on damage (an error row says so)
     held: _Held = field(default_factory=lambda: _Held(0))  # bytes of `rows` (set by the source)
+    whole: Any = None  # the decompressed stream of a file compressed whole (`_Capped`)
+    record: Any = None  # warcio's last record (how much of it the stream held: a cut one)
 
 
 @dataclass
@@ -1168,7 +1193,8 @@ class WarcSource(_PathSource):
         codec = _whole_codec(codec_of(fh.peek(6)[:6]))  # type: ignore[attr-defined]
         if codec is None:
             return fh
-        return _Capped(open_decompressed(fh, codec), self.limits)  # type: ignore[return-value]
+        whole = open_decompressed(fh, codec, up_to_damage=True)
+        return _Capped(whole, self.limits)  # type: ignore[return-value]
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
         st = _WarcScan(held=_Held(self.limits.batch_max_bytes))
@@ -1179,7 +1205,14 @@ class WarcSource(_PathSource):
             return
         _quiet_warcio()
         with fh:
-            yield from self._parts(fh, st, batch_size)
+            head = fh.peek(6)[:6]  # type: ignore[attr-defined]
+            codec = None if codec_of(head) else cut_magic(head, self.name)
+            if codec is not None:  # the whole file is the start of a magic number
+                st.errors.append(magic_cut_row(self.name, codec, len(head)))
+            else:
+                yield from self._parts(fh, st, batch_size)
+        if st.whole is not None and st.whole.damage is not None:
+            self._cut_short(st)
         if not st.errors and st.page_records == 0:
             what = (
                 "no WARC/ARC records found"
@@ -1190,12 +1223,25 @@ class WarcSource(_PathSource):
         if st.rows or st.errors:
             yield _chunks(st.rows, st.errors, [])
 
+    def _cut_short(self, st: _WarcScan) -> None:
+        """One row for the damage that ended the stream of a file compressed whole, read up to it
+        (`io.cut_streams`), in the row of the record it cuts when there is one."""
+        whole, rec = st.whole, st.record
+        last = None
+        if rec is not None and (left := int(getattr(rec.raw_stream, "limit", 0) or 0)) > 0:
+            last = CutRecord(st.offset, _target(rec), rec.rec_type, left)
+        elif st.seen_any:
+            last = CutRecord(st.offset, None, "", 0)
+        cut_short(self.name, whole.damage, whole.codec, whole.good, st.errors, last)
+
     def _parts(self, fh: BinaryIO, st: _WarcScan, batch_size: int) -> Iterator[RecordBatch]:
         """Read `fh` part by part: from the start, then from each place reading goes on at (after
         damage, or after a gzip member of several records), each strictly after the last."""
         # a seekable file: damage costs its own record, reading goes on at the next one
         resync = self._resync(fh)
         stream = self._stream(fh)
+        if isinstance(stream, _Capped):
+            st.whole = stream
         codec = codec_of(fh.peek(6)[:6])  # type: ignore[attr-defined]
         gzipped = codec == "gzip"
         leap = (lambda at: _record_member_after(fh, at)) if gzipped and resync else None
@@ -1347,6 +1393,7 @@ class WarcSource(_PathSource):
                 self._damaged(st, resync, bad_offset, "WARC_TRUNCATED", msg, bad_url)
                 return
             st.seen_any = True
+            st.record = record
             url = record.rec_headers.get_header("WARC-Target-URI")
             if record.rec_type not in ("response", "resource", "conversion"):
                 if self._leapt(it, record, st, part, _NOT_A_PAGE, url):
@@ -1917,8 +1964,10 @@ def _kind_by_name(name: str) -> str | None:
 
 
 def _sniff(path: fs.Location) -> str:
+    """The kind of input by its first bytes, decompressed (up to any damage: a WARC compressed
+    whole and cut short is still a WARC)."""
     try:
-        fh, raw = _open_input(path)
+        fh, raw = _open_input(path, up_to_damage=True)
         with raw, fh:
             head = fh.read(2048)
     except (OSError, EOFError, zlib.error):
@@ -1952,8 +2001,12 @@ class UnreadableSource(_PathSource):
         msg = (
             "file is empty" if size == 0 else "not a folder, HTML, JSONL, WARC/ARC or Parquet input"
         )
-        if size and (what := unsupported_codec(str(self.path), self._head())) is not None:
+        head = self._head() if size else b""
+        if size and (what := unsupported_codec(str(self.path), head)) is not None:
             code, msg = "UNSUPPORTED_COMPRESSION", unsupported_message("input", what)
+        elif size and (cut := self._cut_row(head)) is not None:
+            yield RecordBatch(records_table([]), [cut])
+            return
         yield _error_batch(self.name, None, None, "read", code, msg)
 
     def _head(self) -> bytes:
@@ -1962,6 +2015,25 @@ class UnreadableSource(_PathSource):
                 return fh.read(8)
         except OSError:
             return b""
+
+    def _cut_row(self, head: bytes) -> ErrorRow | None:
+        """The row of a bzip2, xz or zstd stream cut short before a byte of it decompressed
+        (inside its magic number, or its header): not UNKNOWN_FORMAT, which says the bytes were
+        read and not recognised. None otherwise."""
+        codec = codec_of(head)
+        if codec is None:
+            cut = cut_magic(head, self.name)
+            return None if cut is None else magic_cut_row(self.name, cut, len(head))
+        if codec == "gzip":
+            return None
+        try:
+            fh, raw = _open_input(self.path, up_to_damage=True)
+            with raw, fh:
+                nothing = not fh.read(1)
+                damage = getattr(fh, "damage", None)
+        except OSError:
+            return None
+        return undecompressed_row(self.name, damage, codec) if nothing and damage else None
 
 
 @dataclass
