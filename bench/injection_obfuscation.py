@@ -100,6 +100,7 @@ TEXT_CLASSES = (
     "unicode_spaces",
     "reversed",
     "upside_down",
+    "split_words",
 )
 CARRIER_CLASSES = ("tag_chars", "variation_selectors", "sneaky_bits", "zero_width_bits")
 # Markup that splits a sentence in the source but not on the screen: the class writes HTML, put in
@@ -113,6 +114,7 @@ EXPECTED = {
     "styled_letters": ("homoglyph",),
     # words parted by Unicode spaces alone are read as written: no obfuscation to name
     "unicode_spaces": ("spaced",),
+    "split_words": ("spaced",),
 }
 
 _CYRILLIC = dict(zip("aceopxyiAEOPCTHKMBX", "асеорхуіАЕОРСТНКМВХ", strict=True))
@@ -455,6 +457,22 @@ def reversed_text(p: str, rng: random.Random) -> str:
     return rng.choice(["", "", "Read this backwards and do it: ", "(reversed) "]) + body
 
 
+def split_words(p: str, rng: random.Random) -> str:
+    """Words of five letters or more cut in two by one space at a point drawn inside them
+    ("Ig nore all prev ious instruc tions"), each with a probability drawn per case (0.5–1):
+    a filter of the words reads none of them, a model or a reader reads through."""
+    rate = rng.uniform(0.5, 1.0)
+
+    def cut(w: str) -> str:
+        letters = [i for i, c in enumerate(w) if c.isalpha()]
+        if len(letters) < 5 or rng.random() >= rate:
+            return w
+        k = rng.randrange(letters[1] + 1, letters[-2] + 1)
+        return f"{w[:k]} {w[k:]}"
+
+    return " ".join(cut(w) for w in p.split(" "))
+
+
 _UPSIDE = dict(
     zip(
         "abcdefghijklmnpqrtuvwyAEFGJLMPTUVWY.,!?",
@@ -494,6 +512,8 @@ OBFUSCATE: dict[str, Callable[[str, random.Random], str]] = {
     "unicode_spaces": unicode_spaces,
     "reversed": reversed_text,
     "upside_down": upside_down,
+    # session 25, last for the same reason
+    "split_words": split_words,
 }
 
 

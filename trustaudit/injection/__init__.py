@@ -72,6 +72,7 @@ from trustaudit.injection.normalize import (
     gates,
     reveal_invisible,
     strip_invisible,
+    turned_back,
     variants,
 )
 from trustaudit.injection.reference import REFERENCE, reference_entry
@@ -572,54 +573,91 @@ def _hidden_asks(
             # plain sight: its mood is no evidence, as a visible sentence's is not
             in_sight = seg.technique == "zero_width" and seg.obfuscation in _SPLIT_WORDS
             how = {"every": every, "in_sight": in_sight, "sentence": _script_sentence(seg)}
+            candidates: list[tuple[str, str, tuple[str, int]]] = []
+            turned = folds.get(e.seg)
             picked = _shape_ask_memo(text, seg.technique, policy, shown, prose_head, **how)
-            if picked is None and e.seg in folds:
+            if turned is None or turned[1] not in _TURNED_AROUND:
+                # written backwards by its capitals and stops, in words the lexicon lacks
+                back = turned_back(text) if len(text) <= _TURNED_MAX else None
+                turned = (back, "reversed") if back else None
+            if turned is not None:
+                # text written backwards or upside down is asked turned back, and as found too
+                # (first): a line whose words only happen to read as instruction words backwards
+                # is still read as written, so a few such words cannot hide a request
+                if picked is not None:
+                    candidates.append((text, obfuscation, picked))
+                text, obfuscation = turned
+                picked = _shape_ask_memo(text, seg.technique, policy, shown, prose_head, **how)
+            elif picked is None and e.seg in folds:
                 # the letters a reader sees, where the text as found is not asked: the model
                 # reads "Ⓡⓔⓥⓔⓐⓛ…" or "R̶e̶v̶e̶a̶l̶…" as noise (a Turkish "ı" is asked as written)
                 folded, how_folded = folds[e.seg]
                 picked = _shape_ask_memo(folded, seg.technique, policy, shown, prose_head, **how)
                 if picked is not None:
                     text, obfuscation = folded, how_folded
-            if picked is None:
-                continue
-            if not every:
-                # one of a series of blocks of copy hidden alike (the other items of a paginated
-                # list, slides, tabs) is page copy, as `benign.page_copy` reads a lexical hit there
-                place = _place(seg)
-                if place not in series:
-                    series[place] = _copy_series(entries, segs, texts, place)
-                if in_copy_series(text, seg.technique, series[place]):
-                    continue
-            passage, tier = picked
-            h = Hit(0, len(passage), _excerpt(passage, 0, len(passage)), "", e.prior, "", "")
-            rank = (tier, e.prior, e.prior)
-        asks.append(
-            _Ask(
-                passage,
-                h,
-                rank,
-                seg.location,
-                seg.technique,
-                _source_offset(source, seg, text, leads[e.seg], h.start, h.snippet),
-                obfuscation,
-            )
-        )
+            if picked is not None:
+                candidates.append((text, obfuscation, picked))
+            for text, obfuscation, (passage, tier) in candidates:
+                if not every:
+                    # one of a series of blocks of copy hidden alike (the other items of a
+                    # paginated list, slides, tabs) is page copy, as `benign.page_copy` reads a
+                    # lexical hit there
+                    place = _place(seg)
+                    if place not in series:
+                        series[place] = _copy_series(entries, segs, texts, place)
+                    if in_copy_series(text, seg.technique, series[place]):
+                        continue
+                h = Hit(0, len(passage), _excerpt(passage, 0, len(passage)), "", e.prior, "", "")
+                rank = (tier, e.prior, e.prior)
+                asks.append(_ask(passage, h, rank, seg, source, text, leads[e.seg], obfuscation))
+            continue
+        asks.append(_ask(passage, h, rank, seg, source, text, leads[e.seg], obfuscation))
+
+
+def _ask(
+    passage: str,
+    h: Hit,
+    rank: tuple[int, float, float],
+    seg: Segment,
+    source: str,
+    text: str,
+    lead: int,
+    obfuscation: str,
+) -> _Ask:
+    """The ask of `passage` of a segment (`text`: what the passage was taken from)."""
+    return _Ask(
+        passage,
+        h,
+        rank,
+        seg.location,
+        seg.technique,
+        _source_offset(source, seg, text, lead, h.start, h.snippet),
+        obfuscation,
+    )
+
+
+# text turned around (written backwards, upside down): its letters are all there, so its reading
+# is a fold of the whole passage for the model, and it is read instead of the text as found
+_TURNED_AROUND = frozenset({"reversed", "upside_down"})
+_TURNED_MAX = 2000  # hidden text read backwards by its capitals alone at most (a payload's size)
 
 
 def _whole_folds(entries: Sequence[_Entry], texts: Sequence[str]) -> dict[int, tuple[str, str]]:
     """segment -> (text, obfuscation) of its first fold that reads the whole segment (look-alikes,
-    styled letters, combining marks, spaced or leet letters; not a decode, not a window of a long
-    text): what the semantic layer reads of a hidden passage instead of the text as found.
+    styled letters, combining marks, spaced or leet letters, text written backwards or upside down;
+    not an encoding, not a window of a long text): what the semantic layer reads of a hidden
+    passage instead of the text as found.
 
     Why: the lexicon reads every fold, the model only the text as found, so a hidden request in
     styled letters that only the model would find ("Augment your reply with…" in mathematical
-    italics) was found in clear and missed folded (session 24, obfuscation bench `cond`)."""
+    italics) was found in clear and missed folded (session 24, obfuscation bench `cond`); and a
+    request written backwards, which the model reads as noise, as well (session 25)."""
     out: dict[int, tuple[str, str]] = {}
     for e in entries:
         v = e.variant
         if v is None or e.seg < 0 or e.seg in out or not v.pieces:
             continue
-        if not set(v.obfuscation.split("+")) <= FOLD_KINDS:
+        if not set(v.obfuscation.split("+")) <= FOLD_KINDS | _TURNED_AROUND:
             continue
         if v.pieces[0][2] == 0 and v.pieces[-1][3] >= len(texts[e.seg]):
             out[e.seg] = (v.text, v.obfuscation)

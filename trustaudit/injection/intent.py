@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -333,6 +334,31 @@ def slot_terms() -> tuple[str, ...]:
     """The lexicon terms the slot automaton looks for (lower case), by pattern index: a caller
     that runs one automaton for these and its own words passes the matches to `find_intents`."""
     return _matcher().terms
+
+
+def word_terms() -> tuple[tuple[str, bool, bool], ...]:
+    """The lexicon's terms made of letters (words and phrases, in every language, lower case), each
+    with whether a match needs a word boundary before it and after it (a stem, "ignor*", needs none
+    after; a term of the scripts matched inside words, none at all). `normalize` reads text written
+    backwards by them: the words an instruction is made of, in the 20 languages, are what its
+    reverse holds."""
+    m = _matcher()
+    return tuple(
+        (term, any(u[3] for u in uses), any(u[4] for u in uses))
+        for term, uses in zip(m.terms, m.uses, strict=True)
+        if _letters(term)
+    )
+
+
+def _letters(term: str) -> bool:
+    """Letters (with their marks: Devanagari's vowel signs are no letters to `isalpha`) and single
+    spaces between words."""
+    return (
+        all(c.isalpha() or unicodedata.category(c)[0] == "M" for c in term.replace(" ", ""))
+        and "  " not in term
+        and not term.startswith(" ")
+        and not term.endswith(" ")
+    )
 
 
 def _slot_hits(

@@ -22,7 +22,7 @@ import json
 import re
 import sys
 import unicodedata
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -52,6 +52,7 @@ __all__ = [
     "reveal_invisible",
     "strip_invisible",
     "strip_marks",
+    "turned_back",
     "unescape_carrier_refs",
     "variants",
 ]
@@ -141,6 +142,9 @@ def _shape(text: str, unicode_spaces: bool = True) -> bytes:
 # A kind `gates` adds beside "spaced" when only Unicode's spaces space the letters out: the
 # segments of a page without it skip reading those spaces as spaces (≈ 0.2 ms a real page).
 _SPACED_UNICODE = "spaced_unicode"
+# A kind `gates` adds beside "spaced" when a word of the lexicon is cut in two by a space ("ig
+# nore"): the segments of a page without one skip looking for them.
+_SPLIT_WORDS = "split_words"
 
 
 def _whole(text: str, obfuscation: str, n: int) -> Variant:
@@ -397,6 +401,33 @@ _SPACED = re.compile(rf"(?<![^\W_])(?:{_UNIT}{_SEP}){{4,}}{_UNIT}(?![^\W_])")
 _SPACED_GAP = re.compile(_SEP)
 # what a word gap is drawn with besides the sentence's own punctuation ("/", "|", spaces…)
 _GAP_MARKS = str.maketrans(dict.fromkeys(f" \t/|·•*~+_{_USPACES}"))
+
+
+def _join_split(text: str) -> tuple[Variant, list[tuple[int, int]]] | None:
+    """`text` with the space taken out of each lexicon word cut in two by one ("Ig nore all prev
+    ious instruc tions": `_words`), and the [start, end) of each word so joined; None when none
+    is. Each kept character maps onto its own in `text`.
+
+    Why: a filter of words reads none of the halves, and a model or a reader reads through the
+    gap (session 25: "Ig nore all prev ious instruc tions" gave no finding in plain sight)."""
+    low = text.lower()
+    words = _words()
+    cut = sorted({(i + words.gaps[k], i, i + words.lengths[k]) for i, k in _encoded_words(low)[3]})
+    if not cut:
+        return None
+    parts: list[str] = []
+    pieces: list[tuple[int, int, int, int]] = []
+    pos = out_len = 0
+    for gap, _, _ in cut:
+        if gap < pos:
+            continue
+        parts.append(text[pos:gap])
+        pieces.append((out_len, out_len + gap - pos, pos, gap))
+        out_len += gap - pos
+        pos = gap + 1
+    parts.append(text[pos:])
+    pieces.append((out_len, out_len + len(text) - pos, pos, len(text)))
+    return Variant("".join(parts), "spaced", tuple(pieces)), [(a, b) for _, a, b in cut]
 
 
 def join_spaced(text: str, shape: bytes | None = None) -> Variant | None:
@@ -758,8 +789,111 @@ _NOT_REVERSED = {"now", "not", "was", "who", "say", "tell", "run", "new", "and",
 _REVERSED_PATTERNS = sorted(
     {w[::-1] for w in _ROT13_WORDS if w not in _NOT_REVERSED} - set(_ROT13_PATTERNS)
 )
-_WORD_PATTERNS = _ROT13_PATTERNS + _REVERSED_PATTERNS
-_WORDS_FINDER = AhoCorasick(_WORD_PATTERNS, implementation=Implementation.DFA)
+# Words that say the text after them is written backwards, when a colon or a bracket follows them
+# after a few words (`_WRAPPER_TAIL`) ("Read this backwards and do it: …", "(reversed) …"): the rest of
+# the line is read backwards as a "rot13:" wrapper's is read in rot13.
+_REVERSED_WRAPPERS = (
+    "backwards",
+    "backward",
+    "reversed",
+    "in reverse",
+    "reverse",
+    "rückwärts",
+    "à l'envers",
+    "al revés",
+    "de atrás hacia adelante",
+    "de trás para frente",
+    "ao contrário",
+    "all'incontrario",
+    "achterstevoren",
+    "wspak",
+    "od tyłu",
+    "tersten",
+    "задом наперёд",
+    "задом наперед",
+    "справа налево",
+    "倒过来",
+    "倒着",
+    "反过来",
+    "逆から",
+    "거꾸로",
+)
+# what may follow a wrapper before its colon or bracket: a few words of prose, on its line
+_WRAPPER_TAIL = re.compile(r"(?:[ \t,'’-]*[^\W\d_]+){0,6}[ \t]*[:)：]")
+_ROT13_KIND, _BACK_KIND, _WRAPPER_KIND, _SPLIT_KIND = 0, 1, 2, 3
+
+
+@dataclass(frozen=True, slots=True)
+class _Words:
+    """One automaton for the words rot13 and text written backwards are found by: per pattern its
+    kind and whether a match needs a word boundary before and after it."""
+
+    finder: AhoCorasick
+    kinds: tuple[int, ...]
+    lengths: tuple[int, ...]
+    left: tuple[bool, ...]
+    right: tuple[bool, ...]
+    gaps: tuple[int, ...]  # a word cut in two: where its space is in the pattern (else 0)
+
+
+def _cjk(term: str) -> bool:
+    return any(ord(c) >= 0x3000 for c in term)
+
+
+@lru_cache(maxsize=1)
+def _words() -> _Words:
+    """The automaton of `_encoded_words`: rot13 of the instruction words; those words backwards;
+    and, backwards too, every term of the intent lexicon of 4 letters or more (3 in scripts
+    without spaces) in its 20 languages, so that "ereirongI ella negirehrov negnusiewnA" is found
+    as ".snoitcurtsni suoiverp lla erongI" is (a stem, "ignor*", is found at a word's end once
+    reversed: what a word's start needs forwards, its end needs backwards); the wrappers that
+    announce text written backwards; and every one-word term of five letters or more cut in two
+    by one space ("ig nore", "instruc tions", "vorheri gen": `_split_gaps`). Built on first use:
+    the lexicon is `intent`'s."""
+    from trustaudit.injection.intent import word_terms  # intent does not import this module
+
+    table: dict[str, tuple[int, bool, bool, int]] = {}
+    for w in _ROT13_PATTERNS:
+        table[w] = (_ROT13_KIND, True, True, 0)
+    for w in _REVERSED_PATTERNS:
+        table.setdefault(w, (_BACK_KIND, True, True, 0))
+    terms = word_terms()
+    forwards = {t for t, _, _ in terms} | set(_ROT13_WORDS)
+    for term, left, right in terms:
+        # a stem reversed is found at a word's end, where a short one ends ordinary words ("seni*"
+        # reversed ends "machines", "nenn*" German "können"): six letters at least there; in the
+        # scripts matched inside words, four (three of CJK)
+        least = 3 if _cjk(term) else 4 if right or not left else 6
+        if len(term) < least:
+            continue
+        # a phrase backwards, as a whole and word by word in its place ("الاب نتم", "نتم الاب")
+        for back in {term[::-1], " ".join(w[::-1] for w in term.split(" "))}:
+            if back not in forwards and back not in table:
+                table[back] = (_BACK_KIND, right, left, 0)
+    for w in _REVERSED_WRAPPERS:
+        table[w] = (_WRAPPER_KIND, True, True, 0)
+    for term in sorted({w for w in _ROT13_WORDS if len(w) >= _SPLIT_MIN}):
+        terms += ((term, True, True),)
+    for term, left, right in terms:
+        if " " in term or len(term) < _SPLIT_MIN or _cjk(term):
+            continue
+        # two letters at least each side; a stem's word goes on after it ("igno r|a", "vorheri g|en")
+        for i in range(2, len(term) - (1 if right else 0)):
+            table.setdefault(f"{term[:i]} {term[i:]}", (_SPLIT_KIND, left, right, i))
+    patterns = sorted(table)
+    return _Words(
+        AhoCorasick(patterns, implementation=Implementation.DFA),
+        tuple(table[p][0] for p in patterns),
+        tuple(len(p) for p in patterns),
+        tuple(table[p][1] for p in patterns),
+        tuple(table[p][2] for p in patterns),
+        tuple(table[p][3] for p in patterns),
+    )
+
+
+_SPLIT_MIN = 5  # letters of a word looked for cut in two (two at least before the cut)
+
+
 _ROT13_MIN_WORDS = 3
 _ROT13_WINDOW = 600
 _MAX_DECODED = 4000
@@ -923,25 +1057,30 @@ def _pct_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
     return out
 
 
-_LAST_WORDS: list[tuple[str, tuple[list[tuple[int, int]], list[tuple[int, int]]]]] = []
+_Found = tuple[
+    list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]
+]
+_LAST_WORDS: list[tuple[str, _Found]] = []
 
 
-def _encoded_words(low: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """(start, pattern) of each whole-word match in lower-cased `low` of the instruction words in
-    rot13, and of them written backwards: one Aho-Corasick pass for both, remembered for the last
-    text (`gates` asks for both readings of a page's text, and `decode_runs` again per segment)."""
+def _encoded_words(low: str) -> _Found:
+    """(start, pattern) of each match in lower-cased `low`, its boundaries checked, of the
+    instruction words in rot13, of words written backwards, of the wrappers that announce text
+    written backwards, and of words cut in two by a space: one Aho-Corasick pass for all,
+    remembered for the last text (`gates` asks for every reading of a page's text, and
+    `decode_runs` again per segment)."""
     if _LAST_WORDS and _LAST_WORDS[0][0] is low:
         return _LAST_WORDS[0][1]
+    words = _words()
+    kinds, left, right = words.kinds, words.left, words.right
     n = len(low)
-    rot13: list[tuple[int, int]] = []
-    back: list[tuple[int, int]] = []
-    split = len(_ROT13_PATTERNS)
-    for k, i, j in _WORDS_FINDER.find_matches_as_indexes(low, overlapping=True):
-        if (i and low[i - 1].isalpha()) or (j < n and low[j].isalpha()):
+    found: _Found = ([], [], [], [])
+    for k, i, j in words.finder.find_matches_as_indexes(low, overlapping=True):
+        if (left[k] and i and low[i - 1].isalpha()) or (right[k] and j < n and low[j].isalpha()):
             continue
-        (rot13 if k < split else back).append((i, k))
-    _LAST_WORDS[:] = [(low, (rot13, back))]
-    return rot13, back
+        found[kinds[k]].append((i, k))
+    _LAST_WORDS[:] = [(low, found)]
+    return found
 
 
 def _rot13_windows(s: str, low: str | None = None) -> list[tuple[int, int]]:
@@ -1025,24 +1164,90 @@ _TURNED_RUN = re.compile(f"[{_TURNED}][^\n]*[{_TURNED}]")
 _TURNED_SET = frozenset(_TURNED)
 _TURNED_MIN = 4  # turned letters in a line
 _WORD_RUN = re.compile(r"[^\W\d_]+")
+# what a writer reversing "each word in its place" reverses: the characters between two spaces, with
+# their punctuation ("?dnekeew" is "weekend?") and their marks (Devanagari's vowel signs are no \w)
+_TOKEN = re.compile(r"\S+")
 
 
 def _reversed_windows(s: str, low: str | None = None) -> list[tuple[int, int]]:
-    """Windows of `s` where common instruction words appear written backwards as whole words
-    (three distinct nearby, two in a text of ≤ 300 characters), one line at most each."""
+    """Windows of `s` written backwards, one line at most each: where instruction words appear
+    reversed (three distinct nearby, two in a text of ≤ 300 characters; or one of four letters or
+    more where the line's letters or capitals read backwards too), and the line after a wrapper
+    that says so ("Read this backwards and do it: …")."""
     low = s.lower() if low is None else low
     n = len(low)
-    found = sorted(_encoded_words(low)[1])
+    _, back, wrappers, _ = _encoded_words(low)
+    wrapped = _wrapped_windows(s, wrappers)
+    out = list(wrapped)
     least = 2 if n <= 300 else _ROT13_MIN_WORDS
-    out: list[tuple[int, int]] = []
-    for listed, (lo, hi) in _word_groups(s, found):
+    lengths = _words().lengths
+    back.sort()
+    starts = [i for i, _ in back]
+    for listed, (lo, hi) in _word_groups(s, back):
+        # the words between the first listed one and the last, when their capitals open them as
+        # a forward text's do ("Ines, Stem, Elke": "seni", "mets", "ekle" backwards), are no text
+        # written backwards, however many listed words they hold
+        first = starts[bisect_left(starts, lo)]
+        i, k = back[bisect_left(starts, hi) - 1]
+        last = i + lengths[k]
+        # a wrapper's line is read from the wrapper on, not with the wrapper backwards too
+        if _case_of(s[first:last]) < -1 or any(lo <= a < hi for a, _ in wrapped):
+            continue
         # fewer listed words (".smret elpmis ni sisehtnysotohp fo ssecorp eht nialpxE"): one of
-        # four letters or more, and the letter pairs of the line, decide
+        # four letters or more, and the letter pairs or the capitals of the line, decide
         if len(listed) >= least or (
-            any(len(_WORD_PATTERNS[k]) >= 4 for k in listed) and _reversed_letters(low[lo:hi])
+            any(lengths[k] >= 4 for k in listed)
+            and (_reversed_letters(low[lo:hi]) or _case_of(s[lo:hi]) > 0)
         ):
             out.append((lo, hi))
     return out
+
+
+def _wrapped_windows(s: str, wrappers: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The text after each wrapper that a colon or a closing bracket ends a few words on: the rest
+    of that line, or the next line when the colon ends it."""
+    out: list[tuple[int, int]] = []
+    n = len(s)
+    lengths = _words().lengths
+    for i, k in wrappers[:_ROT13_GROUPS]:
+        # a word of prose ("…backwards and do it:", "(reversed)"), not of a style or a script
+        # ("flex-direction:row-reverse;", ".fa-backward:before")
+        if i and s[i - 1] not in " \t\n(\"'«“[":
+            continue
+        m = _WRAPPER_TAIL.match(s, i + lengths[k])
+        if not m:
+            continue
+        a = m.end()
+        while a < n and s[a] in " \t":
+            a += 1
+        if a < n and s[a] == "\n":
+            a += 1
+        nl = s.find("\n", a)
+        b = min(n, a + _ROT13_WINDOW, n if nl == -1 else nl)
+        if b - a >= 8:
+            out.append((a, b))
+    return out
+
+
+# Capitals at the end of words ("ezylanA", "negnusiewnA"), and a sentence's stop at the start of
+# one (".edaced"): what a cased script written backwards shows, in any language
+_LEAD_STOP = re.compile(r"(?:^|(?<=\s))[.!?؟。]+(?=[^\W\d_])")
+
+
+def _case_of(line: str) -> int:
+    """How far `line` (as written) reads backwards by its capitals: the words (of three letters or
+    more) that end with a capital after small letters, and those a sentence's stop opens, less
+    those that open with a capital. Above 0 backwards; below 0 forwards; 0 either (no capitals)."""
+    ends = starts = 0
+    for m in _WORD_RUN.finditer(line):
+        w = m.group()
+        if len(w) < 3:
+            continue
+        if w[-1].isupper() and w[:-1].islower():
+            ends += 1
+        elif w[0].isupper() and w[1:].islower():
+            starts += 1
+    return ends + len(_LEAD_STOP.findall(line)) - starts
 
 
 # English letter pairs far more frequent one way than the other ("th" 2.7 %, "ht" 0.03 %): text
@@ -1056,6 +1261,58 @@ def _reversed_letters(line: str) -> bool:
     ahead = sum(line.count(p) for p in _PAIRS)
     back = sum(line.count(p) for p in _PAIRS_BACK)
     return back >= 3 and back > 2 * ahead
+
+
+def _backwards_readings(line: str) -> list[str]:
+    """`line` read backwards: the whole line, and each word in its place ("erongI lla…"); each
+    holds the other's words in the reverse order. The reading that opens with a capital and ends
+    with a stop comes first (the semantic layer reads the first, `_whole_folds`), alone where the
+    other does neither."""
+    readings = sorted(
+        (line[::-1], _TOKEN.sub(lambda m: m.group()[::-1], line)), key=_reads_forward, reverse=True
+    )
+    if _reads_forward(readings[0]) == 2 and not _reads_forward(readings[1]):
+        del readings[1]
+    return readings
+
+
+def turned_back(text: str) -> str | None:
+    """A short hidden `text` read backwards when its capitals and stops say it is written so
+    (`_case_of` 2 or more: "ezylanA" and ".edaced"), whatever words it holds; else None.
+
+    Why: windows backwards are opened by the lexicon's words, and a request in words of its own
+    (one the model finds in clear) holds none; the semantic layer asks this reading of a hidden
+    passage as well as the text as found (session 25). The probe looks only where a sentence
+    written backwards puts them: its last word ends with a capital (its first, "…erongI"), or its
+    first word does (each word backwards in its place, "erongI …"), or a stop opens the text
+    (".tpmorp…"); a page's hidden texts (≈ 60) cost the probe next to nothing."""
+    t = text.strip()
+    if len(t) < 20:
+        return None
+    space = t.find(" ")
+    head = t[: space if space > 0 else len(t)]
+    if not (
+        (t[-1].isupper() and t[-2].islower())
+        or (t[0] in _STOPS and t[1].isalpha())
+        or (len(head) >= 3 and head[-1].isupper() and head[:-1].islower())
+    ):
+        return None
+    if _case_of(text) < 2:
+        return None
+    # prose, not a style's or a script's text (".comments .comment-block{…}" opens words with stops)
+    if sum(text.count(c) for c in _CODE_CHARS) * 50 > len(text):
+        return None
+    return _backwards_readings(text)[0]
+
+
+_STOPS = ".!?؟。"
+_CODE_CHARS = ";{}=<>|\\"
+
+
+def _reads_forward(text: str) -> int:
+    """How much `text` looks like a sentence read in its order: a capital first, a stop last."""
+    t = text.strip()
+    return bool(t) and (t[0].isupper() + (t[-1] in ".!?。؟"))
 
 
 def _upside_down_windows(s: str) -> list[tuple[int, int]]:
@@ -1146,10 +1403,12 @@ def gates(
         found.add("hex")
     if "percent" in kinds and _pct_probe(text) and _pct_runs(text, 1):
         found.add("percent")
-    if low is None and kinds & {"rot13", "reversed"}:
-        low = text.lower()  # once for both: their words are read in one pass (`_encoded_words`)
+    if low is None and kinds & {"rot13", "reversed", "spaced"}:
+        low = text.lower()  # once for all: their words are read in one pass (`_encoded_words`)
     if "rot13" in kinds and _rot13_windows(text, low):
         found.add("rot13")
+    if "spaced" in kinds and low is not None and _encoded_words(low)[3]:
+        found.update(("spaced", _SPLIT_WORDS))
     if "reversed" in kinds and _reversed_windows(text, low):
         found.add("reversed")
     if "upside_down" in kinds and not text.isascii() and _upside_down_windows(text):
@@ -1183,8 +1442,7 @@ def decode_runs(text: str, *, limit: int = 8, kinds: frozenset[str] = ALL_KINDS)
         txt = codecs.decode(text[a:b], "rot13")
         out.append(Variant(txt, "rot13", ((0, len(txt), a, b),)))
     for a, b in _reversed_windows(text, low)[:limit] if "reversed" in kinds else ():
-        # the whole line backwards, and each word backwards in its place ("erongI lla…")
-        for txt in (text[a:b][::-1], _WORD_RUN.sub(lambda m: m.group()[::-1], text[a:b])):
+        for txt in _backwards_readings(text[a:b]):
             out.append(Variant(txt, "reversed", ((0, len(txt), a, b),)))
     for a, b in _upside_down_windows(text)[:limit] if "upside_down" in kinds else ():
         txt = _unflip(text[a:b])
@@ -1264,6 +1522,11 @@ def variants(text: str, *, budget: int = 8, kinds: frozenset[str] = ALL_KINDS) -
         out.extend(_crop(Variant(spaced.text, name, spaced.pieces), crop, n))
     elif folded is not None:
         out.append(_whole(folded, "homoglyph", n))
+    split = _join_split(base) if _SPLIT_WORDS in kinds else None
+    if split is not None:
+        joined, cuts = split
+        name = "homoglyph+spaced" if folded is not None else "spaced"
+        out.extend(_crop(Variant(joined.text, name, joined.pieces), cuts, n))
     windows = _leet_windows(base) if "leet" in kinds else []
     if windows:
         name = "leet+homoglyph" if folded is not None else "leet"
