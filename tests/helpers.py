@@ -194,3 +194,75 @@ def compressed_whole(data: bytes, codec: str) -> bytes:
     import pyarrow as pa
 
     return pa.compress(data, "zstd", asbytes=True)  # type: ignore[no-any-return]
+
+
+def mixed_page_parquet(
+    path: Path,
+    good: list[str],
+    *,
+    codec: str = "zstd",
+    huge: int = 2_500_000,
+    small: int = 300,
+    version: str = "1.0",
+) -> Path:
+    """A Parquet file of three row groups: `good` html (two rows, https://g.example.org/0 and /1),
+    then `small` + 1 rows (https://m.example.org/0…) whose html is one plain data page holding
+    `<p>` + `huge` bytes at the group's middle row among cells of about 20 bytes (so its average
+    cell is small), then `good` again (/2 and /3). `codec`, `version`: the writer's."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([("url", pa.string()), ("html", pa.string())])
+    html = [f"<p>small page {i}</p>" for i in range(small + 1)]
+    html[small // 2] = "<p>" + "A" * huge
+    urls = [f"https://m.example.org/{i}" for i in range(small + 1)]
+    with pq.ParquetWriter(
+        path,
+        schema,
+        compression=codec,
+        use_dictionary=False,
+        data_page_size=1 << 30,
+        write_batch_size=1 << 20,
+        data_page_version=version,
+    ) as w:
+        for first, rows in ((0, good), (None, html), (2, good)):
+            if first is None:
+                w.write_table(pa.table({"url": urls, "html": rows}, schema=schema))
+                continue
+            own = [f"https://g.example.org/{first + i}" for i in range(len(rows))]
+            w.write_table(pa.table({"url": own, "html": rows}, schema=schema))
+    return path
+
+
+def spy_arrow_reads(monkeypatch: Any) -> list[tuple[int, int, tuple[str, ...] | None]]:
+    """Record what pyarrow's ParquetFile is asked to decode, (the file's rows, row group, columns
+    or None for all), through `iter_batches` and `read_row_group`: Arrow decodes each page of
+    what it is asked for whole."""
+    import pyarrow.parquet as pq
+
+    calls: list[tuple[int, int, tuple[str, ...] | None]] = []
+    iter_batches, read_row_group = pq.ParquetFile.iter_batches, pq.ParquetFile.read_row_group
+
+    def batches(self: Any, *args: Any, **kw: Any) -> Any:
+        groups = kw.get("row_groups", args[1] if len(args) > 1 else None)
+        columns = kw.get("columns", args[2] if len(args) > 2 else None)
+        for g in range(self.num_row_groups) if groups is None else groups:
+            calls.append((self.metadata.num_rows, g, None if columns is None else tuple(columns)))
+        return iter_batches(self, *args, **kw)
+
+    def group(self: Any, i: int, *args: Any, **kw: Any) -> Any:
+        columns = kw.get("columns", args[0] if args else None)
+        calls.append((self.metadata.num_rows, i, None if columns is None else tuple(columns)))
+        return read_row_group(self, i, *args, **kw)
+
+    monkeypatch.setattr(pq.ParquetFile, "iter_batches", batches)
+    monkeypatch.setattr(pq.ParquetFile, "read_row_group", group)
+    return calls
+
+
+def arrow_decoded(calls: list[Any], rows: int, group: int, column: str) -> bool:
+    """Whether `spy_arrow_reads` saw pyarrow asked for `column` of row group `group` of the file
+    of `rows` rows."""
+    return any(
+        n == rows and g == group and (cols is None or column in cols) for n, g, cols in calls
+    )

@@ -275,7 +275,7 @@ def test_a_huge_dictionary_page_of_an_extra_column_is_field_too_large(tmp_path: 
 def test_the_page_size_is_read_from_a_thrift_page_header() -> None:
     import io
 
-    from trustaudit.io.parquet_cells import page_header
+    from trustaudit.io.parquet_thrift import page_header
 
     # type DICTIONARY_PAGE (2), uncompressed 1,200,000,140, compressed 37,000: zigzag varints,
     # then dictionary_page_header (field 7, a struct) with num_values 20 and encoding 0

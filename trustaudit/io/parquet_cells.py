@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+
+from trustaudit.io.parquet_pages import DICTIONARY_INDICES, WHOLE, PageError, first_over
+from trustaudit.io.parquet_thrift import DATA_PAGE, DATA_PAGE_V2, DICTIONARY_PAGE, chunk_pages
 
 CONTENT_COLUMNS = ("html", "text")
 
@@ -63,135 +67,43 @@ def open_parquet(open_file: Any) -> pq.ParquetFile:
     return pq.ParquetFile(open_file(), read_dictionary=names)
 
 
-class _Short(Exception):
-    """The bytes read end inside the page header: read more."""
+def open_handle(open_file: Any) -> Any:
+    """A seekable binary handle on the file `open_file()` opens (a path or a pyarrow file),
+    for reading page headers and pages apart from pyarrow's own handle; the caller closes it."""
+    src = open_file()
+    return open(src, "rb") if isinstance(src, str | os.PathLike) else src
 
 
-def _varint(head: bytes, at: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if at >= len(head):
-            raise _Short
-        b = head[at]
-        at += 1
-        value |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return value, at
-        if shift > 63:
-            raise ValueError("varint too long")
+@dataclass(frozen=True)
+class PagePlan:
+    """How each row group with a page over `inputs.max_parquet_page_bytes` is read."""
+
+    # row group -> (column path, the page's size, "dictionary" or "data", why it is not read)
+    refused: dict[int, tuple[str, int, str, str]] = field(default_factory=dict)
+    # row group -> the top-level text columns decoded a value at a time (`parquet_pages`)
+    streamed: dict[int, list[str]] = field(default_factory=dict)
 
 
-def _zigzag(v: int) -> int:
-    return (v >> 1) ^ -(v & 1)
-
-
-def _skip(head: bytes, at: int, kind: int, depth: int) -> int:
-    """The offset after one Thrift compact value of `kind` at `at`."""
-    if depth > 16:
-        raise ValueError("too deep")
-    if kind in (1, 2):  # booleans live in the field header
-        return at
-    if kind == 3:
-        return at + 1
-    if kind in (4, 5, 6):
-        return _varint(head, at)[1]
-    if kind == 7:
-        return at + 8
-    if kind == 8:
-        n, at = _varint(head, at)
-        return at + n
-    if kind in (9, 10):  # list, set
-        if at >= len(head):
-            raise _Short
-        b = head[at]
-        at += 1
-        n, elem = b >> 4, b & 0x0F
-        if n == 15:
-            n, at = _varint(head, at)
-        for _ in range(n):
-            at = _skip(head, at, elem, depth + 1)
-        return at
-    if kind == 12:
-        return _struct(head, at, depth + 1, {})[1]
-    raise ValueError(f"Thrift type {kind}")
-
-
-def _struct(head: bytes, at: int, depth: int, want: dict[int, int]) -> tuple[dict[int, Any], int]:
-    """The i32 fields of one Thrift compact struct at `at` (and, for field ids in `want`, the
-    i32 field `want[id]` of that nested struct), and the offset after it."""
-    out: dict[int, Any] = {}
-    field_id = 0
-    while True:
-        if at >= len(head):
-            raise _Short
-        b = head[at]
-        at += 1
-        if b == 0:
-            return out, at
-        delta, kind = b >> 4, b & 0x0F
-        if delta:
-            field_id += delta
-        else:
-            v, at = _varint(head, at)
-            field_id = _zigzag(v)
-        if kind == 5:
-            v, at = _varint(head, at)
-            out[field_id] = _zigzag(v)
-        elif kind == 12 and field_id in want:
-            inner, at = _struct(head, at, depth + 1, {})
-            out[field_id] = inner.get(want[field_id])
-        else:
-            at = _skip(head, at, kind, depth)
-
-
-# PageHeader: 1 type, 2 uncompressed_page_size, 3 compressed_page_size; the num_values (field 1)
-# of data_page_header (5), dictionary_page_header (7), data_page_header_v2 (8)
-_NESTED_NUM_VALUES = {5: 1, 7: 1, 8: 1}
-DATA_PAGE, DICTIONARY_PAGE, DATA_PAGE_V2 = 0, 2, 3
-
-
-def page_header(handle: Any, at: int) -> tuple[int, int, int, int, int] | None:
-    """(type, uncompressed size, compressed size, values, header length) of the Thrift compact
-    `PageHeader` at byte `at` of `handle`, or None when it cannot be read there (the reader then
-    finds what is wrong). Page statistics can make a header a few KB: read as far as it goes."""
-    size = 256
-    while size <= 1 << 20:
-        handle.seek(at)
-        head = handle.read(size)
-        try:
-            fields, end = _struct(head, 0, 0, _NESTED_NUM_VALUES)
-        except _Short:
-            if len(head) < size:
-                return None
-            size *= 4
-            continue
-        except (ValueError, IndexError):
-            return None
-        kind, usize, csize = fields.get(1), fields.get(2), fields.get(3)
-        values = next((fields[k] for k in (5, 8, 7) if isinstance(fields.get(k), int)), None)
-        if not all(isinstance(x, int) for x in (kind, usize, csize, values)):
-            return None
-        return kind, usize, csize, values, end  # type: ignore[return-value]
-    return None
-
-
-def oversized_pages(
-    pf: pq.ParquetFile, open_file: Any, limit: int, cell_cap: Any
-) -> dict[int, tuple[str, int, str]]:
-    """Row groups that hold a page Arrow would decode whole at a cost past `limit` bytes:
-    {row group: (column path, the page's size, "dictionary" or "data")}.
+def page_plan(pf: pq.ParquetFile, open_file: Any, limit: int, cell_cap: Any) -> PagePlan:
+    """The row groups that hold a page Arrow would decode whole at a cost past `limit` bytes,
+    and how each is read instead (`PagePlan`).
 
     Arrow decodes a page whole before it gives a row of its row group, and the format allows
-    2 GiB a page: a few KB of zstd hold one. A dictionary page over `limit` is refused. A data
-    page over `limit` is refused only when it holds a cell over its column's cap
-    (`cell_cap(column path)`), told by its size being over that cap times its values: such a
-    page is a bomb of cells that are error rows anyway, while pyarrow's default writer makes
-    data pages of 1,024 cells (300 MB for cells of 300 KB, all readable), which are read. The
-    sizes are in the pages' headers (a few bytes each), read only for a column chunk whose footer
-    size is over `limit`, so an ordinary file reads nothing."""
+    2 GiB a page: a few KB of zstd hold one. A dictionary page over `limit` is refused: its row
+    group is not read. So is a data page over `limit` whose size is over its column's cap
+    (`cell_cap(column path)`) times its values: it holds a cell over the cap, told from its
+    header alone. pyarrow's default writer makes data pages of 1,024 cells (300 MB for cells
+    of 300 KB, all readable), so a data page over `limit` under that bound is read as a stream
+    to find its values' lengths (`parquet_pages.first_over`): all under the cap, Arrow reads
+    it as before; one over it (a huge cell among small ones), its column is decoded a value at
+    a time, when it is a top-level text column, else the row group is not read; a page that
+    cannot be read so is not read either. A snappy or LZ4 page has no stream: the column is
+    decoded a value at a time without a first reading (which would decompress it whole twice).
+    The sizes are in the pages' headers (a few bytes
+    each), read only for a column chunk whose footer size is over `limit`, so an ordinary file
+    reads nothing."""
     meta = pf.metadata
-    out: dict[int, tuple[str, int, str]] = {}
+    plan = PagePlan()
     handle = None
     try:
         for g in range(meta.num_row_groups):
@@ -201,38 +113,70 @@ def oversized_pages(
                 if col.total_uncompressed_size <= limit:
                     continue
                 if handle is None:
-                    src = open_file()
-                    handle = open(src, "rb") if isinstance(src, str | os.PathLike) else src  # noqa: SIM115
-                hit = _oversized_page(handle, col, limit, cell_cap(col.path_in_schema))
-                if hit is not None:
-                    out[g] = (col.path_in_schema, *hit)
+                    handle = open_handle(open_file)
+                column = meta.schema.column(i)
+                cap = cell_cap(col.path_in_schema)
+                hit = _chunk_plan(handle, col, column, limit, cap, _streamable(pf, column))
+                if isinstance(hit, tuple):
+                    plan.refused[g] = (col.path_in_schema, *hit)
+                    plan.streamed.pop(g, None)
                     break
+                if hit:
+                    plan.streamed.setdefault(g, []).append(col.path_in_schema)
     finally:
         if handle is not None:
             handle.close()
-    return out
+    return plan
 
 
-def _oversized_page(handle: Any, col: Any, limit: int, cap: int) -> tuple[int, str] | None:
-    """The first page of column chunk `col` that `oversized_pages` refuses: (size, kind)."""
-    at = col.data_page_offset
-    if col.has_dictionary_page and col.dictionary_page_offset is not None:
-        at = min(at, col.dictionary_page_offset)
-    end = at + col.total_compressed_size
-    while at < end:
-        header = page_header(handle, at)
-        if header is None:
-            return None
-        kind, usize, csize, values, length = header
-        if kind == DICTIONARY_PAGE and usize > limit:
-            return usize, "dictionary"
-        # 4 bytes of length before each value, and its levels: 8 bytes a value of slack
-        if kind in (DATA_PAGE, DATA_PAGE_V2) and usize > limit and usize > values * (cap + 8):
-            return usize, "data"
-        if csize < 0 or length <= 0:
-            return None
-        at += length + csize
+def _streamable(pf: pq.ParquetFile, column: Any) -> str | None:
+    """None when `parquet_pages.column_cells` decodes the column (top-level, text, no
+    repetition, at most one definition level), else what it is."""
+    if column.max_repetition_level > 0 or column.path != column.name:
+        return "nested"
+    if column.physical_type != "BYTE_ARRAY" or column.max_definition_level > 1:
+        return column.physical_type.lower()
+    at = pf.schema_arrow.get_field_index(column.name)
+    if at < 0 or not is_text_type(pf.schema_arrow.field(at).type):
+        return "non-text"
     return None
+
+
+def _chunk_plan(
+    handle: Any, col: Any, column: Any, limit: int, cap: int, unstreamable: str | None
+) -> tuple[int, str, str] | bool:
+    """How `page_plan` reads column chunk `col`: (the page's size, kind, why) when its row
+    group is not read, True when the column is decoded a value at a time, False by Arrow."""
+    streamed = False
+    levels = (column.max_definition_level, column.max_repetition_level)
+    for at, page in chunk_pages(handle, col):
+        if page is None:
+            return streamed  # the reader finds what is wrong there
+        usize = page.usize
+        if page.kind == DICTIONARY_PAGE and usize > limit:
+            return usize, "dictionary", ""
+        if page.kind not in (DATA_PAGE, DATA_PAGE_V2) or usize <= limit:
+            continue
+        # 4 bytes of length before each value, and its levels: 8 bytes a value of slack
+        if usize > page.values * (cap + 8):
+            return usize, "data", f", of cells over {cap} bytes"
+        if streamed or column.physical_type != "BYTE_ARRAY" or page.encoding in DICTIONARY_INDICES:
+            continue  # a page of indices: its cells are the dictionary's, sized by Arrow
+        if unstreamable is None and col.compression in WHOLE:
+            # no stream to read its lengths from: decompressed once, whole, when it is decoded
+            streamed = True
+            continue
+        try:
+            over = first_over(handle, at, page, col.compression, levels, cap, limit)
+        except PageError as exc:
+            return usize, "data", f", which cannot be read a value at a time ({exc})"
+        if over is None:
+            continue
+        if unstreamable is not None:
+            why = f", whose value {over[0]} is {over[1]} bytes, over {cap}, in a {unstreamable} column"
+            return usize, "data", why
+        streamed = True
+    return streamed
 
 
 def parquet_batches(

@@ -48,10 +48,12 @@ from trustaudit.io.parquet_cells import (
     CONTENT_COLUMNS,
     cell_bytes,
     decoded_parts,
+    open_handle,
     open_parquet,
-    oversized_pages,
+    page_plan,
     parquet_batches,
 )
+from trustaudit.io.parquet_pages import PageError, streamed_batches
 from trustaudit.io.records import (
     ErrorRow,
     RecordBatch,
@@ -1708,13 +1710,20 @@ class ParquetSource(_PathSource):
         start = 0
         meta = pf.metadata
         try:
-            huge = oversized_pages(
+            plan = page_plan(
                 pf, self._open_parquet, self.limits.max_parquet_page_bytes, self._cell_cap
             )
             for g in range(meta.num_row_groups):
-                if g in huge:
-                    yield from self._huge_group(pf, start, g, batch_size, *huge[g])
+                if g in plan.refused:
+                    yield from self._huge_group(pf, start, g, batch_size, *plan.refused[g])
                     start += meta.row_group(g).num_rows
+                    continue
+                if g in plan.streamed:
+                    yield from self._streamed_group(
+                        pf, start, g, batch_size, plan.streamed[g], extra
+                    )
+                    start += meta.row_group(g).num_rows
+                    self._bytes_read = (self._size() or 0) * start // max(meta.num_rows, 1)
                     continue
                 for batch in parquet_batches(pf, batch_size, self.limits.batch_max_bytes, [g]):
                     yield from self._rows(batch, start, extra)
@@ -1747,13 +1756,15 @@ class ParquetSource(_PathSource):
         column: str,
         size: int,
         kind: str,
+        detail: str,
     ) -> Iterator[RecordBatch]:
         """An error row for each record of a row group that holds a page Arrow would decode
-        whole past `inputs.max_parquet_page_bytes` (`oversized_pages`: a dictionary page that
-        large, or a data page that large of cells over their cap): none of its rows can be read
-        without decoding that page whole. TOO_LARGE when the column is html or text, else
-        FIELD_TOO_LARGE (both count as unscanned content for the gate). Each row names its URL
-        when the group's url column is small enough to read (`_group_urls`).
+        whole past `inputs.max_parquet_page_bytes` (`page_plan`: a dictionary page that large, a
+        data page that large of cells over their cap, or one with a cell over its cap that is
+        not decoded a value at a time here): none of its rows can be read without decoding that
+        page whole. TOO_LARGE when the column is html or text, else FIELD_TOO_LARGE (both count
+        as unscanned content for the gate). Each row names its URL when the group's url column
+        is small enough to read (`_group_urls`); `detail` ends its message.
 
         Why one row per record: the run's accounting (inputs = pages + errors) and the gate count
         records; one row for the group counted thirty unread pages as one."""
@@ -1763,10 +1774,8 @@ class ParquetSource(_PathSource):
         why = (
             f"({span}, {rows} in row group {group}) not read: column"
             f" {column[:80]!r} has a {kind} page of {size} bytes, over"
-            f" inputs.max_parquet_page_bytes ({self.limits.max_parquet_page_bytes})"
+            f" inputs.max_parquet_page_bytes ({self.limits.max_parquet_page_bytes}){detail}"
         )
-        if kind == "data":
-            why += f", of cells over {self._cell_cap(column)} bytes"
         urls = self._group_urls(pf, group, column)
         step = max(batch_size, 1)
         for first in range(0, rows, step):
@@ -1777,6 +1786,40 @@ class ParquetSource(_PathSource):
                     ErrorRow(self.name, start + i, url, "read", code, f"row {start + i} {why}")
                 )
             yield RecordBatch(records_table([]), errors)
+
+    def _streamed_group(
+        self, pf: Any, start: int, group: int, batch_size: int, columns: list[str], extra: list[str]
+    ) -> Iterator[RecordBatch]:
+        """The records of a row group one of whose text columns has a data page over
+        `inputs.max_parquet_page_bytes` holding a cell over its cap among smaller ones
+        (`page_plan`): that column decoded a value at a time (`streamed_batches`), the cell over
+        the cap passed over unread and its record an error row as any over-cap cell's, the
+        others records. Should a page turn out unreadable on the way, each record not yet given
+        is an error row PARQUET_CORRUPT, and the next row groups are read."""
+        caps = {c: self._cell_cap(c) for c in columns}
+        limit = self.limits.max_parquet_page_bytes
+        done = 0
+        handle = open_handle(self._open_parquet)
+        try:
+            for batch, over in streamed_batches(
+                pf, handle, group, columns, caps, limit, batch_size, self.limits.batch_max_bytes
+            ):
+                yield from self._rows(batch, start + done, extra, over)
+                done += batch.num_rows
+        except (PageError, OSError, pa.ArrowException) as exc:
+            rows = pf.metadata.row_group(group).num_rows
+            if isinstance(exc, PageError):
+                column = (exc.column or columns[0])[:80]
+                why = f"column {column!r} of row group {group}: a page cannot be read ({exc})"
+            else:
+                why = f"row group {group} is unreadable ({exc})"
+            errors = [
+                ErrorRow(self.name, i, None, "read", "PARQUET_CORRUPT", f"row {i}: {why}")
+                for i in range(start + done, start + rows)
+            ]
+            yield RecordBatch(records_table([]), errors)
+        finally:
+            handle.close()
 
     def _group_urls(self, pf: Any, group: int, column: str) -> list[str | None] | None:
         """The url column of a row group that is not read, when it is not the oversized column
@@ -1800,12 +1843,23 @@ class ParquetSource(_PathSource):
             for u, n in zip(col.to_pylist(), sizes, strict=True)
         ]
 
-    def _rows(self, batch: pa.RecordBatch, start: int, extra: list[str]) -> Iterator[RecordBatch]:
+    def _rows(
+        self,
+        batch: pa.RecordBatch,
+        start: int,
+        extra: list[str],
+        over: dict[str, dict[int, int]] | None = None,
+    ) -> Iterator[RecordBatch]:
         """One Arrow batch -> record batches: over-cap cells are error rows before any is decoded
         (`TOO_LARGE` for html/text, `FIELD_TOO_LARGE` for another text column), and the other
-        rows are decoded at most `inputs.batch_max_bytes` of cells at a time (`decoded_parts`)."""
+        rows are decoded at most `inputs.batch_max_bytes` of cells at a time (`decoded_parts`).
+        `over` gives the sizes of cells passed over unread ({column: {row: bytes}}, null in
+        `batch`: `streamed_batches`)."""
         names = batch.schema.names
         sizes = {n: cell_bytes(batch.column(n)) for n in names}
+        for n, cells in (over or {}).items():
+            for i, size in cells.items():
+                sizes[n][i] = size
         zero = [0] * batch.num_rows
         content = [
             max(h, t) for h, t in zip(sizes.get("html", zero), sizes.get("text", zero), strict=True)

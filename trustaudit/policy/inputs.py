@@ -77,7 +77,10 @@ class InputsPolicy:
         " this whose size says it holds a cell over its cap (extract.max_record_bytes for"
         " html/text, inputs.max_field_bytes for others): its row group is not read, an error row"
         " TOO_LARGE (html/text) or FIELD_TOO_LARGE for each of its records; the other row groups"
-        " are read",
+        " are read. A data page larger than this of a top-level text column whose size does not"
+        " say so is read a value at a time instead (zstd, gzip, brotli as a stream; snappy, LZ4"
+        " decompressed whole once): a cell over its cap is an error row, the others records; one"
+        " that cannot be read so (a nested column, a damaged page) costs its row group as above",
     )
     max_warc_header_bytes: int = opt(
         1_048_576,
