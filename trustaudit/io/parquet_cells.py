@@ -97,11 +97,11 @@ def page_plan(pf: pq.ParquetFile, open_file: Any, limit: int, cell_cap: Any) -> 
     to find its values' lengths (`parquet_pages.first_over`): all under the cap, Arrow reads
     it as before; one over it (a huge cell among small ones), its column is decoded a value at
     a time, when it is a top-level text column, else the row group is not read; a page that
-    cannot be read so is not read either. A snappy or LZ4 page has no stream: the column is
+    cannot be read so is not read either. A snappy or LZ4 page has no stream: its column is
     decoded a value at a time without a first reading (which would decompress it whole twice).
-    The sizes are in the pages' headers (a few bytes
-    each), read only for a column chunk whose footer size is over `limit`, so an ordinary file
-    reads nothing."""
+    A page of dictionary indices is left to Arrow: its cells are the dictionary's, sized by
+    Arrow. The sizes are in the pages' headers (a few bytes each), read only for a column chunk
+    whose footer size is over `limit`, so an ordinary file reads nothing."""
     meta = pf.metadata
     plan = PagePlan()
     handle = None
