@@ -877,12 +877,19 @@ def _words() -> _Words:
     for term, left, right in terms:
         if " " in term or len(term) < _SPLIT_MIN or _cjk(term):
             continue
-        # two letters at least each side; a stem's word goes on after it ("igno r|a", "vorheri g|en")
-        for i in range(2, len(term) - (1 if right else 0)):
+        # two letters at least each side; a stem's word goes on after it, so one letter of the
+        # stem may follow the cut where five come before it ("vorheri g|en"; "most r|ead" is two
+        # words); not where both halves are terms themselves ("system prompt" is two words, not
+        # a cut German "Systemprompt")
+        for i in range(2, len(term) - (1 if right or len(term) < 6 else 0)):
+            if term[:i] in forwards and term[i:] in forwards:
+                continue
             table.setdefault(f"{term[:i]} {term[i:]}", (_SPLIT_KIND, left, right, i))
     patterns = sorted(table)
     return _Words(
-        AhoCorasick(patterns, implementation=Implementation.DFA),
+        # ≈ 11,000 patterns: the contiguous NFA's table is a fraction of the DFA's and stays in
+        # cache between pages (semantic off, 300 real pages alternated: 0.23 ms a page faster)
+        AhoCorasick(patterns, implementation=Implementation.ContiguousNFA),
         tuple(table[p][0] for p in patterns),
         tuple(len(p) for p in patterns),
         tuple(table[p][1] for p in patterns),
