@@ -268,3 +268,36 @@ def _decoded(batch: pa.RecordBatch) -> pa.RecordBatch:
             col = batch.column(i).dictionary_decode()
             batch = batch.set_column(i, f.name, col)
     return batch
+
+
+def python_rows(
+    batch: pa.RecordBatch, raw: frozenset[str] = frozenset({"html"})
+) -> list[dict[str, Any]]:
+    """`batch.to_pylist()`, and where a text cell is not UTF-8 (Arrow keeps what the writer gave
+    it, and `to_pylist` raised for the whole batch: the file was one `SOURCE_FAILED` row and
+    its other records were lost), its text columns read as bytes: the columns `raw` kept as
+    bytes (the html, whose charset the page's decoder reads), the others decoded with U+FFFD
+    for what is not UTF-8. A nested column that still cannot be read is None in every row."""
+    try:
+        rows: list[dict[str, Any]] = batch.to_pylist()
+        return rows
+    except UnicodeDecodeError:
+        pass
+    cols: dict[str, list[Any]] = {}
+    for name, col in zip(batch.schema.names, batch.columns, strict=True):
+        cols[name] = _python_cells(col, keep_bytes=name in raw)
+    names = list(cols)
+    return [dict(zip(names, vals, strict=True)) for vals in zip(*cols.values(), strict=True)]
+
+
+def _python_cells(col: pa.Array, *, keep_bytes: bool) -> list[Any]:
+    t = col.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        cells = col.view(pa.binary() if pa.types.is_string(t) else pa.large_binary()).to_pylist()
+        if keep_bytes:
+            return cells
+        return [None if b is None else b.decode("utf-8", "replace") for b in cells]
+    try:
+        return col.to_pylist()  # type: ignore[no-any-return]
+    except UnicodeDecodeError:
+        return [None] * len(col)

@@ -52,6 +52,7 @@ from trustaudit.io.parquet_cells import (
     open_parquet,
     page_plan,
     parquet_batches,
+    python_rows,
 )
 from trustaudit.io.parquet_pages import PageError, streamed_batches
 from trustaudit.io.records import (
@@ -1838,9 +1839,15 @@ class ParquetSource(_PathSource):
             return None
         sizes = cell_bytes(col)
         cap = self.limits.max_field_bytes
+        try:
+            urls = col.to_pylist()
+        except UnicodeDecodeError:  # a URL that is not UTF-8: read with U+FFFD
+            urls = [
+                None if b is None else b.decode("utf-8", "replace")
+                for b in col.cast(pa.large_binary()).to_pylist()
+            ]
         return [
-            u if isinstance(u, str) and n <= cap else None
-            for u, n in zip(col.to_pylist(), sizes, strict=True)
+            u if isinstance(u, str) and n <= cap else None for u, n in zip(urls, sizes, strict=True)
         ]
 
     def _rows(
@@ -1869,7 +1876,10 @@ class ParquetSource(_PathSource):
         def url_of(i: int) -> str | None:
             if "url" not in names or sizes["url"][i] > self.limits.max_field_bytes:
                 return None
-            url = batch.column("url")[i].as_py()
+            try:
+                url = batch.column("url")[i].as_py()
+            except UnicodeDecodeError:  # not UTF-8: the row's error says it has no URL
+                return None
             return url if isinstance(url, str) else None
 
         errors: list[ErrorRow] = []
@@ -1890,7 +1900,7 @@ class ParquetSource(_PathSource):
         for part, decoded in parts:
             out = [
                 row
-                for i, r in zip(part, decoded.to_pylist(), strict=True)
+                for i, r in zip(part, python_rows(decoded), strict=True)
                 if (row := self._record(r, start + i, extra, errors)) is not None
             ]
             yield RecordBatch(safe_records_table(out, extra, errors), errors)
