@@ -336,15 +336,20 @@ def slot_terms() -> tuple[str, ...]:
     return _matcher().terms
 
 
-def word_terms() -> tuple[tuple[str, bool, bool], ...]:
+def word_terms() -> tuple[tuple[str, bool, bool, frozenset[str]], ...]:
     """The lexicon's terms made of letters (words and phrases, in every language, lower case), each
     with whether a match needs a word boundary before it and after it (a stem, "ignor*", needs none
-    after; a term of the scripts matched inside words, none at all). `normalize` reads text written
-    backwards by them: the words an instruction is made of, in the 20 languages, are what its
-    reverse holds."""
+    after; a term of the scripts matched inside words, none at all) and its languages. `normalize`
+    reads text written backwards, and words cut in two, by them: the words an instruction is made
+    of, in the 20 languages, are what such a text holds."""
     m = _matcher()
     return tuple(
-        (term, any(u[3] for u in uses), any(u[4] for u in uses))
+        (
+            term,
+            any(u[3] for u in uses),
+            any(u[4] for u in uses),
+            frozenset(m.langs[u[1]] for u in uses),
+        )
         for term, uses in zip(m.terms, m.uses, strict=True)
         if _letters(term)
     )

@@ -858,8 +858,8 @@ def _words() -> _Words:
     for w in _REVERSED_PATTERNS:
         table.setdefault(w, (_BACK_KIND, True, True, 0))
     terms = word_terms()
-    forwards = {t for t, _, _ in terms} | set(_ROT13_WORDS)
-    for term, left, right in terms:
+    forwards = {t for t, _, _, _ in terms} | set(_ROT13_WORDS)
+    for term, left, right, _ in terms:
         # a stem reversed is found at a word's end, where a short one ends ordinary words ("seni*"
         # reversed ends "machines", "nenn*" German "können"): six letters at least there; in the
         # scripts matched inside words, four (three of CJK)
@@ -872,19 +872,21 @@ def _words() -> _Words:
                 table[back] = (_BACK_KIND, right, left, 0)
     for w in _REVERSED_WRAPPERS:
         table[w] = (_WRAPPER_KIND, True, True, 0)
+    english = frozenset({"en"})
     for term in sorted({w for w in _ROT13_WORDS if len(w) >= _SPLIT_MIN}):
-        terms += ((term, True, True),)
-    for term, left, right in terms:
+        terms += ((term, True, True, english),)
+    for term, left, right, langs in terms:
         if " " in term or len(term) < _SPLIT_MIN or _cjk(term):
             continue
-        # two letters at least each side; a stem's word goes on after it, so one letter of the
-        # stem may follow the cut where five come before it ("vorheri g|en"; "most r|ead" is two
-        # words); not where both halves are terms themselves ("system prompt" is two words, not
-        # a cut German "Systemprompt")
-        for i in range(2, len(term) - (1 if right or len(term) < 6 else 0)):
-            if term[:i] in forwards and term[i:] in forwards:
+        # two letters at least each side; not where the halves are words as written: both terms
+        # ("system prompt" is no cut German "Systemprompt"), or the first a stop word of the
+        # term's language ("за будь" is Ukrainian "in any", not "забудь"; "in struction")
+        stop = _stop_words(langs)
+        for i in range(2, len(term) - 1):
+            a, b = term[:i], term[i:]
+            if (a in forwards and b in forwards) or a in stop:
                 continue
-            table.setdefault(f"{term[:i]} {term[i:]}", (_SPLIT_KIND, left, right, i))
+            table.setdefault(f"{a} {b}", (_SPLIT_KIND, left, right, i))
     patterns = sorted(table)
     return _Words(
         # ≈ 11,000 patterns: the contiguous NFA's table is a fraction of the DFA's and stays in
@@ -898,7 +900,28 @@ def _words() -> _Words:
     )
 
 
-_SPLIT_MIN = 5  # letters of a word looked for cut in two (two at least before the cut)
+_SPLIT_MIN = 5  # letters of a word looked for cut in two (two at least each side of the cut)
+# the lexicon's languages as jusText names its stop-word lists (none for Chinese and Japanese,
+# whose terms are not looked for cut)
+_STOP_LISTS = {
+    "en": "English", "pt": "Portuguese", "es": "Spanish", "fr": "French", "de": "German",
+    "it": "Italian", "nl": "Dutch", "pl": "Polish", "tr": "Turkish", "ru": "Russian",
+    "uk": "Ukrainian", "ar": "Arabic", "fa": "Persian", "he": "Hebrew", "hi": "Hindi",
+    "id": "Indonesian", "vi": "Vietnamese", "ko": "Korean",
+}  # fmt: skip
+
+
+@lru_cache(maxsize=32)
+def _stop_words(langs: frozenset[str]) -> frozenset[str]:
+    """The stop words of `langs` (jusText's lists, lower case)."""
+    import justext
+
+    return frozenset(
+        w.lower()
+        for lang in langs
+        if lang in _STOP_LISTS
+        for w in justext.get_stoplist(_STOP_LISTS[lang])
+    )
 
 
 _ROT13_MIN_WORDS = 3
