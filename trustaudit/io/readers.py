@@ -42,6 +42,7 @@ from trustaudit.io.compression import (
 )
 from trustaudit.io.cut_streams import CutRecord, cut_short, magic_cut_row, undecompressed_row
 from trustaudit.io.decode import Utf8Lines, wide_bom
+from trustaudit.io.forward import ForwardReader
 from trustaudit.io.lines import CsvRow, bounded_lines, csv_rows
 from trustaudit.io.lines import TooMuchInput as _TooMuch
 from trustaudit.io.parquet_cells import (
@@ -65,7 +66,7 @@ from trustaudit.io.records import (
     safe_records_table,
     utf8_bytes,
 )
-from trustaudit.io.warc_gaps import BlankLinesTooLong, bound_gaps
+from trustaudit.io.warc_gaps import BlankLinesTooLong, SkipMeter, SkipTotalSpent, bound_gaps
 from trustaudit.io.warc_headers import HeaderDamaged, HeaderTooLarge, bound_headers
 from trustaudit.policy.inputs import InputsPolicy
 
@@ -923,17 +924,17 @@ def _whole_codec(codec: str | None) -> str | None:
     return None if codec in (None, "gzip") else codec
 
 
-def _archive(stream: BinaryIO, max_header_bytes: int, max_blank_bytes: int | None) -> Any:
+def _archive(stream: BinaryIO, max_header_bytes: int, blank: SkipMeter | None) -> Any:
     """warcio's record iterator over `stream`, quiet on damage (err_count tells us instead), with
     a message of ours for several records in one gzip member, its header blocks bounded
-    (`io.warc_headers`) and its runs of blank lines read in blocks, at most `max_blank_bytes` of
-    them (None: no bound; `io.warc_gaps`)."""
+    (`io.warc_headers`) and its runs of blank lines read in blocks, counted on `blank` (None: no
+    bound; `io.warc_gaps`)."""
     from warcio.archiveiterator import ArchiveIterator
 
     it = ArchiveIterator(stream, arc2warc=True)
     it.INC_RECORD = ""
     it.GZIP_ERR_MSG = _WHOLE_GZIP
-    return bound_gaps(bound_headers(it, max_header_bytes), max_blank_bytes)
+    return bound_gaps(bound_headers(it, max_header_bytes), blank)
 
 
 def _member_ended(it: Any) -> bool:
@@ -1101,6 +1102,16 @@ def _record_member_after(fh: BinaryIO, at: int) -> int | None:
     return None
 
 
+def _leap_forward(fh: ForwardReader) -> Callable[[int], int | None]:
+    """`_record_member_after` for a stream read forward: from raw byte `at`, or from the first
+    byte still kept when `at` is before it.
+
+    Why that loses no member: the bytes before it were all fed to the decompressor of the member
+    being passed over without ending it (warcio reads no further than one block past a member's
+    end, and the reader keeps more than that), so no member starts there."""
+    return lambda at: _record_member_after(fh, max(at, fh.earliest))  # type: ignore[arg-type]
+
+
 def _next_warc_line(fh: BinaryIO, at: int) -> int | None:
     """In a plain WARC, the first `WARC/1.0` or `WARC/1.1` line after byte `at` (None if none).
 
@@ -1150,6 +1161,8 @@ class _WarcScan:
     held: _Held = field(default_factory=lambda: _Held(0))  # bytes of `rows` (set by the source)
     whole: Any = None  # the decompressed stream of a file compressed whole (`_Capped`)
     record: Any = None  # warcio's last record (how much of it the stream held: a cut one)
+    # bytes decompressed only to pass over things, per run and for the file (set by the source)
+    meter: SkipMeter = field(default_factory=lambda: SkipMeter(0, 0))
 
 
 @dataclass
@@ -1163,8 +1176,8 @@ class _Part:
     member: bool = False
     base: int = 0
     skip: int = 0
-    # a seekable gzip WARC read member by member: the next member after a raw byte that starts a
-    # record, found in the raw bytes (`_record_member_after`)
+    # a gzip WARC read member by member: the next member after a raw byte that starts a record,
+    # found in the raw bytes (`_record_member_after`; `_leap_forward` for a stream read forward)
     leap: Callable[[int], int | None] | None = None
     # the codec of a file compressed whole (`_whole_codec`): no place to leap to, reading stops
     whole: str | None = None
@@ -1172,10 +1185,10 @@ class _Part:
     @property
     def budgeted(self) -> bool:
         """Whether bytes decompressed only to reach the next record count against
-        inputs.max_warc_skip_bytes: in a gzip WARC read from a seekable file (past the budget,
-        the next gzip member that starts a record is found in the raw bytes) and in one
-        compressed whole (reading stops). A plain WARC costs what reading it costs, and a gzip
-        stream that cannot seek back has nowhere to leap to: both are read through."""
+        inputs.max_warc_skip_bytes: in a gzip WARC (past the budget, the next gzip member that
+        starts a record is found in the raw bytes; read forward from a stream that cannot seek,
+        `io.forward`) and in one compressed whole (reading stops). A plain WARC costs what
+        reading it costs: it is read through."""
         return self.leap is not None or self.whole is not None
 
 
@@ -1200,7 +1213,9 @@ class WarcSource(_PathSource):
         return _Capped(whole, self.limits)  # type: ignore[return-value]
 
     def batches(self, batch_size: int) -> Iterator[RecordBatch]:
-        st = _WarcScan(held=_Held(self.limits.batch_max_bytes))
+        lim = self.limits
+        meter = SkipMeter(lim.max_warc_skip_bytes, lim.max_warc_skip_total_bytes)
+        st = _WarcScan(held=_Held(lim.batch_max_bytes), meter=meter)
         try:
             fh = self._reader = fs.open_input(self.path)
         except OSError as exc:
@@ -1248,6 +1263,10 @@ class WarcSource(_PathSource):
         codec = codec_of(fh.peek(6)[:6])  # type: ignore[attr-defined]
         gzipped = codec == "gzip"
         leap = (lambda at: _record_member_after(fh, at)) if gzipped and resync else None
+        if gzipped and resync is None:  # a stream that cannot seek: read forward (`io.forward`)
+            ahead = ForwardReader(fh)
+            fh = stream = ahead  # type: ignore[assignment]
+            leap = _leap_forward(ahead)
         plain = _Part(resync, gzip=gzipped, leap=leap, whole=_whole_codec(codec))
         part = plain
         while True:
@@ -1256,9 +1275,9 @@ class WarcSource(_PathSource):
             one = None
             if part.member:  # a gzip member of several records, decompressed whole
                 one = _OneMember(fh, part.base)
-                it = self._records(_Capped(one, self.limits), part)  # type: ignore[arg-type]
+                it = self._records(_Capped(one, self.limits), part, st.meter)  # type: ignore[arg-type]
             else:
-                it = self._records(stream, part)
+                it = self._records(stream, part, st.meter)
             try:
                 yield from self._segment(it, st, batch_size, part)
             except (_TooMuch, CorruptStream) as exc:  # met reading to a record's end (below)
@@ -1296,10 +1315,11 @@ class WarcSource(_PathSource):
             part = plain
             fh.seek(st.resume_at)
 
-    def _records(self, stream: BinaryIO, part: _Part) -> Any:
+    def _records(self, stream: BinaryIO, part: _Part, meter: SkipMeter) -> Any:
         """warcio's records of `stream` for `part` (`_archive`), a run of blank lines between them
-        bounded by inputs.max_warc_skip_bytes where the part is budgeted."""
-        blank = self._budget if part.budgeted else None
+        counted on `meter` (inputs.max_warc_skip_bytes a run, inputs.max_warc_skip_total_bytes
+        for the file) where the part is budgeted."""
+        blank = meter if part.budgeted else None
         return _archive(stream, self.limits.max_warc_header_bytes, blank)
 
     def _resync(self, fh: BinaryIO) -> Callable[[int], int | None] | None:
@@ -1344,16 +1364,17 @@ class WarcSource(_PathSource):
         from warcio.exceptions import ArchiveLoadFailed
 
         resync, skip = part.resync, part.skip
-        gap: list[int] = []  # the record after which a run of blank lines is over the budget
+        # the record after which a run of blank lines is over the budget (True: over the total)
+        gap: list[tuple[int, bool]] = []
 
         def record_offset() -> int:
             """The record's offset, once warcio has read past it and the blank lines after it
             (a run over the budget is noted in `gap`, and said after the record's own row)."""
             try:
                 return int(part.base + it.get_record_offset())
-            except BlankLinesTooLong:
-                gap.append(part.base + int(it.offset))  # warcio has not moved past the record
-                return gap[-1]
+            except BlankLinesTooLong as exc:  # warcio has not moved past the record
+                gap.append((part.base + int(it.offset), isinstance(exc, SkipTotalSpent)))
+                return gap[-1][0]
 
         while True:
             errs_before = it.err_count
@@ -1368,7 +1389,7 @@ class WarcSource(_PathSource):
                 if isinstance(exc, BlankLinesTooLong):  # at the start of the file or of a member
                     start = st.floor if at is None else at
                     what = f"at byte {start}: {_BLANK_RUN} a record header"
-                    self._pass_over(st, part, start, None, what)
+                    self._pass_over(st, part, start, None, what, isinstance(exc, SkipTotalSpent))
                     return
                 code, msg = _warc_damage(
                     exc, at, is_load_failure=isinstance(exc, ArchiveLoadFailed)
@@ -1484,30 +1505,44 @@ class WarcSource(_PathSource):
         with what the file expands to, whoever sets its Content-Length (a 17 MB gzip member
         holding one 16 GiB record: 42-48 s; a 2.5 MB .warc.xz holding one: 73-82 s)."""
         left = int(getattr(record.raw_stream, "limit", 0) or 0)
-        if left <= self._budget or not part.budgeted:
-            return False
+        if not part.budgeted or (left <= self._budget and st.meter.spend(left)):
+            return False  # read to its end by warcio, counted (`SkipMeter`)
         at = part.base + int(it.offset)  # this record's start (in a gzip WARC, its member's)
         head = f"record at byte {at}: {what}, with {left} bytes of the record still to come"
-        self._pass_over(st, part, at, url, f"{head} (its Content-Length)")
+        self._pass_over(st, part, at, url, f"{head} (its Content-Length)", left <= self._budget)
         st.offset = at
         return True
 
-    def _pass_over(self, st: _WarcScan, part: _Part, at: int, url: str | None, what: str) -> None:
+    def _pass_over(
+        self, st: _WarcScan, part: _Part, at: int, url: str | None, what: str, total: bool = False
+    ) -> None:
         """One TOO_LARGE row for `what`, at byte `at`, left undecompressed as it is over
-        inputs.max_warc_skip_bytes, and where reading goes on (`_past`)."""
-        nxt, rest = self._past(part, at)
-        msg = f"{what}, over inputs.max_warc_skip_bytes ({self._budget}): {rest}"
+        inputs.max_warc_skip_bytes, and where reading goes on (`_past`); or, `total`, as passing
+        over it would take the file over inputs.max_warc_skip_total_bytes: the file stops there."""
+        if total:
+            cap = self.limits.max_warc_skip_total_bytes
+            msg = (
+                f"{what}, past inputs.max_warc_skip_total_bytes ({cap}) bytes decompressed in this"
+                f" file only to pass over records and blank lines ({st.meter.spent} so far): the"
+                " records after it in this file are not read; raise"
+                " inputs.max_warc_skip_total_bytes to read them"
+            )
+            nxt = None
+        else:
+            nxt, rest = self._past(part, at)
+            msg = f"{what}, over inputs.max_warc_skip_bytes ({self._budget}): {rest}"
         st.errors.append(ErrorRow(self.name, at, url, "read", "TOO_LARGE", msg))
         st.resume_at = nxt
         st.stopped = True
 
-    def _part_ends(self, it: Any, st: _WarcScan, part: _Part, gap: list[int]) -> bool:
+    def _part_ends(self, it: Any, st: _WarcScan, part: _Part, gap: list[tuple[int, bool]]) -> bool:
         """After a record: whether reading this part stops there, as the run of blank lines after
         it is over the budget (`gap`: one row, reading goes on past them, `_past`) or its gzip
         member holds more records (`_member_goes_on`)."""
         if gap:
-            what = f"after the record at byte {gap[0]}: {_BLANK_RUN} the next record header"
-            self._pass_over(st, part, gap[0], None, what)
+            at, total = gap[0]
+            what = f"after the record at byte {at}: {_BLANK_RUN} the next record header"
+            self._pass_over(st, part, at, None, what, total)
             return True
         return self._member_goes_on(it, st, part)
 

@@ -8,14 +8,19 @@ one run count against a budget (`inputs.max_warc_skip_bytes` where they are deco
 reach the next record). Blank lines at the start of the file or of a gzip member, before a record
 header, are passed over the same way: warcio read the first of them as an empty record header,
 whose unbounded payload swallowed the records after it without a word.
+
+The runs of one file also count, with the rest of the records the reader passes over, against a
+total for the file (`SkipMeter`, `inputs.max_warc_skip_total_bytes`): a budget per run alone let
+a .warc.gz of many members, each just under it, cost about 2 s a member without end.
 """
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BlankLinesTooLong", "bound_gaps"]
+__all__ = ["BlankLinesTooLong", "SkipMeter", "SkipTotalSpent", "bound_gaps"]
 
 # bytes of warcio's buffer looked at by one `lstrip`: what one step copies, whatever its buffer
 # holds (a 16 KiB block of gzip can decompress to 16 MiB)
@@ -24,6 +29,31 @@ _WINDOW = 1 << 16
 
 class BlankLinesTooLong(ValueError):
     """A run of blank lines between two records is over the budget."""
+
+
+class SkipTotalSpent(BlankLinesTooLong):
+    """A run of blank lines takes the file past its total (`SkipMeter.total`)."""
+
+
+@dataclass
+class SkipMeter:
+    """Bytes of one WARC file decompressed only to pass over things (`spent`): runs of blank lines
+    (each at most `run` bytes) and the rest of records the reader is done with, at most `total`
+    bytes all together (`inputs.max_warc_skip_bytes`, `inputs.max_warc_skip_total_bytes`).
+
+    Why a total: each run and each record under `run` is cheap alone, but a file may hold any
+    number of them, and it is the sum that costs time (1 GiB decompressed: about 2 s)."""
+
+    run: int
+    total: int
+    spent: int = 0
+
+    def spend(self, size: int) -> bool:
+        """Count `size` more bytes passed over; False (nothing counted) when that is over `total`."""
+        if self.spent + size > self.total:
+            return False
+        self.spent += size
+        return True
 
 
 def _blank_prefix(data: bytes, start: int, end: int) -> int:
@@ -58,35 +88,56 @@ def _take_blank_lines(reader: Any) -> int:
     return int(newline + 1 - start)
 
 
-def _past_blank_lines(it: Any, budget: int | None, size: int) -> tuple[bytes | None, int]:
+def _past_blank_lines(it: Any, meter: SkipMeter | None, size: int) -> tuple[bytes | None, int]:
     """Read `it` past blank lines: the first line with something on it (None at the end of the
-    stream or gzip member) and the bytes of the run, `size` already read included. Past `budget`
-    bytes (None: no budget), BlankLinesTooLong."""
+    stream or gzip member) and the bytes of the run, `size` already read included, counted on
+    `meter` (None: no budget). Past its budget for a run, BlankLinesTooLong; past its total for
+    the file, SkipTotalSpent."""
     reader = it.reader
     while True:
         while taken := _take_blank_lines(reader):
-            size = _counted(size + taken, budget)
+            size = _counted(size + taken, meter)
         line: bytes = reader.readline()  # bounded by `io.warc_headers` to a header line's budget
         if not line:
-            return None, size
+            return None, _spent(size, meter)
         if line.strip():
-            return line, size
-        size = _counted(size + len(line), budget)
+            return line, _spent(size, meter)
+        size = _counted(size + len(line), meter)
 
 
-def _counted(size: int, budget: int | None) -> int:
-    """`size`, unless it is over `budget`."""
-    if budget is not None and size > budget:
-        raise BlankLinesTooLong(f"more than {budget} bytes of blank lines")
+def _counted(size: int, meter: SkipMeter | None) -> int:
+    """`size`, unless it is over the budget of one run or takes the file over its total.
+
+    A run over the budget counts as the budget against the total (it was decompressed that far;
+    what warcio decompressed past it is one block, whatever the run): when that takes the file
+    over its total, the total is what the row says, and the file stops there."""
+    if meter is None:
+        return size
+    if size > meter.run:
+        meter.spent += meter.run
+        if meter.spent > meter.total:
+            raise SkipTotalSpent(f"past {meter.total} bytes passed over in this file")
+        raise BlankLinesTooLong(f"more than {meter.run} bytes of blank lines")
+    if meter.spent + size > meter.total:
+        meter.spent += size
+        raise SkipTotalSpent(f"past {meter.total} bytes passed over in this file")
     return size
 
 
-def bound_gaps(it: Any, budget: int | None) -> Any:
-    """Make warcio's `ArchiveIterator` `it` read blank lines in blocks, at most `budget` bytes of
-    them in one run (None: any number; past it BlankLinesTooLong, from `get_record_offset()` for a
-    run after a record, from `next(it)` for one before the first record of the file or of a gzip
-    member). Records and offsets are warcio's, except that blank lines before a record header
-    are passed over instead of read as an empty header. Returns `it`."""
+def _spent(size: int, meter: SkipMeter | None) -> int:
+    """`size`, counted as spent on `meter` once its run is over."""
+    if meter is not None:
+        meter.spent += size
+    return size
+
+
+def bound_gaps(it: Any, meter: SkipMeter | None) -> Any:
+    """Make warcio's `ArchiveIterator` `it` read blank lines in blocks, counted on `meter` (None:
+    any number; past its budget for a run BlankLinesTooLong, past its total SkipTotalSpent, from
+    `get_record_offset()` for a run after a record, from `next(it)` for one before the first
+    record of the file or of a gzip member). Records and offsets are warcio's, except that blank
+    lines before a record header are passed over instead of read as an empty header. Returns
+    `it`."""
 
     def consume_blank_lines() -> tuple[bytes | None, int]:
         # warcio's _consume_blanklines: the first line after a record is taken even when it is
@@ -98,13 +149,13 @@ def bound_gaps(it: Any, budget: int | None) -> Any:
             at = it.fh.tell() - it.reader.rem_length() - len(first)
             sys.stderr.write(it.INC_RECORD.format(at, first))
             it.err_count += 1
-        return _past_blank_lines(it, budget, len(first))
+        return _past_blank_lines(it, meter, len(first))
 
     next_record = it._next_record
 
     def record_after_blank_lines(next_line: bytes | None) -> Any:
         if next_line is None:  # the start of the file or of a gzip member
-            next_line, size = _past_blank_lines(it, budget, 0)
+            next_line, size = _past_blank_lines(it, meter, 0)
             if size:
                 _after_blank_lines(it, next_line)
         return next_record(next_line)

@@ -99,6 +99,15 @@ class InputsPolicy:
         " whole, is not read; a WARC compressed whole with bzip2, xz or zstd has no member to"
         " resume at: its records after that one are not read)",
     )
+    max_warc_skip_total_bytes: int = opt(
+        4_294_967_296,
+        "bytes of one compressed WARC decompressed only to pass over things, all together: the"
+        " rest of the records the reader is done with (over the payload cap, or no page) and the"
+        " runs of blank lines between records (each at most inputs.max_warc_skip_bytes); past it"
+        " the file stops there: error row TOO_LARGE, the records before it kept and those after"
+        " it not read (a file of many gzip members, each passing over just under"
+        " inputs.max_warc_skip_bytes, cost about 2 s a member without end)",
+    )
     max_binary_share: float = opt(
         0.10,
         "after decoding (NULs stripped, UTF-16/32 detected), a document whose share of control and"
@@ -119,6 +128,7 @@ class InputsPolicy:
             "max_parquet_page_bytes",
             "max_warc_header_bytes",
             "max_warc_skip_bytes",
+            "max_warc_skip_total_bytes",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"inputs.{name} must be >= 1")
