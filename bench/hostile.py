@@ -14,6 +14,7 @@ import argparse
 import bz2
 import gzip
 import json
+import logging
 import lzma
 import os
 import shutil
@@ -621,6 +622,81 @@ def _blank_line_flood(layout: str, size: int) -> Callable[[Path], tuple[list[str
     return build
 
 
+# ------------------------------------ passing over records in a stream that cannot seek; a total
+_S3: list[str] = []  # the bucket URI of a local S3 server, started once (`_on_s3`)
+
+
+def _on_s3(path: Path) -> str:
+    """`path` uploaded to a local S3 server (moto, on 127.0.0.1, started once in this process and
+    named to the audits by AWS_ENDPOINT_URL): the audit reads it as a stream that cannot seek."""
+    import pyarrow.fs as pafs
+
+    if not _S3:
+        import socket
+
+        from moto.server import ThreadedMotoServer
+
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)  # a log line per request otherwise
+
+        with socket.socket() as sock:  # a free port
+            sock.bind(("127.0.0.1", 0))
+            host, port = sock.getsockname()[:2]
+        ThreadedMotoServer(ip_address=host, port=port, verbose=False).start()
+        os.environ.update(
+            AWS_ENDPOINT_URL=f"http://{host}:{port}", AWS_REGION="us-east-1",
+            AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing",
+            AWS_EC2_METADATA_DISABLED="true",
+        )  # fmt: skip
+        s3 = pafs.S3FileSystem(
+            endpoint_override=f"{host}:{port}", scheme="http", region="us-east-1",
+            access_key="testing", secret_key="testing", allow_bucket_creation=True,
+        )  # fmt: skip
+        s3.create_dir("bench")
+        _S3.append("bench")
+    s3 = pafs.S3FileSystem(
+        endpoint_override=os.environ["AWS_ENDPOINT_URL"].removeprefix("http://"), scheme="http",
+        region="us-east-1", access_key="testing", secret_key="testing",
+    )  # fmt: skip
+    with open(path, "rb") as src, s3.open_output_stream(f"bench/{path.name}") as out:
+        shutil.copyfileobj(src, out, 8 << 20)
+    return f"s3://bench/{path.name}"
+
+
+def _streamed(
+    build: Callable[[Path], tuple[list[str], list[str]]],
+) -> Callable[[Path], tuple[list[str], list[str]]]:
+    """The case `build`, its one input read from a local S3 server (`_on_s3`)."""
+
+    def case(d: Path) -> tuple[list[str], list[str]]:
+        inputs, flags = build(d)
+        return [_on_s3(Path(inputs[0]))], flags
+
+    return case
+
+
+def _skip_members(kind: str, n: int, size: int) -> Callable[[Path], tuple[list[str], list[str]]]:
+    """A .warc.gz of `n` gzip members, each a good record and then, by `kind`, `size` bytes of
+    blank lines after it (`blank`) or a response record of `size` zero bytes over the payload cap
+    (`record`), each under inputs.max_warc_skip_bytes; then a good record. Each is cheap alone,
+    and passed over by decompressing it; the file costs what they all expand to."""
+
+    def build(d: Path) -> tuple[list[str], list[str]]:
+        d.mkdir(parents=True, exist_ok=True)
+        p = d / f"{kind}s.warc.gz"
+        with open(p, "wb") as fh:
+            for i in range(n):
+                good = _good_record(f"m{i}.{kind}.example.com")
+                if kind == "blank":
+                    _blank_gzip_member(fh, good, size)
+                else:
+                    fh.write(gzip.compress(good))
+                    _zeros_gzip(fh, _bomb_head(size), size >> 20, b"\r\n\r\n")
+            fh.write(gzip.compress(_good_record(f"last.{kind}.example.com")))
+        return [str(p)], []
+
+    return build
+
+
 def html_gz_bomb(d: Path) -> tuple[list[str], list[str]]:
     """A folder holding `bomb.html.gz` (2 GiB of zeros after `<p>`) and a good page."""
     f = _folder(d, {"ok.html": _page().encode()})
@@ -856,6 +932,11 @@ CASES: dict[str, Callable[[Path], tuple[list[str], list[str]]]] = {
             ("plain", "128MiB", 128 << 20),
         )
     },
+    # a stream that cannot seek (a local S3 server): over-budget records and runs, and a total
+    "warc_gz_member_bomb_16GiB_honest_s3": _streamed(_gz_member_bomb(16 << 30, "honest")),
+    "warc_blank_line_flood_gz_16GiB_s3": _streamed(_blank_line_flood("gz", 16 << 30)),
+    "warc_blank_line_members_gz_16x1008MiB": _skip_members("blank", 16, 1008 << 20),
+    "warc_record_members_gz_16x1000MiB": _skip_members("record", 16, 1000 << 20),
     "html_gz_bomb_2GiB": html_gz_bomb,
     "jsonl_xz_bomb_2GiB": jsonl_xz_bomb,
     "warc_nested_encodings": warc_nested_encodings,
