@@ -1497,9 +1497,11 @@ class WarcSource(_PathSource):
         """For a record the reader is done with (`what`: why, e.g. its payload is over the cap, or
         it is no page) whose Content-Length leaves more than `inputs.max_warc_skip_bytes` to read,
         in a compressed WARC: True after one error row, reading to go on at the next gzip member
-        that starts a record or to stop (`_past`). False (read the record to its end, as warcio
-        does) otherwise, and always in a plain WARC, where that costs no more than reading the
-        file.
+        that starts a record or to stop (`_past`); also True after one row, the file stopping
+        there, when what is left would take the file past inputs.max_warc_skip_total_bytes of
+        bytes passed over (`SkipMeter`). False (read the record to its end, as warcio does, the
+        bytes counted) otherwise, and always in a plain WARC, where that costs no more than
+        reading the file.
 
         Why: warcio reaches the next record by decompressing the rest of this one, so time grew
         with what the file expands to, whoever sets its Content-Length (a 17 MB gzip member
