@@ -637,7 +637,7 @@ def _ask(
 
 
 # text turned around (written backwards, upside down): its letters are all there, so its reading
-# is a fold of the whole passage for the model, and it is read instead of the text as found
+# is a fold of the whole passage for the model, asked as well as the text as found (`_hidden_asks`)
 _TURNED_AROUND = frozenset({"reversed", "upside_down"})
 _TURNED_MAX = 2000  # hidden text read backwards by its capitals alone at most (a payload's size)
 
