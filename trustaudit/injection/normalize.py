@@ -1261,7 +1261,8 @@ def _wrapped_windows(s: str, wrappers: list[tuple[int, int]]) -> list[tuple[int,
 
 # Capitals at the end of words ("ezylanA", "negnusiewnA"), and a sentence's stop at the start of
 # one (".edaced"): what a cased script written backwards shows, in any language
-_LEAD_STOP = re.compile(r"(?:^|(?<=\s))[.!?؟。]+(?=[^\W\d_])")
+_STOPS = ".!?؟。"  # the stops that end a sentence (Latin, Arabic, CJK)
+_LEAD_STOP = re.compile(rf"(?:^|(?<=\s))[{re.escape(_STOPS)}]+(?=[^\W\d_])")
 
 
 def _case_of(line: str) -> int:
@@ -1335,14 +1336,13 @@ def turned_back(text: str) -> str | None:
     return _backwards_readings(text)[0]
 
 
-_STOPS = ".!?؟。"
 _CODE_CHARS = ";{}=<>|\\"
 
 
 def _reads_forward(text: str) -> int:
     """How much `text` looks like a sentence read in its order: a capital first, a stop last."""
     t = text.strip()
-    return bool(t) and (t[0].isupper() + (t[-1] in ".!?。؟"))
+    return t[0].isupper() + (t[-1] in _STOPS) if t else 0
 
 
 def _upside_down_windows(s: str) -> list[tuple[int, int]]:
