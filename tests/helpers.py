@@ -266,3 +266,18 @@ def arrow_decoded(calls: list[Any], rows: int, group: int, column: str) -> bool:
     return any(
         n == rows and g == group and (cols is None or column in cols) for n, g, cols in calls
     )
+
+
+class NoSeek(io.RawIOBase):
+    """A file that cannot seek (not even back), as an object-storage stream or a pipe."""
+
+    def __init__(self, data: bytes) -> None:
+        self._src = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:  # type: ignore[no-untyped-def]
+        chunk = self._src.read(len(b))
+        b[: len(chunk)] = chunk
+        return len(chunk)

@@ -12,7 +12,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from helpers import article_html, collect
+from helpers import NoSeek, article_html, collect
 
 from trustaudit.io import extract as ex
 from trustaudit.io.readers import open_source
@@ -496,21 +496,6 @@ def test_gzip_member_of_several_records_cut_short_is_one_truncated_row(tmp_path:
     assert [(e.code, e.offset) for e in errors] == [("WARC_TRUNCATED", len(first))]
 
 
-class _NoSeek(io.RawIOBase):
-    """A file that cannot seek back, as an object-storage stream."""
-
-    def __init__(self, data: bytes) -> None:
-        self._src = io.BytesIO(data)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:  # type: ignore[no-untyped-def]
-        chunk = self._src.read(len(b))
-        b[: len(chunk)] = chunk
-        return len(chunk)
-
-
 @pytest.mark.parametrize("layout", ["pairs", "info_then_whole"])
 def test_unseekable_gzip_member_of_several_records_is_one_corrupt_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
@@ -522,7 +507,7 @@ def test_unseekable_gzip_member_of_several_records_is_one_corrupt_row(
     data, starts = _layout(layout, [page(f"https://m.example/{i}") for i in range(6)])
     p = tmp_path / f"{layout}.warc.gz"
     p.write_bytes(data)
-    monkeypatch.setattr(readers.fs, "open_input", lambda _p: io.BufferedReader(_NoSeek(data)))
+    monkeypatch.setattr(readers.fs, "open_input", lambda _p: io.BufferedReader(NoSeek(data)))
     rows, errors = collect(open_source(p), 64, cap=100)
     first = 1 if layout == "pairs" else 0  # the first record of the first member of several
     assert [r["url"] for r in rows] == [f"https://m.example/{i}" for i in range(first + 1)]

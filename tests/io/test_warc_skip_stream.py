@@ -16,7 +16,7 @@ import lzma
 from pathlib import Path
 
 import pytest
-from helpers import collect
+from helpers import NoSeek, collect
 
 from tests.io.test_warc_member_skip import CAP, bomb, inflated, page, record  # noqa: F401
 from trustaudit.io import readers
@@ -28,21 +28,6 @@ LIMITS = InputsPolicy(max_warc_skip_bytes=RUN, max_warc_skip_total_bytes=TOTAL)
 BLANKS = b"\r\n" * 450_000  # 900 KB: under the budget of one run
 
 
-class _NoSeek(io.RawIOBase):
-    """A file that cannot seek, as an object-storage stream."""
-
-    def __init__(self, data: bytes) -> None:
-        self._src = io.BytesIO(data)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:  # type: ignore[no-untyped-def]
-        chunk = self._src.read(len(b))
-        b[: len(chunk)] = chunk
-        return len(chunk)
-
-
 def read(
     p: Path, mp: pytest.MonkeyPatch | None = None, limits: InputsPolicy = LIMITS
 ) -> tuple[list[str], list]:  # type: ignore[type-arg]
@@ -50,7 +35,7 @@ def read(
     `mp` is given."""
     if mp is not None:
         data = p.read_bytes()
-        mp.setattr(readers.fs, "open_input", lambda _p: io.BufferedReader(_NoSeek(data)))
+        mp.setattr(readers.fs, "open_input", lambda _p: io.BufferedReader(NoSeek(data)))
     rows, errors = collect(open_source(p, max_bytes=CAP, limits=limits), cap=100)
     return [r["url"] for r in rows], errors
 
@@ -124,7 +109,7 @@ def test_the_forward_reader_goes_back_only_as_far_as_it_keeps() -> None:
     from trustaudit.io.forward import ForwardReader
 
     data = bytes(range(256)) * 64  # 16 KiB
-    f = ForwardReader(io.BufferedReader(_NoSeek(data)), keep=1024)  # type: ignore[arg-type]
+    f = ForwardReader(io.BufferedReader(NoSeek(data)), keep=1024)  # type: ignore[arg-type]
     assert f.read(100) == data[:100] and f.tell() == 100
     assert f.seek(10_000) == 10_000 and f.earliest == 10_000 - 1024
     assert f.read(4) == data[10_000:10_004]

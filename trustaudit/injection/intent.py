@@ -281,7 +281,12 @@ def _short_len(term: str, mode: int) -> int:
     2 letters of the scripts whose terms match inside words (Arabic, Persian, Hebrew)."""
     if mode != _SUB:
         return 3
-    return 1 if any(ord(c) >= 0x3000 for c in term) else 2
+    return 1 if cjk_term(term) else 2
+
+
+def cjk_term(term: str) -> bool:
+    """Whether a term holds CJK or Hangul (U+3000 on): a script that puts no space between words."""
+    return any(ord(c) >= 0x3000 for c in term)
 
 
 # Combining dot above, then the invisible format characters a writer or an evader puts inside a word

@@ -836,10 +836,6 @@ class _Words:
     gaps: tuple[int, ...]  # a word cut in two: where its space is in the pattern (else 0)
 
 
-def _cjk(term: str) -> bool:
-    return any(ord(c) >= 0x3000 for c in term)
-
-
 @lru_cache(maxsize=1)
 def _words() -> _Words:
     """The automaton of `_encoded_words`: rot13 of the instruction words; those words backwards;
@@ -850,7 +846,8 @@ def _words() -> _Words:
     announce text written backwards; and every one-word term of five letters or more cut in two
     by one space ("ig nore", "instruc tions", "vorheri gen": `_split_gaps`). Built on first use:
     the lexicon is `intent`'s."""
-    from trustaudit.injection.intent import word_terms  # intent does not import this module
+    # intent does not import this module
+    from trustaudit.injection.intent import cjk_term, word_terms
 
     table: dict[str, tuple[int, bool, bool, int]] = {}
     for w in _ROT13_PATTERNS:
@@ -863,7 +860,7 @@ def _words() -> _Words:
         # a stem reversed is found at a word's end, where a short one ends ordinary words ("seni*"
         # reversed ends "machines", "nenn*" German "können"): six letters at least there; in the
         # scripts matched inside words, four (three of CJK)
-        least = 3 if _cjk(term) else 4 if right or not left else 6
+        least = 3 if cjk_term(term) else 4 if right or not left else 6
         if len(term) < least:
             continue
         # a phrase backwards, as a whole and word by word in its place ("الاب نتم", "نتم الاب")
@@ -876,7 +873,7 @@ def _words() -> _Words:
     for term in sorted({w for w in _ROT13_WORDS if len(w) >= _SPLIT_MIN}):
         terms += ((term, True, True, english),)
     for term, left, right, langs in terms:
-        if " " in term or len(term) < _SPLIT_MIN or _cjk(term):
+        if " " in term or len(term) < _SPLIT_MIN or cjk_term(term):
             continue
         # two letters at least each side; not where the halves are words as written: both terms
         # ("system prompt" is no cut German "Systemprompt"), or the first a stop word of the

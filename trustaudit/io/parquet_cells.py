@@ -285,15 +285,17 @@ def python_rows(
         pass
     cols: dict[str, list[Any]] = {}
     for name, col in zip(batch.schema.names, batch.columns, strict=True):
-        cols[name] = _python_cells(col, keep_bytes=name in raw)
+        cols[name] = python_cells(col, keep_bytes=name in raw)
     names = list(cols)
     return [dict(zip(names, vals, strict=True)) for vals in zip(*cols.values(), strict=True)]
 
 
-def _python_cells(col: pa.Array, *, keep_bytes: bool) -> list[Any]:
+def python_cells(col: pa.Array | pa.ChunkedArray, *, keep_bytes: bool = False) -> list[Any]:
+    """A column's cells as Python values, a text column's read as bytes (`keep_bytes`) or decoded
+    with U+FFFD for what is not UTF-8: what `python_rows` falls back to."""
     t = col.type
     if pa.types.is_string(t) or pa.types.is_large_string(t):
-        cells = col.view(pa.binary() if pa.types.is_string(t) else pa.large_binary()).to_pylist()
+        cells = col.cast(pa.large_binary()).to_pylist()
         if keep_bytes:
             return cells
         return [None if b is None else b.decode("utf-8", "replace") for b in cells]

@@ -53,6 +53,7 @@ from trustaudit.io.parquet_cells import (
     open_parquet,
     page_plan,
     parquet_batches,
+    python_cells,
     python_rows,
 )
 from trustaudit.io.parquet_pages import PageError, streamed_batches
@@ -1879,10 +1880,7 @@ class ParquetSource(_PathSource):
         try:
             urls = col.to_pylist()
         except UnicodeDecodeError:  # a URL that is not UTF-8: read with U+FFFD
-            urls = [
-                None if b is None else b.decode("utf-8", "replace")
-                for b in col.cast(pa.large_binary()).to_pylist()
-            ]
+            urls = python_cells(col)
         return [
             u if isinstance(u, str) and n <= cap else None for u, n in zip(urls, sizes, strict=True)
         ]
