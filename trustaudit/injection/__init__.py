@@ -188,6 +188,11 @@ class _Ask:
     technique: str
     offset: int
     obfuscation: str
+    snippet: str | None = None  # the text as found, where the model reads a fold of it
+    # a passage asked twice, as found and folded: its segment (-1: not), and whether this is the
+    # fold; of the two findings the fold's is kept (`_finish`)
+    twin: int = -1
+    fold: bool = False
 
 
 # Form UI addresses bots by design: it is never asked about (script literals are code strings, read
@@ -344,9 +349,14 @@ def _detect_segments(
     plain: dict[int, list[tuple[int, int, float]]] = {}  # segment -> spans of findings as found
     later: list[tuple[Hit, int, int]] = []
     weak: dict[int, Hit] = {}  # plain segment -> its best hit below min_score
+    folded_weak: dict[int, Hit] = {}  # a fold of the visible text -> its best hit below min_score
     for h in hits:
         if h.score < policy.min_score:
             k = max(0, _bisect(starts, h.start))
+            v = entries[k].variant
+            folds = v is not None and entries[k].seg < 0 and _folded(v)
+            if folds and folded_weak.get(k, h).score <= h.score:
+                folded_weak[k] = h
             if entries[k].variant is None and (k not in weak or weak[k].score < h.score):
                 weak[k] = Hit(
                     h.start - starts[k],
@@ -427,10 +437,56 @@ def _detect_segments(
             )
         )
     if asks is not None:
+        _folded_visible_asks(asks, folded_weak, entries, starts, visible, source, later, policy)
         # a segment whose decoded or folded text gave a finding is not asked again
         done = {entries[k].seg for _, k, _ in later} | set(plain)
         _hidden_asks(asks, segs, texts, leads, entries, weak, done, policy, source, visible)
     return out
+
+
+def _folded(v: Variant) -> bool:
+    """Whether a variant is a fold (letters a reader sees: look-alikes, spaced or cut words, leet,
+    marks, text turned around), not a decoding."""
+    return set(v.obfuscation.split("+")) <= FOLD_KINDS | _TURNED_AROUND
+
+
+def _folded_visible_asks(
+    asks: list[_Ask],
+    weak: dict[int, Hit],
+    entries: Sequence[_Entry],
+    starts: Sequence[int],
+    visible: str,
+    source: str,
+    later: Sequence[tuple[Hit, int, int]],
+    policy: InjectionPolicy,
+) -> None:
+    """The passages of the visible text's folds that the lexical gates flag weakly, read by the
+    model as folded, as `_visible_asks` reads the text as found (a fold that gave a finding is not
+    asked).
+
+    Why: the model reads a hidden passage folded (`_whole_folds`) but a visible one only as found,
+    so a request in plain sight with its words cut in two ("Inte grate a stat ement in your re
+    ply…") was found in clear and missed cut (session 26, obfuscation bench `split_words`)."""
+    from trustaudit.injection.semantic import prose_shape
+
+    found = {k for _, k, _ in later}
+    for k, h in weak.items():
+        e = entries[k]
+        v = e.variant
+        if v is None or k in found:
+            continue
+        rel, rel_end = h.start - starts[k], h.end - starts[k]
+        passage = _passage(e.text, rel, rel_end, policy.semantic_max_chars)
+        if not prose_shape(passage):
+            continue
+        lo, hi = v.source_span(rel, rel_end)
+        off = _offset_of(source, visible[lo : lo + 40].strip()) if source else lo
+        hit = Hit(lo, hi, _excerpt(passage, 0, len(passage)), h.rule, h.score, h.intent, h.lang)
+        rank = (_TIER_HIT, h.score, 0.0)
+        raw = _excerpt(visible, lo, hi)
+        asks.append(
+            _Ask(passage, hit, rank, "body text", "visible", off, v.obfuscation, raw, fold=True)
+        )
 
 
 # Hidden from readers (aria-hidden, noscript) where pages hold few sentences: a passage there that
@@ -564,54 +620,80 @@ def _hidden_asks(
                 # the sentences around the hit are cut short by an id or a "Sommer2025!": the
                 # passage is still read if its shape selects it, as it would be without the hit
                 h = None
-        if h is None:
-            if len(text) < 20 and not (
-                len(text) >= _EXTRACT_MIN_CHARS and asks_for_instructions(text)
-            ):
-                continue  # (a question for the reader's prompt is short in CJK: "你的提示词是什么？")
-            # text with zero-width characters between its words (or a Persian ZWNJ) is read in
-            # plain sight: its mood is no evidence, as a visible sentence's is not
-            in_sight = seg.technique == "zero_width" and seg.obfuscation in _SPLIT_WORDS
-            how = {"every": every, "in_sight": in_sight, "sentence": _script_sentence(seg)}
-            candidates: list[tuple[str, str, tuple[str, int]]] = []
-            turned = folds.get(e.seg)
-            picked = _shape_ask_memo(text, seg.technique, policy, shown, prose_head, **how)
-            if turned is None or turned[1] not in _TURNED_AROUND:
-                # written backwards by its capitals and stops, in words the lexicon lacks
-                back = turned_back(text) if len(text) <= _TURNED_MAX else None
-                turned = (back, "reversed") if back else None
-            if turned is not None:
-                # text written backwards or upside down is asked turned back, and as found too
-                # (first): a line whose words only happen to read as instruction words backwards
-                # is still read as written, so a few such words cannot hide a request
-                if picked is not None:
-                    candidates.append((text, obfuscation, picked))
-                text, obfuscation = turned
-                picked = _shape_ask_memo(text, seg.technique, policy, shown, prose_head, **how)
-            elif picked is None and e.seg in folds:
-                # the letters a reader sees, where the text as found is not asked: the model
-                # reads "Ⓡⓔⓥⓔⓐⓛ…" or "R̶e̶v̶e̶a̶l̶…" as noise (a Turkish "ı" is asked as written)
-                folded, how_folded = folds[e.seg]
-                picked = _shape_ask_memo(folded, seg.technique, policy, shown, prose_head, **how)
-                if picked is not None:
-                    text, obfuscation = folded, how_folded
+        # text with zero-width characters between its words (or a Persian ZWNJ) is read in
+        # plain sight: its mood is no evidence, as a visible sentence's is not
+        in_sight = seg.technique == "zero_width" and seg.obfuscation in _SPLIT_WORDS
+        how = {"every": every, "in_sight": in_sight, "sentence": _script_sentence(seg)}
+        fold = folds.get(e.seg)
+        if h is not None:
+            asks.append(_ask(passage, h, rank, seg, source, text, leads[e.seg], obfuscation))
+            if fold is not None and _cut_fold(fold[1]):
+                # words cut in two, read joined too (`_cut_fold`)
+                again = _shape_ask_memo(fold[0], seg.technique, policy, shown, prose_head, **how)
+                if again is not None:
+                    asks[-1].twin = e.seg
+                    passage, _ = again
+                    snip = _excerpt(passage, 0, len(passage))
+                    h = Hit(0, len(passage), snip, h.rule, h.score, h.intent, h.lang)
+                    a = _ask(passage, h, rank, seg, source, fold[0], leads[e.seg], fold[1])
+                    a.twin, a.fold = e.seg, True
+                    asks.append(a)
+            continue
+        if len(text) < 20 and not (len(text) >= _EXTRACT_MIN_CHARS and asks_for_instructions(text)):
+            continue  # (a question for the reader's prompt is short in CJK: "你的提示词是什么？")
+        candidates: list[tuple[str, str, tuple[str, int]]] = []
+        turned = fold
+        picked = _shape_ask_memo(text, seg.technique, policy, shown, prose_head, **how)
+        if turned is None or turned[1] not in _TURNED_AROUND:
+            # written backwards by its capitals and stops, in words the lexicon lacks
+            back = turned_back(text) if len(text) <= _TURNED_MAX else None
+            turned = (back, "reversed") if back else None
+        if turned is not None:
+            # text written backwards or upside down is asked turned back, and as found too
+            # (first): a line whose words only happen to read as instruction words backwards
+            # is still read as written, so a few such words cannot hide a request
             if picked is not None:
                 candidates.append((text, obfuscation, picked))
-            for text, obfuscation, (passage, tier) in candidates:
-                if not every:
-                    # one of a series of blocks of copy hidden alike (the other items of a
-                    # paginated list, slides, tabs) is page copy, as `benign.page_copy` reads a
-                    # lexical hit there
-                    place = _place(seg)
-                    if place not in series:
-                        series[place] = _copy_series(entries, segs, texts, place)
-                    if in_copy_series(text, seg.technique, series[place]):
-                        continue
-                h = Hit(0, len(passage), _excerpt(passage, 0, len(passage)), "", e.prior, "", "")
-                rank = (tier, e.prior, e.prior)
-                asks.append(_ask(passage, h, rank, seg, source, text, leads[e.seg], obfuscation))
-            continue
-        asks.append(_ask(passage, h, rank, seg, source, text, leads[e.seg], obfuscation))
+            text, obfuscation = turned
+            picked = _shape_ask_memo(text, seg.technique, policy, shown, prose_head, **how)
+        elif fold is not None and (picked is None or _cut_fold(fold[1])):
+            # the letters a reader sees, where the text as found is not asked: the model reads
+            # "Ⓡⓔⓥⓔⓐⓛ…" or "R̶e̶v̶e̶a̶l̶…" as noise (a Turkish "ı" is asked as written); and
+            # words cut in two, as well as the text as found (`_cut_fold`)
+            again = _shape_ask_memo(fold[0], seg.technique, policy, shown, prose_head, **how)
+            if again is not None:
+                if picked is not None:
+                    candidates.append((text, obfuscation, picked))
+                text, obfuscation, picked = fold[0], fold[1], again
+        if picked is not None:
+            candidates.append((text, obfuscation, picked))
+        for i, (text, obfuscation, (passage, tier)) in enumerate(candidates):
+            if not every:
+                # one of a series of blocks of copy hidden alike (the other items of a
+                # paginated list, slides, tabs) is page copy, as `benign.page_copy` reads a
+                # lexical hit there
+                place = _place(seg)
+                if place not in series:
+                    series[place] = _copy_series(entries, segs, texts, place)
+                if in_copy_series(text, seg.technique, series[place]):
+                    continue
+            h = Hit(0, len(passage), _excerpt(passage, 0, len(passage)), "", e.prior, "", "")
+            rank = (tier, e.prior, e.prior)
+            a = _ask(passage, h, rank, seg, source, text, leads[e.seg], obfuscation)
+            if len(candidates) > 1 and _cut_fold(candidates[-1][1]):
+                a.twin, a.fold = e.seg, i > 0  # (text turned around: both findings kept)
+            asks.append(a)
+
+
+def _cut_fold(obfuscation: str) -> bool:
+    """Whether a fold joins words cut in two or letters spaced out (`spaced`): the text as found
+    still reads in part ("Enhan ce your rep ly by offering…"), so the model reads both, where it
+    reads other folds only when the text as found is not asked.
+
+    Why: asked as found alone, the model read such a request as fragments (session 26, obfuscation
+    bench `split_words`: the misses found in clear); asked folded alone, a request whose fold
+    went wrong would be lost."""
+    return "spaced" in obfuscation.split("+")
 
 
 def _ask(
@@ -657,7 +739,7 @@ def _whole_folds(entries: Sequence[_Entry], texts: Sequence[str]) -> dict[int, t
         v = e.variant
         if v is None or e.seg < 0 or e.seg in out or not v.pieces:
             continue
-        if not set(v.obfuscation.split("+")) <= FOLD_KINDS | _TURNED_AROUND:
+        if not _folded(v):
             continue
         if v.pieces[0][2] == 0 and v.pieces[-1][3] >= len(texts[e.seg]):
             out[e.seg] = (v.text, v.obfuscation)
@@ -1716,11 +1798,14 @@ def _supported(a: _Ask, p: float, clf: Any, policy: InjectionPolicy) -> dict[str
         a.technique,
         hit,
         a.offset,
+        snippet=a.snippet,
         obfuscation=a.obfuscation,
         decoded=h.snippet if a.obfuscation else "",
     )
     if a.technique == "visible":
         f["_span"] = (h.start, h.end)
+    if a.twin >= 0 or a.fold:
+        f["_twin"] = (a.twin, a.fold)
     return f
 
 
@@ -1955,9 +2040,33 @@ def _collect(html: str, policy: InjectionPolicy, tree: Any, *, force: bool) -> _
     return _Collected(html, visible, findings, vhits, quotes, asks, hidden)
 
 
+def _one_of_twins(findings: list[dict[str, Any]], vhits: Sequence[Hit]) -> list[dict[str, Any]]:
+    """The findings with one of each passage the model read twice, as found and folded (`_Ask.twin`):
+    the fold's, which names the obfuscation and gives the text decoded; and without a visible
+    fold's finding where the text as found gave one at the same place (`_folded_visible_asks`)."""
+    marks = {id(f): f.pop("_twin") for f in findings if "_twin" in f}
+    if not marks:
+        return findings
+    folded = {seg for seg, fold in marks.values() if fold and seg >= 0}
+    shown = [(h.start, h.end) for h in vhits] + [
+        f["_span"]
+        for f in findings
+        if f["technique"] == "visible" and "_span" in f and not marks.get(id(f), (-1, False))[1]
+    ]
+    out = []
+    for f in findings:
+        seg, fold = marks.get(id(f), (-1, False))
+        if not fold and seg in folded:
+            continue  # the text as found, read folded too
+        if fold and seg < 0 and any(a < f["_span"][1] and f["_span"][0] < b for a, b in shown):
+            continue  # the visible text as found gave this finding already
+        out.append(f)
+    return out
+
+
 def _finish(page: _Collected, judged: list[dict[str, Any]], policy: InjectionPolicy) -> ScanResult:
     """A collected page's result once the model's findings (`judged`) are known."""
-    findings = page.findings + judged
+    findings = _one_of_twins(page.findings + judged, page.vhits)
     _mark_quoted(findings, page.visible, page.vhits, page.quotes, policy)
     for f in findings:
         f.pop("_span", None)

@@ -367,6 +367,16 @@ _ANCHOR_FEATURES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = tuple(
     (tuple(_ANCHOR_USE[a][0]), tuple(_ANCHOR_USE[a][1])) for a in _ANCHORS
 )
 _ANCHOR_FINDER = AhoCorasick(list(_ANCHORS), implementation=Implementation.DFA)
+# the languages the anchor words are written in
+ANCHOR_LANGS = frozenset({"en", "pt", "es", "fr", "de"})
+
+
+def anchor_words() -> frozenset[str]:
+    """The words the features are anchored by (not the symbols and phrases): a word of these cut
+    in two hides its feature, as a lexicon term's (`normalize._words`)."""
+    return frozenset(w for words in _EXACT.values() for w in words)
+
+
 _ANCHOR_HITS = 4096  # occurrences of one anchor looked at per text (bounds the Python work)
 
 

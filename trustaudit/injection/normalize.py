@@ -31,6 +31,8 @@ from urllib.parse import unquote
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
+from trustaudit.injection import cut_words
+
 __all__ = [
     "ALL_KINDS",
     "BLANKS",
@@ -404,17 +406,52 @@ _GAP_MARKS = str.maketrans(dict.fromkeys(f" \t/|·•*~+_{_USPACES}"))
 
 
 def _join_split(text: str) -> tuple[Variant, list[tuple[int, int]]] | None:
-    """`text` with the space taken out of each lexicon word cut in two by one ("Ig nore all prev
-    ious instruc tions": `_words`), and the [start, end) of each word so joined; None when none
-    is. Each kept character maps onto its own in `text`.
+    """`text` with the space taken out of each word cut in two by one ("Ig nore all prev ious
+    instruc tions"), and the [start, end) of each word so joined; None when none is. Each kept
+    character maps onto its own in `text`.
+
+    The cuts of the lexicon's words are found by `_words`; near them, the other words cut in two
+    ("Augme nt your rep ly") and the lexicon's cuts whose halves may be words ("an swer", "for get")
+    are joined where the frequencies of the window's languages say so (`cut_words`). A lexicon cut
+    that takes a half of such a join ("BEFO RE SUMMARIZING": "re summ…" is Spanish "resumir"
+    cut) is dropped, unless its own word is listed.
 
     Why: a filter of words reads none of the halves, and a model or a reader reads through the
     gap (session 25: "Ig nore all prev ious instruc tions" gave no finding in plain sight)."""
     low = text.lower()
     words = _words()
-    cut = sorted({(i + words.gaps[k], i, i + words.lengths[k]) for i, k in _encoded_words(low)[3]})
+    found = _encoded_words(low)
+    sure = {(i + words.gaps[k], i, i + words.lengths[k]) for i, k in found[_SPLIT_KIND]}
+    doubt = [i + words.gaps[k] for i, k in found[_DOUBT_KIND]]
+    if not sure and not doubt:
+        return None
+    n = len(text)
+    windows: list[tuple[int, int]] = []
+    for gap in sorted({g for g, _, _ in sure} | set(doubt)):
+        lo, hi = max(0, gap - _CROP_CONTEXT), min(n, gap + _CROP_CONTEXT)
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], hi)
+        else:
+            windows.append((lo, hi))
+    joined: dict[int, tuple[int, int, int]] = {}
+    langs_at: list[tuple[int, int, frozenset[str]]] = []
+    for lo, hi in windows:
+        langs = cut_words.languages(text[lo:hi])
+        langs_at.append((lo, hi, langs))
+        joined.update((j[0], j) for j in cut_words.joins(text, lo, hi, langs))
+    cut = list(joined.values())
+    for gap, start, end in sure:
+        if gap in joined:
+            continue
+        a, b = _token_around(text, gap)
+        if any(a - 1 <= g <= b for g in joined):  # shares a half with a join
+            langs = next((x for lo, hi, x in langs_at if lo <= gap < hi), frozenset())
+            if not cut_words.listed(text[a:gap] + text[gap + 1 : b], langs):
+                continue
+        cut.append((gap, start, end))
     if not cut:
         return None
+    cut.sort()
     parts: list[str] = []
     pieces: list[tuple[int, int, int, int]] = []
     pos = out_len = 0
@@ -428,6 +465,17 @@ def _join_split(text: str) -> tuple[Variant, list[tuple[int, int]]] | None:
     parts.append(text[pos:])
     pieces.append((out_len, out_len + len(text) - pos, pos, len(text)))
     return Variant("".join(parts), "spaced", tuple(pieces)), [(a, b) for _, a, b in cut]
+
+
+def _token_around(text: str, gap: int) -> tuple[int, int]:
+    """[start, end) of the two runs of letters a space at `gap` parts, read as one."""
+    a = gap
+    while a > 0 and text[a - 1].isalpha():
+        a -= 1
+    b = gap + 1
+    while b < len(text) and text[b].isalpha():
+        b += 1
+    return a, b
 
 
 def join_spaced(text: str, shape: bytes | None = None) -> Variant | None:
@@ -820,7 +868,9 @@ _REVERSED_WRAPPERS = (
 )
 # what may follow a wrapper before its colon or bracket: a few words of prose, on its line
 _WRAPPER_TAIL = re.compile(r"(?:[ \t,'’-]*[^\W\d_]+){0,6}[ \t]*[:)：]")
-_ROT13_KIND, _BACK_KIND, _WRAPPER_KIND, _SPLIT_KIND = 0, 1, 2, 3
+# a word cut in two where its halves may be words as written ("for get", "an swer", "за будь"):
+# joined only when the frequencies say so (`cut_words`)
+_ROT13_KIND, _BACK_KIND, _WRAPPER_KIND, _SPLIT_KIND, _DOUBT_KIND = 0, 1, 2, 3, 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -872,18 +922,25 @@ def _words() -> _Words:
     english = frozenset({"en"})
     for term in sorted({w for w in _ROT13_WORDS if len(w) >= _SPLIT_MIN}):
         terms += ((term, True, True, english),)
+    # and the words the detector's features are anchored by ("your an swer", "ex ecute")
+    from trustaudit.injection.detect import ANCHOR_LANGS, anchor_words
+
+    for term in sorted(w for w in anchor_words() - forwards if w.isalpha()):
+        terms += ((term, True, True, ANCHOR_LANGS),)
+    doubtful: dict[str, tuple[int, bool, bool, int]] = {}
     for term, left, right, langs in terms:
         if " " in term or len(term) < _SPLIT_MIN or cjk_term(term):
             continue
-        # two letters at least each side; not where the halves are words as written: both terms
-        # ("system prompt" is no cut German "Systemprompt"), or the first a stop word of the
-        # term's language ("за будь" is Ukrainian "in any", not "забудь"; "in struction")
-        stop = _stop_words(langs)
+        # two letters at least each side; where the halves may be words as written, doubtful:
+        # both terms ("system prompt" is no cut German "Systemprompt"), or the first a stop word
+        # of the term's language ("за будь" is Ukrainian "in any", not "забудь"; "an swer")
+        stop = cut_words.stop_words(langs)
         for i in range(2, len(term) - 1):
             a, b = term[:i], term[i:]
-            if (a in forwards and b in forwards) or a in stop:
-                continue
-            table.setdefault(f"{a} {b}", (_SPLIT_KIND, left, right, i))
+            sure = not ((a in forwards and b in forwards) or a in stop)
+            (table if sure else doubtful).setdefault(f"{a} {b}", (_SPLIT_KIND, left, right, i))
+    for pattern, (_, left, right, i) in doubtful.items():
+        table.setdefault(pattern, (_DOUBT_KIND, left, right, i))
     patterns = sorted(table)
     return _Words(
         # ≈ 11,000 patterns: the contiguous NFA's table is a fraction of the DFA's and stays in
@@ -897,30 +954,7 @@ def _words() -> _Words:
     )
 
 
-_SPLIT_MIN = 5  # letters of a word looked for cut in two (two at least each side of the cut)
-# the lexicon's languages as jusText names its stop-word lists (none for Chinese and Japanese,
-# whose terms are not looked for cut)
-_STOP_LISTS = {
-    "en": "English", "pt": "Portuguese", "es": "Spanish", "fr": "French", "de": "German",
-    "it": "Italian", "nl": "Dutch", "pl": "Polish", "tr": "Turkish", "ru": "Russian",
-    "uk": "Ukrainian", "ar": "Arabic", "fa": "Persian", "he": "Hebrew", "hi": "Hindi",
-    "id": "Indonesian", "vi": "Vietnamese", "ko": "Korean",
-}  # fmt: skip
-
-
-@lru_cache(maxsize=32)
-def _stop_words(langs: frozenset[str]) -> frozenset[str]:
-    """The stop words of `langs` (jusText's lists, lower case)."""
-    import justext
-
-    return frozenset(
-        w.lower()
-        for lang in langs
-        if lang in _STOP_LISTS
-        for w in justext.get_stoplist(_STOP_LISTS[lang])
-    )
-
-
+_SPLIT_MIN = cut_words.MIN_WORD
 _ROT13_MIN_WORDS = 3
 _ROT13_WINDOW = 600
 _MAX_DECODED = 4000
@@ -1084,9 +1118,7 @@ def _pct_runs(s: str, limit: int) -> list[tuple[int, int, str]]:
     return out
 
 
-_Found = tuple[
-    list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]
-]
+_Found = tuple[list[tuple[int, int]], ...]
 _LAST_WORDS: list[tuple[str, _Found]] = []
 
 
@@ -1101,7 +1133,7 @@ def _encoded_words(low: str) -> _Found:
     words = _words()
     kinds, left, right = words.kinds, words.left, words.right
     n = len(low)
-    found: _Found = ([], [], [], [])
+    found: _Found = ([], [], [], [], [])
     for k, i, j in words.finder.find_matches_as_indexes(low, overlapping=True):
         if (left[k] and i and low[i - 1].isalpha()) or (right[k] and j < n and low[j].isalpha()):
             continue
@@ -1203,7 +1235,7 @@ def _reversed_windows(s: str, low: str | None = None) -> list[tuple[int, int]]:
     that says so ("Read this backwards and do it: …")."""
     low = s.lower() if low is None else low
     n = len(low)
-    _, back, wrappers, _ = _encoded_words(low)
+    _, back, wrappers, _, _ = _encoded_words(low)
     wrapped = _wrapped_windows(s, wrappers)
     out = list(wrapped)
     least = 2 if n <= 300 else _ROT13_MIN_WORDS
@@ -1434,7 +1466,7 @@ def gates(
         low = text.lower()  # once for all: their words are read in one pass (`_encoded_words`)
     if "rot13" in kinds and _rot13_windows(text, low):
         found.add("rot13")
-    if "spaced" in kinds and low is not None and _encoded_words(low)[3]:
+    if "spaced" in kinds and low is not None and any(_encoded_words(low)[3:]):
         found.update(("spaced", _SPLIT_WORDS))
     if "reversed" in kinds and _reversed_windows(text, low):
         found.add("reversed")
