@@ -74,18 +74,26 @@ def write_jsonl(path: Path, records: list[object], *, raw_lines: list[str] | Non
     return path
 
 
-def write_warc(path: Path, pages: list[tuple[str, str]], *, status: str = "200 OK") -> Path:
+def write_warc(
+    path: Path,
+    pages: list[tuple[str, str | bytes]],
+    *,
+    status: str = "200 OK",
+    charset: str = "utf-8",
+) -> Path:
+    """A WARC of response records (gzipped when `path` ends in .gz); a page given as bytes is
+    written as it is, under the header's `charset`."""
     from warcio.statusandheaders import StatusAndHeaders
     from warcio.warcwriter import WARCWriter
 
     with open(path, "wb") as fh:
         writer = WARCWriter(fh, gzip=path.name.endswith(".gz"))
         for url, html in pages:
-            headers = StatusAndHeaders(
-                status, [("Content-Type", "text/html; charset=utf-8")], protocol="HTTP/1.1"
-            )
+            ctype = f"text/html; charset={charset}"
+            headers = StatusAndHeaders(status, [("Content-Type", ctype)], protocol="HTTP/1.1")
+            body = html if isinstance(html, bytes) else html.encode()
             rec = writer.create_warc_record(
-                url, "response", payload=io.BytesIO(html.encode()), http_headers=headers
+                url, "response", payload=io.BytesIO(body), http_headers=headers
             )
             writer.write_record(rec)
     return path

@@ -10,7 +10,7 @@ from __future__ import annotations
 import codecs
 import re
 
-from trustaudit.io.charset_labels import resolve_label
+from trustaudit.io.charset_labels import META_X_USER_DEFINED, X_USER_DEFINED, resolve_label
 
 __all__ = ["decide_charset", "header_charset", "normalize_charset"]
 
@@ -62,6 +62,8 @@ def decide_charset(body: bytes, content_type: str | None) -> tuple[str, str]:
     m = _META_CHARSET.search(body[:_META_SCAN_BYTES])
     if m:
         mc = normalize_charset(m.group(1).decode("ascii", "replace"))
+        if mc == X_USER_DEFINED:
+            mc = META_X_USER_DEFINED  # a <meta> naming it means windows-1252 (HTML's prescan)
         if mc:
             # A document cannot declare itself UTF-16 in an ASCII-compatible meta tag (HTML spec).
             return ("utf-8" if mc.startswith("utf-16") else mc), "meta"

@@ -19,10 +19,47 @@ from __future__ import annotations
 
 import codecs
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["REPLACEMENT", "Label", "resolve_label"]
+__all__ = ["META_X_USER_DEFINED", "REPLACEMENT", "X_USER_DEFINED", "Label", "resolve_label"]
 
 REPLACEMENT = "replacement"
+
+# The Encoding Standard's x-user-defined: bytes 0x00–0x7F are ASCII, 0x80–0xFF the private-use
+# characters U+F780–U+F7FF (a browser shows them as boxes, not as letters). Python has no codec
+# of it: one is registered here, under its WHATWG name. Why: read as windows-1252, as it was
+# before session 26, the high bytes of a page served with this header became letters no
+# browser shows. A <meta> naming it means windows-1252 (HTML's prescan says so).
+X_USER_DEFINED = "x-user-defined"
+META_X_USER_DEFINED = "cp1252"
+_XUD_DECODE = "".join(map(chr, range(0x80))) + "".join(chr(0xF780 + i) for i in range(0x80))
+_XUD_ENCODE = codecs.charmap_build(_XUD_DECODE)
+
+
+class _XudIncrementalDecoder(codecs.IncrementalDecoder):
+    def decode(self, data: Any, final: bool = False) -> str:  # any buffer (3.12's Buffer)
+        return codecs.charmap_decode(data, self.errors, _XUD_DECODE)[0]
+
+
+class _XudIncrementalEncoder(codecs.IncrementalEncoder):
+    def encode(self, text: str, final: bool = False) -> bytes:
+        return codecs.charmap_encode(text, self.errors, _XUD_ENCODE)[0]
+
+
+def _search_x_user_defined(name: str) -> codecs.CodecInfo | None:
+    """Python's codec lookup for x-user-defined (`name` arrives lower-cased, `-` as `_`)."""
+    if name.replace("_", "-") != X_USER_DEFINED:
+        return None
+    return codecs.CodecInfo(
+        name=X_USER_DEFINED,
+        encode=lambda text, errors="strict": codecs.charmap_encode(text, errors, _XUD_ENCODE),
+        decode=lambda data, errors="strict": codecs.charmap_decode(data, errors, _XUD_DECODE),
+        incrementalencoder=_XudIncrementalEncoder,
+        incrementaldecoder=_XudIncrementalDecoder,
+    )
+
+
+codecs.register(_search_x_user_defined)
 
 # WHATWG encoding -> (the Python codec that implements it, its labels). Differences kept on
 # purpose: GBK is decoded by the gb18030 decoder, Shift_JIS is Microsoft's (cp932), EUC-KR is
@@ -80,11 +117,11 @@ _ENCODINGS: dict[str, tuple[str, str]] = {
     "windows-1252": (
         "cp1252",
         "ansi_x3.4-1968 ascii cp1252 cp819 csisolatin1 ibm819 iso-8859-1 iso-ir-100 iso8859-1"
-        " iso88591 iso_8859-1 iso_8859-1:1987 l1 latin1 us-ascii windows-1252 x-cp1252"
-        # x-user-defined (ASCII, then private-use characters) is read as windows-1252, as a
-        # <meta> naming it is in the standard: the same ASCII, letters for the high bytes
-        " x-user-defined",
+        " iso88591 iso_8859-1 iso_8859-1:1987 l1 latin1 us-ascii windows-1252 x-cp1252",
     ),
+    # ASCII, then each high byte a private-use character (`X_USER_DEFINED`); a <meta> naming it
+    # means windows-1252 (`META_X_USER_DEFINED`)
+    "x-user-defined": ("x-user-defined", "x-user-defined"),
     "windows-1253": ("cp1253", "cp1253 windows-1253 x-cp1253"),
     "windows-1254": (
         "cp1254",

@@ -10,7 +10,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from trustaudit.io.charset_labels import Label, resolve_label
+from trustaudit.io.charset_labels import (
+    META_X_USER_DEFINED,
+    X_USER_DEFINED,
+    Label,
+    resolve_label,
+)
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -86,7 +91,8 @@ def read_html(data: bytes, http_charset: str | None = None) -> Reading:
     if meta is None or meta.codec is None:
         r = _unlabelled(data)
     else:
-        enc = meta.codec
+        # a <meta> naming x-user-defined means windows-1252 (HTML's prescan); a header, itself
+        enc = META_X_USER_DEFINED if meta.codec == X_USER_DEFINED else meta.codec
         # pages that declare a single-byte charset but are really UTF-8 are common; trust valid
         # UTF-8, but not over ISO-2022-JP with escapes: its bytes are 7-bit (valid UTF-8), and a
         # browser follows the label, so `ESC ( B` inside a word hid it from a UTF-8 reading
