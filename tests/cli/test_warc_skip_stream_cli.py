@@ -62,3 +62,23 @@ def test_warcs_from_object_storage_pass_over_under_a_budget_and_a_total(
     assert "read on at the next gzip member that starts a record" in bomb_msg
     assert run_url is None
     assert "past inputs.max_warc_skip_total_bytes (3000000)" in run_msg
+
+
+@pytest.mark.network
+def test_a_damaged_warc_from_object_storage_reads_on_after_the_damage(
+    runner, app, s3: S3, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Session 26: a gzip member cut short in a `.warc.gz` on S3 was one error row and the rest
+    of the file skipped (a file on disk read on); now the pages after it are read too."""
+    first, second = gzip.compress(_page("a.example.org")), gzip.compress(_page("b.example.org"))
+    last = gzip.compress(_page("c.example.org"))
+    s3.put("cut.warc.gz", first + second[: len(second) // 2] + last)
+    run = tmp_path / "run"
+    res = audit(runner, app, s3.uri("cut.warc.gz"), "--out", str(run))
+    assert res.exit_code == 0, res.output
+    got, errors = balanced_run(run)
+    assert sorted(got["url"].to_list()) == ["https://a.example.org/a", "https://c.example.org/a"]
+    assert errors["code"].to_list() == ["WARC_TRUNCATED"]
+    assert errors["message"][0].endswith(
+        f"read on at the next record (byte {len(first) + len(second) // 2})"
+    )

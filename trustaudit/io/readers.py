@@ -1182,6 +1182,9 @@ class _Part:
     leap: Callable[[int], int | None] | None = None
     # the codec of a file compressed whole (`_whole_codec`): no place to leap to, reading stops
     whole: str | None = None
+    # False for a stream read forward (`io.forward`): a gzip member of several records cannot be
+    # read again whole, so it is one error row and reading goes on after it
+    seekable: bool = True
 
     @property
     def budgeted(self) -> bool:
@@ -1258,17 +1261,22 @@ class WarcSource(_PathSource):
         damage, or after a gzip member of several records), each strictly after the last."""
         # a seekable file: damage costs its own record, reading goes on at the next one
         resync = self._resync(fh)
+        seekable = resync is not None
         stream = self._stream(fh)
         if isinstance(stream, _Capped):
             st.whole = stream
         codec = codec_of(fh.peek(6)[:6])  # type: ignore[attr-defined]
         gzipped = codec == "gzip"
         leap = (lambda at: _record_member_after(fh, at)) if gzipped and resync else None
-        if gzipped and resync is None:  # a stream that cannot seek: read forward (`io.forward`)
+        if gzipped and not seekable:  # a stream that cannot seek: read forward (`io.forward`)
             ahead = ForwardReader(fh)
             fh = stream = ahead  # type: ignore[assignment]
             leap = _leap_forward(ahead)
-        plain = _Part(resync, gzip=gzipped, leap=leap, whole=_whole_codec(codec))
+            # damage too: read on at the next gzip member after it that starts a record, found
+            # reading forward, as a file on disk reads on (before session 26 the rest of the
+            # stream was skipped)
+            resync = lambda at, ahead=leap: ahead(at + 1)  # noqa: E731
+        plain = _Part(resync, gzip=gzipped, leap=leap, whole=_whole_codec(codec), seekable=seekable)
         part = plain
         while True:
             st.resume_at = st.member_at = None
@@ -1292,10 +1300,11 @@ class WarcSource(_PathSource):
                     st.resume_at = one.end if fh.read(1) else None
             elif (
                 part.gzip
-                and resync
                 and not st.stopped
                 and st.member_at is None
                 and st.end is not None
+                # a stream read forward still holds its last bytes (`ForwardReader.keep`)
+                and (seekable or st.end >= getattr(fh, "earliest", st.end + 1))
                 and _ends_inside_member(fh, st.end)
             ):
                 msg = f"the file ends inside the gzip member at byte {st.end}"
@@ -1592,11 +1601,11 @@ class WarcSource(_PathSource):
             st.end = it.offset
             return False
         at = st.offset if st.offset is not None else st.floor
-        if (
-            part.resync is None or at < st.floor
-        ):  # cannot seek back (object storage): as for a WARC gzipped whole
+        if not part.seekable or at < st.floor:
+            # cannot seek back (object storage): one row, reading goes on at the next gzip member
+            # after it that starts a record (before session 26 the rest of the stream was skipped)
             msg = f"several records share the gzip member at byte {at} (the input cannot seek back)"
-            self._damaged(st, None, at, "WARC_CORRUPT", msg)
+            self._damaged(st, part.resync if not part.seekable else None, at, "WARC_CORRUPT", msg)
         else:
             st.member_at = at
         return True

@@ -1,0 +1,62 @@
+"""Damage in a `.warc.gz` read from a stream that cannot seek (object storage, a pipe), session 26:
+before, the damaged record was one error row and the rest of the stream was skipped, where a file
+on disk reads on at the next record; now the stream reads on too, at the next gzip member after
+the damage that starts a record, found reading forward (`io.forward`), the same rows as from
+disk."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+
+import pytest
+from helpers import NoSeek, collect
+
+from tests.io.test_warc_member_skip import page
+from trustaudit.io import readers
+from trustaudit.io.readers import open_source
+
+A, B, C = (gzip.compress(page(h)) for h in ("a.example", "b.example", "c.example"))
+DAMAGE = {
+    # deflate data garbled inside the second member
+    "garbled": A + B[:20] + bytes(x ^ 0x55 for x in B[20:60]) + B[60:] + C,
+    # the second member cut in half, the third right after it
+    "cut": A + B[: len(B) // 2] + C,
+    # the second member's CRC wrong
+    "crc": A + B[:-8] + b"\0\0\0\0" + B[-4:] + C,
+}
+
+
+def read(data: bytes, tmp_path: Path, mp: pytest.MonkeyPatch | None) -> tuple[list, list]:  # type: ignore[type-arg]
+    p = tmp_path / "d.warc.gz"
+    p.write_bytes(data)
+    if mp is not None:
+        mp.setattr(readers.fs, "open_input", lambda _p: io.BufferedReader(NoSeek(data)))
+    rows, errors = collect(open_source(p), cap=100)
+    return [(r["url"], r["offset"]) for r in rows], [(e.code, e.offset, e.message) for e in errors]
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_stream_reads_on_after_damage_as_a_file_does(
+    damage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    disk = read(DAMAGE[damage], tmp_path, None)
+    stream = read(DAMAGE[damage], tmp_path, monkeypatch)
+    assert stream == disk
+    rows, errors = stream
+    assert [u for u, _ in rows] == ["https://a.example/a", "https://c.example/a"]
+    ((code, at, msg),) = errors
+    assert code.startswith("WARC_") and at == len(A)
+    assert msg.endswith(f"read on at the next record (byte {len(DAMAGE[damage]) - len(C)})")
+
+
+def test_damage_with_no_record_after_it_skips_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stream = read(A + B[: len(B) // 2], tmp_path, monkeypatch)
+    assert stream == read(A + B[: len(B) // 2], tmp_path, None)
+    rows, errors = stream
+    assert [u for u, _ in rows] == ["https://a.example/a"]
+    assert [(c, at) for c, at, _ in errors] == [("WARC_TRUNCATED", len(A))]
+    assert errors[0][2].endswith("the rest of the file was skipped")
