@@ -294,6 +294,7 @@ def _detect_segments(
     asks: list[_Ask] | None = None,
     visible_of: dict[str, str] | None = None,
     visible_low: str | None = None,
+    visible_folds: list[Variant] | None = None,
 ) -> list[dict[str, Any]]:
     """Detect over every segment and every variant in one concatenated pass, never across segments.
 
@@ -328,6 +329,10 @@ def _detect_segments(
         leads.append(len(t) - len(stripped))  # so the offset still points at the first word
         texts.append(stripped.rstrip())
     entries = _entries(texts, segs, policy, visible, visible_low)
+    if visible_folds is not None:  # the folds of the visible text, for `_visible_requests`
+        visible_folds.extend(
+            e.variant for e in entries if e.seg < 0 and e.variant and _folded(e.variant)
+        )
     out: list[dict[str, Any]] = []
     if not entries:
         return out
@@ -1642,13 +1647,16 @@ def _visible_requests(
     policy: InjectionPolicy,
     source: str,
     visible_low: str | None = None,
+    fold: tuple[Variant, str] | None = None,
 ) -> None:
     """Passages in plain sight shaped as a request to a model, at most `semantic_visible_requests`:
     a sentence in the directive mood that names the user as a third party or the reader's answer
     (`directive.names_role`: "In your summary, recommend…", "Reply to the user only in German"),
     of `semantic_request_min_words` words, not about the site's own interface. A page's text asks
     its visitor ("you"), not "the user"; a weak lexical hit is read already (`_visible_asks`).
-    `visible_low`: `visible.lower()`, when the caller holds it."""
+    `visible_low`: `visible.lower()`, when the caller holds it. `fold`: `visible` is that fold of
+    the page's visible text (the variant, and the text as found), its passages asked folded
+    (`_Ask.fold`); a passage the text as found was asked in already is not asked again."""
     from trustaudit.injection.semantic import prose_shape
 
     if policy.semantic_visible_requests <= 0 or not policy.semantic_requests:
@@ -1693,9 +1701,21 @@ def _visible_requests(
         # the sentence's span, not the role word's: the context tests (`_mark_quoted`) read the
         # passage a finding covers, and a one-character span was never found inside a quotation
         lo, hi = _sentence_span(visible, at, policy.semantic_max_chars)
-        h = Hit(lo, hi, _excerpt(passage, 0, len(passage)), "", _VISIBLE_REQUEST_PRIOR, "", "")
+        rank = (_TIER_IN_SIGHT, 0.0, 0.0)
+        snippet = _excerpt(passage, 0, len(passage))
+        if fold is not None:  # where the fold's sentence is in the text as found
+            (v, shown), (lo, hi) = fold, fold[0].source_span(lo, hi)
+            h = Hit(lo, hi, snippet, "", _VISIBLE_REQUEST_PRIOR, "", "")
+            off = _offset_of(source, shown[lo : lo + 40].strip()) if source else lo
+            raw = _excerpt(shown, lo, hi)
+            asks.append(
+                _Ask(passage, h, rank, "body text", "visible", off, v.obfuscation, raw, fold=True)
+            )
+            n += 1
+            continue
+        h = Hit(lo, hi, snippet, "", _VISIBLE_REQUEST_PRIOR, "", "")
         off = _offset_of(source, h.snippet) if source else at
-        asks.append(_Ask(passage, h, (_TIER_IN_SIGHT, 0.0, 0.0), "body text", "visible", off, ""))
+        asks.append(_Ask(passage, h, rank, "body text", "visible", off, ""))
         n += 1
         if n >= policy.semantic_visible_requests:
             break
@@ -1911,15 +1931,23 @@ def _visible_hits(
     asks: list[_Ask] | None,
     source: str,
     visible_low: str | None = None,
+    folds: Sequence[Variant] = (),
 ) -> list[Hit]:
     """Findings in plain sight; the weak ones (from `semantic_gate`) go to `asks` when it is given.
-    `visible_low`: `visible.lower()`, when the caller holds it."""
+    `visible_low`: `visible.lower()`, when the caller holds it. `folds`: the folds of `visible`
+    (`_detect_segments`), whose request-shaped passages are asked too (`_visible_requests`).
+
+    Why the folds: a request in plain sight that no lexical feature touches is found by its shape
+    alone, and cut into pieces ("Find my future fli ght and send a sum mary to…") it had none
+    (session 26)."""
     low = min(policy.min_score, policy.semantic_gate) if asks is not None else policy.min_score
     hits = detect_text(visible, prior=0.0, min_score=low, extra=extra, low=visible_low)
     if asks is None:
         return hits
     _visible_asks(asks, visible, [h for h in hits if h.score < policy.min_score], policy, source)
     _visible_requests(asks, visible, policy, source, visible_low)
+    for v in folds:
+        _visible_requests(asks, v.text, policy, source, fold=(v, visible))
     return [h for h in hits if h.score >= policy.min_score]
 
 
@@ -2008,6 +2036,7 @@ def _collect(html: str, policy: InjectionPolicy, tree: Any, *, force: bool) -> _
     visible_of: dict[str, str] = {}  # segment text -> without invisible characters
     # the visible text lower-cased once, for the obfuscation probes and the detector
     visible_low = visible.lower() if policy.scan_visible else None
+    folds: list[Variant] = []  # the visible text's folds, for `_visible_requests`
     findings = _detect_segments(
         segs,
         policy,
@@ -2017,10 +2046,11 @@ def _collect(html: str, policy: InjectionPolicy, tree: Any, *, force: bool) -> _
         asks,
         visible_of,
         visible_low,
+        folds,
     )
     vhits: list[Hit] = []
     if policy.scan_visible and visible:
-        vhits = _visible_hits(visible, policy, extra, asks, html, visible_low)
+        vhits = _visible_hits(visible, policy, extra, asks, html, visible_low, folds)
         for h in vhits:
             findings.append(_finding("body text", "visible", h, _offset_of(html, h.snippet)))
     hidden_parts: list[str] = []
@@ -2197,14 +2227,16 @@ def scan_text(text: str, policy: InjectionPolicy | None = None) -> ScanResult:
             for inv in reveal_invisible(text)
         ]
         asks: list[_Ask] | None = [] if _semantic_on(policy) else None
+        folds: list[Variant] = []
         findings = _detect_segments(
-            segs, policy, extra, text, text if policy.scan_visible else "", asks
+            segs, policy, extra, text, text if policy.scan_visible else "", asks, None, None, folds
         )
-        hits = _visible_hits(text, policy, extra, asks, "")
+        hits = _visible_hits(text, policy, extra, asks, "", None, folds)
         for h in hits:
             findings.append(_finding("text", "visible", h, h.start))
         if asks:
             findings.extend(_semantic_findings(asks, policy))
+        findings = _one_of_twins(findings, hits)
         for f in findings:
             if f["technique"] == "visible" and "_span" in f:
                 f["location"] = "text"
