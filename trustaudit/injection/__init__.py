@@ -1711,11 +1711,10 @@ def _visible_requests(
             asks.append(
                 _Ask(passage, h, rank, "body text", "visible", off, v.obfuscation, raw, fold=True)
             )
-            n += 1
-            continue
-        h = Hit(lo, hi, snippet, "", _VISIBLE_REQUEST_PRIOR, "", "")
-        off = _offset_of(source, h.snippet) if source else at
-        asks.append(_Ask(passage, h, rank, "body text", "visible", off, ""))
+        else:
+            h = Hit(lo, hi, snippet, "", _VISIBLE_REQUEST_PRIOR, "", "")
+            off = _offset_of(source, h.snippet) if source else at
+            asks.append(_Ask(passage, h, rank, "body text", "visible", off, ""))
         n += 1
         if n >= policy.semantic_visible_requests:
             break
