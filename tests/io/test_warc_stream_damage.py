@@ -60,3 +60,19 @@ def test_damage_with_no_record_after_it_skips_the_rest(
     assert [u for u, _ in rows] == ["https://a.example/a"]
     assert [(c, at) for c, at, _ in errors] == [("WARC_TRUNCATED", len(A))]
     assert errors[0][2].endswith("the rest of the file was skipped")
+
+
+def test_a_last_member_cut_short_is_named_as_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A last gzip member of two records, cut inside its trailer: the stream said "several
+    records share the gzip member" (WARC_CORRUPT); now, as a file on disk, that the file ends
+    inside it (the stream still holds the member; the disk reads it again whole and keeps its
+    second record, which the stream cannot)."""
+    tail = gzip.compress(page("c.example") + page("d.example"))
+    data = A + tail[:-4]
+    rows, errors = read(data, tmp_path, monkeypatch)
+    assert [u for u, _ in rows] == ["https://a.example/a", "https://c.example/a"]
+    assert [(c, at) for c, at, _ in errors] == [("WARC_TRUNCATED", len(A))]
+    assert errors[0][2].startswith(f"the file ends inside the gzip member at byte {len(A)}")
+    assert read(data, tmp_path, None)[1] == errors  # the same row from disk
