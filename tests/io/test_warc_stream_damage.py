@@ -76,3 +76,35 @@ def test_a_last_member_cut_short_is_named_as_on_disk(
     assert [(c, at) for c, at, _ in errors] == [("WARC_TRUNCATED", len(A))]
     assert errors[0][2].startswith(f"the file ends inside the gzip member at byte {len(A)}")
     assert read(data, tmp_path, None)[1] == errors  # the same row from disk
+
+
+def test_a_whole_member_of_several_records_is_told_within_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Telling a member cut short from a whole one decompresses it at most
+    inputs.max_warc_skip_bytes: past that it is a member of several records (one row), and
+    reading goes on after it."""
+    from tests.io.test_warc_member_skip import record
+    from trustaudit.policy.inputs import InputsPolicy
+
+    big = record("https://b.example/a", b"<p>" + b"x" * 3_000_000 + b"</p>")
+    shared = gzip.compress(page("s.example") + big)
+    data = A + shared + C
+    p = tmp_path / "s.warc.gz"
+    p.write_bytes(data)
+    monkeypatch.setattr(readers.fs, "open_input", lambda _p: io.BufferedReader(NoSeek(data)))
+    told: list[tuple[bool, int]] = []
+    member_cut = readers._member_cut
+
+    def spy(*args: object) -> tuple[bool, int]:
+        told.append(member_cut(*args))  # type: ignore[arg-type]
+        return told[-1]
+
+    monkeypatch.setattr(readers, "_member_cut", spy)
+    limits = InputsPolicy(max_warc_skip_bytes=1_000_000)
+    rows, errors = collect(open_source(p, limits=limits), cap=100)
+    assert [r["url"] for r in rows] == [f"https://{h}.example/a" for h in "asc"]
+    assert [(e.code, e.offset) for e in errors] == [("WARC_CORRUPT", len(A))]
+    assert "several records share the gzip member" in errors[0].message
+    cut, used = told[0]  # (the last: the end of the stream, nothing left to read)
+    assert not cut and 1_000_000 < used <= 1_000_000 + (1 << 20)  # stopped past the budget

@@ -984,12 +984,17 @@ class _OneMember:
         """The file is closed by its owner."""
 
 
-def _ends_inside_member(fh: BinaryIO, at: int, budget: int | None = None) -> bool:
-    """Whether the bytes from `at` to the end of `fh` are a gzip member cut short (False, too,
-    once more than `budget` bytes are decompressed without an answer).
+def _ends_inside_member(fh: BinaryIO, at: int) -> bool:
+    """Whether the bytes from `at` to the end of `fh` are a gzip member cut short.
 
     Why: warcio takes a gzip member that ends inside a record header for the end of the file, so
     a per-record gzip WARC cut inside its last record lost that record without a word."""
+    return _member_cut(fh, at)[0]
+
+
+def _member_cut(fh: BinaryIO, at: int, budget: int | None = None) -> tuple[bool, int]:
+    """`_ends_inside_member`, and the bytes decompressed to tell: no more than `budget` (then
+    False), when given."""
     fh.seek(at)
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
     fed, out = False, 0
@@ -1000,10 +1005,10 @@ def _ends_inside_member(fh: BinaryIO, at: int, budget: int | None = None) -> boo
                 out += len(d.decompress(chunk, 1 << 20))
                 chunk = d.unconsumed_tail
                 if budget is not None and out > budget:
-                    return False
+                    return False, out
     except zlib.error:
-        return False
-    return fed and not d.eof
+        return False, out
+    return fed and not d.eof, out
 
 
 class _Inflated(Exception):
@@ -1607,7 +1612,7 @@ class WarcSource(_PathSource):
         if not part.seekable or at < st.floor:
             # cannot seek back (object storage): one row, reading goes on at the next gzip member
             # after it that starts a record (before session 26 the rest of the stream was skipped)
-            if self._stream_cut_in(it, at):
+            if self._stream_cut_in(it, st, at):
                 msg = f"the file ends inside the gzip member at byte {at}"
                 self._damaged(st, None, at, "WARC_TRUNCATED", msg)
                 return True
@@ -1617,18 +1622,22 @@ class WarcSource(_PathSource):
             st.member_at = at
         return True
 
-    def _stream_cut_in(self, it: Any, at: int) -> bool:
+    def _stream_cut_in(self, it: Any, st: _WarcScan, at: int) -> bool:
         """In a stream read forward, whether the gzip member at raw byte `at`, which goes on after
         the record read, is one cut short at the end of the stream (the stream still holds it;
-        decompressed at most inputs.max_warc_skip_bytes to tell), as a file on disk tells by
-        reading the member again whole.
+        decompressed at most inputs.max_warc_skip_bytes to tell, counted against the file's
+        inputs.max_warc_skip_total_bytes), as a file on disk tells by reading the member again
+        whole.
 
         Why: such a stream said "several records share the gzip member" of a last member cut
         short, where a file on disk says the file ends inside it (session 26)."""
         ahead = getattr(getattr(it, "reader", None), "stream", None)
-        if not isinstance(ahead, ForwardReader) or at < ahead.earliest:
+        left = min(self._budget, st.meter.total - st.meter.spent)
+        if not isinstance(ahead, ForwardReader) or at < ahead.earliest or left <= 0:
             return False
-        return _ends_inside_member(ahead, at, self._budget)  # type: ignore[arg-type]
+        cut, used = _member_cut(ahead, at, left)  # type: ignore[arg-type]
+        st.meter.spend(min(used, left))
+        return cut
 
     def _row(self, record: Any, url: str | None, offset: int) -> dict[str, Any] | ErrorRow:
         if url is None:  # the standard requires it of response, resource and conversion records
