@@ -426,13 +426,7 @@ def _join_split(text: str) -> tuple[Variant, list[tuple[int, int]]] | None:
     if not sure and not doubt:
         return None
     n = len(text)
-    windows: list[tuple[int, int]] = []
-    for gap in sorted({g for g, _, _ in sure} | set(doubt)):
-        lo, hi = max(0, gap - _CROP_CONTEXT), min(n, gap + _CROP_CONTEXT)
-        if windows and lo <= windows[-1][1]:
-            windows[-1] = (windows[-1][0], hi)
-        else:
-            windows.append((lo, hi))
+    windows = _around([(g, g) for g in {g for g, _, _ in sure} | set(doubt)], n)
     joined: dict[int, tuple[int, int, int]] = {}
     langs_at: list[tuple[int, int, frozenset[str]]] = []
     for lo, hi in windows:
@@ -1521,11 +1515,9 @@ def _out_pos(v: Variant, p: int) -> int:
     return len(v.text) if v.pieces and p >= v.pieces[-1][3] else 0
 
 
-def _crop(v: Variant, spans: list[tuple[int, int]], n: int) -> list[Variant]:
-    """`v` cut to the windows around source `spans` (± _CROP_CONTEXT), merged: the detector reads
-    a long page's fold only where it changed something, not the whole page twice."""
-    if n <= _CROP_MIN or not spans:
-        return [v]
+def _around(spans: Iterable[tuple[int, int]], n: int) -> list[tuple[int, int]]:
+    """The windows of a text of `n` characters around `spans` (± _CROP_CONTEXT), merged where
+    they meet, in order."""
     windows: list[tuple[int, int]] = []
     for lo, hi in sorted(spans):
         lo, hi = max(0, lo - _CROP_CONTEXT), min(n, hi + _CROP_CONTEXT)
@@ -1533,8 +1525,16 @@ def _crop(v: Variant, spans: list[tuple[int, int]], n: int) -> list[Variant]:
             windows[-1] = (windows[-1][0], max(hi, windows[-1][1]))
         else:
             windows.append((lo, hi))
+    return windows
+
+
+def _crop(v: Variant, spans: list[tuple[int, int]], n: int) -> list[Variant]:
+    """`v` cut to the windows around source `spans` (± _CROP_CONTEXT), merged: the detector reads
+    a long page's fold only where it changed something, not the whole page twice."""
+    if n <= _CROP_MIN or not spans:
+        return [v]
     out: list[Variant] = []
-    for lo, hi in windows:
+    for lo, hi in _around(spans, n):
         oa, ob = _out_pos(v, lo), _out_pos(v, hi - 1) + 1
         pieces: list[tuple[int, int, int, int]] = []
         for a, b, sa, sb in v.pieces:
