@@ -85,9 +85,11 @@ def listed(word: str, langs: Iterable[str]) -> bool:
 def joins(text: str, lo: int, hi: int, langs: Iterable[str]) -> list[tuple[int, int, int]]:
     """(gap, start, end) of each word of `text[lo:hi]` cut in two by one space that reads as one
     word of one of `langs`: the whole at least `MIN_WORD` letters and listed, and likelier as one
-    word cut than as the two words side by side, by the margin. The second half opens in lower
-    case (or the whole word is upper case): "Ana Lyze" is two names. Where two such pairs share a
-    half ("the se ntiment"), the likelier join is kept."""
+    word cut than as the two words side by side, by the margin: the best reading as one word in
+    any of `langs` against the best as two words of one of them (so the English list cannot read
+    a Spanish "que en" as "queen": Spanish reads it as two words far likelier). The second half
+    opens in lower case (or the whole word is upper case): "Ana Lyze" is two names. Where two
+    such pairs share a half ("the se ntiment"), the likelier join is kept."""
     tables = [_frequencies(lang) for lang in sorted(set(langs) & _LANGS)]
     if not tables:
         return []
@@ -100,14 +102,11 @@ def joins(text: str, lo: int, hi: int, langs: Iterable[str]) -> list[tuple[int, 
             continue
         la, lb = a.lower(), b.lower()
         whole = la + lb
-        odds = max(
-            (
-                math.log10(freq[whole]) + 9 - _zipf(freq, la) - _zipf(freq, lb) + 9
-                for freq in tables
-                if whole in freq
-            ),
-            default=-math.inf,
-        )
+        one = max((_zipf(freq, whole) for freq in tables if whole in freq), default=None)
+        if one is None:
+            continue
+        two = max(_zipf(freq, la) + _zipf(freq, lb) for freq in tables)
+        odds = one - two + 9
         if odds > _MARGIN:
             gap = m.end() - 1
             found.append((odds, gap, m.start(), gap + 1 + len(b)))
