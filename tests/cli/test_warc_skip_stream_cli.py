@@ -82,3 +82,20 @@ def test_a_damaged_warc_from_object_storage_reads_on_after_the_damage(
     assert errors["message"][0].endswith(
         f"read on at the next record (byte {len(first) + len(second) // 2})"
     )
+
+
+@pytest.mark.network
+def test_a_warc_gzipped_whole_on_object_storage_gives_every_page(
+    runner, app, s3: S3, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Session 27: a WARC gzipped whole (`gzip crawl.warc`, one member of every record) on S3 gave
+    its first page and one WARC_CORRUPT row ("several records share the gzip member…"); a file on
+    disk gave every page. Now the stream reads the member whole as the disk does."""
+    hosts = [f"p{i}.example.org" for i in range(5)]
+    s3.put("whole.warc.gz", gzip.compress(b"".join(_page(h) for h in hosts)))
+    run = tmp_path / "run"
+    res = audit(runner, app, s3.uri("whole.warc.gz"), "--out", str(run))
+    assert res.exit_code == 0, res.output
+    got, errors = balanced_run(run)
+    assert sorted(got["url"].to_list()) == sorted(f"https://{h}/a" for h in hosts)
+    assert errors.height == 0

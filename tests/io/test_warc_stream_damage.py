@@ -29,11 +29,15 @@ DAMAGE = {
 
 
 def read(data: bytes, tmp_path: Path, mp: pytest.MonkeyPatch | None) -> tuple[list, list]:  # type: ignore[type-arg]
+    """The (url, offset) rows and (code, offset, message) errors of `data` as a `.warc.gz`: from a
+    stream that cannot seek when `mp` is given, else from disk (the stream undone on return, so
+    that a disk reading after a stream one in a test is one)."""
     p = tmp_path / "d.warc.gz"
     p.write_bytes(data)
-    if mp is not None:
-        mp.setattr(readers.fs, "open_input", lambda _p: io.BufferedReader(NoSeek(data)))
-    rows, errors = collect(open_source(p), cap=100)
+    with pytest.MonkeyPatch.context() as patch:
+        if mp is not None:
+            patch.setattr(readers.fs, "open_input", lambda _p: io.BufferedReader(NoSeek(data)))
+        rows, errors = collect(open_source(p), cap=100)
     return [(r["url"], r["offset"]) for r in rows], [(e.code, e.offset, e.message) for e in errors]
 
 
@@ -66,45 +70,61 @@ def test_a_last_member_cut_short_is_named_as_on_disk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A last gzip member of two records, cut inside its trailer: the stream said "several
-    records share the gzip member" (WARC_CORRUPT); now, as a file on disk, that the file ends
-    inside it (the stream still holds the member; the disk reads it again whole and keeps its
-    second record, which the stream cannot)."""
+    records share the gzip member" (WARC_CORRUPT) and lost its second record; since session 27
+    the stream, still holding the member, reads it whole as a file on disk does: both records,
+    then the row that says the file ends inside it."""
     tail = gzip.compress(page("c.example") + page("d.example"))
     data = A + tail[:-4]
     rows, errors = read(data, tmp_path, monkeypatch)
-    assert [u for u, _ in rows] == ["https://a.example/a", "https://c.example/a"]
+    assert [u for u, _ in rows] == [f"https://{h}.example/a" for h in "acd"]
     assert [(c, at) for c, at, _ in errors] == [("WARC_TRUNCATED", len(A))]
     assert errors[0][2].startswith(f"the file ends inside the gzip member at byte {len(A)}")
-    assert read(data, tmp_path, None)[1] == errors  # the same row from disk
+    assert read(data, tmp_path, None) == (rows, errors)  # the same rows from disk
 
 
-def test_a_whole_member_of_several_records_is_told_within_the_budget(
+@pytest.mark.parametrize("whole", [False, True])
+def test_a_member_of_several_records_is_read_whole_from_a_stream(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: bool
+) -> None:
+    """A gzip member of several records among per-record ones, and a WARC gzipped whole
+    (`gzip crawl.warc`), from a stream: the records after the member's first were one
+    WARC_CORRUPT row (a WARC gzipped whole read from S3 gave one page); since session 27 every
+    record, at the offsets a file on disk gives them."""
+    hosts = ["s", "t", "u"]
+    shared = gzip.compress(b"".join(page(f"{h}.example") for h in hosts))
+    data = (
+        gzip.compress(b"".join(page(f"{h}.example") for h in "a" + "stu" + "c"))
+        if whole
+        else A + shared + C
+    )
+    stream = read(data, tmp_path, monkeypatch)
+    rows, errors = stream
+    assert errors == []
+    assert [u for u, _ in rows] == [f"https://{h}.example/a" for h in ["a", *hosts, "c"]]
+    assert len({o for _, o in rows}) == 5
+    if not whole:  # the member's first record and the one after it at their raw starts
+        assert rows[1][1] == len(A) and rows[4][1] == len(A) + len(shared)
+    assert read(data, tmp_path, None) == stream
+
+
+def test_a_member_whose_start_the_stream_dropped_is_one_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Telling a member cut short from a whole one decompresses it at most
-    inputs.max_warc_skip_bytes: past that it is a member of several records (one row), and
-    reading goes on after it."""
+    """A member of several records whose first record is over the 4 MiB the stream keeps,
+    compressed: it cannot be read again whole, so the records after its first are one row that
+    says why, and reading goes on at the next gzip member that starts a record."""
+    import os
+
     from tests.io.test_warc_member_skip import record
-    from trustaudit.policy.inputs import InputsPolicy
 
-    big = record("https://b.example/a", b"<p>" + b"x" * 3_000_000 + b"</p>")
-    shared = gzip.compress(page("s.example") + big)
+    big = record("https://s.example/a", b"<p>" + os.urandom(5 << 20).hex().encode() + b"</p>")
+    shared = gzip.compress(big + page("b.example"), compresslevel=1)
     data = A + shared + C
-    p = tmp_path / "s.warc.gz"
-    p.write_bytes(data)
-    monkeypatch.setattr(readers.fs, "open_input", lambda _p: io.BufferedReader(NoSeek(data)))
-    told: list[tuple[bool, int]] = []
-    member_cut = readers._member_cut
-
-    def spy(*args: object) -> tuple[bool, int]:
-        told.append(member_cut(*args))  # type: ignore[arg-type]
-        return told[-1]
-
-    monkeypatch.setattr(readers, "_member_cut", spy)
-    limits = InputsPolicy(max_warc_skip_bytes=1_000_000)
-    rows, errors = collect(open_source(p, limits=limits), cap=100)
-    assert [r["url"] for r in rows] == [f"https://{h}.example/a" for h in "asc"]
-    assert [(e.code, e.offset) for e in errors] == [("WARC_CORRUPT", len(A))]
-    assert "several records share the gzip member" in errors[0].message
-    cut, used = told[0]  # (the last: the end of the stream, nothing left to read)
-    assert not cut and 1_000_000 < used <= 1_000_000 + (1 << 20)  # stopped past the budget
+    rows, errors = read(data, tmp_path, monkeypatch)
+    assert [u for u, _ in rows] == [f"https://{h}.example/a" for h in "asc"]
+    assert [(c, at) for c, at, _ in errors] == [("WARC_CORRUPT", len(A))]
+    msg = errors[0][2]
+    assert "no longer holds" in msg and "4 MiB" in msg
+    assert msg.endswith(f"read on at the next record (byte {len(A) + len(shared)})")
+    disk = read(data, tmp_path, None)  # a file on disk reads the member again whole
+    assert [u for u, _ in disk[0]] == [f"https://{h}.example/a" for h in "asbc"]

@@ -989,26 +989,18 @@ def _ends_inside_member(fh: BinaryIO, at: int) -> bool:
 
     Why: warcio takes a gzip member that ends inside a record header for the end of the file, so
     a per-record gzip WARC cut inside its last record lost that record without a word."""
-    return _member_cut(fh, at)[0]
-
-
-def _member_cut(fh: BinaryIO, at: int, budget: int | None = None) -> tuple[bool, int]:
-    """`_ends_inside_member`, and the bytes decompressed to tell: no more than `budget` (then
-    False), when given."""
     fh.seek(at)
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    fed, out = False, 0
+    fed = False
     try:
         while not d.eof and (chunk := fh.read(1 << 16)):
             fed = fed or bool(chunk.strip())
             while chunk and not d.eof:
-                out += len(d.decompress(chunk, 1 << 20))
+                d.decompress(chunk, 1 << 20)
                 chunk = d.unconsumed_tail
-                if budget is not None and out > budget:
-                    return False, out
     except zlib.error:
-        return False, out
-    return fed and not d.eof, out
+        return False
+    return fed and not d.eof
 
 
 class _Inflated(Exception):
@@ -1109,6 +1101,13 @@ def _record_member_after(fh: BinaryIO, at: int) -> int | None:
         cut = hit if hit >= 0 else max(len(buf) - len(_GZIP_MAGIC) + 1, start, 0)
         base, buf = base + cut, buf[cut:]
     return None
+
+
+def _still_held(it: Any, at: int) -> bool:
+    """Whether the stream warcio reads through `it`, read forward (`ForwardReader`), still holds
+    raw byte `at`, so that it can go back there."""
+    ahead = getattr(getattr(it, "reader", None), "stream", None)
+    return isinstance(ahead, ForwardReader) and at >= ahead.earliest
 
 
 def _leap_forward(fh: ForwardReader) -> Callable[[int], int | None]:
@@ -1318,14 +1317,13 @@ class WarcSource(_PathSource):
                 msg = f"the file ends inside the gzip member at byte {st.end}"
                 self._damaged(st, None, st.end, "WARC_TRUNCATED", msg)
             if st.member_at is not None:
-                st.floor = st.member_at
-                part = _Part(
-                    lambda _at, m=st.member_at: _next_record_member(fh, m, self._budget),
-                    leap=lambda _at, m=st.member_at: _record_member_after(fh, m + 1),
-                    member=True,
-                    base=st.member_at,
-                    skip=1,
-                )
+                st.floor = m = st.member_at
+                if seekable:
+                    resync = lambda _at, m=m: _next_record_member(fh, m, self._budget)  # noqa: E731
+                    leap = lambda _at, m=m: _record_member_after(fh, m + 1)  # noqa: E731
+                else:  # a stream: from the member's start if still kept, else the first kept
+                    resync = leap = lambda _at, m=m: plain.leap(m + 1)  # type: ignore[misc]
+                part = _Part(resync, leap=leap, member=True, base=m, skip=1)
                 continue
             if st.resume_at is None or st.resume_at <= st.floor:
                 return
@@ -1602,42 +1600,35 @@ class WarcSource(_PathSource):
 
     def _member_goes_on(self, it: Any, st: _WarcScan, part: _Part) -> bool:
         """After a record of a gzip WARC read in members: True (and `st.member_at` or an error row
-        set) when its gzip member holds more records, so that the member is read whole next."""
+        set) when its gzip member holds more records, so that the member is read whole next.
+
+        From a stream that cannot seek (object storage, a pipe) the member is read whole too
+        while the stream still holds its start (`ForwardReader.keep`, 4 MiB: a first record under
+        that, compressed). Why: such a stream kept the member's first record and lost the rest
+        (one row), so a WARC gzipped whole (`gzip crawl.warc`) read from S3 gave one page; a file
+        on disk gave them all (session 27)."""
         if not part.gzip:
             return False
         if _member_ended(it):
             st.end = it.offset
             return False
         at = st.offset if st.offset is not None else st.floor
-        if not part.seekable or at < st.floor:
-            # cannot seek back (object storage): one row, reading goes on at the next gzip member
-            # after it that starts a record (before session 26 the rest of the stream was skipped)
-            if self._stream_cut_in(it, st, at):
-                msg = f"the file ends inside the gzip member at byte {at}"
-                self._damaged(st, None, at, "WARC_TRUNCATED", msg)
-                return True
-            msg = f"several records share the gzip member at byte {at} (the input cannot seek back)"
-            self._damaged(st, part.resync if not part.seekable else None, at, "WARC_CORRUPT", msg)
-        else:
+        # a seekable file reads it again whole unless warcio's offset drifted before the part
+        if _still_held(it, at) if not part.seekable else at >= st.floor:
             st.member_at = at
+        elif not part.seekable:
+            # its start dropped by the stream: one row, reading goes on at the next gzip member
+            # after it that starts a record (before session 26 the rest of the stream was skipped)
+            msg = (
+                f"several records share the gzip member at byte {at}, whose start the stream no"
+                " longer holds (the input cannot seek back; its first record is over 4 MiB"
+                " compressed): the records after that one in the member are not read"
+            )
+            self._damaged(st, part.resync, at, "WARC_CORRUPT", msg)
+        else:
+            msg = f"several records share the gzip member at byte {at} (the input cannot seek back)"
+            self._damaged(st, None, at, "WARC_CORRUPT", msg)
         return True
-
-    def _stream_cut_in(self, it: Any, st: _WarcScan, at: int) -> bool:
-        """In a stream read forward, whether the gzip member at raw byte `at`, which goes on after
-        the record read, is one cut short at the end of the stream (the stream still holds it;
-        decompressed at most inputs.max_warc_skip_bytes to tell, counted against the file's
-        inputs.max_warc_skip_total_bytes), as a file on disk tells by reading the member again
-        whole.
-
-        Why: such a stream said "several records share the gzip member" of a last member cut
-        short, where a file on disk says the file ends inside it (session 26)."""
-        ahead = getattr(getattr(it, "reader", None), "stream", None)
-        left = min(self._budget, st.meter.total - st.meter.spent)
-        if not isinstance(ahead, ForwardReader) or at < ahead.earliest or left <= 0:
-            return False
-        cut, used = _member_cut(ahead, at, left)  # type: ignore[arg-type]
-        st.meter.spend(min(used, left))
-        return cut
 
     def _row(self, record: Any, url: str | None, offset: int) -> dict[str, Any] | ErrorRow:
         if url is None:  # the standard requires it of response, resource and conversion records
