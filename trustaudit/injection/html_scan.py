@@ -178,6 +178,36 @@ _SIMPLE_SELECTOR = re.compile(r"^[.#][A-Za-z_][\w-]*$")
 # Markup of a form: a <template> or hidden block holding one is UI, not prose aimed at a reader.
 _FORM_MARKUP = re.compile(r"<(?:form|input|textarea|select|button)\b", re.IGNORECASE)
 _FORM_NODES = "input,textarea,select,button,form"
+# The elements whose words are a form's own: the form (its help text: "Please tell us your
+# name") and, outside one, a control's label, button, options…
+_CONTROL_NODES = "form,label,button,select,textarea,legend,datalist,output"
+
+
+def _form_controls(node: LexborNode) -> str:
+    """The words of the forms and form controls under `node` (hidden, or a `<template>`'s
+    content), each removed from it, so that what is left is the prose around them.
+
+    Why: a hidden block or a `<template>` that held any form control was UI whole (`form_ui`:
+    never asked, and only an override, extraction, exfiltration, persona or tool directive found
+    there), so a note to an AI hidden beside one `<input>` was dropped, as was a payload inserted
+    into a hidden sign-up pop-up beside its form (session 27). The form's own words are still UI;
+    the prose around it is hidden text, with the pop-up's own reason (`ui_container`) where it
+    has one."""
+    found = node.css(_CONTROL_NODES)
+    ids = {c.mem_id for c in found}
+    outer = []
+    for c in found:  # all found before any is removed: an option in a select is the select's
+        at = c.parent
+        while at is not None and at.mem_id != node.mem_id and at.mem_id not in ids:
+            at = at.parent
+        if at is None or at.mem_id not in ids:
+            outer.append(c)
+    words = [" ".join(c.text(separator=" ", strip=False).split()) for c in outer]
+    for c in outer:
+        c.decompose()
+    return " ".join(w for w in words if w)
+
+
 # Honeypot fields: hidden from people so that only spam bots fill them in.
 _HONEYPOT = re.compile(
     r"\bleave\s+(?:this|the)\s+(?:field|box|input)\s+(?:blank|empty)"
@@ -1258,8 +1288,20 @@ def collect_segments(
     if template:
         for off, body in _template_blocks(html):
             t = _tag_text(body)
-            # A template holding a form is the page's own UI (a comment or reply form).
-            tech = "form_ui" if _FORM_MARKUP.search(body) or _HONEYPOT.search(t) else "template"
+            # A template holding a form is the page's own UI (a comment or reply form): the form's
+            # words; the prose beside it is the template's (`_form_controls`).
+            tech = "template"
+            if _HONEYPOT.search(t):
+                tech = "form_ui"
+            elif _FORM_MARKUP.search(body):
+                tech = "form_ui"
+                root = LexborHTMLParser(body).body
+                if root is not None:
+                    form = _form_controls(root)
+                    prose = " ".join(root.text(separator=" ", strip=False).split())
+                    if _WORDY.search(prose):
+                        segs.append(Segment("template", "<template>", prose, off, exact=False))
+                    t = form
             if _WORDY.search(t):
                 segs.append(Segment(tech, "<template>", t, off, exact=t == body))
             # The DOM keeps template content out of the tree, so its attributes are read here.
@@ -1456,12 +1498,18 @@ def _hidden_segments(
             node.decompose()
             continue
         hidden_text = " ".join(hidden_text.split())[:max_text]
-        # A hidden form or honeypot field ("leave this field empty") is UI, not a hidden message.
-        if node.css_first(_FORM_NODES) is not None or (
-            len(hidden_text) < 400 and _HONEYPOT.search(hidden_text)
-        ):
-            how = f"{tech} {how}".strip()
-            tech = "form_ui"
+        # A honeypot field ("leave this field empty") is UI, not a hidden message; so are the
+        # words of a hidden form's controls (`_form_controls`), not the prose around them.
+        if tag == "form" or (len(hidden_text) < 400 and _HONEYPOT.search(hidden_text)):
+            how, tech = f"{tech} {how}".strip(), "form_ui"
+        elif node.css_first(_FORM_NODES) is not None:
+            controls = _form_controls(node)
+            if _WORDY.search(controls):
+                segs.append(Segment("form_ui", f"<{tag}> {tech} {how}".strip(), controls, -1))
+            hidden_text = " ".join(node.text(separator=" ", strip=False).split())[:max_text]
+            if not _WORDY.search(hidden_text):
+                node.decompose()
+                continue
         ui = ui_container(node, hidden_text)  # reads the subtree's links: before it is unwrapped
         # the text as it would read if shown: "ign<b>ore</b>" is one word
         shown = hidden_text_of(node)[:max_text]
