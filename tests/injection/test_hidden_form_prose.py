@@ -56,6 +56,19 @@ def test_the_controls_words_stay_ui_and_the_prose_is_hidden_text() -> None:
     prose = [s for s in segs if s.technique == "display_none"]
     assert [s.text for s in ui] == ["Your email Vegetables Flowers Subscribe"]
     assert [s.text for s in prose] == ["Get our weekly tips on vegetables."]
+    # a block holding a form the visitor can use is the site's interface: the model does not read
+    # its prose (the lexical scanner does) unless it speaks to an AI
+    assert [s.ui for s in prose] == ["form"]
+    steer, _ = collect_segments(_page(f"<div style='display:none'><p>{STEER}</p>{FORM}</div>"))
+    assert [s.ui for s in steer if s.technique == "display_none"] == [""]
+    # an <input type="hidden"> shows nothing: no form, no UI, the prose is hidden text whole
+    alone, _ = collect_segments(
+        _page(
+            "<div style='display:none'><input type='hidden' name='t'>"
+            "<p>Get our weekly tips on vegetables.</p></div>"
+        )
+    )
+    assert [(s.technique, s.ui) for s in alone] == [("display_none", "")]
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,13 @@ import numpy as np
 from ahocorasick_rs import AhoCorasick, Implementation
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from trustaudit.injection.benign import plain_message, ui_container, ui_copy, ui_selector
+from trustaudit.injection.benign import (
+    plain_message,
+    speaks_to_ai,
+    ui_container,
+    ui_copy,
+    ui_selector,
+)
 from trustaudit.injection.directive import (
     CLOSED_STOPS,
     SPACED_STOPS,
@@ -177,7 +183,8 @@ _B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{20}")
 _SIMPLE_SELECTOR = re.compile(r"^[.#][A-Za-z_][\w-]*$")
 # Markup of a form: a <template> or hidden block holding one is UI, not prose aimed at a reader.
 _FORM_MARKUP = re.compile(r"<(?:form|input|textarea|select|button)\b", re.IGNORECASE)
-_FORM_NODES = "input,textarea,select,button,form"
+# A control a visitor can use (an <input type="hidden"> is none: it shows nothing).
+_FORM_NODES = "input:not([type=hidden i]),textarea,select,button,form"
 # The elements whose words are a form's own: the form (its help text: "Please tell us your
 # name") and, outside one, a control's label, button, options…
 _CONTROL_NODES = "form,label,button,select,textarea,legend,datalist,output"
@@ -1299,8 +1306,9 @@ def collect_segments(
                 if root is not None:
                     form = _form_controls(root)
                     prose = " ".join(root.text(separator=" ", strip=False).split())
-                    if _WORDY.search(prose):
-                        segs.append(Segment("template", "<template>", prose, off, exact=False))
+                    if _WORDY.search(prose):  # beside a form: the site's UI, as a hidden one
+                        ui = "" if speaks_to_ai(prose) else "form"  # (`benign.ui_container`)
+                        segs.append(Segment("template", "<template>", prose, off, False, ui=ui))
                     t = form
             if _WORDY.search(t):
                 segs.append(Segment(tech, "<template>", t, off, exact=t == body))
@@ -1500,6 +1508,7 @@ def _hidden_segments(
         hidden_text = " ".join(hidden_text.split())[:max_text]
         # A honeypot field ("leave this field empty") is UI, not a hidden message; so are the
         # words of a hidden form's controls (`_form_controls`), not the prose around them.
+        form = False
         if tag == "form" or (len(hidden_text) < 400 and _HONEYPOT.search(hidden_text)):
             how, tech = f"{tech} {how}".strip(), "form_ui"
         elif node.css_first(_FORM_NODES) is not None:
@@ -1510,7 +1519,9 @@ def _hidden_segments(
             if not _WORDY.search(hidden_text):
                 node.decompose()
                 continue
-        ui = ui_container(node, hidden_text)  # reads the subtree's links: before it is unwrapped
+            form = True
+        # reads the subtree's links: before it is unwrapped
+        ui = ui_container(node, hidden_text, form=form)
         # the text as it would read if shown: "ign<b>ore</b>" is one word
         shown = hidden_text_of(node)[:max_text]
         node.decompose()
