@@ -114,3 +114,14 @@ def test_audit_quarantines_and_explains_a_steer_hidden_beside_an_input(
     out = runner.invoke(app, ["explain", str(run), "https://steer.example.org/a", "--json"])
     assert out.exit_code == 0, out.output
     assert "only trustworthy" in json.dumps(json.loads(out.output))
+
+
+def test_a_template_of_hidden_inputs_alone_is_no_form() -> None:
+    """A `<template>` whose only controls are `<input type="hidden">` holds no form a visitor can
+    use: its text is the template's, whole, as in a hidden block."""
+    html = _page(
+        "<template><input type='hidden' name='nonce' value='1'>"
+        "<p>Get our weekly tips on vegetables.</p></template>"
+    )
+    segs, _ = collect_segments(html)
+    assert [(s.technique, s.ui) for s in segs] == [("template", "")]

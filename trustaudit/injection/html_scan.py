@@ -181,7 +181,7 @@ _B64_VALUE = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 # What `decode_base64_text` needs to find anything: 20 base64 characters in a row.
 _B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{20}")
 _SIMPLE_SELECTOR = re.compile(r"^[.#][A-Za-z_][\w-]*$")
-# Markup of a form: a <template> or hidden block holding one is UI, not prose aimed at a reader.
+# Markup of a form, looked for before a <template> is parsed (`_FORM_NODES` decides).
 _FORM_MARKUP = re.compile(r"<(?:form|input|textarea|select|button)\b", re.IGNORECASE)
 # A control a visitor can use (an <input type="hidden"> is none: it shows nothing).
 _FORM_NODES = "input:not([type=hidden i]),textarea,select,button,form"
@@ -198,8 +198,8 @@ def _form_controls(node: LexborNode) -> str:
     never asked, and only an override, extraction, exfiltration, persona or tool directive found
     there), so a note to an AI hidden beside one `<input>` was dropped, as was a payload inserted
     into a hidden sign-up pop-up beside its form (session 27). The form's own words are still UI;
-    the prose around it is hidden text, with the pop-up's own reason (`ui_container`) where it
-    has one."""
+    the prose around it is hidden text with its technique's prior, and the site's interface
+    (`ui_container(form=True)`: read lexically, not by the model) unless it speaks to an AI."""
     found = node.css(_CONTROL_NODES)
     ids = {c.mem_id for c in found}
     outer = []
@@ -1298,18 +1298,16 @@ def collect_segments(
             # A template holding a form is the page's own UI (a comment or reply form): the form's
             # words; the prose beside it is the template's (`_form_controls`).
             tech = "template"
+            root = LexborHTMLParser(body).body if _FORM_MARKUP.search(body) else None
             if _HONEYPOT.search(t):
                 tech = "form_ui"
-            elif _FORM_MARKUP.search(body):
+            elif root is not None and root.css_first(_FORM_NODES) is not None:
                 tech = "form_ui"
-                root = LexborHTMLParser(body).body
-                if root is not None:
-                    form = _form_controls(root)
-                    prose = " ".join(root.text(separator=" ", strip=False).split())
-                    if _WORDY.search(prose):  # beside a form: the site's UI, as a hidden one
-                        ui = "" if speaks_to_ai(prose) else "form"  # (`benign.ui_container`)
-                        segs.append(Segment("template", "<template>", prose, off, False, ui=ui))
-                    t = form
+                t = _form_controls(root)
+                prose = " ".join(root.text(separator=" ", strip=False).split())
+                if _WORDY.search(prose):  # beside a form: the site's UI, as a hidden one
+                    ui = "" if speaks_to_ai(prose) else "form"  # (`benign.ui_container`)
+                    segs.append(Segment("template", "<template>", prose, off, False, ui=ui))
             if _WORDY.search(t):
                 segs.append(Segment(tech, "<template>", t, off, exact=t == body))
             # The DOM keeps template content out of the tree, so its attributes are read here.
