@@ -14,16 +14,17 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
-__all__ = ["ForwardReader"]
+__all__ = ["KEEP", "ForwardReader"]
 
 _BLOCK = 1 << 20  # bytes read at a time to pass over what is not wanted
+KEEP = 4 << 20  # the last bytes read that `ForwardReader` keeps to go back to, by default
 
 
 class ForwardReader:
     """`fh` read forward from its first byte, the last `keep` bytes read kept, so that `seek` goes
     to any position from `earliest` on (forward: the bytes between are read and dropped)."""
 
-    def __init__(self, fh: BinaryIO, keep: int = 4 << 20) -> None:
+    def __init__(self, fh: BinaryIO, keep: int = KEEP) -> None:
         self._fh, self._keep = fh, keep
         self._kept = bytearray()  # the bytes [_end - len(_kept), _end) of the stream
         self._end = 0  # bytes read from `fh`

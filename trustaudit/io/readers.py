@@ -42,7 +42,7 @@ from trustaudit.io.compression import (
 )
 from trustaudit.io.cut_streams import CutRecord, cut_short, magic_cut_row, undecompressed_row
 from trustaudit.io.decode import Utf8Lines, wide_bom
-from trustaudit.io.forward import ForwardReader
+from trustaudit.io.forward import KEEP, ForwardReader
 from trustaudit.io.lines import CsvRow, bounded_lines, csv_rows
 from trustaudit.io.lines import TooMuchInput as _TooMuch
 from trustaudit.io.parquet_cells import (
@@ -1603,7 +1603,7 @@ class WarcSource(_PathSource):
         set) when its gzip member holds more records, so that the member is read whole next.
 
         From a stream that cannot seek (object storage, a pipe) the member is read whole too
-        while the stream still holds its start (`ForwardReader.keep`, 4 MiB: a first record under
+        while the stream still holds its start (`forward.KEEP`, 4 MiB: a first record under
         that, compressed). Why: such a stream kept the member's first record and lost the rest
         (one row), so a WARC gzipped whole (`gzip crawl.warc`) read from S3 gave one page; a file
         on disk gave them all (session 27)."""
@@ -1621,8 +1621,8 @@ class WarcSource(_PathSource):
             # after it that starts a record (before session 26 the rest of the stream was skipped)
             msg = (
                 f"several records share the gzip member at byte {at}, whose start the stream no"
-                " longer holds (the input cannot seek back; its first record is over 4 MiB"
-                " compressed): the records after that one in the member are not read"
+                f" longer holds (the input cannot seek back; its first record is over {KEEP >> 20}"
+                " MiB compressed): the records after that one in the member are not read"
             )
             self._damaged(st, part.resync, at, "WARC_CORRUPT", msg)
         else:
