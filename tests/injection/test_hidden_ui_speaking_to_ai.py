@@ -48,14 +48,16 @@ def test_a_dialog_role_is_no_cover_either() -> None:
     ],
 )
 def test_ordinary_dialogs_stay_the_sites_interface(text: str) -> None:
+    from trustaudit.injection.html_scan import collect_segments
+
     assert not benign.speaks_to_ai(text)
     for name in NAMES:
-        assert (
-            scan_html(
-                _page(f"<div class='{name}' style='display:none'><p>{text}</p></div>")
-            ).findings
-            == []
-        )
+        html = _page(f"<div class='{name}' style='display:none'><p>{text}</p></div>")
+        assert scan_html(html).findings == []
+        segs, _ = collect_segments(html)  # still the site's interface: the model does not read it
+        assert [s.ui != "" for s in segs if s.technique == "display_none"] == [True]
+    steer, _ = collect_segments(_page(f"<div class='modal' style='display:none'>{STEERS[0]}</div>"))
+    assert [s.ui for s in steer if s.technique == "display_none"] == [""]
 
 
 def test_what_speaks_to_an_ai() -> None:
