@@ -97,18 +97,10 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=(1, 2, 3, 4, 5))
     args = ap.parse_args()
     families = obf.load_payloads(args.corpora)
-    host_paths = sorted(
-        p
-        for p in [
-            *(args.corpora / "trafilatura-pages/html").glob("*/*.html.gz"),
-            *(args.corpora / "article-extraction-benchmark/html").glob("*.html.gz"),
-        ]
-        if p.stat().st_size > 4000
-    )
     print("cover".ljust(14), " ".join(f"seed {s}".rjust(16) for s in args.seeds))
     table: dict[str, list[str]] = {c: [] for c in COVERS}
     for seed in args.seeds:
-        hosts = [obf.read_gz(p) for p in random.Random(seed).sample(host_paths, args.hosts)]
+        hosts = obf.host_pages(args.corpora, seed, args.hosts)
         cases = build_cases(families, hosts, seed, args.per_seed)
         found = {c: [bool(scan_html(k[c]).findings) for k in cases] for c in COVERS}
         base = found["hidden"]

@@ -659,6 +659,20 @@ def evaluate(cases: list[dict]) -> dict[str, dict[str, float]]:
     return out
 
 
+def host_pages(corpora: Path, seed: int, n: int) -> list[str]:
+    """`n` real pages (over 4 KB) of trafilatura-pages and article-extraction-benchmark, drawn
+    with `seed`: the hosts a seed's payloads are inserted into."""
+    paths = sorted(
+        p
+        for p in [
+            *(corpora / "trafilatura-pages/html").glob("*/*.html.gz"),
+            *(corpora / "article-extraction-benchmark/html").glob("*.html.gz"),
+        ]
+        if p.stat().st_size > 4000
+    )
+    return [read_gz(p) for p in random.Random(seed).sample(paths, n)]
+
+
 def read_gz(path: Path) -> str:
     return gzip.decompress(path.read_bytes()).decode("utf-8", "replace")
 
@@ -756,16 +770,8 @@ def main() -> None:
 
     families = load_payloads(corpora)
     print("payload families:", {k: len(v) for k, v in families.items()})
-    host_paths = sorted(
-        p
-        for p in [
-            *(corpora / "trafilatura-pages/html").glob("*/*.html.gz"),
-            *(corpora / "article-extraction-benchmark/html").glob("*.html.gz"),
-        ]
-        if p.stat().st_size > 4000
-    )
     for k, seed in enumerate(args.seeds):
-        hosts = [read_gz(p) for p in random.Random(seed).sample(host_paths, args.hosts)]
+        hosts = host_pages(corpora, seed, args.hosts)
         res = evaluate(build_cases(families, hosts, seed, args.per_class))
         _print_recall("tune" if k == 0 else "held-out", seed, res, args.per_class)
     _false_positives(corpora, skip_real=args.skip_real)

@@ -1103,11 +1103,10 @@ def _record_member_after(fh: BinaryIO, at: int) -> int | None:
     return None
 
 
-def _still_held(it: Any, at: int) -> bool:
-    """Whether the stream warcio reads through `it`, read forward (`ForwardReader`), still holds
-    raw byte `at`, so that it can go back there."""
-    ahead = getattr(getattr(it, "reader", None), "stream", None)
-    return isinstance(ahead, ForwardReader) and at >= ahead.earliest
+def _holds(fh: Any, at: int) -> bool:
+    """Whether `fh` can go back to raw byte `at`: a seekable file always, a stream read forward
+    (`ForwardReader`) while it still keeps that byte."""
+    return not isinstance(fh, ForwardReader) or at >= fh.earliest
 
 
 def _leap_forward(fh: ForwardReader) -> Callable[[int], int | None]:
@@ -1189,8 +1188,9 @@ class _Part:
     leap: Callable[[int], int | None] | None = None
     # the codec of a file compressed whole (`_whole_codec`): no place to leap to, reading stops
     whole: str | None = None
-    # False for a stream read forward (`io.forward`): a gzip member of several records cannot be
-    # read again whole, so it is one error row and reading goes on after it
+    # False for a stream read forward (`io.forward`): a gzip member of several records is read
+    # again whole only while the stream keeps its start (`_holds`), else it is one error row and
+    # reading goes on after it
     seekable: bool = True
 
     @property
@@ -1310,8 +1310,7 @@ class WarcSource(_PathSource):
                 and not st.stopped
                 and st.member_at is None
                 and st.end is not None
-                # a stream read forward still holds its last bytes (`ForwardReader.keep`)
-                and (seekable or st.end >= getattr(fh, "earliest", st.end + 1))
+                and _holds(fh, st.end)  # a stream read forward keeps its last bytes
                 and _ends_inside_member(fh, st.end)
             ):
                 msg = f"the file ends inside the gzip member at byte {st.end}"
@@ -1613,8 +1612,10 @@ class WarcSource(_PathSource):
             st.end = it.offset
             return False
         at = st.offset if st.offset is not None else st.floor
-        # a seekable file reads it again whole unless warcio's offset drifted before the part
-        if _still_held(it, at) if not part.seekable else at >= st.floor:
+        # a file reads it again whole unless warcio's offset drifted before the part; a stream
+        # while it keeps the member's start
+        held = at >= st.floor if part.seekable else _holds(it.reader.stream, at)
+        if held:
             st.member_at = at
         elif not part.seekable:
             # its start dropped by the stream: one row, reading goes on at the next gzip member
