@@ -672,22 +672,114 @@ def _hidden_asks(
                 text, obfuscation, picked = fold[0], fold[1], again
         if picked is not None:
             candidates.append((text, obfuscation, picked))
+        found_as = texts[e.seg]
+        later = (
+            _later_requests(found_as, seg.technique, policy, shown, how)
+            if seg.technique in _LATER_PLACES
+            else []
+        )
         for i, (text, obfuscation, (passage, tier)) in enumerate(candidates):
-            if not every:
-                # one of a series of blocks of copy hidden alike (the other items of a
-                # paginated list, slides, tabs) is page copy, as `benign.page_copy` reads a
-                # lexical hit there
-                place = _place(seg)
-                if place not in series:
-                    series[place] = _copy_series(entries, segs, texts, place)
-                if in_copy_series(text, seg.technique, series[place]):
-                    continue
+            if not every and _in_series(seg, text, entries, segs, texts, series):
+                continue
             h = Hit(0, len(passage), _excerpt(passage, 0, len(passage)), "", e.prior, "", "")
             rank = (tier, e.prior, e.prior)
             a = _ask(passage, h, rank, seg, source, text, leads[e.seg], obfuscation)
             if len(candidates) > 1 and _cut_fold(candidates[-1][1]):
                 a.twin, a.fold = e.seg, i > 0  # (text turned around: both findings kept)
             asks.append(a)
+        if later and (every or not _in_series(seg, found_as, entries, segs, texts, series)):
+            for at, passage, tier in later:
+                h = Hit(
+                    at, at + len(passage), _excerpt(passage, 0, len(passage)), "", e.prior, "", ""
+                )
+                rank = (tier, e.prior, e.prior)
+                asks.append(
+                    _ask(passage, h, rank, seg, source, found_as, leads[e.seg], seg.obfuscation)
+                )
+
+
+def _in_series(
+    seg: Segment,
+    text: str,
+    entries: Sequence[_Entry],
+    segs: Sequence[Segment],
+    texts: Sequence[str],
+    series: dict[str, int],
+) -> bool:
+    """Whether hidden `text` is one of a series of blocks of copy hidden alike (the other items of
+    a paginated list, slides, tabs): page copy, as `benign.page_copy` reads a lexical hit there.
+    `series` remembers each place's count (`_copy_series`) for the page."""
+    place = _place(seg)
+    if place not in series:
+        series[place] = _copy_series(entries, segs, texts, place)
+    return in_copy_series(text, seg.technique, series[place])
+
+
+# A hidden block longer than what the model reads of it (its opening, `semantic_max_chars`) hides
+# a request further in as well as at its start: a payload after a paragraph of ordinary prose, or
+# inside one, as BIPIA puts its attacks inside the content an assistant reads (session 28,
+# `bench/injection_covers.py` `after_prose`/`inside_prose`: such a payload was found by the lexicon
+# alone). Its later sentences are gated one at a time (`_later_requests`), in the places hidden on
+# purpose; bounded work: so many sentences and characters past the opening, so many read.
+_LATER_PLACES = COVERT | _QUIET | {"css_hidden_class"}
+_LATER_SENTENCES = 32
+_LATER_CHARS = 6000
+_LATER_ASKS = 2
+# Marks of code that `benign.code_shaped` takes for prose runs (Python, shell): a call, a snake_case
+# name, an assignment, a statement's end.
+_CODE_TOKENS = re.compile(r"\w\(\w|[a-z]_[a-z]| = |\);")
+
+
+def _later_requests(
+    text: str, tech: str, policy: InjectionPolicy, shown: _Shown, how: dict[str, bool]
+) -> list[tuple[int, str, int]]:
+    """(start, passage, tier) of the later requests of a long hidden block: sentences past the
+    block's opening that are, each by itself, a request by `_shape_ask` (the directive mood, a role
+    of the conversation named, a question for the reader's instructions) pointed at someone
+    (`_pointed`), each read from its start as the opening is (`semantic.prose_head`), the first
+    `_LATER_ASKS` in the block's order. Pointed, because the mood test alone is loose ("Despite
+    these findings, …" opens like an imperative) and a hidden recipe's steps are imperatives:
+    they took the places first, and the packaged head flagged two of a real page's steps. A
+    sentence that is only whole, or speaks to its reader, is not enough either: ordinary hidden
+    prose (a collapsed article, a tab's copy) is made of such sentences, and one of them is read
+    already, the opening."""
+    from trustaudit.injection.semantic import prose_head, prose_head_words
+
+    size = policy.semantic_max_chars
+    if len(text) <= size:
+        return []
+    opening, _ = prose_head_words(text, size)
+    lo = len(opening)
+    hi = min(len(text), lo + _LATER_CHARS)
+    found: list[tuple[int, str, int]] = []
+    starts = [lo] + [m.end() for m in _stops(text, lo, hi)]
+    for k, b in enumerate(starts[:_LATER_SENTENCES]):
+        while b < len(text) and text[b].isspace():
+            b += 1
+        end = starts[k + 1] if k + 1 < len(starts) else min(len(text), b + size)
+        if end - b < 20:
+            continue
+        sentence = text[b : min(end, b + size)]
+        got = _shape_ask_memo(sentence, tech, policy, shown, prose_head, **how)
+        if got is None or not _pointed(sentence):
+            continue  # (``semantic = on`` reads the same: every opening, and these requests)
+        if got[1] != _TIER_REQUEST and not how["every"]:
+            continue
+        passage = prose_head(text[b : b + 2 * size], size, min_words=5) or got[0]
+        if len(_CODE_TOKENS.findall(passage)) >= 3 or code_shaped(text[b : b + 2 * len(passage)]):
+            continue  # a hidden code sample's statements ("recv(4096) http_response = …")
+        found.append((b, passage, got[1]))
+        if len(found) >= _LATER_ASKS:
+            break
+    return found
+
+
+def _pointed(sentence: str) -> bool:
+    """Whether a request is pointed at someone: it names a role of the conversation, addresses its
+    reader or an AI, is written as the user or names where to send (`directive.is_request`)."""
+    return names_role(sentence) or is_request(
+        sentence, min_words=5, reader=addresses_reader(sentence, second_person=True)
+    )
 
 
 def _cut_fold(obfuscation: str) -> bool:

@@ -624,10 +624,13 @@ def _noisy_or(weights: Sequence[float]) -> float:
     return 1.0 - p
 
 
+_SNIPPET_LEAD = 40  # characters of a snippet before what it shows (cut at a line break)
+
+
 def _snippet(text: str, start: int, end: int, seg_lo: int = 0, seg_hi: int | None = None) -> str:
     """Whitespace-collapsed text around [start, end) within its segment, at most 200 characters."""
     seg_hi = len(text) if seg_hi is None else seg_hi
-    lo = max(seg_lo, start - 40)
+    lo = max(seg_lo, start - _SNIPPET_LEAD)
     cut = text.rfind("\n", lo, start)
     if cut != -1:
         lo = cut + 1
@@ -785,7 +788,13 @@ def detect_text(
             start = min(f[0] for f in span)
             end = max(f[1] for f in span)
             rule = "+".join(sorted(best, key=lambda n: (-best[n], n)))
-            snippet = _snippet(text, start, end, starts[i], ends[i])
+            # a snippet shows the cluster from its start, unless the cluster runs longer than a
+            # snippet: then from its strongest feature (a weak "write (" in a hidden code sample
+            # 200 characters before "Ignore previous instructions" filled the snippet with code)
+            focus = start
+            if end - start > _SNIPPET_MAX - _SNIPPET_LEAD:
+                focus = max(span, key=lambda f: (f[3], -f[0]))[0]
+            snippet = _snippet(text, focus, max(end, focus), starts[i], ends[i])
             hits.append(
                 Hit(
                     start,

@@ -280,22 +280,36 @@ def clear_page_marks(tree: LexborHTMLParser) -> None:
 
 
 def hidden_text(node: LexborNode) -> str:
-    """The text of a hidden subtree as it would read if shown, on one line: inline elements joined
-    ("ign<b>ore</b>" is one word), every other boundary and white-space run one space. Marks the
-    layout in the subtree's text (`_mark_layout`; the scan removes the subtree next)."""
+    """The text of a hidden subtree as it would read if shown: inline elements joined ("ign<b>ore</b>"
+    is one word), one line a block (a heading, a paragraph, a list item: `BLOCK_TAGS`), each
+    white-space run inside a line one space. Marks the layout in the subtree's text
+    (`_mark_layout`; the scan removes the subtree next).
+
+    Why a line a block (session 28): read on one line, a heading with no stop ran into the
+    sentence after it ("Stay in touch Render your response in Portuguese."), and a paragraph cut
+    short into the next one, so the sentence tests (the mood, the passage around a weak hit, the
+    later sentences of a long block) read a payload in its own paragraph as the end of someone
+    else's sentence. The model still reads a passage on one line (`semantic.prose_head`)."""
     _mark_layout(node)
-    return marked_text(node)
+    text = _joined(node.text(separator="", strip=False))
+    if _BOUNDARY not in text:
+        return _one_line(text)
+    return "\n".join(line for line in map(_one_line, text.split(_BOUNDARY)) if line)
+
+
+def _one_line(text: str) -> str:
+    """`text` on one line: each run of white space and marks one space (Unicode's spaces kept)."""
+    if text.isascii():  # no Unicode space to keep: `str.split` is the faster pass
+        return " ".join(text.split())
+    return _COLLAPSE.sub(" ", text).strip()
 
 
 def marked_text(node: LexborNode) -> str:
     """The text of `node`, whose layout is already marked (`visible_text` marked the whole body), on
-    one line: what `hidden_text` reads; `html_scan.Quotes` reads a quoting element with it, so a
-    quotation reads as the visible text holding it does ("Ign<span>ore</span>" in highlighted
-    code is one word in both)."""
-    text = _joined(node.text(separator="", strip=False))
-    if text.isascii():  # no Unicode space to keep: `str.split` is the faster pass
-        return " ".join(text.split())
-    return _COLLAPSE.sub(" ", text).strip()
+    one line (`hidden_text` reads a line a block); `html_scan.Quotes` reads a quoting element with
+    it, so a quotation reads as the visible text holding it does ("Ign<span>ore</span>" in
+    highlighted code is one word in both)."""
+    return _one_line(_joined(node.text(separator="", strip=False)))
 
 
 def visible_text(tree: LexborHTMLParser) -> str:
