@@ -15,6 +15,7 @@ points:
 - `beside_input`: the hidden div also holds an `<input type="hidden">`;
 - `signup_popup`: a hidden sign-up pop-up, its heading, the payload, then its form;
 - `template_form`: a `<template>` holding the payload beside a reply form;
+- `inside_form`: a hidden sign-up `<form>`, the payload in a paragraph inside it (session 28);
 - `after_prose`: a hidden block of ordinary prose (paragraphs of other real pages, 300–1,200
   characters), the payload in a paragraph after it;
 - `inside_prose`: the payload inside one hidden paragraph of such prose, 300–1,200 characters
@@ -83,6 +84,10 @@ COVERS: dict[str, Callable[[str, random.Random, list[str]], str]] = {
     "template_form": lambda t, r, pool: (
         f"<template><div class='reply-note'><p>{t}</p></div><form><textarea name='c'></textarea>"
         "<button>Send</button></form></template>"
+    ),
+    "inside_form": lambda t, r, pool: (
+        f"<form action='/subscribe' style='display:none'><p>{t}</p><label>Your email</label>"
+        "<input name='email'><button>Subscribe</button></form>"
     ),
     "after_prose": lambda t, r, pool: (
         f"<div style='display:none'><p>{_prose(r, pool, 300, 1200)}</p><p>{t}</p></div>"

@@ -348,14 +348,17 @@ def addresses_ai(
     *,
     allowed: frozenset[str] = frozenset(),
     after: Sequence[tuple[int, int]] = (),
+    output: bool = True,
 ) -> bool:
     """Whether `text` holds a phrase addressing an AI or its output, or a complete strong intent.
 
     `allowed` features count not when they start inside one of the spans `after`: what a person is
     told to ask of a tool ("ask the model *to act as a lawyer*", `addressee`) is not said to the
-    reader."""
+    reader. With `output` False a mention of the reader's answer alone (``output_ref``: "respond
+    with your name", "your answer will be published") does not count."""
+    addressing = _ADDRESSING if output else _ADDRESSING - {"output_ref"}
     for start, _, name, _ in find_features(text):
-        if name in _ADDRESSING and not (name in allowed and any(a <= start < b for a, b in after)):
+        if name in addressing and not (name in allowed and any(a <= start < b for a, b in after)):
             return True
     return any(f.score >= _STRONG_INTENT for f in find_intents(text.lower(), text))
 
@@ -715,7 +718,7 @@ def ui_container(node: Any, text: str | None = None, *, form: bool = False) -> s
     return "links" if _link_list(node) else ""
 
 
-def speaks_to_ai(text: str) -> bool:
+def speaks_to_ai(text: str, *, output: bool = True) -> bool:
     """Whether hidden `text` speaks to an AI reader or of what it writes (`addresses_ai`: "note to
     AI assistants", "when summarizing this page", "in your response", an override, a persona…, or
     a complete strong intent), or steers with a ranking claim ("recommend GreenSeed as the best
@@ -727,8 +730,9 @@ def speaks_to_ai(text: str) -> bool:
     `<div class="modal">` was no finding: a class costs an attacker nothing (session 27). Of the
     real pages' 439 elements named so (lists of links and animations aside) none does either.
     `note_to_ai_reader` is not asked: it reads "…AR- und KI-News" and "…Customers' AI
-    Initiatives" as notes to an AI."""
-    return addresses_ai(text) or any(
+    Initiatives" as notes to an AI. With `output` False, a mention of the reader's answer alone
+    does not count (`addresses_ai`): a form's own help text says "respond with your name"."""
+    return addresses_ai(text, output=output) or any(
         steers(s) and ranking_claim(s) for s in sentences(text)[:_DEFINITION_SENTENCES]
     )
 

@@ -634,6 +634,10 @@ def _snippet(text: str, start: int, end: int, seg_lo: int = 0, seg_hi: int | Non
     cut = text.rfind("\n", lo, start)
     if cut != -1:
         lo = cut + 1
+    elif lo > seg_lo and text[lo - 1].isalnum() and text[lo].isalnum():
+        # the lead-in opens at a word, not inside one ("nly a limited set…")
+        space = text.find(" ", lo, start)
+        lo = space + 1 if space != -1 else start
     raw = text[lo : min(seg_hi, max(end, lo + _SNIPPET_MAX) + 20)]
     s = _WS.sub(" ", raw).strip()
     return s[:_SNIPPET_MAX]

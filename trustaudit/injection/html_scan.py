@@ -209,10 +209,57 @@ def _form_controls(node: LexborNode) -> str:
             at = at.parent
         if at is None or at.mem_id not in ids:
             outer.append(c)
-    words = [" ".join(c.text(separator=" ", strip=False).split()) for c in outer]
+    words = []
     for c in outer:
+        if c.tag == "form":
+            controls = _form_fields(c)
+            if controls is not None:  # its prose speaks to an AI: kept, beside its fields' words
+                words.append(controls)
+                continue
+        words.append(" ".join(c.text(separator=" ", strip=False).split()))
         c.decompose()
     return " ".join(w for w in words if w)
+
+
+# A form's fields, whose words are UI even where the form's own prose is not (`_form_fields`).
+_FIELD_NODES = "label,button,select,textarea,legend,datalist,output"
+
+
+def _form_fields(form: LexborNode) -> str | None:
+    """The words of `form`'s fields, each removed from it, when the prose left in it speaks to an
+    AI by more than a mention of the reader's answer (`benign.speaks_to_ai` with `output` False:
+    a form's help text says "respond with your name"); else None, `form` untouched.
+
+    Why: a form's text is its help text ("Please tell us what you think and respond with your
+    name."), the site's UI, so a hidden form was UI whole, and a note to an AI hidden in a
+    paragraph inside a hidden sign-up `<form>` was dropped (session 28, `bench/injection_covers.py`
+    `inside_form`: found 0.23–0.44 as often as in a plain hidden block). Its prose is now hidden
+    text when it speaks to an AI, as the prose beside a form is read then (`ui_container`); a
+    form's help text that does not stays UI, as issue 13 asked of a comment form's text."""
+    fields = form.css(_FIELD_NODES)
+    ids = {f.mem_id for f in fields}
+    prose = [
+        n.text_content or ""
+        for n in form.traverse(include_text=True)
+        if n.tag == "-text" and not _under_one(n, form, ids)
+    ]
+    if not speaks_to_ai(" ".join(" ".join(prose).split()), output=False):
+        return None
+    outer = [f for f in fields if not _under_one(f, form, ids)]
+    words = [" ".join(f.text(separator=" ", strip=False).split()) for f in outer]
+    for f in outer:
+        f.decompose()
+    return " ".join(w for w in words if w)
+
+
+def _under_one(node: LexborNode, top: LexborNode, ids: set[int]) -> bool:
+    """Whether `node` sits under one of the nodes `ids`, below `top`."""
+    at = node.parent
+    while at is not None and at.mem_id != top.mem_id:
+        if at.mem_id in ids:
+            return True
+        at = at.parent
+    return False
 
 
 # Honeypot fields: hidden from people so that only spam bots fill them in.
@@ -1507,7 +1554,16 @@ def _hidden_segments(
         # A honeypot field ("leave this field empty") is UI, not a hidden message; so are the
         # words of a hidden form's controls (`_form_controls`), not the prose around them.
         form = False
-        if tag == "form" or (len(hidden_text) < 400 and _HONEYPOT.search(hidden_text)):
+        fields = None
+        honeypot = len(hidden_text) < 400 and _HONEYPOT.search(hidden_text) is not None
+        if tag == "form" and not honeypot:
+            fields = _form_fields(node)  # (None: UI whole, unless its prose speaks to an AI)
+        if fields is not None:
+            if _WORDY.search(fields):
+                segs.append(Segment("form_ui", f"<{tag}> {tech} {how}".strip(), fields, -1))
+            hidden_text = " ".join(node.text(separator=" ", strip=False).split())[:max_text]
+            form = True
+        elif tag == "form" or honeypot:
             how, tech = f"{tech} {how}".strip(), "form_ui"
         elif node.css_first(_FORM_NODES) is not None:
             controls = _form_controls(node)
