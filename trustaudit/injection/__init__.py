@@ -632,6 +632,17 @@ def _hidden_asks(
         fold = folds.get(e.seg)
         if h is not None:
             asks.append(_ask(passage, h, rank, seg, source, text, leads[e.seg], obfuscation))
+            if seg.technique in _LATER_PLACES and (
+                every or not _in_series(seg, text, entries, segs, texts, series)
+            ):
+                # a request later in the block than the weak hit's passage (prose before it)
+                size = policy.semantic_max_chars
+                later = [
+                    (at, p, tier)
+                    for at, p, tier in _later_requests(text, seg.technique, policy, shown, how)
+                    if at >= h.end + size // 2 or at + len(p) <= h.start - size // 4
+                ]
+                _ask_later(asks, later, seg, e.prior, source, text, leads[e.seg])
             if fold is not None and _cut_fold(fold[1]):
                 # words cut in two, read joined too (`_cut_fold`)
                 again = _shape_ask_memo(fold[0], seg.technique, policy, shown, prose_head, **how)
@@ -688,14 +699,25 @@ def _hidden_asks(
                 a.twin, a.fold = e.seg, i > 0  # (text turned around: both findings kept)
             asks.append(a)
         if later and (every or not _in_series(seg, found_as, entries, segs, texts, series)):
-            for at, passage, tier in later:
-                h = Hit(
-                    at, at + len(passage), _excerpt(passage, 0, len(passage)), "", e.prior, "", ""
-                )
-                rank = (tier, e.prior, e.prior)
-                asks.append(
-                    _ask(passage, h, rank, seg, source, found_as, leads[e.seg], seg.obfuscation)
-                )
+            _ask_later(asks, later, seg, e.prior, source, found_as, leads[e.seg])
+
+
+def _ask_later(
+    asks: list[_Ask],
+    later: list[tuple[int, str, int]],
+    seg: Segment,
+    prior: float,
+    source: str,
+    text: str,
+    lead: int,
+) -> None:
+    """Add an ask for each later request of a hidden block (`_later_requests`), ranked as its
+    opening would be, its finding pointing at the request in the source."""
+    for at, passage, tier in later:
+        h = Hit(at, at + len(passage), _excerpt(passage, 0, len(passage)), "", prior, "", "")
+        asks.append(
+            _ask(passage, h, (tier, prior, prior), seg, source, text, lead, seg.obfuscation)
+        )
 
 
 def _in_series(
