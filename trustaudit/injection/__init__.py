@@ -630,19 +630,25 @@ def _hidden_asks(
         in_sight = seg.technique == "zero_width" and seg.obfuscation in _SPLIT_WORDS
         how = {"every": every, "in_sight": in_sight, "sentence": _script_sentence(seg)}
         fold = folds.get(e.seg)
+        # requests further in a long block than what is read of it (`_later_requests`)
+        later = (
+            _later_requests(text, seg.technique, policy, shown, how)
+            if seg.technique in _LATER_PLACES
+            else []
+        )
+        if later and not every and _in_series(seg, text, entries, segs, texts, series):
+            later = []
         if h is not None:
             asks.append(_ask(passage, h, rank, seg, source, text, leads[e.seg], obfuscation))
-            if seg.technique in _LATER_PLACES and (
-                every or not _in_series(seg, text, entries, segs, texts, series)
-            ):
-                # a request later in the block than the weak hit's passage (prose before it)
-                size = policy.semantic_max_chars
-                later = [
-                    (at, p, tier)
-                    for at, p, tier in _later_requests(text, seg.technique, policy, shown, how)
-                    if at >= h.end + size // 2 or at + len(p) <= h.start - size // 4
-                ]
-                _ask_later(asks, later, seg, e.prior, source, text, leads[e.seg])
+            # those past the weak hit's passage (`_hidden_passage`: a quarter of it before the
+            # hit, the rest after)
+            size = policy.semantic_max_chars
+            later = [
+                (at, p, tier)
+                for at, p, tier in later
+                if at >= h.end + size // 2 or at + len(p) <= h.start - size // 4
+            ]
+            _ask_later(asks, later, seg, e.prior, source, text, leads[e.seg])
             if fold is not None and _cut_fold(fold[1]):
                 # words cut in two, read joined too (`_cut_fold`)
                 again = _shape_ask_memo(fold[0], seg.technique, policy, shown, prose_head, **how)
@@ -683,12 +689,6 @@ def _hidden_asks(
                 text, obfuscation, picked = fold[0], fold[1], again
         if picked is not None:
             candidates.append((text, obfuscation, picked))
-        found_as = texts[e.seg]
-        later = (
-            _later_requests(found_as, seg.technique, policy, shown, how)
-            if seg.technique in _LATER_PLACES
-            else []
-        )
         for i, (text, obfuscation, (passage, tier)) in enumerate(candidates):
             if not every and _in_series(seg, text, entries, segs, texts, series):
                 continue
@@ -698,8 +698,7 @@ def _hidden_asks(
             if len(candidates) > 1 and _cut_fold(candidates[-1][1]):
                 a.twin, a.fold = e.seg, i > 0  # (text turned around: both findings kept)
             asks.append(a)
-        if later and (every or not _in_series(seg, found_as, entries, segs, texts, series)):
-            _ask_later(asks, later, seg, e.prior, source, found_as, leads[e.seg])
+        _ask_later(asks, later, seg, e.prior, source, texts[e.seg], leads[e.seg])
 
 
 def _ask_later(
@@ -783,10 +782,10 @@ def _later_requests(
             continue
         sentence = text[b : min(end, b + size)]
         got = _shape_ask_memo(sentence, tech, policy, shown, prose_head, **how)
-        if got is None or not _pointed(sentence):
-            continue  # (``semantic = on`` reads the same: every opening, and these requests)
-        if got[1] != _TIER_REQUEST and not how["every"]:
+        if got is None or (got[1] != _TIER_REQUEST and not how["every"]):
             continue
+        if not _pointed(sentence):
+            continue  # (``semantic = on`` reads the same: every opening, and these requests)
         passage = prose_head(text[b : b + 2 * size], size, min_words=5) or got[0]
         if len(_CODE_TOKENS.findall(passage)) >= 3 or code_shaped(text[b : b + 2 * len(passage)]):
             continue  # a hidden code sample's statements ("recv(4096) http_response = …")

@@ -798,7 +798,7 @@ def detect_text(
             focus = start
             if end - start > _SNIPPET_MAX - _SNIPPET_LEAD:
                 focus = max(span, key=lambda f: (f[3], -f[0]))[0]
-            snippet = _snippet(text, focus, max(end, focus), starts[i], ends[i])
+            snippet = _snippet(text, focus, end, starts[i], ends[i])
             hits.append(
                 Hit(
                     start,

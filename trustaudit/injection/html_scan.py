@@ -202,13 +202,8 @@ def _form_controls(node: LexborNode) -> str:
     (`ui_container(form=True)`: read lexically, not by the model) unless it speaks to an AI."""
     found = node.css(_CONTROL_NODES)
     ids = {c.mem_id for c in found}
-    outer = []
-    for c in found:  # all found before any is removed: an option in a select is the select's
-        at = c.parent
-        while at is not None and at.mem_id != node.mem_id and at.mem_id not in ids:
-            at = at.parent
-        if at is None or at.mem_id not in ids:
-            outer.append(c)
+    # all found before any is removed: an option in a select is the select's
+    outer = [c for c in found if not _under_one(c, node, ids)]
     words = []
     for c in outer:
         if c.tag == "form":
@@ -1554,19 +1549,17 @@ def _hidden_segments(
         # A honeypot field ("leave this field empty") is UI, not a hidden message; so are the
         # words of a hidden form's controls (`_form_controls`), not the prose around them.
         form = False
-        fields = None
         honeypot = len(hidden_text) < 400 and _HONEYPOT.search(hidden_text) is not None
-        if tag == "form" and not honeypot:
-            fields = _form_fields(node)  # (None: UI whole, unless its prose speaks to an AI)
-        if fields is not None:
-            if _WORDY.search(fields):
-                segs.append(Segment("form_ui", f"<{tag}> {tech} {how}".strip(), fields, -1))
-            hidden_text = " ".join(node.text(separator=" ", strip=False).split())[:max_text]
-            form = True
-        elif tag == "form" or honeypot:
-            how, tech = f"{tech} {how}".strip(), "form_ui"
+        controls = None  # the words of the block's form controls, taken out of it
+        if honeypot:
+            pass
+        elif tag == "form":
+            controls = _form_fields(node)  # (None: UI whole, unless its prose speaks to an AI)
         elif node.css_first(_FORM_NODES) is not None:
             controls = _form_controls(node)
+        if controls is None and (honeypot or tag == "form"):
+            how, tech = f"{tech} {how}".strip(), "form_ui"
+        elif controls is not None:
             if _WORDY.search(controls):
                 segs.append(Segment("form_ui", f"<{tag}> {tech} {how}".strip(), controls, -1))
             hidden_text = " ".join(node.text(separator=" ", strip=False).split())[:max_text]

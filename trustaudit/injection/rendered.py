@@ -292,8 +292,6 @@ def hidden_text(node: LexborNode) -> str:
     else's sentence. The model still reads a passage on one line (`semantic.prose_head`)."""
     _mark_layout(node)
     text = _joined(node.text(separator="", strip=False))
-    if _BOUNDARY not in text:
-        return _one_line(text)
     return "\n".join(line for line in map(_one_line, text.split(_BOUNDARY)) if line)
 
 
