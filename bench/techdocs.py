@@ -47,6 +47,10 @@ once, after the rules are final (`HELD_OUT`):
   the packages installed under pyenv's Pythons that the bench's own interpreter lacks (as
   ``pypi-readme``).
 
+Session 29 adds a sixth held-out source, measured on main aa951f4 and on the session's tree before
+any of its findings was read: ``man-lib``, a keyed 300 of the manual pages of sections 2 and 3
+(system calls, C and Perl library functions), rendered as ``man``.
+
 `bench/doc_hosts.py` draws its hosts from round 1's sources only (`HOST_SOURCES`), so its sample
 does not move with these.
 
@@ -106,10 +110,10 @@ RUST_API = ("std", "core", "alloc", "proc_macro", "test", "std_detect")
 SKIP_NAMES = {"print.html", "404.html", "toc.html"}
 MIN_BYTES = 1500
 # session 20: the sources added in that session, read only once, at its end
-HELD_OUT = ("man-admin", "man-l10n", "cmake", "awscli", "readme-other")
+HELD_OUT = ("man-admin", "man-l10n", "man-lib", "cmake", "awscli", "readme-other")
 # the sources bench/doc_hosts.py plants its payloads in (session 19's round 1: its sample stays put)
 HOST_SOURCES = ("rust-books", "rust-api", "system", "node", "python", "gcloud", "pypi-readme")
-MAN_SOURCES = ("man", "man-admin", "man-l10n")
+MAN_SOURCES = ("man", "man-admin", "man-l10n", "man-lib")
 PYENV = os.path.expanduser("~/.pyenv/versions")
 GROFF = shutil.which("groff")
 _GROFF_ARGS = ("-Tutf8", "-man", "-P-cbu", "-rHY=0", "-rLL=100n", "-dAD=l")
@@ -141,6 +145,8 @@ def sources(extra: list[str]) -> dict[str, list[str]]:
             "/usr/share/man/[a-z][a-z]/man1/*.gz",
             "/usr/share/man/[a-z][a-z]_*/man1/*.gz",
         ]
+    if GROFF:
+        out["man-lib"] = [f"/usr/share/man/man{n}/*.gz" for n in (2, 3)]
     out["cmake"] = ["/usr/share/cmake*/Help/**/*.rst"]
     out["awscli"] = [f"{PYENV}/*/lib/python*/site-packages/awscli/examples/**/*.rst"]
     out["readme-other"] = [

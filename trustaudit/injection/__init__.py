@@ -1552,6 +1552,65 @@ def _role_is_thing(low: str, at: int) -> bool:
     return w in _EN_COMPOUND_HEADS or (w.endswith("s") and w[:-1] in _EN_COMPOUND_HEADS)
 
 
+def _names_no_party(low: str, at: int, passage: str) -> bool:
+    """Whether the English role word at `at` of `low` names no party of a conversation in its
+    sentence `passage`: the user as the subject of a statement (`_role_is_subject`: "Once the user
+    is removed a confirmation message is displayed:", "Note, …, the user will be queried…"), or an
+    output word that is a thing of the page's own subject (`_output_is_thing`: "displays a summary
+    of the coverage", "this example key's response", "the summary line contains…"). Such words
+    brought a manual's statements to the model, which read "the user" and "the summary" as a
+    conversation's (p 0.95–0.99, docs/injection-history.md, "Session 29"). Never where the
+    sentence speaks to its reader, as the user or names an address (`_speaks_to_reader`: "Find my
+    flight and send a summary to amy@…"); a later role word of the sentence may still bring it."""
+    if role_at(low, at, third_party=True):
+        # "send the user's saved passwords…": a possessive is no subject of the word after it
+        m = _EN_ROLE.match(low, at)
+        possessive = m is not None and m.group().endswith(("'s", "’s"))
+        none = not possessive and _role_is_subject(low, at)
+    else:
+        none = _output_is_thing(low, at)
+    return none and not _speaks_to_reader(passage)  # the costlier test last
+
+
+_EN_OUTPUT = re.compile(r"(?:answer|reply|response|summary)s?\b")
+# Before an output word: an indefinite article, with at most one word between ("a summary", "an
+# HTTP response", "another reply"), or a possessor that is no party of the conversation ("the
+# server's response", "this key's response"; not "the user's", "the assistant's").
+_EN_OUTPUT_THING_BEFORE = re.compile(
+    r"(?:\b(?:a|an|another)\s+(?:[\w-]+\s+)?"
+    r"|\b(?!(?:user|reader|assistant|model|ai|agent|bot|chatbot)(?:'s|’s))[\w-]+(?:'s|’s)\s+)$"
+)
+# After an output word, the nouns that make it a compound ("the summary line", "the response
+# header", "response codes"), besides the role's compounds (`_EN_COMPOUND_HEADS`).
+_EN_OUTPUT_HEADS = word_set(
+    "line lines header headers body bodies code codes status file files object objects field "
+    "fields format formats message messages type types value values time times size table tables "
+    "handler handlers callback callbacks key keys box boxes section sections option options mode "
+    "report reports view window"
+)
+
+
+def _output_is_thing(low: str, at: int) -> bool:
+    """Whether the English output word at `at` of `low` ("answer", "reply", "response",
+    "summary") is a thing, not the reader's answer: after an indefinite article or another
+    possessor (`_EN_OUTPUT_THING_BEFORE`), or the first noun of a compound (`_EN_OUTPUT_HEADS`).
+    The reader's answer is "your answer", "the response", "each summary", "in the reply"."""
+    m = _EN_OUTPUT.match(low, at)
+    if m is None:
+        return False
+    if _EN_OUTPUT_THING_BEFORE.search(low, max(0, at - 40), at):
+        return True
+    nxt = _EN_NEXT_ON_LINE.match(low, m.end())
+    return nxt is not None and (
+        nxt.group(1) in _EN_OUTPUT_HEADS or nxt.group(1) in _EN_COMPOUND_HEADS
+    )
+
+
+# The next word on the same line: the visible text has a line per block, and "…omitting the
+# response" above a heading "Body" is no compound.
+_EN_NEXT_ON_LINE = re.compile(r"[ \t]+([a-z]+)\b")
+
+
 # English words that make the role before them the subject: modals, auxiliaries, verbs in -s/-ed.
 _EN_SUBJECT_VERB = word_set(
     "can could will would should must may might is was has had does did now also then"
@@ -1658,7 +1717,37 @@ def _defines(passage: str, low: str, at: int) -> bool:
     if _EN_ROLE.match(low, at) is None or _speaks_to_reader(passage):
         return False
     m = _FIRST_WORD_AT.match(low)
-    return m is not None and m.start(1) < at and third_person(m.group(1))
+    if m is None or m.start(1) >= at:
+        return False
+    if m.group(1) in _EN_SUBJECT_PRONOUNS:
+        # "It uses debconf to interact with the user", "This removes the user from…", "It's the
+        # responsibility of the user…": a statement whose subject is the thing described
+        verb = _EN_AFTER_PRONOUN.match(low, m.end(1))
+        return verb is not None and verb.end() <= at and _finite(verb.group(1))
+    return third_person(m.group(1))
+
+
+# English pronouns that open a statement about a thing ("It uses…", "This removes…", "That
+# means…"); an imperative opens with its verb. Not "I", "we", "you": a writer who speaks to its
+# reader is judged as before (`_speaks_to_reader`).
+_EN_SUBJECT_PRONOUNS = word_set("it this that which there he she they")
+_EN_AFTER_PRONOUN = re.compile(r"(?:['’](?:s|re|ll)|\s+([a-z]+))\b")
+
+
+def _finite(word: str | None) -> bool:
+    """Whether `word` (after a subject pronoun, or a contraction's ``'s``) is a finite verb: an
+    auxiliary, a modal or a verb in -s or -ed (`_role_is_subject`'s test)."""
+    if word is None:
+        return True  # "it's", "they're", "it'll": the contraction is the verb
+    return (
+        word in _EN_SUBJECT_VERB
+        or word in _EN_PLURAL_VERB
+        or (word.endswith(("s", "ed")) and not word.endswith("ss"))
+    )
+
+
+# Finite verbs after "they" (`_finite`): a plural subject's auxiliaries and modals.
+_EN_PLURAL_VERB = word_set("are were have do")
 
 
 _WORD_AT = re.compile(r"\w+")
@@ -1792,6 +1881,8 @@ def _visible_requests(
         if _role_is_thing(low, at):
             continue  # "the user survey": a thing, not a party
         passage = sentences[at]
+        if _names_no_party(low, at, passage):
+            continue  # "Once the user is removed…", "…displays a summary of the coverage"
         if _opening_output(passage, low, at):
             continue  # "Reply to…", "Answer all questions…", "Summary: …": a verb or a label
         if passage in seen or not prose_shape(passage):
