@@ -684,6 +684,35 @@ def _semantic_features(
     ]
 
 
+def _meta_damps(text: str, cluster: Sequence[tuple[int, int, str, float]]) -> bool:
+    """Whether a "meta" feature of `cluster` (prose about attacks) damps its intents: it lies on
+    the line of one of them (a block of the text as laid out is a line), or on another line while
+    an intent's own line speaks to no automated reader (`directive.names_ai_reader`: it names an
+    AI or dedicates itself to an assistant, an agent, a model; "if you're…" is no AI). Why: a
+    README's "If you have found a security vulnerability, please…" damped a note to AI models in
+    the next paragraph below `min_score`, and any injection could open with such a paragraph of
+    its own; the neighbouring talk is kept for the rest, since an article's "for example" or
+    "attack" damps the slot words its other paragraphs line up by accident (made line-local for
+    every intent, four of the 787 real pages gained a finding, and a fifth with "if you're" as
+    the addressee: docs/injection-history.md,
+    "Session 29")."""
+    metas = [(s, e) for s, e, name, _ in cluster if name == "meta"]
+    if not metas:
+        return False
+    from trustaudit.injection.directive import names_ai_reader  # imported late: no cycle
+
+    for s, e, name, _ in cluster:
+        if not name.startswith("intent_"):
+            continue
+        if any("\n" not in text[min(ms, s) : max(me, e)] for ms, me in metas):
+            return True
+        lo = text.rfind("\n", 0, s) + 1
+        hi = text.find("\n", e)
+        if not names_ai_reader(text[lo : hi if hi >= 0 else len(text)]):
+            return True
+    return False
+
+
 def _combine(best: dict[str, float], *, meta: bool = False) -> float:
     """Noisy-or of a cluster's features, where a slot-based intent and the legacy features of the same
     class are one piece of evidence (their max), not two: "you are now subscribed" must not count twice.
@@ -781,8 +810,8 @@ def detect_text(
             best[name] = max(best.get(name, 0.0), w)
             if name.startswith("intent_") and w > lang_w:
                 lang, lang_w = langs.get((s, e), lang), w
-        meta = best.pop("meta", None) is not None
-        content = _combine(best, meta=meta)
+        best.pop("meta", None)
+        content = _combine(best, meta=_meta_damps(text, cluster))
         i = max(0, last_seg - 1)
         score = round(1.0 - (1.0 - content) * (1.0 - seg_prior[i]), 4)
         if score >= min_score and best:
