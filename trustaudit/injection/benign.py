@@ -41,7 +41,7 @@ from trustaudit.injection.directive import (
     steers_within,
     word_count,
 )
-from trustaudit.injection.intent import find_intents
+from trustaudit.injection.intent import COMPLETE_INTENT, find_intents
 from trustaudit.injection.site_messages import ranking_claim, status_message
 
 __all__ = [
@@ -174,7 +174,6 @@ _ADDRESSING = frozenset(
         "output_ref",
     }
 )
-_STRONG_INTENT = 0.5  # a slot combination this strong addresses a reader on its own
 
 # A site's own message to its visitor about the visitor's action: confirm a subscription, check the
 # inbox, fill a field, an order or message received. Matched in the hidden passage itself (short).
@@ -360,7 +359,7 @@ def addresses_ai(
     for start, _, name, _ in find_features(text):
         if name in addressing and not (name in allowed and any(a <= start < b for a, b in after)):
             return True
-    return any(f.score >= _STRONG_INTENT for f in find_intents(text.lower(), text))
+    return any(f.score >= COMPLETE_INTENT for f in find_intents(text.lower(), text))
 
 
 def ui_copy(text: str) -> bool:

@@ -17,7 +17,13 @@ from functools import lru_cache
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
-from trustaudit.injection.intent import find_intents, guess_language, lexicon, slot_terms
+from trustaudit.injection.intent import (
+    COMPLETE_INTENT,
+    find_intents,
+    guess_language,
+    lexicon,
+    slot_terms,
+)
 
 __all__ = [
     "FEATURES",
@@ -687,25 +693,30 @@ def _semantic_features(
 def _meta_damps(text: str, cluster: Sequence[tuple[int, int, str, float]]) -> bool:
     """Whether a "meta" feature of `cluster` (prose about attacks) damps its intents: it lies on
     the line of one of them (a block of the text as laid out is a line), or on another line while
-    an intent's own line speaks to no automated reader (`directive.names_ai_reader`: it names an
-    AI or dedicates itself to an assistant, an agent, a model; "if you're…" is no AI). Why: a
-    README's "If you have found a security vulnerability, please…" damped a note to AI models in
-    the next paragraph below `min_score`, and any injection could open with such a paragraph of
-    its own; the neighbouring talk is kept for the rest, since an article's "for example" or
-    "attack" damps the slot words its other paragraphs line up by accident (made line-local for
-    every intent, four of the 787 real pages gained a finding, and a fifth with "if you're" as
-    the addressee: docs/injection-history.md,
+    an intent is incomplete (under `intent.COMPLETE_INTENT`) and its own line speaks to no
+    automated reader (`directive.names_ai_reader`: it names an AI or dedicates itself to an
+    assistant, an agent, a model; "if you're…" is no AI).
+
+    Why: a README's "If you have found a security vulnerability, please…" damped a note to AI
+    models in the next paragraph below `min_score`, and an npm page's "(for example,
+    electron_mirror…)" an override in Indonesian; any injection could open with such a paragraph
+    of its own. Talk about attacks or "for example" in a neighbouring block still damps what an
+    article's paragraphs line up by accident, slot words that make no complete intent: made
+    line-local for every intent, four of the 787 real pages gained a finding, and none of the
+    intents such a neighbour damps on the real pages reaches 0.5 (docs/injection-history.md,
     "Session 29")."""
     metas = [(s, e) for s, e, name, _ in cluster if name == "meta"]
     if not metas:
         return False
     from trustaudit.injection.directive import names_ai_reader  # imported late: no cycle
 
-    for s, e, name, _ in cluster:
+    for s, e, name, w in cluster:
         if not name.startswith("intent_"):
             continue
         if any("\n" not in text[min(ms, s) : max(me, e)] for ms, me in metas):
             return True
+        if w >= COMPLETE_INTENT:
+            continue
         lo = text.rfind("\n", 0, s) + 1
         hi = text.find("\n", e)
         if not names_ai_reader(text[lo : hi if hi >= 0 else len(text)]):

@@ -916,6 +916,11 @@ def has_strong_slot(text: str) -> bool:
 
 _READER = frozenset({"you", "ai", "ai_weak", "addr"})
 
+# A slot combination this strong is an intent on its own, a complete one ("override_v+instr",
+# "ai+addr+steer_v"… score 0.5 and more): it addresses a reader whatever stands around it
+# (`benign.addresses_ai`, `reference.speaks_to_agent`, `detect._meta_damps`).
+COMPLETE_INTENT = 0.5
+
 
 def addresses_reader(text: str, *, second_person: bool = True) -> bool:
     """Whether a passage speaks to its reader in the second person or names an AI addressee ("you",

@@ -40,7 +40,7 @@ from bisect import bisect_right
 from trustaudit.injection.benign import _ADDRESSING
 from trustaudit.injection.detect import Hit, detect_text, find_features
 from trustaudit.injection.directive import note_to_ai_reader, steers
-from trustaudit.injection.intent import addresses_reader, find_intents
+from trustaudit.injection.intent import COMPLETE_INTENT, addresses_reader, find_intents
 
 __all__ = ["REFERENCE", "option_entry", "reference_entry", "speaks_to_agent", "synopsis_line"]
 
@@ -121,7 +121,6 @@ _AGENT_FEATURES = _ADDRESSING - {"output_ref"}
 # alone: a piece of prose that reaches `min_score` keeps the finding; one that does not is no
 # finding on any page.)
 _WEAK = 0.3
-_STRONG_INTENT = 0.5  # a slot combination this strong is an intent on its own (`benign`)
 # The intents that are an attack in any entry. Not an extraction ("Do not output commands to set
 # ownership…": the program's commands; the reader's prompt or rules are `_AGENTS_BUSINESS`, a
 # secret shown is `_SECRET` + `_SENDS`), a tool call ("run", "execute", "--exec=<command>") or a
@@ -172,7 +171,8 @@ def speaks_to_agent(text: str) -> bool:
     if any(name in _AGENT_FEATURES for _, _, name, _ in find_features(text)):
         return True
     return any(
-        f.intent in _ATTACKS and f.score >= _STRONG_INTENT for f in find_intents(text.lower(), text)
+        f.intent in _ATTACKS and f.score >= COMPLETE_INTENT
+        for f in find_intents(text.lower(), text)
     )
 
 
