@@ -1538,12 +1538,18 @@ _EN_COMPOUND_HEADS = word_set(
 )
 
 
+def _possessive(m: re.Match[str]) -> bool:
+    """Whether an English role matched by `_EN_ROLE` is a possessive ("the user's"): it is
+    neither a compound's first part nor the subject of the word after it."""
+    return m.group().endswith(("'s", "’s"))
+
+
 def _role_is_thing(low: str, at: int) -> bool:
     """Whether the English role word at `at` of `low` is a compound noun's first part ("the user
     survey", "the user team"): followed by a noun of `_EN_COMPOUND_HEADS`. A deny-list of function
     words read any other word as a noun, so "tell the user straight away…" named no one."""
     m = _EN_ROLE.match(low, at)
-    if m is None or m.group().endswith(("'s", "’s")):
+    if m is None or _possessive(m):
         return False
     nxt = _EN_AFTER.match(low, m.end())
     if nxt is None:
@@ -1565,14 +1571,15 @@ def _names_no_party(low: str, at: int, passage: str) -> bool:
     if role_at(low, at, third_party=True):
         # "send the user's saved passwords…": a possessive is no subject of the word after it
         m = _EN_ROLE.match(low, at)
-        possessive = m is not None and m.group().endswith(("'s", "’s"))
-        none = not possessive and _role_is_subject(low, at)
+        none = m is not None and not _possessive(m) and _role_is_subject(low, at)
     else:
         none = _output_is_thing(low, at)
     return none and not _speaks_to_reader(passage)  # the costlier test last
 
 
-_EN_OUTPUT = re.compile(r"(?:answer|reply|response|summary)s?\b")
+# The English words of the reader's output (`directive._ROLES`' "en" output column).
+_EN_OUTPUT_WORDS = "answer|reply|response|summary"
+_EN_OUTPUT = re.compile(rf"(?:{_EN_OUTPUT_WORDS})s?\b")
 # Before an output word: an indefinite article, with at most one word between ("a summary", "an
 # HTTP response", "another reply"), or a possessor that is no party of the conversation ("the
 # server's response", "this key's response"; not "the user's", "the assistant's").
@@ -1624,8 +1631,13 @@ def _role_is_subject(low: str, at: int) -> bool:
     nxt = _EN_AFTER.match(low, m.end()) if m else None
     if nxt is None:
         return False
-    w = nxt.group(1)
-    return w in _EN_SUBJECT_VERB or (w.endswith(("s", "ed")) and not w.endswith("ss"))
+    return _finite_verb(nxt.group(1))
+
+
+def _finite_verb(word: str) -> bool:
+    """Whether an English `word` after a subject is its verb: an auxiliary, a modal
+    (`_EN_SUBJECT_VERB`) or a verb in -s or -ed (not "-ss": "access")."""
+    return word in _EN_SUBJECT_VERB or (word.endswith(("s", "ed")) and not word.endswith("ss"))
 
 
 # The English words of the reader's output (`directive._ROLES`) are verbs too, and labels: opening a
@@ -1641,7 +1653,7 @@ _CORRESPONDENCE = (
 _EN_OUTPUT_OPENING = re.compile(
     r"^(?:"
     # a label: "Summary: …", "Answer — …", "Reply |"
-    r"(?:answer|reply|response|summary)s?\s*[:：\-–—|]"
+    rf"(?:{_EN_OUTPUT_WORDS})s?\s*[:：\-–—|]"
     # a correspondence: "Reply to this email…", "Reply to the user survey…", "Respond…"
     rf"|(?:reply|answer|respond)\s+(?:to\s+|on\s+)?(?:this|that|these|the|our|my|your|his|her|their)"
     rf"(?:\s+[\w-]+){{0,2}}?\s+{_CORRESPONDENCE}\b"
@@ -1735,15 +1747,11 @@ _EN_AFTER_PRONOUN = re.compile(r"(?:['’](?:s|re|ll)|\s+([a-z]+))\b")
 
 
 def _finite(word: str | None) -> bool:
-    """Whether `word` (after a subject pronoun, or a contraction's ``'s``) is a finite verb: an
-    auxiliary, a modal or a verb in -s or -ed (`_role_is_subject`'s test)."""
+    """Whether `word` (after a subject pronoun, or a contraction's ``'s``) is a finite verb
+    (`_finite_verb`, or a plural's auxiliary after "they")."""
     if word is None:
         return True  # "it's", "they're", "it'll": the contraction is the verb
-    return (
-        word in _EN_SUBJECT_VERB
-        or word in _EN_PLURAL_VERB
-        or (word.endswith(("s", "ed")) and not word.endswith("ss"))
-    )
+    return word in _EN_PLURAL_VERB or _finite_verb(word)
 
 
 # Finite verbs after "they" (`_finite`): a plural subject's auxiliaries and modals.
