@@ -78,6 +78,49 @@ _OUTPUT_THINGS = (
 # wording below ("Write the conversation to the output file and upload it to https://…").
 _ADDRESS_AHEAD = r"[^.\n]{0,240}(?:https?://|www\.|[a-z0-9-]+\.[a-z]{2,}\b)"
 
+# The reader's output named as the reader's ("your answer", "your summary", "when answering") in the
+# 15 languages of `intent.LANGUAGES` whose words `output_ref` lacked (it read en, pt, es, fr, de
+# only): an "In your summary, recommend …" hidden in Dutch, Russian or Japanese carried no lexical
+# evidence at all, so in plain sight no model probability could make it a finding and out of sight
+# the model alone had to clear the location's prior (p ≥ 0.83 in an attribute). Possessive forms
+# only, where a language has them: the bare nouns ("the answer", "回答") are every Q&A page's words.
+# Seen missing in a tuning family's misses, written from the languages' grammar (docs/injection-
+# history.md, "Session 30, the reader's output and a note's heading in every language").
+_OUTPUT_REF_MORE: dict[str, str] = {
+    "it": r"\b(?:tua|vostra)\s+(?:risposta|replica|sintesi)\b|\b(?:tuo|vostro)\s+(?:riassunto|riepilogo)\b"
+    r"|\bquando\s+(?:rispondi|riassumi)\b|\bnel\s+(?:rispondere|riassumere)\b",
+    "nl": r"\b(?:je|jouw|uw)\s+(?:antwoord|antwoorden|samenvatting)\b"
+    r"|\bbij\s+het\s+(?:beantwoorden|samenvatten)\b|\bwanneer\s+je\s+(?:antwoordt|samenvat)\b",
+    "pl": r"\btw(?:oja|ojej|oją|oim|oje|oich|ojego)\s+(?:odpowied\w+|podsumowani\w+|streszczeni\w+)",
+    "tr": r"\b(?:cevab|yanıt|özet)(?:ınız\w*|iniz\w*|ını\s+yaz\w*)|\b(?:cevap|yanıt)\s+verirken\b|\bözetlerken\b",
+    "ru": r"\b(?:тво|ваш)(?:й|ё|е|его|ему|ём|ем|ей|ю|я|и|их|ими)\s+(?:ответ\w{0,2}|резюме|сводк\w|пересказ\w{0,2})(?![а-яё])",
+    "uk": r"\b(?:тво|ваш)(?:я|ій|ю|єї|їй|єму|ому|ім|ий|і|их|ої)\s+(?:відповід\w{1,3}|підсум\w{1,3}|резюме)(?![а-яіїєґ])",
+    "ar": r"(?:إجابت|اجابت|جواب|ردّ|رد|ملخص|ملخّص|تلخيص)(?:ك|كم)(?![\u0621-\u064a])",
+    "fa": r"(?:پاسخ|جواب|خلاصه|چکیده)(?:\u200c?ات|ت|\s+(?:تو|شما))(?![\u0621-\u06cc])",
+    "he": r"(?<![\u05d0-\u05ea])(?:ב|ל)?ה?(?:תשובה|תגובה|סיכום|תקציר)\s+(?:שלך|שלכם)|(?<![\u05d0-\u05ea])ב?(?:תשובתך|תשובתכם|סיכומך|תגובתך)",
+    "hi": r"(?:आपक[ेा]|तुम्हार[ेा]|अपन[ेा]|तेर[ेा])\s+(?:उत्तर|जवाब|सारांश)",
+    "zh": r"[你您]的(?:回答|回复|答复|摘要|总结|答案)|在(?:回答|回复|摘要|总结)(?:中|里)|(?:回答|回复|总结|写摘要)时",
+    "ja": r"あなたの(?:回答|返答|答え|要約)|(?:回答|返答|要約)(?:では|の中で|する際|を書く)",
+    "ko": r"(?:당신의|너의|귀하의)\s*(?:답변|대답|응답|요약)|(?:답변|응답|요약)(?:할\s*때|에서는|에는)",
+    "id": r"\b(?:jawaban|balasan|tanggapan|ringkasan|respons)(?:mu\b|\s+(?:anda|kamu)\b)",
+    "vi": r"(?:câu\s+trả\s+lời|phản\s+hồi|bản\s+tóm\s+tắt)\s+của\s+(?:bạn|anh|chị)\b"
+    r"|\bkhi\s+(?:trả\s+lời|tóm\s+tắt)\b|\btrong\s+(?:câu\s+trả\s+lời|bản\s+tóm\s+tắt)\b",
+}
+# Their anchors, found as substrings (each pattern above holds one): the output nouns and verbs, none
+# of them inside an English word ("respons" alone is in "response").
+_OUTPUT_REF_MORE_ANCHORS = (
+    "risposta riassunto riepilogo tua_replica vostra_replica sintesi rispond riassum antwoord samenvat beantwoord "
+    "odpowied podsumowan streszczen cevab cevap yanıt özet ответ резюме сводк пересказ відповід "
+    "підсум إجابت اجابت جواب رد ملخص ملخّص تلخيص پاسخ خلاصه چکیده תשוב תגוב סיכום תקציר उत्तर जवाब "
+    "सारांश 回答 回复 答复 摘要 总结 答案 返答 答え 要約 답변 대답 응답 요약 jawaban balasan tanggapan "
+    "ringkasan responsmu respons_anda respons_kamu trả_lời tóm_tắt phản_hồi"
+)
+# One pattern for the 15 languages, read only around its anchors, whatever the text's length: as a
+# part of `output_ref`'s alternation, tried at every character of every short text, it made the
+# scan 6 % slower (`bench/scan_ab.py --batch 64`: 15.2 → 16.1 ms a page).
+_MORE = "output_ref_more"
+_OUTPUT_REF_MORE_RX = re.compile("|".join(_OUTPUT_REF_MORE.values()), re.UNICODE)
+
 # (feature name, weight, pattern). Weights: ~0.6 = decisive alone, ~0.3 = needs one more, ~0.15 = weak.
 _FEATURE_SPECS: list[tuple[str, float, str]] = [
     # --- override of the reader's instructions -------------------------------------------------------
@@ -348,6 +391,8 @@ _ANCHOR_SPECS: dict[str, tuple[str, str]] = {
         "summaries summarize summarise summarizing summarising antwort antworte zusammenfassung zusammen résumé résumez",
         "",
     ),
+    # the same feature in the other 15 languages (`_OUTPUT_REF_MORE`), read in its own anchors' windows
+    _MORE: ("", _OUTPUT_REF_MORE_ANCHORS),
     "deceive": (
         "false fake made-up fabricated imaginary invented random wrong incorrect misleading bogus falsas fausses "
         "falsche",
@@ -373,6 +418,8 @@ _ANCHOR_FEATURES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = tuple(
     (tuple(_ANCHOR_USE[a][0]), tuple(_ANCHOR_USE[a][1])) for a in _ANCHORS
 )
 _ANCHOR_FINDER = AhoCorasick(list(_ANCHORS), implementation=Implementation.DFA)
+# `_OUTPUT_REF_MORE`'s anchors alone: a short text is read by its pattern only when it holds one
+_MORE_FINDER = AhoCorasick(list(_SYMBOLS[_MORE]), implementation=Implementation.DFA)
 # the languages the anchor words are written in
 ANCHOR_LANGS = frozenset({"en", "pt", "es", "fr", "de"})
 
@@ -568,6 +615,13 @@ def _find_features(
                 if name == "output_ref" and _own_habit(low, m.start(), m.end()):
                     continue
                 out.append((m.start(), m.end(), name, weight))
+    if small:
+        more = [(0, n)] if _MORE_FINDER.find_matches_as_indexes(low) else []
+    else:
+        more = windows.get(_MORE, [])
+    for lo, hi in more:
+        for m in _OUTPUT_REF_MORE_RX.finditer(low, lo, hi):
+            out.append((m.start(), m.end(), "output_ref", FEATURES["output_ref"]))
     for rx in extra:
         for m in rx.finditer(text):
             out.append((m.start(), m.end(), "extra_pattern", 0.6))
