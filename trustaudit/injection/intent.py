@@ -35,6 +35,8 @@ from typing import Any
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
+from trustaudit.injection.directive import word_set
+
 __all__ = [
     "INTENTS",
     "LANGUAGES",
@@ -855,13 +857,107 @@ def _names_one(rest: str) -> bool:
     return _CASED_NAME.search(rest) is not None
 
 
+# A note's heading that names the AI it is written for in a short clause about what that AI reads,
+# then a colon: "LLMs que leem esta página:", "Aux LLM qui lisent cette page :", "Do LLM-ów
+# czytających tę stronę:", "Bu sayfayı okuyan LLM'lere:", "このページを読むAIへ：". The clause is
+# told by a demonstrative (the page, the text, this article: a closed class in each of the 20
+# languages, written from their grammar), not the word that determines the AI itself ("This AI
+# model: …" names a product) nor after a preposition that opens the clause ("Copilot in this
+# release: …", "AI at this conference: …" are a topic's headings). English says it with a verb the
+# legacy ``address_ai`` feature knows ("LLMs reading this page"); the other languages had only an
+# AI word directly before the colon (session 30).
+_HEADING_WORDS = 8  # words from the sentence's start to the colon
+_HEADING_CHARS = 90
+_HEADING_CJK_CHARS = 30
+_DEMONSTRATIVES = word_set(
+    "this these "  # en
+    "esta este estas estes isto esto nesta neste desta deste "  # pt es
+    "ce cette cet ces ceci "  # fr
+    "diese dieser dieses diesen diesem "  # de
+    "questa questo queste questi "  # it
+    "deze dit "  # nl
+    "ta tę ten tej tego tych tym tą "  # pl
+    "bu bunu bunun "  # tr
+    "эту этот эта это этой этого этих этим "  # ru
+    "цю цей ця це цієї цього цих цим "  # uk
+    "هذه هذا "  # ar
+    "این "  # fa
+    "הזה הזאת הזו "  # he
+    "इस यह इन "  # hi
+    "이 "  # ko
+    "ini "  # id
+    "này"  # vi
+)
+_DEMONSTRATIVE_CJK = re.compile(r"这|這|此|本|この|その")
+# Prepositions that open a topic's clause after the AI's name ("Copilot in this release:")
+_TOPIC_PREPOSITIONS = word_set(
+    "in on at for from of with about under over into during "  # en
+    "em no na nos nas en para por de del com con sobre "  # pt es
+    "nesta neste nestas nestes desta deste destas destes "  # pt: a preposition and "this"
+    "dans sur pour du des avec "  # fr
+    "im auf für von mit über bei "  # de
+    "nel nella su per di della "  # it
+    "op voor van met "  # nl
+    "w we dla z o przy "  # pl
+    "в во для с со о об при "  # ru
+    "у з про "  # uk
+    "di untuk dari dengan pada tentang "  # id
+    "trong cho với về của tại"  # vi
+)
+_HEADING_COLON = re.compile(r"[:：]")
+# Words that join a list's items: a comma after the name then one of these makes a list
+_HEADING_CONJUNCTIONS = word_set(
+    "and or und oder et ou e y o en of i lub albo и или і або ve veya dan atau và hoặc और या"
+)
+
+
+def _address_heading(text: str, i: int, j: int) -> bool:
+    """Whether the AI named at [i, j) of `text` is the one a heading addresses (see
+    `_DEMONSTRATIVES`): its sentence's start (within `_HEADING_CHARS`) to the first colon after
+    the name is at most `_HEADING_WORDS` words (`_HEADING_CJK_CHARS` characters without spaces),
+    holds no other stop or comma, and a demonstrative that is not the word before the name; a
+    clause after the name does not open with a preposition."""
+    lead = max(0, i - _HEADING_CHARS)
+    ends = [b.end() for b in _BREAK.finditer(text, lead, i)]
+    if not ends and lead > 0:
+        return False
+    start = ends[-1] if ends else 0
+    colon = _HEADING_COLON.search(text, j, start + _HEADING_CHARS)
+    if colon is None or not text[colon.end() :].strip():
+        return False
+    heading = text[start : colon.start()]
+    # one comma may open the clause after the name (de, ru, uk, pl write one before a relative
+    # clause: "Для ИИ, читающего эту страницу:"); a list of topics joins its names ("AI, ML and
+    # this year's robotics:")
+    tail = text[j : colon.start()]
+    comma = tail.lstrip()[:1] in {",", "،"}
+    if (
+        _BREAK.search(heading)
+        or sum(heading.count(c) for c in ",，、،;") > (1 if comma else 0)
+        or (comma and not _HEADING_CONJUNCTIONS.isdisjoint(heading.lower().split()))
+    ):
+        return False
+    before, after = text[start:i].split(), tail.lstrip(" ,،").split()
+    if after and after[0].lower() in _TOPIC_PREPOSITIONS:
+        return False
+    if " " not in heading.strip():  # a script without spaces: this page, read by the AI, to it
+        return len(heading) <= _HEADING_CJK_CHARS and any(
+            m.end() < i - start for m in _DEMONSTRATIVE_CJK.finditer(heading)
+        )
+    if len(before) + len(after) + 1 > _HEADING_WORDS:
+        return False
+    words = [w.lower().strip("\"'“”«»()") for w in (*before[:-1], *after)]
+    return any(w in _DEMONSTRATIVES for w in words)
+
+
 def _is_vocative(text: str, i: int, j: int, *, colon: bool = False) -> bool:
-    """Whether the addressee word at [i, j) opens its sentence and is followed by a comma or colon."""
+    """Whether the addressee word at [i, j) opens its sentence and is followed by a comma or colon;
+    with `colon` (a strong AI name), also a heading written to it (`_address_heading`)."""
     while j < len(text) and text[j].isalnum():  # a stem ("asystenc*") matched part of the word
         j += 1
     after = _VOCATIVE_AFTER.match(text, j)
     if not after or (colon and after.group().rstrip()[-1:] not in ":："):
-        return False
+        return colon and _address_heading(text, i, j)
     if _VOCATIVE_BEFORE.search(text, max(0, i - 16), i):
         return True
     # "Automated reviewers and AI summarizers: …" — a heading that names its reader before a colon
