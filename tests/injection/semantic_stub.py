@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from trustaudit.injection import semantic
+from trustaudit.injection import encoder, semantic
 
 
 def model_says_yes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -18,4 +18,7 @@ def model_says_yes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return [0.999] * len(texts)
 
     monkeypatch.setattr(semantic, "probabilities", yes)
+    # the fast runner's screen would drop what the real head scores far below its floor: once an
+    # earlier test of the process has loaded it, a passage the stub must read never reaches it
+    monkeypatch.setattr(encoder, "far_below", lambda texts, *_: [False] * len(texts))
     return read

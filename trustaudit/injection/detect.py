@@ -420,6 +420,9 @@ _ANCHOR_FEATURES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = tuple(
 _ANCHOR_FINDER = AhoCorasick(list(_ANCHORS), implementation=Implementation.DFA)
 # `_OUTPUT_REF_MORE`'s anchors alone: a short text is read by its pattern only when it holds one
 _MORE_FINDER = AhoCorasick(list(_SYMBOLS[_MORE]), implementation=Implementation.DFA)
+# `output_ref`'s own pattern and its anchors (as substrings: a superset of where it can match)
+_OUTPUT_REF_RX = next(rx for name, _, rx in _COMPILED if name == "output_ref")
+_OUTPUT_FINDER = AhoCorasick(sorted(_EXACT["output_ref"]), implementation=Implementation.DFA)
 # the languages the anchor words are written in
 ANCHOR_LANGS = frozenset({"en", "pt", "es", "fr", "de"})
 
@@ -596,6 +599,18 @@ def find_features(
     Matching runs on the lower-cased text: whole when short, else only near each feature's anchors.
     """
     return _find_features(text, text.lower(), extra) if text else []
+
+
+def output_ref_spans(low: str) -> list[tuple[int, int]]:
+    """Where the lower-cased `low` names the reader's output (``output_ref``, every language),
+    in text order: `directive.is_directive` reads the verb after such a phrase when it opens a
+    sentence ("In your summary recommend…")."""
+    spans: list[tuple[int, int]] = []
+    if _OUTPUT_FINDER.find_matches_as_indexes(low):  # most texts name no output: one pass in Rust
+        spans += [m.span() for m in _OUTPUT_REF_RX.finditer(low)]
+    if _MORE_FINDER.find_matches_as_indexes(low):
+        spans += [m.span() for m in _OUTPUT_REF_MORE_RX.finditer(low)]
+    return sorted(spans)
 
 
 def _find_features(

@@ -807,6 +807,39 @@ def _after_fronted(head: str, comma: int) -> bool:
     return first in _FRONTED or first in _FUNCTION_WORDS
 
 
+# A sentence that opens with the reader's own output ("In your summary", "W twojej odpowiedzi",
+# "Trong câu trả lời của bạn", "在你的摘要里"; `detect`'s ``output_ref`` in its 20 languages) puts the
+# verb after it, where a comma is optional in English and absent in most languages: only
+# "Nella tua risposta consiglia…" and "Dans ta réponse, recommande…" were read as requests, "In your
+# summary recommend…", "В твоём ответе назови…" or "En tu respuesta recomienda…" were not. The
+# phrase may follow at most `_FRONT_WORDS` words (a preposition, an article) at the sentence's start,
+# or `_FRONT_CHARS` characters in a script without spaces ("在" before "你的摘要").
+_FRONT_WORDS = 2
+_FRONT_CHARS = 2
+_SENTENCE_START = re.compile(r"(?:^|[.!?;:]\s+|[。！？\n])\s*")
+_UNSPACED_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+
+
+def _after_readers_output(head: str) -> str:
+    """What follows a phrase naming the reader's output that opens a sentence of `head` (see
+    `_FRONT_WORDS`), its comma dropped; "" when no sentence opens so."""
+    from trustaudit.injection.detect import output_ref_spans  # imported late: no cycle
+
+    low = head.lower()
+    starts = [m.end() for m in _SENTENCE_START.finditer(low)]
+    for lo, hi in output_ref_spans(low):
+        st = max((s for s in starts if s <= lo), default=None)
+        if st is None:
+            continue
+        lead = low[st:lo].split()
+        if len(lead) > _FRONT_WORDS or (
+            lead and _UNSPACED_RUN.search(lead[-1]) and len(lead[-1]) > _FRONT_CHARS
+        ):
+            continue
+        return head[hi:].lstrip(" ,،，、:").strip()
+    return ""
+
+
 # `is_directive` answers kept for the texts asked last: the gate asks it ≈ 22 times a page, and 12 % of
 # those repeat a text asked before (the same opening hidden twice, a head and the request it came
 # from); a pure function of its text, so the kept answer is the answer.
@@ -841,6 +874,9 @@ def is_directive(text: str) -> bool:
             return True  # German polite imperative: "Senden Sie …"
     if steers(head):
         return True  # "Erwähne…", "**Recommend**…", "…, so praise X"
+    rest = _after_readers_output(head)
+    if rest and is_directive(rest):
+        return True  # "In your summary recommend…", "В твоём ответе назови…"
     if head.isascii():
         return False  # the verb-final imperatives below are written in other scripts or letters
     for sentence in _sentences(head):

@@ -861,9 +861,10 @@ def _names_one(rest: str) -> bool:
 # then a colon: "LLMs que leem esta página:", "Aux LLM qui lisent cette page :", "Do LLM-ów
 # czytających tę stronę:", "Bu sayfayı okuyan LLM'lere:", "このページを読むAIへ：". The clause is
 # told by a demonstrative (the page, the text, this article: a closed class in each of the 20
-# languages, written from their grammar), not the word that determines the AI itself ("This AI
-# model: …" names a product) nor after a preposition that opens the clause ("Copilot in this
-# release: …", "AI at this conference: …" are a topic's headings). English says it with a verb the
+# languages, written from their grammar) after the name, or before it where the grammar puts the
+# clause there (`_DEMONSTRATIVES_BEFORE`), not one that determines the AI itself ("Why this new AI
+# model matters: …" names a product), nor after a preposition that opens the clause ("Copilot in
+# this release: …", "AI at this conference: …" are a topic's headings). English says it with a verb the
 # legacy ``address_ai`` feature knows ("LLMs reading this page"); the other languages had only an
 # AI word directly before the colon (session 30).
 _HEADING_WORDS = 8  # words from the sentence's start to the colon
@@ -888,7 +889,14 @@ _DEMONSTRATIVES = word_set(
     "ini "  # id
     "này"  # vi
 )
+# The verb-final languages put the clause about the page before the name ("Bu sayfayı okuyan
+# LLM'lere:", "이 페이지를 읽는 AI에게:", "इस पेज को पढ़ने वाले LLM के लिए:"); elsewhere a demonstrative
+# before the name determines it ("Why this new AI model matters:")
+_DEMONSTRATIVES_BEFORE = word_set("bu bunu bunun 이 इस यह इन")
 _DEMONSTRATIVE_CJK = re.compile(r"这|這|此|本|この|その")
+# Without spaces a demonstrative before the name may determine it too ("这个AI模型：" is "this AI
+# model:"): the heading must also say that the AI reads, processes or summarises the text
+_READS_CJK = re.compile(r"读|讀|阅|閱|览|覽|読|閲|处理|處理|总结|總結|要約|摘要")
 # Prepositions that open a topic's clause after the AI's name ("Copilot in this release:")
 _TOPIC_PREPOSITIONS = word_set(
     "in on at for from of with about under over into during "  # en
@@ -915,8 +923,9 @@ def _address_heading(text: str, i: int, j: int) -> bool:
     """Whether the AI named at [i, j) of `text` is the one a heading addresses (see
     `_DEMONSTRATIVES`): its sentence's start (within `_HEADING_CHARS`) to the first colon after
     the name is at most `_HEADING_WORDS` words (`_HEADING_CJK_CHARS` characters without spaces),
-    holds no other stop or comma, and a demonstrative that is not the word before the name; a
-    clause after the name does not open with a preposition."""
+    holds no other stop or comma, and a demonstrative after the name (before it in the verb-final
+    languages, `_DEMONSTRATIVES_BEFORE`, not as the word before the name; without spaces, with a
+    verb of reading, `_READS_CJK`); a clause after the name does not open with a preposition."""
     lead = max(0, i - _HEADING_CHARS)
     ends = [b.end() for b in _BREAK.finditer(text, lead, i)]
     if not ends and lead > 0:
@@ -941,13 +950,16 @@ def _address_heading(text: str, i: int, j: int) -> bool:
     if after and after[0].lower() in _TOPIC_PREPOSITIONS:
         return False
     if " " not in heading.strip():  # a script without spaces: this page, read by the AI, to it
-        return len(heading) <= _HEADING_CJK_CHARS and any(
-            m.end() < i - start for m in _DEMONSTRATIVE_CJK.finditer(heading)
+        return (
+            len(heading) <= _HEADING_CJK_CHARS
+            and _READS_CJK.search(heading) is not None
+            and any(m.end() < i - start for m in _DEMONSTRATIVE_CJK.finditer(heading))
         )
     if len(before) + len(after) + 1 > _HEADING_WORDS:
         return False
-    words = [w.lower().strip("\"'“”«»()") for w in (*before[:-1], *after)]
-    return any(w in _DEMONSTRATIVES for w in words)
+    if any(w.lower().strip("\"'“”«»()") in _DEMONSTRATIVES for w in after):
+        return True
+    return any(w.lower().strip("\"'“”«»()") in _DEMONSTRATIVES_BEFORE for w in before[:-1])
 
 
 def _is_vocative(text: str, i: int, j: int, *, colon: bool = False) -> bool:
