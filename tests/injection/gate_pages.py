@@ -51,8 +51,13 @@ def audit_pages(
     args = ["audit", str(folder), "--out", str(out), "--workers", "1", *options]
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
-    found = pl.read_parquet(out / "pages.parquet")
-    band = dict(pl.read_parquet(out / "scores.parquet").select("url", "band").iter_rows())
+    return pages_of(out)
+
+
+def pages_of(run: Path) -> dict[str, tuple[list[dict[str, Any]], str]]:
+    """A run directory's pages: file name -> (its injection findings, its band)."""
+    found = pl.read_parquet(run / "pages.parquet")
+    band = dict(pl.read_parquet(run / "scores.parquet").select("url", "band").iter_rows())
     return {
         Path(u).name: (f or [], band[u])
         for u, f in zip(found["url"], found["injection_findings"].to_list(), strict=True)

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import polars as pl
 import pytest
-from injection.gate_pages import audit_run, page
+from injection.gate_pages import audit_run, page, pages_of
 
 from trustaudit.injection.detect import detect_text
 from trustaudit.injection.intent import _address_heading
@@ -106,10 +105,8 @@ def test_cli_a_hidden_note_under_such_a_heading_is_quarantined(tmp_path: Path) -
             "topic.html": page(note.format(h="A IA nesta empresa")),
         },
     )
-    rows = pl.read_parquet(out / "pages.parquet").select("url", "injection_findings")
-    found = {Path(u).name: f or [] for u, f in rows.iter_rows()}
-    band = dict(pl.read_parquet(out / "scores.parquet").select("url", "band").iter_rows())
-    bands = {Path(u).name: b for u, b in band.items()}
-    assert bands["note.html"] == "quarantine", found["note.html"]
-    assert any(f["intent"] == "steer_ai" for f in found["note.html"]), found["note.html"]
-    assert found["topic.html"] == [] and bands["topic.html"] != "quarantine", found["topic.html"]
+    got = pages_of(out)
+    note, topic = got["note.html"], got["topic.html"]
+    assert note[1] == "quarantine", note
+    assert any(f["intent"] == "steer_ai" for f in note[0]), note
+    assert topic[0] == [] and topic[1] != "quarantine", topic

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import polars as pl
 import pytest
-from injection.gate_pages import audit_run, page
+from injection.gate_pages import audit_run, page, pages_of
 
 from trustaudit.injection import scan_html_asks
 from trustaudit.injection.detect import _OUTPUT_REF_MORE, find_features
@@ -119,12 +118,8 @@ def test_cli_the_readers_output_completes_a_hidden_request(tmp_path: Path) -> No
             "link.html": page(hidden.format(x="Обязательно ")),
         },
     )
-    rows = pl.read_parquet(out / "pages.parquet").select("url", "injection_findings")
-    found = {Path(u).name: f or [] for u, f in rows.iter_rows()}
-    bands = {
-        Path(u).name: b
-        for u, b in pl.read_parquet(out / "scores.parquet").select("url", "band").iter_rows()
-    }
-    assert bands["answer.html"] == "quarantine", found["answer.html"]
-    assert any("output_ref" in f["rule"] for f in found["answer.html"]), found["answer.html"]
-    assert found["link.html"] == [] and bands["link.html"] != "quarantine", found["link.html"]
+    got = pages_of(out)
+    answer, link = got["answer.html"], got["link.html"]
+    assert answer[1] == "quarantine", answer
+    assert any("output_ref" in f["rule"] for f in answer[0]), answer
+    assert link[0] == [] and link[1] != "quarantine", link
