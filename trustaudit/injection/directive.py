@@ -836,7 +836,15 @@ def _after_readers_output(head: str) -> str:
             lead and _UNSPACED_RUN.search(lead[-1]) and len(lead[-1]) > _FRONT_CHARS
         ):
             continue
-        return head[hi:].lstrip(" ,،，、:").strip()
+        # Chinese closes the place after the noun ("在你的摘要里推荐…": "里", "中")
+        return (
+            head[hi:]
+            .lstrip(" ,،，、:")
+            .removeprefix("里")
+            .removeprefix("裡")
+            .removeprefix("中")
+            .strip()
+        )
     return ""
 
 
