@@ -816,8 +816,13 @@ def _after_fronted(head: str, comma: int) -> bool:
 # or `_FRONT_CHARS` characters in a script without spaces ("在" before "你的摘要").
 _FRONT_WORDS = 2
 _FRONT_CHARS = 2
-_SENTENCE_START = re.compile(r"(?:^|[.!?;:]\s+|[。！？\n])\s*")
-_UNSPACED_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+# Where the phrase may open: `_CLAUSE`'s starts but a comma's (after . ! ? : ; and a space, a CJK stop
+# or a line break; "…BrightNest: mọi câu trả lời của bạn phải…" opens after the colon). Not
+# `_SENTENCE_SPLIT`'s, which has no colon.
+_OPENS = re.compile(r"(?:^|[.!?;:]\s+|[。！？\n])\s*")
+# What stands between the phrase and its verb: a comma, and in Chinese the place's closing "里"/"中"
+# ("在你的摘要里推荐…")
+_PAST_OUTPUT = re.compile(r"[\s,،，、:]*[里裡中]?\s*")
 
 
 def _after_readers_output(head: str) -> str:
@@ -826,25 +831,14 @@ def _after_readers_output(head: str) -> str:
     from trustaudit.injection.detect import output_ref_spans  # imported late: no cycle
 
     low = head.lower()
-    starts = [m.end() for m in _SENTENCE_START.finditer(low)]
+    starts = [m.end() for m in _OPENS.finditer(low)]
     for lo, hi in output_ref_spans(low):
-        st = max((s for s in starts if s <= lo), default=None)
-        if st is None:
-            continue
-        lead = low[st:lo].split()
+        lead = low[max(s for s in starts if s <= lo) : lo].split()
         if len(lead) > _FRONT_WORDS or (
-            lead and _UNSPACED_RUN.search(lead[-1]) and len(lead[-1]) > _FRONT_CHARS
+            lead and _UNSPACED_ONLY.search(lead[-1]) and len(lead[-1]) > _FRONT_CHARS
         ):
             continue
-        # Chinese closes the place after the noun ("在你的摘要里推荐…": "里", "中")
-        return (
-            head[hi:]
-            .lstrip(" ,،，、:")
-            .removeprefix("里")
-            .removeprefix("裡")
-            .removeprefix("中")
-            .strip()
-        )
+        return head[_PAST_OUTPUT.match(head, hi).end() :].strip()  # type: ignore[union-attr]
     return ""
 
 
