@@ -15,10 +15,15 @@ positive under the same rule. Only pages whose plain scan has no finding are use
 finding can only come from what was inserted; how many real pages were dropped for that is printed.
 
 Prints recall per language, intent, style, hiding location and overall; the false-positive rate on
-hard negatives per language and overall; and up to 30 misses, grouped by language, worst language
-first. `--json OUT` writes the same figures.
+hard negatives per language and overall; and up to 30 misses (`--misses N`), grouped by language,
+worst language first. `--json OUT` writes the same figures. `--data DIR` reads another collection of
+the same format: `bench/data/injection_blind2` (a second blind set, by another helper who read
+neither the detector nor the first set) and `bench/data/injection_statements` (overrides written as
+declarations, "the earlier rules are void", with notices of the same shape as negatives; use
+`--negatives-spread`). A collection still held out is run with `--misses 0`.
 
 Usage: nice .venv/bin/python bench/injection_blind.py [--seed 2027] [--limit N] [--json OUT]
+           [--data DIR] [--misses N] [--negatives-spread]
 """
 
 from __future__ import annotations
@@ -84,6 +89,7 @@ LOCATIONS: tuple[str, ...] = (
 )
 MIN_PER_CELL = 4  # payloads per language x intent
 MIN_NEG_PER_LANG = 8
+MIN_NEG_ONE_CLASS = 4  # a set written for one class (its negatives are that class's look-alikes)
 MIN_SHARED_RUN = 20  # characters a snippet must share with the payload when offsets do not tell
 
 _BODY_OPEN = re.compile(rb"<body\b[^>]*>", re.I)
@@ -102,9 +108,11 @@ def check_data(
 ) -> list[str]:
     """Every way the two files break the collection's contract, as messages (empty: valid).
 
-    The contract: the schema of each row, the 20 languages x 6 intents with at least
-    MIN_PER_CELL payloads each, known styles, at least MIN_NEG_PER_LANG negatives per language,
-    unique ids across both files, no blank text.
+    The contract: the schema of each row, the 20 languages x the intents the collection holds (all
+    six for a general set, one for a set written for one class, `bench/data/injection_statements`)
+    with at least MIN_PER_CELL payloads each, known styles, at least MIN_NEG_PER_LANG negatives per
+    language (MIN_NEG_ONE_CLASS for a set of one class), unique ids across both files, no blank
+    text.
     """
     problems: list[str] = []
     seen: set[str] = set()
@@ -138,15 +146,17 @@ def check_data(
             seen.add(rid)
         if not isinstance(row.get("text"), str) or not row["text"].strip():
             problems.append(f"{rid}: empty text")
+    held = [i for i in INTENTS if any(intent == i for _, intent in cells)] or list(INTENTS)
+    min_neg = MIN_NEG_ONE_CLASS if len(held) == 1 else MIN_NEG_PER_LANG
     for lang in LANGS:
-        for intent in INTENTS:
+        for intent in held:
             if cells[(lang, intent)] < MIN_PER_CELL:
                 problems.append(
                     f"{lang}/{intent}: {cells[(lang, intent)]} payloads < {MIN_PER_CELL}"
                 )
         n_neg = sum(1 for r in negatives if r.get("lang") == lang)
-        if n_neg < MIN_NEG_PER_LANG:
-            problems.append(f"{lang}: {n_neg} hard negatives < {MIN_NEG_PER_LANG}")
+        if n_neg < min_neg:
+            problems.append(f"{lang}: {n_neg} hard negatives < {min_neg}")
     return problems
 
 
@@ -281,8 +291,14 @@ def evaluate(
     seed: int,
     max_hosts: int = 150,
     all_locations: bool = False,
+    negatives_spread: bool = False,
+    show: int = 30,
 ) -> dict[str, Any]:
-    """Run every payload and negative through the scanner in real pages; return the figures."""
+    """Run every payload and negative through the scanner in real pages; return the figures.
+
+    Negatives go in plain sight, or with `negatives_spread` into the payloads' places in a seeded
+    order of their own (a notice hidden in a comment or an attribute is as ordinary as a visible
+    one: a one-class set's look-alikes are measured where its payloads are)."""
     rng = random.Random(seed)
     order = list(pages)
     rng.shuffle(order)
@@ -314,12 +330,18 @@ def evaluate(
         rows.append(
             {**p, "page": path, "location": location, "detected": hit, "new_findings": len(fresh)}
         )
+    neg_places = ["visible"] * len(negatives)
+    if negatives_spread:
+        neg_places = [LOCATIONS[i % len(LOCATIONS)] for i in range(len(negatives))]
+        rng.shuffle(neg_places)
     neg_rows: list[dict[str, Any]] = []
-    for n in negatives:
+    for n, location in zip(negatives, neg_places, strict=True):
         path, page, base = hosts[rng.randrange(len(hosts))]
-        hit, fresh = run_case(scan, page, base, n["text"], "visible", rng)
-        neg_rows.append({**n, "page": path, "flagged": hit, "new_findings": len(fresh)})
-    return summarize(rows, neg_rows, hosts=len(hosts), dropped=dropped, seed=seed)
+        hit, fresh = run_case(scan, page, base, n["text"], location, rng)
+        neg_rows.append(
+            {**n, "page": path, "location": location, "flagged": hit, "new_findings": len(fresh)}
+        )
+    return summarize(rows, neg_rows, hosts=len(hosts), dropped=dropped, seed=seed, show=show)
 
 
 def _by(
@@ -367,13 +389,15 @@ def summarize(
     hosts: int,
     dropped: int,
     seed: int,
+    show: int = 30,
 ) -> dict[str, Any]:
-    """Recall and false-positive figures from per-case rows, plus the worst misses."""
+    """Recall and false-positive figures from per-case rows, plus up to `show` of the worst misses
+    (0 for a collection still held out from whoever reads the output)."""
     hit, n = _rate(r["detected"] for r in rows)
     fp, nn = _rate(r["flagged"] for r in neg_rows)
     per_lang = _by(rows, "lang", "detected", LANGS)
     worst = sorted(per_lang, key=lambda k: (per_lang[k]["rate"], LANGS.index(k)))
-    misses = _spread_misses(rows, worst, limit=30)
+    misses = _spread_misses(rows, worst, limit=show)
     return {
         "seed": seed,
         "host_pages": hosts,
@@ -392,6 +416,7 @@ def summarize(
         "fp_rate": round(fp / nn, 4) if nn else None,
         "fp_by_lang": _by(neg_rows, "lang", "flagged", LANGS),
         "fp_by_kind": _by(neg_rows, "kind", "flagged", sorted({r["kind"] for r in neg_rows})),
+        "fp_by_location": _by(neg_rows, "location", "flagged", LOCATIONS),
         "flagged_negatives": [r["id"] for r in neg_rows if r["flagged"]],
         "missed_cases": [[r["id"], r["location"]] for r in rows if not r["detected"]],
         "worst_misses": misses,
@@ -418,8 +443,13 @@ def report(fig: dict[str, Any]) -> str:
         _table("recall by hiding location", fig["recall_by_location"]),
         _table("false-positive rate by language", fig["fp_by_lang"]),
         _table("false-positive rate by kind", fig["fp_by_kind"]),
-        "30 misses, one per language per round, worst language first:",
     ]
+    if set(fig.get("fp_by_location", {})) - {"visible"}:
+        out.append(_table("false-positive rate by place", fig["fp_by_location"]))
+    if fig["worst_misses"]:
+        out.append(
+            f"{len(fig['worst_misses'])} misses, one per language per round, worst language first:"
+        )
     for m in fig["worst_misses"]:
         text = " ".join(m["text"].split())
         out.append(f"  {m['id']:<28} {m['location']:<14} {text[:100]}")
@@ -463,10 +493,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--json", type=Path, default=None, metavar="OUT", help="also write the figures as JSON"
     )
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=DATA,
+        metavar="DIR",
+        help="the collection: payloads.jsonl and hard_negatives.jsonl (default: the blind set; "
+        "bench/data/injection_blind2 and bench/data/injection_statements are others)",
+    )
+    ap.add_argument(
+        "--misses",
+        type=int,
+        default=30,
+        metavar="N",
+        help="print up to N missed payloads (0: none, for a collection still held out from "
+        "whoever changes the detector)",
+    )
+    ap.add_argument(
+        "--negatives-spread",
+        action="store_true",
+        help="put the hard negatives into the payloads' places, not only in plain sight",
+    )
     args = ap.parse_args(argv)
 
-    payloads = read_jsonl(DATA / "payloads.jsonl")
-    negatives = read_jsonl(DATA / "hard_negatives.jsonl")
+    payloads = read_jsonl(args.data / "payloads.jsonl")
+    negatives = read_jsonl(args.data / "hard_negatives.jsonl")
     problems = check_data(payloads, negatives)
     if problems:
         print("invalid data:\n  " + "\n  ".join(problems[:20]), file=sys.stderr)
@@ -483,6 +534,8 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         max_hosts=args.hosts,
         all_locations=args.all_locations,
+        negatives_spread=args.negatives_spread,
+        show=args.misses,
     )
     fig["seconds"] = round(time.perf_counter() - t0, 1)
     print(report(fig))

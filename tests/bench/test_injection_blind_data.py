@@ -168,3 +168,53 @@ def test_hosts_with_findings_of_their_own_are_skipped() -> None:
     pages = [("dirty", PAGE.replace("One.", "ZORBLAX")), ("clean", PAGE)]
     fig = IB.evaluate([], [], pages, scan=_marker_scanner, seed=1)
     assert fig["host_pages"] == 1 and fig["pages_dropped_with_findings"] == 1
+
+
+# Session 31: the bench reads other collections of its format (`--data`).
+OTHERS = ("injection_blind2", "injection_statements")
+
+
+@pytest.mark.parametrize("name", OTHERS)
+def test_the_other_collections_keep_the_contract(name: str) -> None:
+    folder = ROOT / "bench" / "data" / name
+    p = IB.read_jsonl(folder / "payloads.jsonl")
+    n = IB.read_jsonl(folder / "hard_negatives.jsonl")
+    assert IB.check_data(p, n) == []
+    assert {r["lang"] for r in p} == set(IB.LANGS) == {r["lang"] for r in n}
+    assert (folder / "README.md").is_file()
+
+
+def test_a_collection_of_one_class_is_held_to_that_class_in_every_language() -> None:
+    """A set of overrides alone needs overrides in every language (not the other five intents),
+    and MIN_NEG_ONE_CLASS negatives a language."""
+    folder = ROOT / "bench" / "data" / "injection_statements"
+    p = IB.read_jsonl(folder / "payloads.jsonl")
+    n = IB.read_jsonl(folder / "hard_negatives.jsonl")
+    assert {r["intent"] for r in p} == {"override"}
+    short = [r for r in p if r["lang"] != "vi"] + [r for r in p if r["lang"] == "vi"][:3]
+    assert any("vi/override: 3 payloads" in m for m in IB.check_data(short, n))
+    few = [r for r in n if r["lang"] != "ar"] + [r for r in n if r["lang"] == "ar"][:3]
+    assert any("ar: 3 hard negatives < 4" in m for m in IB.check_data(p, few))
+
+
+def test_negatives_spread_go_where_the_payloads_go_and_misses_can_stay_unprinted() -> None:
+    negatives = [
+        {"id": f"n{i}", "lang": "en", "kind": "recipe", "text": "ZORBLAX is a cake"}
+        for i in range(len(IB.LOCATIONS))
+    ]
+    payloads = [{"id": "b", "lang": "de", "intent": "tool", "style": "plain", "text": "harmless"}]
+    fig = IB.evaluate(
+        payloads,
+        negatives,
+        [("p", PAGE)],
+        scan=_marker_scanner,
+        seed=1,
+        negatives_spread=True,
+        show=0,
+    )
+    assert set(fig["fp_by_location"]) == set(IB.LOCATIONS)
+    assert fig["worst_misses"] == [] and fig["missed_cases"] == [["b", fig["missed_cases"][0][1]]]
+    assert "misses, one per language" not in IB.report(fig)
+    plain = IB.evaluate(payloads, negatives, [("p", PAGE)], scan=_marker_scanner, seed=1)
+    assert set(plain["fp_by_location"]) == {"visible"}
+    assert "1 misses, one per language" in IB.report(plain)
