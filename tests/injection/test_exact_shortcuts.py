@@ -333,7 +333,7 @@ def _slot_hits_before(low: str, orig: str | None = None, *, first_strong: bool =
         for si, li, mode, left, right in m.uses[k]:
             if (left and glued) or (under and mode != intent._SUB) or (right and alnum):
                 continue
-            if first_strong and si in m.strong:
+            if first_strong and si in m.gates:
                 return [(i, j, si, li)]
             out.append((i, j, si, li))
         if len(out) >= intent._MAX_HITS:
