@@ -412,9 +412,8 @@ def _slot_hits(
     Words inside a URL are not slot words ("/build/img/"); acronyms count only where `orig` (the text
     before lower-casing, same length) has them in upper case. `first_strong`: stop at the first hit
     of a `_STRONG` slot but `_NO_GATE` and return it alone (or nothing): what `has_strong_slot`
-    needs. `matches`:
-    overlapping matches of a larger automaton over `low`, with each pattern's index among
-    `slot_terms()` (-1: another pattern), in the order the slot automaton reports them.
+    needs. `matches`: overlapping matches of a larger automaton over `low`, with each pattern's
+    index among `slot_terms()` (-1: another pattern), in the order the slot automaton reports them.
     """
     m = _matcher()
     n = len(low)
