@@ -146,7 +146,8 @@ def check_data(
             seen.add(rid)
         if not isinstance(row.get("text"), str) or not row["text"].strip():
             problems.append(f"{rid}: empty text")
-    held = [i for i in INTENTS if any(intent == i for _, intent in cells)] or list(INTENTS)
+    present = {intent for _, intent in cells}
+    held = [i for i in INTENTS if i in present] or list(INTENTS)
     min_neg = MIN_NEG_ONE_CLASS if len(held) == 1 else MIN_NEG_PER_LANG
     for lang in LANGS:
         for intent in held:

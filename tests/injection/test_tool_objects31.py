@@ -42,8 +42,8 @@ def test_an_order_to_an_assistant_names_its_object_in_any_language(text: str) ->
 def test_all_files_without_an_addressee_is_no_finding_alone() -> None:
     """The object alone with its verb is the weak combination (0.3): a manual's "delete all
     files in the build folder" names no reader."""
-    score, _ = _tool("Löschen Sie alle Dateien im Ordner build, um neu zu bauen.")
-    assert score < 0.5
+    score, slots = _tool("Löschen Sie alle Dateien im Ordner build, um neu zu bauen.")
+    assert "tool_o" in slots and 0 < score < 0.5, (score, slots)
 
 
 def test_cli_a_hebrew_transfer_to_an_iban_is_quarantined(tmp_path: Path) -> None:
