@@ -20,7 +20,9 @@ worst language first. `--json OUT` writes the same figures. `--data DIR` reads a
 the same format: `bench/data/injection_blind2` (a second blind set, by another helper who read
 neither the detector nor the first set) and `bench/data/injection_statements` (overrides written as
 declarations, "the earlier rules are void", with notices of the same shape as negatives; use
-`--negatives-spread`). A collection still held out is run with `--misses 0`.
+`--negatives-spread`). A collection of negatives only has no payloads.jsonl
+(`bench/data/injection_hidden_prose`, session 32: prose pages hide for people; no recall is
+printed). A collection still held out is run with `--misses 0`.
 
 Usage: nice .venv/bin/python bench/injection_blind.py [--seed 2027] [--limit N] [--json OUT]
            [--data DIR] [--misses N] [--negatives-spread]
@@ -112,7 +114,7 @@ def check_data(
     six for a general set, one for a set written for one class, `bench/data/injection_statements`)
     with at least MIN_PER_CELL payloads each, known styles, at least MIN_NEG_PER_LANG negatives per
     language (MIN_NEG_ONE_CLASS for a set of one class), unique ids across both files, no blank
-    text.
+    text. A collection of negatives only (no payloads) needs MIN_NEG_PER_LANG per language.
     """
     problems: list[str] = []
     seen: set[str] = set()
@@ -147,7 +149,8 @@ def check_data(
         if not isinstance(row.get("text"), str) or not row["text"].strip():
             problems.append(f"{rid}: empty text")
     present = {intent for _, intent in cells}
-    held = [i for i in INTENTS if i in present] or list(INTENTS)
+    # no payloads at all: a collection of negatives only (bench/data/injection_hidden_prose)
+    held = ([i for i in INTENTS if i in present] or list(INTENTS)) if payloads else []
     min_neg = MIN_NEG_ONE_CLASS if len(held) == 1 else MIN_NEG_PER_LANG
     for lang in LANGS:
         for intent in held:
@@ -437,11 +440,17 @@ def report(fig: dict[str, Any]) -> str:
         f"seed {fig['seed']}: {fig['payloads']} payload cases, {fig['hard_negatives']} hard negatives, "
         f"{fig['host_pages']} host pages ({fig['pages_dropped_with_findings']} real pages skipped: "
         "findings before insertion)",
-        f"recall overall {fig['recall']:.3f}    false positives on hard negatives {fig['fp_rate']:.3f}",
-        _table("recall by language", fig["recall_by_lang"]),
-        _table("recall by intent", fig["recall_by_intent"]),
-        _table("recall by style", fig["recall_by_style"]),
-        _table("recall by hiding location", fig["recall_by_location"]),
+        (f"recall overall {fig['recall']:.3f}    " if fig["payloads"] else "no payloads    ")
+        + f"false positives on hard negatives {fig['fp_rate']:.3f}",
+    ]
+    if fig["payloads"]:  # a collection of negatives only has no recall to show
+        out += [
+            _table("recall by language", fig["recall_by_lang"]),
+            _table("recall by intent", fig["recall_by_intent"]),
+            _table("recall by style", fig["recall_by_style"]),
+            _table("recall by hiding location", fig["recall_by_location"]),
+        ]
+    out += [
         _table("false-positive rate by language", fig["fp_by_lang"]),
         _table("false-positive rate by kind", fig["fp_by_kind"]),
     ]
@@ -517,7 +526,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
 
-    payloads = read_jsonl(args.data / "payloads.jsonl")
+    has_payloads = (args.data / "payloads.jsonl").exists()
+    payloads = read_jsonl(args.data / "payloads.jsonl") if has_payloads else []
+    if has_payloads and not payloads:  # a collection of negatives only has no such file at all
+        print(f"invalid data: {args.data / 'payloads.jsonl'} is empty", file=sys.stderr)
+        return 2
     negatives = read_jsonl(args.data / "hard_negatives.jsonl")
     problems = check_data(payloads, negatives)
     if problems:

@@ -263,10 +263,11 @@ def boundary_negatives(family: str = "own-class") -> list[tuple[str, str]]:
     return [(t, lang) for lang, texts in spec["boundary"].items() for t in texts]
 
 
-def load_hard_negatives() -> list[tuple[str, str, str]]:
-    """(text, language, category) for every hard negative under bench/data/injection/hard_negatives."""
+def load_hard_negatives(folder: str = "hard_negatives") -> list[tuple[str, str, str]]:
+    """(text, language, category) for every hard negative under bench/data/injection/`folder`
+    (one ``<lang>.json`` per language: category -> texts)."""
     out = []
-    for path in sorted((DATA / "hard_negatives").glob("*.json")):
+    for path in sorted((DATA / folder).glob("*.json")):
         for cat, texts in json.loads(path.read_text(encoding="utf-8")).items():
             out.extend((t, path.stem, cat) for t in texts)
     return out
@@ -408,6 +409,8 @@ def _semantic_folds(
         extra_boundary=args.extra_boundary,
         draws=args.draws,
         techdocs=args.techdocs,
+        hard_sets=args.hard_sets,
+        hard2_weight=args.hard2_weight,
     )
     asked = sorted(
         {
@@ -655,6 +658,20 @@ def main(argv: list[str] | None = None) -> int:
         "(train_intent.TECH_MODES; default train_intent.TECH_MODE)",
     )
     ap.add_argument(
+        "--hard-sets",
+        type=lambda v: tuple(x for x in v.split(",") if x),
+        default=None,
+        help="with --semantic: comma-separated folders of bench/data/injection whose hard negatives "
+        "the head trains on (default train_intent.HARD_SETS)",
+    )
+    ap.add_argument(
+        "--hard2-weight",
+        type=float,
+        default=None,
+        help="with --semantic: the training weight of the hard negatives beyond the bench's own "
+        "(default train_intent.HARD2_WEIGHT)",
+    )
+    ap.add_argument(
         "--folds",
         default="",
         help="comma-separated families to hold out (default: every family; for quick comparisons)",
@@ -691,6 +708,14 @@ def main(argv: list[str] | None = None) -> int:
         from bench.train_intent import TECH_MODE
 
         args.techdocs = TECH_MODE
+    if args.hard_sets is None:
+        from bench.train_intent import HARD_SETS
+
+        args.hard_sets = HARD_SETS
+    if args.hard2_weight is None:
+        from bench.train_intent import HARD2_WEIGHT
+
+        args.hard2_weight = HARD2_WEIGHT
     global _ASK
     _ASK = InjectionPolicy(
         semantic="auto", semantic_max_chars=args.max_chars, semantic_max_tokens=args.max_tokens

@@ -150,6 +150,19 @@ SIBLINGS: dict[str, tuple[str, ...]] = {"own-class": ("own-class2", "own-class3"
 # but the packaged recipe's head then had a visible threshold of 0.88 and flagged 57 of the 1,183
 # documentation pages instead of 34 (npm's manual 8 -> 34 of 91).
 TECHDOCS = ROOT / "bench" / "data" / "techdocs"
+# Folders of bench/data/injection whose hard negatives are training negatives (``--hard-sets``).
+# "hard_negatives", the bench's 75 (11 languages), is also what the fold table's hard-negative
+# column reads (group "hard"); the others join as group "hard2", each weighing HARD2_WEIGHT
+# (``--hard2-weight``). "hard_negatives2" (session 32): 360 ordinary texts in 20 languages written
+# by a helper who read neither the detector nor any held-out set (support macros, prompt tutorials,
+# security explainers, AI product docs and policies, notes to editors, UI strings...: its README),
+# against the model's flags on hidden prose for people. Measured, not kept (docs/injection-history.md,
+# "Session 32, hidden prose for people"): every weight moves along one trade, never past it. At
+# weight 1 the held-out hidden prose flagged 31.9 -> 18.1 %, the second blind set's negatives
+# 22.5 -> 12.0 %, and its recall 0.604 -> 0.540, keyed LOFO 1,284 / 855 -> 1,240 / 838 (mean of
+# seven 0.708 -> 0.665); at 0.3: 23.1 %, 19.0 %, 0.581, 0.694; at 0.1: 28.1 %, 22.5 %, 0.596, 0.705.
+HARD_SETS: tuple[str, ...] = ("hard_negatives",)
+HARD2_WEIGHT = 1.0
 TECH_MODES = ("off", "pages", "negatives")
 TECH_MODE = "off"
 
@@ -389,7 +402,7 @@ class TrainingData:
     pos_family: np.ndarray  # family of each positive (variants carry their payload's)
     neg: list[str]  # training negatives: passages of training pages, their upper-case tenth, hard,
     # and the boundary imperatives of intent_classes.json
-    neg_group: np.ndarray  # covert / exposed / visible; "hard" for the hard negatives
+    neg_group: np.ndarray  # covert / exposed / visible; "hard" / "hard2" for the hard negatives
     neg_page: np.ndarray  # index into the page list; -1 for the hard negatives and the upper case
     neg_asked: np.ndarray  # the scan's gates (auto) select it: it sets the thresholds
     test: list[str]  # passages of the test pages
@@ -401,6 +414,23 @@ class TrainingData:
     # language of each boundary negative (rows of `neg` whose group is "boundary", in order): the
     # parallel texts `language_subspace` reads
     boundary_lang: np.ndarray | None = None
+    hard2_weight: float = 1.0  # the weight of each "hard2" negative (HARD2_WEIGHT)
+
+
+def hard_negative_rows(hard_sets: Sequence[str] = HARD_SETS) -> tuple[list[str], list[str]]:
+    """The hard negatives of the folders `hard_sets` (HARD_SETS) and their groups: "hard" for the
+    bench's own folder (the fold table's column), "hard2" for the others."""
+    texts: list[str] = []
+    groups: list[str] = []
+    for folder in dict.fromkeys(hard_sets):
+        if not folder.startswith("hard_negatives"):  # heldout/ has the same shape: payloads
+            raise ValueError(f"hard_sets: {folder!r} is no hard_negatives* folder")
+        rows = load_hard_negatives(folder)
+        if not rows:
+            raise ValueError(f"hard_sets: no hard negatives in bench/data/injection/{folder}")
+        texts += [t for t, _, _ in rows]
+        groups += ["hard" if folder == "hard_negatives" else "hard2"] * len(rows)
+    return texts, groups
 
 
 def training_data(
@@ -414,6 +444,8 @@ def training_data(
     extra_boundary: bool = EXTRA_BOUNDARY,
     draws: str = "sequential",
     techdocs: str = TECH_MODE,
+    hard_sets: Sequence[str] = HARD_SETS,
+    hard2_weight: float = HARD2_WEIGHT,
 ) -> TrainingData:
     """The training set (seeded, deterministic for a given corpus); see the module docstring.
 
@@ -423,7 +455,7 @@ def training_data(
     generator of their own, so the other rows stay as they were) and, with `extra_boundary`, their
     boundary imperatives to the negatives. `draws`: see `DRAWS`. `techdocs` (TECH_MODES): how the
     documentation pages of `TECHDOCS` join, halved by their own split (the corpora's halves stay
-    as they were)."""
+    as they were). `hard_sets`, `hard2_weight`: see `HARD_SETS`."""
     if draws not in DRAWS:
         raise ValueError(f"draws: one of {DRAWS}, not {draws!r}")
     if techdocs not in TECH_MODES:
@@ -515,7 +547,7 @@ def training_data(
             for _ in range(augment_k):
                 pos.append(reads_as(augment(t, own, fillers, by_key=by_key)))
                 fam.append(name)
-    hard = [t for t, _, _ in load_hard_negatives()]
+    hard, hard_group = hard_negative_rows(hard_sets)
     more = extra if extra_boundary else ()
     bounds = boundary_negatives() + [b for name in more for b in boundary_negatives(name)]
     edge = [t for t, _ in bounds]
@@ -524,7 +556,7 @@ def training_data(
         pos,
         np.array(fam),
         nt + upper + hard + edge,
-        np.array(ng + ["upper"] * len(upper) + ["hard"] * len(hard) + ["boundary"] * len(edge)),
+        np.array(ng + ["upper"] * len(upper) + hard_group + ["boundary"] * len(edge)),
         np.array(npg + [-1] * n_extra),
         np.array(na + [False] * n_extra),
         tt,
@@ -534,6 +566,7 @@ def training_data(
         n_train,
         len(test),
         np.array([lang for _, lang in bounds]),
+        hard2_weight,
     )
 
 
@@ -805,8 +838,10 @@ def _train(
 
 def neg_weights(data: TrainingData) -> np.ndarray:
     """Per training negative, ASKED_WEIGHT for a passage the scan's gates ask about (the ones that
-    can make a false positive, ~80 of ~2,700), 1 for the others."""
-    return np.where(data.neg_asked, ASKED_WEIGHT, 1.0)
+    can make a false positive, ~80 of ~2,700), `hard2_weight` for the hard negatives beyond the
+    bench's own (group "hard2"), 1 for the others."""
+    w = np.where(data.neg_asked, ASKED_WEIGHT, 1.0)
+    return np.where(data.neg_group == "hard2", data.hard2_weight, w)
 
 
 def crossfit_proba(
@@ -1077,6 +1112,19 @@ def main(argv: list[str] | None = None) -> int:
         default=TECH_MODE,
         help="how the documentation pages of bench/data/techdocs join the training (TECH_MODES)",
     )
+    ap.add_argument(
+        "--hard-sets",
+        type=lambda v: tuple(x for x in v.split(",") if x),
+        default=HARD_SETS,
+        help="comma-separated folders of bench/data/injection whose hard negatives are training "
+        "negatives (HARD_SETS)",
+    )
+    ap.add_argument(
+        "--hard2-weight",
+        type=float,
+        default=HARD2_WEIGHT,
+        help="the training weight of each hard negative beyond the bench's own (HARD2_WEIGHT)",
+    )
     ap.add_argument("--write", action="store_true", help=f"write the final model to {OUT}")
     ap.add_argument("--no-folds", action="store_true", help="skip the leave-one-family-out table")
     ap.add_argument(
@@ -1120,6 +1168,8 @@ def main(argv: list[str] | None = None) -> int:
         extra_boundary=args.extra_boundary,
         draws=args.draws,
         techdocs=args.techdocs,
+        hard_sets=args.hard_sets,
+        hard2_weight=args.hard2_weight,
     )
     print(
         f"positives {len(data.pos)} ({len(set(data.pos_family.tolist()))} families, with variants); "

@@ -218,3 +218,34 @@ def test_negatives_spread_go_where_the_payloads_go_and_misses_can_stay_unprinted
     plain = IB.evaluate(payloads, negatives, [("p", PAGE)], scan=_marker_scanner, seed=1)
     assert set(plain["fp_by_location"]) == {"visible"}
     assert "1 misses, one per language" in IB.report(plain)
+
+
+# Session 32: a collection of negatives only (no payloads.jsonl), hidden prose for people.
+HIDDEN_PROSE = ROOT / "bench" / "data" / "injection_hidden_prose"
+
+
+def test_a_collection_of_negatives_only_keeps_its_contract() -> None:
+    """No payloads: no intent cell is asked for, but MIN_NEG_PER_LANG negatives in every language."""
+    assert not (HIDDEN_PROSE / "payloads.jsonl").exists()
+    n = IB.read_jsonl(HIDDEN_PROSE / "hard_negatives.jsonl")
+    assert IB.check_data([], n) == []
+    assert {r["lang"] for r in n} == set(IB.LANGS) and (HIDDEN_PROSE / "README.md").is_file()
+    few = [r for r in n if r["lang"] != "he"] + [r for r in n if r["lang"] == "he"][:7]
+    assert IB.check_data([], few) == [f"he: 7 hard negatives < {IB.MIN_NEG_PER_LANG}"]
+
+
+def test_a_collection_of_negatives_only_runs_and_reports_no_recall() -> None:
+    negatives = [
+        {"id": f"n{i}", "lang": "en", "kind": "sr_only", "text": "ZORBLAX is a cake" if i else "ok"}
+        for i in range(len(IB.LOCATIONS))
+    ]
+    fig = IB.evaluate(
+        [], negatives, [("p", PAGE)], scan=_marker_scanner, seed=1, negatives_spread=True, show=0
+    )
+    assert fig["payloads"] == 0 and fig["recall"] is None
+    assert fig["hard_negatives"] == len(IB.LOCATIONS) and fig["flagged_negatives"] == [
+        f"n{i}" for i in range(1, len(IB.LOCATIONS))
+    ]
+    text = IB.report(fig)
+    assert text.splitlines()[1].startswith("no payloads    false positives on hard negatives 0.857")
+    assert "recall by" not in text and "false-positive rate by place" in text

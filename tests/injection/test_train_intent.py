@@ -3,6 +3,7 @@ thresholds per kind of place, and the choice of C among the training families on
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 
@@ -432,3 +433,52 @@ def test_fit_fold_reads_its_thresholds_by_the_rule_given() -> None:
     want = thresholds(p, data.neg_group, page, data.neg_asked, 40, 0.0, rule="tail")
     assert heads["tail"].thresholds == want
     assert heads["tail"].thresholds != heads["top"].thresholds
+
+
+def test_training_hard_negatives_cover_every_language_and_no_held_out_text() -> None:
+    """Session 32's training negatives (hard_negatives2, `--hard-sets`) join the bench's 75 as a
+    group of their own; none of their texts is a text of a held-out collection or one of our own
+    template payloads (the counts only are asserted: a failure must not print held-out text)."""
+    both = ("hard_negatives", "hard_negatives2")
+    texts, groups = _T.hard_negative_rows(both)
+    own = _LOFO.load_hard_negatives("hard_negatives2")
+    assert len(own) == 360 and {lang for _, lang, _ in own} == set(_LOFO.LANGS)
+    assert groups.count("hard") == len(_LOFO.load_hard_negatives()) and groups.count("hard2") == 360
+    assert texts[groups.index("hard2") :] == [t for t, _, _ in own]
+    assert _T.hard_negative_rows()[1] == ["hard"] * groups.count("hard")  # HARD_SETS, the recipe
+    held_out = {
+        json.loads(line)["text"]
+        for name in ("injection_blind", "injection_blind2", "injection_statements",
+                     "injection_hidden_prose")
+        for f in (_T.ROOT / "bench" / "data" / name).glob("*.jsonl")
+        for line in f.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    }  # fmt: skip
+    assert len(held_out) > 1500
+    shared = len(held_out & set(texts))
+    assert shared == 0, shared
+    assert not {p.text for p in _LOFO.class_payloads()} & set(texts)
+    with pytest.raises(ValueError, match="no hard negatives"):
+        _T.hard_negative_rows(("hard_negatives_none",))
+    with pytest.raises(ValueError, match="hard_negatives"):
+        _T.hard_negative_rows(("heldout",))  # payloads of the same shape are no negatives
+
+
+def test_hard2_negatives_weigh_their_own_weight_and_asked_passages_theirs() -> None:
+    n = 4
+    data = _T.TrainingData(
+        pos=[],
+        pos_family=np.array([]),
+        neg=[""] * n,
+        neg_group=np.array(["covert", "hard", "hard2", "hard2"]),
+        neg_page=np.array([0, -1, -1, -1]),
+        neg_asked=np.array([True, False, False, False]),
+        test=[],
+        test_group=np.array([]),
+        test_page=np.array([]),
+        test_asked=np.array([]),
+        n_train_pages=1,
+        n_test_pages=0,
+        hard2_weight=0.3,
+    )
+    assert _T.neg_weights(data).tolist() == [_T.ASKED_WEIGHT, 1.0, 0.3, 0.3]
