@@ -657,20 +657,9 @@ def main(argv: list[str] | None = None) -> int:
         help="with --semantic: how documentation pages join the head's training "
         "(train_intent.TECH_MODES; default train_intent.TECH_MODE)",
     )
-    ap.add_argument(
-        "--hard-sets",
-        type=lambda v: tuple(x for x in v.split(",") if x),
-        default=None,
-        help="with --semantic: comma-separated folders of bench/data/injection whose hard negatives "
-        "the head trains on (default train_intent.HARD_SETS)",
-    )
-    ap.add_argument(
-        "--hard2-weight",
-        type=float,
-        default=None,
-        help="with --semantic: the training weight of the hard negatives beyond the bench's own "
-        "(default train_intent.HARD2_WEIGHT)",
-    )
+    from bench.train_intent import add_hard_set_options
+
+    add_hard_set_options(ap, "with --semantic: ")
     ap.add_argument(
         "--folds",
         default="",
@@ -708,14 +697,6 @@ def main(argv: list[str] | None = None) -> int:
         from bench.train_intent import TECH_MODE
 
         args.techdocs = TECH_MODE
-    if args.hard_sets is None:
-        from bench.train_intent import HARD_SETS
-
-        args.hard_sets = HARD_SETS
-    if args.hard2_weight is None:
-        from bench.train_intent import HARD2_WEIGHT
-
-        args.hard2_weight = HARD2_WEIGHT
     global _ASK
     _ASK = InjectionPolicy(
         semantic="auto", semantic_max_chars=args.max_chars, semantic_max_tokens=args.max_tokens

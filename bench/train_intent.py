@@ -1081,6 +1081,25 @@ def head_json(head: Head, kind: str, seed: int, digest: str) -> str:
     return json.dumps(spec) + "\n"
 
 
+def add_hard_set_options(ap: argparse.ArgumentParser, note: str = "") -> None:
+    """``--hard-sets`` and ``--hard2-weight`` (HARD_SETS, HARD2_WEIGHT): the options of this script
+    and of ``bench/injection_lofo.py --semantic`` (`note` opens their help there)."""
+    ap.add_argument(
+        "--hard-sets",
+        type=lambda v: tuple(x for x in v.split(",") if x),
+        default=HARD_SETS,
+        help=f"{note}comma-separated hard_negatives* folders of bench/data/injection whose texts "
+        "are training negatives (HARD_SETS)",
+    )
+    ap.add_argument(
+        "--hard2-weight",
+        type=float,
+        default=HARD2_WEIGHT,
+        help=f"{note}the training weight of each hard negative beyond the bench's own "
+        "(HARD2_WEIGHT)",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -1112,19 +1131,7 @@ def main(argv: list[str] | None = None) -> int:
         default=TECH_MODE,
         help="how the documentation pages of bench/data/techdocs join the training (TECH_MODES)",
     )
-    ap.add_argument(
-        "--hard-sets",
-        type=lambda v: tuple(x for x in v.split(",") if x),
-        default=HARD_SETS,
-        help="comma-separated folders of bench/data/injection whose hard negatives are training "
-        "negatives (HARD_SETS)",
-    )
-    ap.add_argument(
-        "--hard2-weight",
-        type=float,
-        default=HARD2_WEIGHT,
-        help="the training weight of each hard negative beyond the bench's own (HARD2_WEIGHT)",
-    )
+    add_hard_set_options(ap)
     ap.add_argument("--write", action="store_true", help=f"write the final model to {OUT}")
     ap.add_argument("--no-folds", action="store_true", help="skip the leave-one-family-out table")
     ap.add_argument(
