@@ -526,10 +526,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
 
-    has_payloads = (args.data / "payloads.jsonl").exists()
-    payloads = read_jsonl(args.data / "payloads.jsonl") if has_payloads else []
-    if has_payloads and not payloads:  # a collection of negatives only has no such file at all
-        print(f"invalid data: {args.data / 'payloads.jsonl'} is empty", file=sys.stderr)
+    found = args.data / "payloads.jsonl"  # a collection of negatives only has no such file
+    payloads = read_jsonl(found) if found.exists() else []
+    if found.exists() and not payloads:
+        print(f"invalid data: {found} is empty", file=sys.stderr)
         return 2
     negatives = read_jsonl(args.data / "hard_negatives.jsonl")
     problems = check_data(payloads, negatives)

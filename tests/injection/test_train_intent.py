@@ -171,12 +171,18 @@ def test_boundary_negatives_cover_every_language_and_no_payload() -> None:
     assert not {p.text for p in _LOFO.class_payloads()} & {t for t, _ in neg}
 
 
-def _data(n_neg: int, page: np.ndarray, asked: np.ndarray) -> object:
+def _data(
+    n_neg: int,
+    page: np.ndarray,
+    asked: np.ndarray,
+    group: list[str] | None = None,
+    hard2_weight: float = 1.0,
+) -> object:
     return _T.TrainingData(
         pos=[],
         pos_family=np.array([]),
         neg=[""] * n_neg,
-        neg_group=np.array(["covert"] * n_neg),
+        neg_group=np.array(group or ["covert"] * n_neg),
         neg_page=page,
         neg_asked=asked,
         test=[],
@@ -185,6 +191,7 @@ def _data(n_neg: int, page: np.ndarray, asked: np.ndarray) -> object:
         test_asked=np.array([]),
         n_train_pages=int(page.max()) + 1,
         n_test_pages=0,
+        hard2_weight=hard2_weight,
     )
 
 
@@ -465,20 +472,6 @@ def test_training_hard_negatives_cover_every_language_and_no_held_out_text() -> 
 
 
 def test_hard2_negatives_weigh_their_own_weight_and_asked_passages_theirs() -> None:
-    n = 4
-    data = _T.TrainingData(
-        pos=[],
-        pos_family=np.array([]),
-        neg=[""] * n,
-        neg_group=np.array(["covert", "hard", "hard2", "hard2"]),
-        neg_page=np.array([0, -1, -1, -1]),
-        neg_asked=np.array([True, False, False, False]),
-        test=[],
-        test_group=np.array([]),
-        test_page=np.array([]),
-        test_asked=np.array([]),
-        n_train_pages=1,
-        n_test_pages=0,
-        hard2_weight=0.3,
-    )
+    page, asked = np.array([0, -1, -1, -1]), np.array([True, False, False, False])
+    data = _data(4, page, asked, ["covert", "hard", "hard2", "hard2"], hard2_weight=0.3)
     assert _T.neg_weights(data).tolist() == [_T.ASKED_WEIGHT, 1.0, 0.3, 0.3]
