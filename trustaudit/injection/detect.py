@@ -237,8 +237,10 @@ _FEATURE_SPECS: list[tuple[str, float, str]] = [
         r"query|parameter|image)\b"
         # negated only with an address later in the sentence: "npm will never send credentials to
         # the wrong host" is a manual's assurance, "Never send credentials to anyone but
-        # vault.example.net" a request
-        rf"|(?:(?<!never\s)(?<!not\s)(?<!n't\s)(?<!n’t\s)|(?={_ADDRESS_AHEAD}))"
+        # vault.example.net" a request. The verb is looked for first: the address ahead costs a
+        # scan of 240 characters, which at every position of a page was ~1 ms of its scan
+        rf"|(?=\b(?:send|post|upload|forward|leak|exfiltrate)\b)"
+        rf"(?:(?<!never\s)(?<!not\s)(?<!n't\s)(?<!n’t\s)|(?={_ADDRESS_AHEAD}))"
         r"\b(?:send|post|upload|forward|leak|exfiltrate)\b[^.\n]{0,40}\b(?:conversation|chat\s+history|"
         r"(?:the\s+)?user's\s+(?:data|messages|emails?|passwords?|credentials|files|history)|"
         r"(?:all\s+)?(?:previous|prior)\s+messages|system\s+prompt|api\s+keys?|credentials|passwords?)\b"
