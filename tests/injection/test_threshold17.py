@@ -148,7 +148,9 @@ def test_screening_floors_follow_the_rule(
 
     seen: list[float] = []
 
-    def far_below(texts: list[str], w: object, b: object, floors: list[float]) -> list[bool]:
+    def far_below(
+        texts: list[str], w: object, b: object, floors: list[float], offsets: object = None
+    ) -> list[bool]:
         seen.extend(floors)
         return [False] * len(texts)
 

@@ -1972,7 +1972,8 @@ def _screened(pages: list[list[_Ask]], clf: Any, policy: InjectionPolicy) -> lis
             floor = clf.floor_for(a.technique, covert=covert, min_score=ms)
             # - 1e-3: combine rounds its score to 4 decimals
             floors.append(least_p(a.hit.score, w, thr, ms, floor) - 1e-3)
-    skip = iter(far_below(texts, clf.weights, clf.bias, floors))
+    offsets = clf.feature_logits(texts).tolist() if clf.features else None
+    skip = iter(far_below(texts, clf.embedding_weights, clf.bias, floors, offsets))
     return [[a for a in asks if not next(skip)] for asks in pages]
 
 

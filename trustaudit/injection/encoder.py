@@ -463,16 +463,23 @@ def logits(texts: Sequence[str], weights: np.ndarray, bias: float) -> list[float
 
 
 def far_below(
-    texts: Sequence[str], weights: np.ndarray, bias: float, floors: Sequence[float]
+    texts: Sequence[str],
+    weights: np.ndarray,
+    bias: float,
+    floors: Sequence[float],
+    offsets: Sequence[float] | None = None,
 ) -> list[bool]:
-    """Per passage: whether the approximate logit lies more than `MARGIN` below the logit of its
-    `floor` (the probability under which the passage cannot become a finding), so the exact model
-    need not read it. All False when the runner cannot load (then the exact model reads all)."""
+    """Per passage: whether the approximate logit (its `offsets` added: what a head's lexical
+    features add, exact) lies more than `MARGIN` below the logit of its `floor` (the probability
+    under which the passage cannot become a finding), so the exact model need not read it. All
+    False when the runner cannot load (then the exact model reads all)."""
     z = logits(texts, weights, bias)
     if z is None:
         return [False] * len(texts)
+    if offsets is None:
+        offsets = [0.0] * len(texts)
     out = []
-    for zi, f in zip(z, floors, strict=True):
+    for zi, oi, f in zip(z, offsets, floors, strict=True):
         f = min(max(f, 1e-9), 1 - 1e-9)
-        out.append(zi < float(np.log(f / (1.0 - f))) - MARGIN)
+        out.append(zi + float(oi) < float(np.log(f / (1.0 - f))) - MARGIN)
     return out

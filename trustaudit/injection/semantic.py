@@ -200,10 +200,13 @@ def _model() -> Any:
     return model
 
 
+EMBED_DIM = 384  # multilingual-e5-small's width
+
+
 def embed(texts: Sequence[str]) -> np.ndarray:
-    """L2-normalised multilingual-e5-small passage embeddings, float32 [n, 384]."""
+    """L2-normalised multilingual-e5-small passage embeddings, float32 [n, EMBED_DIM]."""
     if not texts:
-        return np.zeros((0, 384), dtype=np.float32)
+        return np.zeros((0, EMBED_DIM), dtype=np.float32)
     out = np.asarray(_model().passage([t[:2000] for t in texts]), dtype=np.float32)
     return out.reshape(len(texts), -1)
 
@@ -224,7 +227,9 @@ class Classifier:
     descriptions and comments, `threshold_visible` for text in plain sight.
 
     A logistic regression (`weights`, `bias`), or with `hidden` and `hidden_bias` a one-layer MLP:
-    ``tanh(x @ hidden + hidden_bias)`` feeds the logistic output (bench/train_intent.py, ``--head``)."""
+    ``tanh(x @ hidden + hidden_bias)`` feeds the logistic output (bench/train_intent.py, ``--head``).
+    With `features` (a set of `passage_features.SETS`) the logistic regression also reads the
+    lexicon's features of the passage, their weights after the embedding's (``--repr pooled+marks``)."""
 
     weights: np.ndarray
     bias: float
@@ -236,6 +241,7 @@ class Classifier:
     # Kinds of place ("covert", "exposed") whose threshold decides (`floor_for`); none in a head
     # file that does not say so.
     decides: frozenset[str] = frozenset()
+    features: str = ""
 
     def threshold_for(self, technique: str, *, covert: bool) -> float:
         """The threshold for a passage found with `technique` (`covert`: hidden on purpose)."""
@@ -251,14 +257,35 @@ class Classifier:
         """Probability per passage that it is an instruction aimed at an AI reader."""
         if not texts:
             return np.zeros(0)
-        return self.proba_of(embed(texts))
+        x = embed(texts)
+        if self.features:
+            x = np.hstack([x, _lexical(texts, self.features)])
+        return self.proba_of(x)
+
+    @property
+    def embedding_weights(self) -> np.ndarray:
+        """The logistic weights on the embedding alone (what the fast runner's screen reads)."""
+        return self.weights[:EMBED_DIM]
+
+    def feature_logits(self, texts: Sequence[str]) -> np.ndarray:
+        """Per passage, what its lexical features add to the logit (zeros without `features`)."""
+        if not self.features or not texts:
+            return np.zeros(len(texts))
+        return _lexical(texts, self.features).astype(np.float64) @ self.weights[EMBED_DIM:]
 
     def proba_of(self, x: np.ndarray) -> np.ndarray:
-        """`proba` for embeddings already computed ([n, 384])."""
+        """`proba` for inputs already computed ([n, EMBED_DIM], the lexical features after them
+        with `features`)."""
         h = x.astype(np.float64)
         if self.hidden is not None and self.hidden_bias is not None:
             h = np.tanh(h @ self.hidden + self.hidden_bias)
         return 1.0 / (1.0 + np.exp(-(h @ self.weights + self.bias)))
+
+
+def _lexical(texts: Sequence[str], which: str) -> np.ndarray:
+    from trustaudit.injection.passage_features import passage_features
+
+    return passage_features(texts, which)
 
 
 _SEEN: dict[str, float] = {}
@@ -344,6 +371,16 @@ def classifier_from(spec: dict[str, Any]) -> Classifier:
     mlp; thresholds missing in older files default from ``threshold``; ``decides``, the kinds of
     place whose threshold decides, none when missing)."""
     hidden = spec.get("hidden")
+    features = str(spec.get("features", ""))
+    if features:
+        from trustaudit.injection.passage_features import SETS
+        from trustaudit.injection.passage_features import features as names
+
+        # a head trained on other features would read these at the wrong weights
+        if features not in SETS or hidden is not None:
+            raise ValueError(f"features {features!r}: this scanner reads {SETS}, logistic only")
+        if len(spec["weights"]) != EMBED_DIM + len(names(features)):
+            raise ValueError(f"features {features!r}: {len(spec['weights'])} weights")
     return Classifier(
         np.asarray(spec["weights"], dtype=np.float64),
         float(spec["bias"]),
@@ -353,6 +390,7 @@ def classifier_from(spec: dict[str, Any]) -> Classifier:
         None if hidden is None else np.asarray(hidden, dtype=np.float64),
         None if hidden is None else np.asarray(spec["hidden_bias"], dtype=np.float64),
         _decides(spec.get("decides", [])),
+        features,
     )
 
 
