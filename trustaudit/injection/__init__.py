@@ -1961,7 +1961,7 @@ def _screened(pages: list[list[_Ask]], clf: Any, policy: InjectionPolicy) -> lis
     from trustaudit.injection.semantic import least_p
 
     texts = [a.text for asks in pages for a in asks]
-    if not texts or not ready(texts, eager=policy.semantic_screen == "on"):
+    if not texts or not clf.screenable or not ready(texts, eager=policy.semantic_screen == "on"):
         return pages
     floors = []
     w, ms = policy.semantic_weight, policy.min_score

@@ -1223,9 +1223,11 @@ def ai_called(text: str) -> bool:
     ("Assistant, summarise…", "أيها المساعد، …": `_called`), not only names one ("the assistant
     summarises your meetings")."""
     m = _matcher()
-    low = _fold(text.lower())[0]
+    low, back = _fold(text.lower())
     names = {m.slots.index(s) for s in ("ai", "ai_weak") if s in m.slots}
-    return any(si in names and _called(low, i, j) for i, j, si, _ in _slot_hits(low))
+    # acronyms count in upper case only, as in `ai_addressees` ("Ai, …", "ki, …" call no AI)
+    hits = _slot_hits(low, text if back is None else None)
+    return any(si in names and _called(low, i, j) for i, j, si, _ in hits)
 
 
 _CALL_BEFORE = re.compile(r"(?:^|[.!?;:。！？：\n]\s*|(?:hey|dear|o|أيها|ای|יא)\s+)$")

@@ -264,8 +264,17 @@ class Classifier:
 
     @property
     def embedding_weights(self) -> np.ndarray:
-        """The logistic weights on the embedding alone (what the fast runner's screen reads)."""
+        """The logistic weights on the embedding alone (what the fast runner's screen reads); an
+        MLP head has none (`screenable`)."""
+        if self.hidden is not None:
+            raise ValueError("an MLP head's output weights do not read the embedding")
         return self.weights[:EMBED_DIM]
+
+    @property
+    def screenable(self) -> bool:
+        """Whether the fast runner can screen for this head: a logistic one, whose logit is the
+        embedding's product with `embedding_weights` (plus `feature_logits`)."""
+        return self.hidden is None
 
     def feature_logits(self, texts: Sequence[str]) -> np.ndarray:
         """Per passage, what its lexical features add to the logit (zeros without `features`)."""
@@ -381,6 +390,9 @@ def classifier_from(spec: dict[str, Any]) -> Classifier:
             raise ValueError(f"features {features!r}: this scanner reads {SETS}, logistic only")
         if len(spec["weights"]) != EMBED_DIM + len(names(features)):
             raise ValueError(f"features {features!r}: {len(spec['weights'])} weights")
+        # the same count in another order (a slot renamed, intents reordered) would be misread
+        if list(spec.get("feature_names", [])) != list(names(features)):
+            raise ValueError(f"features {features!r}: feature_names differ from this scanner's")
     return Classifier(
         np.asarray(spec["weights"], dtype=np.float64),
         float(spec["bias"]),
