@@ -64,12 +64,15 @@ def main() -> None:
         return e.astype(np.float64) @ clf.embedding_weights + clf.bias
 
     # a head reading lexical features adds the same exact term to both (the screen's `offsets`)
-    exact = logit(
-        np.concatenate([semantic.embed(texts[i : i + 16]) for i in range(0, len(texts), 16)])
-    ) + clf.feature_logits(texts)
-    fast = logit(
-        np.concatenate([enc.embed(texts[i : i + 16]) for i in range(0, len(texts), 16)])
-    ) + clf.feature_logits(texts)
+    lexical = clf.feature_logits(texts)
+    exact = (
+        logit(np.concatenate([semantic.embed(texts[i : i + 16]) for i in range(0, len(texts), 16)]))
+        + lexical
+    )
+    fast = (
+        logit(np.concatenate([enc.embed(texts[i : i + 16]) for i in range(0, len(texts), 16)]))
+        + lexical
+    )
     if args.quant:
         q = logit(
             np.concatenate([_int8_embed(texts[i : i + 16]) for i in range(0, len(texts), 16)])

@@ -262,18 +262,6 @@ INPUTS = (*REPRS, *LEX_INPUTS)
 # vector of 384 components ~0.05; a 0/1 feature at 1 would take its weight at a fraction of the
 # penalty). The written head folds it into its weights, so the scanner reads the raw features.
 LEX_SCALE = 0.25
-_LEX_SEEN: dict[tuple[str, str], np.ndarray] = {}
-
-
-def lexical_cached(texts: Sequence[str], which: str) -> np.ndarray:
-    """`passage_features` of `texts` (set `which`), each text read once per process."""
-    from trustaudit.injection.passage_features import passage_features
-
-    todo = [t for t in dict.fromkeys(texts) if (which, t) not in _LEX_SEEN]
-    _LEX_SEEN.update(zip([(which, t) for t in todo], passage_features(todo, which), strict=True))
-    if not texts:
-        return passage_features([], which)
-    return np.stack([_LEX_SEEN[which, t] for t in texts])
 
 
 def represent(
@@ -285,7 +273,9 @@ def represent(
     if repr_ == "pooled":
         return embed_cached(texts, cache)
     if repr_ in LEX_INPUTS:
-        lexical = lexical_cached(texts, LEX_INPUTS[repr_])
+        from trustaudit.injection.passage_features import passage_features
+
+        lexical = passage_features(texts, LEX_INPUTS[repr_])  # each text's row kept (`_row`)
         return np.hstack([embed_cached(texts, cache), lex_scale * lexical])
     from bench.token_head import features
 
