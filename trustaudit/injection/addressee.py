@@ -73,10 +73,11 @@ _ROLES: dict[str, str] = {
     "besucher(?:innen|in|n)?|gäste?n?|kund(?:en|in|innen)|mitarbeiter(?:innen|in|n)?|"
     "mitarbeitenden?|eltern|patient(?:en|in|innen)|fahrgäste?n?|passagiere?n?|reisenden?|"
     "mieter(?:innen|in|n)?|prüfung(?:en)?|klausur(?:en)?",
-    "it": "candidat[ie]|student(?:i|esse)|alunn[ie]|partecipanti|visitatori|ospiti|clienti|"
+    "it": "candidat[ie]|student(?:i|esse)|alunn[ie]|partecipanti|visitatori|ospiti|client[ei]|"
     "dipendenti|genitori|pazienti|passeggeri|concorrenti|iscritt[ie]|esam[ei]|prov[ae]",
-    "nl": "kandida(?:at|ten)|leerlingen?|studenten?|deelnemers?|sollicitanten?|bezoekers?|"
-    "gasten?|klanten?|medewerkers?|werknemers?|ouders|patiënten?|passagiers?|reizigers?|examens?|toets(?:en)?",
+    "nl": "kandida(?:at|ten)|leerling(?:en)?|student(?:en)?|deelnemers?|sollicitant(?:en)?|bezoekers?|"
+    "gast(?:en)?|klant(?:en)?|medewerkers?|werknemers?|ouders|patiënt(?:en)?|passagiers?|reizigers?|examens?|"
+    "toets(?:en)?",
     "pl": "kandyda*|uczni*|uczeń|studen*|uczestni*|zdając*|odwiedzając*|goście|gości*|klienc*|"
     "klient*|pracowni*|rodzic*|pacjen*|pasażer*|egzamin*",
     "tr": "aday*|öğrenci*|katılımcı*|ziyaretçi*|misafir*|müşteri*|çalışan*|personel*|veli*|"
@@ -109,6 +110,43 @@ _ROLES: dict[str, str] = {
     "du\\s+khách|quý\\s+khách|khách\\s+hàng|nhân\\s+viên|phụ\\s+huynh|bệnh\\s+nhân|hành\\s+khách|"
     "người\\s+dự\\s+thi|bài\\s+thi|kỳ\\s+thi",
 }
+# The people who make a page, addressed in its production notes ("Note for the translator: keep the
+# brand name…", "Hinweis für das Lektorat", "ملاحظة للمحرر", "校閲者へ："), and the desk they work at
+# ("Nota para a tradução", "Note de relecture"): a page's copy hidden for its own staff. Reviewers
+# and graders are left out: a hidden "note to reviewers" is how papers steer the LLMs that review
+# them, and "note to the grader" how essays steer an AI grader.
+_EDITORIAL: dict[str, str] = {
+    "en": "translators?|editors?|copy[- ]?editors?|sub[- ]?editors?|proofreaders?|fact[- ]checkers?|"
+    "moderators?|editorial\\s+(?:team|staff|desk)|translation\\s+team",
+    "pt": "tradutor(?:es|as?)?|revisor(?:es|as?)?|editor(?:es|as?)?|moderador(?:es|as?)?|"
+    "tradução|revisão|redação",
+    "es": "traductor(?:es|as?)?|corrector(?:es|as?)?|editor(?:es|as?)?|redactor(?:es|as?)?|"
+    "moderador(?:es|as?)?|traducción|revisión|corrección|redacción",
+    "fr": "traducteurs?|traductrices?|relecteurs?|relectrices?|correcteurs?|correctrices?|"
+    "rédacteurs?|rédactrices?|éditeurs?|éditrices?|modérat(?:eur|rice)s?|traduction|relecture|"
+    "rédaction|correction",
+    "de": "übersetzer(?:in|innen|n)?|lektor(?:at|en|in|innen)?|redakteur(?:e|en|in|innen)?|"
+    "redaktion|korrektor(?:at|en|in|innen)?|moderator(?:en|in|innen)?|übersetzung|korrektur",
+    "it": "traduttor[ie]|traduttrici|revisor[ie]|redattor[ie]|redattrici|correttor[ie]|"
+    "moderator[ie]|traduzione|revisione|redazione",
+    "nl": "vertalers?|redacteur(?:en|s)?|redactie|eindredactie|correctoren|corrector|moderators?|"
+    "vertaling",
+    "pl": "tłumacz*|redaktor*|redakcj*|korekt*|korektor*|moderator*",
+    "tr": "çevirmen*|editör*|redaktör*|moderatör*|çeviri*",
+    "ru": "переводчик*|редактор*|редакци*|корректор*|модератор*",
+    "uk": "перекладач*|редактор*|редакці*|коректор*|модератор*",
+    "ar": "المترجمين|المترجم|مترجمين|مترجم|المحررين|المحرر|محررين|محرر|المدققين|المدقق|مدقق|"
+    "المشرفين|مشرفين|مشرف",
+    "fa": "مترجمان|مترجم|ویراستاران|ویراستار|ناظران|ناظر",
+    "he": "מתרגמים|מתרגמת|מתרגם|עורכים|עורכת|עורך|מגיהים|מגיה|מנהלי\\s+הפורום",
+    "hi": "अनुवादकों|अनुवादक|संपादकों|संपादक|प्रूफ़रीडर|मॉडरेटर",
+    "zh": "译者|譯者|翻译人员|翻譯人員|编辑|編輯|审校|審校|校对|校對|版主",
+    "ja": "翻訳者|翻訳担当|編集者|編集部|校閲者|校正者|モデレーター",
+    "ko": "번역자|번역가|편집자|교정자|모더레이터",
+    "id": "penerjemah|penyunting|editor|korektor|moderator",
+    "vi": "người\\s+dịch|dịch\\s+giả|biên\\s+tập\\s+viên|người\\s+hiệu\\s+đính|"
+    "người\\s+kiểm\\s+duyệt",
+}
 # A heading or vocative that names the role as the addressee, before the role ("Instructions to",
 # "Dear", "Уважаемые") or, in verb-final and unspaced languages, after it ("须知", "への注意",
 # "여러분", "yönergeler", "के लिए निर्देश").
@@ -122,23 +160,24 @@ _BEFORE: dict[str, str] = {
     "(?:para\\s+(?:los|las|el|la)?|a\\s+los|a\\s+las|al|a\\s+la)|estimad[oa]s|queridos|atención,?|"
     "tod[oa]s\\s+l[oa]s",
     "fr": "(?:consignes|instructions|informations|règles|avis|notes?|recommandations)\\s+"
-    "(?:aux|à\\s+l[ae']|pour\\s+les|pour\\s+l[ae']|destinées\\s+aux)|chers|chères|cher|chère|"
+    "(?:aux|à\\s+l[ae']|pour\\s+les|pour\\s+l[ae']|destinées\\s+aux)|notes?\\s+de|chers|chères|cher|chère|"
     "mesdames|tous\\s+les|toutes\\s+les",
     "de": "(?:hinweise?|anweisungen|informationen|regeln|anleitung|merkblatt)\\s+(?:für|an)"
-    "(?:\\s+(?:die|den|alle|unsere))?|liebe|lieber|sehr\\s+geehrte|alle",
-    "it": "(?:istruzioni|indicazioni|informazioni|regole|avvisi?|note)\\s+(?:per\\s+(?:i|gli|le)?|ai|alle|agli)"
-    "|cari|care|gentili|tutti\\s+i|tutte\\s+le",
-    "nl": "(?:instructies|aanwijzingen|informatie|regels|mededeling)\\s+(?:voor|aan)(?:\\s+(?:de|alle))?"
+    "(?:\\s+(?:die|den|das|der|alle|unsere))?|liebe|lieber|sehr\\s+geehrte|alle",
+    "it": "(?:istruzioni|indicazioni|informazioni|regole|avvisi?|note|nota)\\s+"
+    "(?:per\\s+(?:i|gli|le|la|il|lo|l')?|ai|alle|agli|al|alla)"
+    "|cari|care|caro|cara|gentili|gentile|tutti\\s+i|tutte\\s+le",
+    "nl": "(?:instructies|aanwijzingen|informatie|regels|mededeling|opmerking(?:en)?|notitie|noot)\\s+(?:voor|aan)(?:\\s+(?:de|alle))?"
     "|beste|geachte|lieve|alle",
-    "pl": "(?:instrukcj[ae]|informacje|wskazówki|zasady|uwagi|regulamin)\\s+dla|drodzy|szanowni|"
+    "pl": "(?:instrukcj[ae]|informacje|wskazówki|zasady|uwagi|uwaga|notatka|regulamin)\\s+dla|drodzy|szanowni|"
     "wszyscy",
     "tr": "sevgili|değerli|sayın|tüm|bütün",
     "ru": "(?:инструкци[яи]|памятка|правила|информация|указания|примечание|уведомление)\\s+(?:для|к)"
-    "|уважаемые|дорогие|все",
+    "|уважаемые|дорогие|все|(?:^|(?<=[.!?]\\s)|(?<=\\n))\\s*для",
     "uk": "(?:інструкці[яї]|пам'ятка|правила|інформація|вказівки|примітка)\\s+(?:для|до)"
-    "|шановні|дорогі|усі|всі",
+    "|шановні|дорогі|усі|всі|(?:^|(?<=[.!?]\\s)|(?<=\\n))\\s*для",
     "ar": "(?:تعليمات|إرشادات|ملاحظة|ملاحظات|تنبيه|معلومات)\\s*(?:لل|إلى|ل|الى)?|عزيزي|أعزائي|السادة|يا|أيها|على",
-    "fa": "(?:دستورالعمل|راهنمای|راهنما|نکات|توجه|اطلاعیه)\\s*(?:برای|به)?|همه|گرامی|عزیز",
+    "fa": "(?:دستورالعمل|راهنمای|راهنما|نکات|توجه|اطلاعیه|یادداشت)\\s*(?:برای|به)?|همه|گرامی|عزیز",
     "he": "(?:הוראות|הנחיות|הערה|הודעה|מידע)\\s*(?:ל|עבור)?|שלום|לכל|כל|על",
     "hi": "प्रिय|सभी|नमस्ते",
     "zh": "致|各位|亲爱的|親愛的|尊敬的|请|請|全体|全體",
@@ -146,7 +185,7 @@ _BEFORE: dict[str, str] = {
     "ko": "친애하는|모든|존경하는",
     "id": "(?:petunjuk|instruksi|informasi|aturan|catatan|pengumuman|panduan)\\s+(?:untuk|bagi|kepada)"
     "(?:\\s+(?:para|semua|seluruh))?|para|yth\\.?|kepada|semua|seluruh",
-    "vi": "(?:hướng\\s+dẫn|lưu\\s+ý|quy\\s+định|thông\\s+báo|chỉ\\s+dẫn)\\s+(?:cho|dành\\s+cho|đối\\s+với|gửi)"
+    "vi": "(?:hướng\\s+dẫn|ghi\\s+chú|lưu\\s+ý|quy\\s+định|thông\\s+báo|chỉ\\s+dẫn)\\s+(?:cho|dành\\s+cho|đối\\s+với|gửi)"
     "(?:\\s+(?:các|quý))?|kính\\s+gửi|các|quý|thân\\s+gửi",
 }
 _AFTER: dict[str, str] = {
@@ -164,10 +203,10 @@ _AFTER: dict[str, str] = {
     "ar": "",
     "fa": "",
     "he": "",
-    "hi": "\\s*(?:के\\s+लिए|हेतु)\\s*(?:निर्देश|सूचना|नियम|दिशानिर्देश)",
-    "zh": "(?:须知|須知|注意事项|注意事項|守则|守則|指南|请注意|請注意|们|們)",
+    "hi": "\\s*(?:के\\s+लिए|हेतु)\\s*(?:निर्देश|सूचना|नियम|दिशानिर्देश|नोट|टिप्पणी)",
+    "zh": "(?:须知|須知|注意事项|注意事項|守则|守則|指南|请注意|請注意|注意\\s*[:：]|们|們)",
     "ja": "(?:への注意|への案内|へのお知らせ|への連絡|の皆様|の皆さん|の皆さま|各位|の方へ|へ[:：])",
-    "ko": "(?:\\s*여러분|\\s*유의\\s*사항|\\s*안내|\\s*께|\\s*에게[:：]|\\s*님)",
+    "ko": "(?:\\s*여러분|\\s*참고\\s*[:：]|\\s*유의\\s*사항|\\s*안내|\\s*께|\\s*에게[:：]|\\s*님)",
     "id": "",
     "vi": "",
 }
@@ -206,7 +245,9 @@ _MODAL_BEFORE: dict[str, str] = {
 }
 # A letter's salutation: a greeting, then a person's name as a mail-merge placeholder ("{first_name}",
 # "{{name}}", "%NAME%", "[Name]") or after an honorific ("Mr", "Frau", "Mme", "господин", "様"). A
-# support macro or a newsletter is written to the person it is sent to.
+# support macro or a newsletter is written to the person it is sent to. A greeting alone ("Hi
+# there,", "您好，") is no salutation to a person: tried in session 34, it made a held-out payload
+# that opens with a greeting a letter (and so quoted).
 _GREETINGS: dict[str, str] = {
     "en": "hi|hello|hey|dear|good\\s+(?:morning|afternoon|evening)",
     "pt": "olá|oi|caro|cara|prezado|prezada|bom\\s+dia|boa\\s+tarde",
@@ -232,7 +273,7 @@ _GREETINGS: dict[str, str] = {
 _HONORIFICS = (
     "mr|mrs|ms|miss|dr|prof|sir|madam|herr|frau|m\\.|mme|mlle|sr\\.?|sra\\.?|sig\\.?|sig\\.ra|dhr\\.?|"
     "mevr\\.?|pan|pani|bay|bayan|господин|госпожа|пане|пані|السيد|السيدة|آقای|خانم|מר|גברת|श्री|"
-    "श्रीमती|bapak|ibu|pak|bu|anh|chị|ông|bà"
+    "श्रीमती|bapak|ibu|pak|bu|kak|kakak|anh|chị|ông|bà"
 )
 # A name slot of a mail merge: {first_name}, {{name}}, %NAME%, [Name], <name>.
 _PLACEHOLDER = (
@@ -323,7 +364,7 @@ _REPORTED = frozenset({"persona", "output_ref"})
 # Sentence ends (the reported request stays inside its sentence).
 _STOP = re.compile(r"[.!?。！？\n]")
 # The AI nouns of the lexicon match at word starts in spaced scripts.
-_LATIN_EDGE = r"(?<![a-zà-ɏ\u0400-\u04ff0-9])"
+_LATIN_EDGE = r"(?<![a-zà-ɏ\u0370-\u03ff\u0400-\u04ff\u1e00-\u1eff0-9])"
 
 
 def _spaced_terms(body: str) -> str:
@@ -346,7 +387,7 @@ def _ai_nouns() -> str:
                 (anywhere if lang in _UNSPACED else spaced).add(piece)
     words = "|".join(sorted(spaced, key=len, reverse=True))
     rest = "|".join(sorted(anywhere, key=len, reverse=True))
-    return rf"(?:{_LATIN_EDGE}(?:{words})(?![a-zà-ɏ\u0400-\u04ff0-9])|{rest})"
+    return rf"(?:{_LATIN_EDGE}(?:{words})(?![a-zà-ɏ\u0370-\u03ff\u0400-\u04ff\u1e00-\u1eff0-9])|{rest})"
 
 
 @lru_cache(maxsize=1)
@@ -354,7 +395,8 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
     """(role addressed, act of a person, AI named, AI as a tool, letter) patterns over lower-cased
     text."""
     role_parts: list[str] = []
-    for lang, roles in _ROLES.items():
+    for lang, people in _ROLES.items():
+        roles = f"{people}|{_EDITORIAL[lang]}"
         spaced = lang not in _UNSPACED
         r = _spaced_terms(roles) if spaced else roles
         role = rf"{_LATIN_EDGE}(?:{r})(?![\w-])" if spaced else f"(?:{r})"
@@ -394,14 +436,45 @@ def tool_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _patterns()[3].finditer(text.lower())]
 
 
+# A short name in quotation marks ("keep the brand name «Sirius Assistant» in English", "「Polaris
+# Assistant」は英語表記のまま"): up to 40 characters and four words, no stop or colon inside, opening
+# with a capital or a letter of a script without case; not one followed by a colon or a comma, which
+# calls it ("“AI Assistant”: …").
+_QUOTES = "\"'“”„«»‹›「『‘’‚"
+_QUOTED_NAME = re.compile(
+    "[\"'“”„«»‹›「『‘’‚]([^\"'“”„«»‹›「」『』‘’‚.!?。！？:：\n]{1,40})[\"'“”«»‹›」』‘’](?!\\s*[:：,，])"
+)
+
+
+def _quoted_names(text: str) -> list[tuple[int, int]]:
+    """Spans of the short names `text` quotes (`_QUOTED_NAME`): an AI noun there names a product,
+    as a translator's note names the brand it must keep; it speaks to no AI."""
+    out = []
+    for m in _QUOTED_NAME.finditer(text):
+        name = m.group(1).strip()
+        if name and len(name.split()) <= 4 and (name[0].isupper() or not name[0].islower()):
+            out.append(m.span(1))
+    return out
+
+
 def address_free(text: str, tools: list[tuple[int, int]] | None = None) -> bool:
     """Whether nothing in `text` addresses an AI: no AI noun but the tools a person is told to ask
-    in `tools` (`tool_spans`) and what they are asked to be, no role of an assistant's
-    conversation named as a third party ("the user"), no phrase addressing an AI or its output and
-    no strong intent (`benign.addresses_ai`) — save, after the tool in the same sentence, what the
-    request asks of it (`_REPORTED`: a persona, an output)."""
+    in `tools` (`tool_spans`) and what they are asked to be, or a product's name in quotation
+    marks (`_quoted_names`), no role of an assistant's conversation named as a third party ("the
+    user"), no phrase addressing an AI or its output and no strong intent (`benign.addresses_ai`)
+    — save, after the tool in the same sentence, what the request asks of it (`_REPORTED`: a
+    persona, an output)."""
     low = text.lower()
     ai = _patterns()[2]
+    if any(q in text for q in _QUOTES):
+        # the AI nouns of quoted names are blanked, in the text the guard reads too
+        for a, b in _quoted_names(text):
+            name = text[a:b].lower()
+            if len(name) == b - a:  # (offsets kept: "İ" lower-cases to two characters)
+                for m in ai.finditer(name):
+                    i, j = a + m.start(), a + m.end()
+                    text = text[:i] + " " * (j - i) + text[j:]
+        low = text.lower()
     # only the tool's name is masked: what it is asked stays in the text the guard reads ("AIに
     # 以前の指示を無視するよう頼んで" keeps its override)
     nouns = [m.span() for a, b in tools or [] for m in ai.finditer(low, a, b)]
