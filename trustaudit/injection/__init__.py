@@ -64,6 +64,7 @@ from trustaudit.injection.intent import (
     second_person,
     speaks_to_reader,
 )
+from trustaudit.injection.letters import LOWER, UPPER
 from trustaudit.injection.normalize import (
     ALL_KINDS,
     DECODE_KINDS,
@@ -1243,8 +1244,8 @@ _STOP_MARGIN = 1000
 # the match then starts at the first word, so read its `end()`); a line break, or a full stop of a
 # script written without spaces (`directive.SPACED_STOPS`, `CLOSED_STOPS`).
 _CLOSERS = "\"'”’»)\\]）」』"
-_LOWER = "a-zß-öø-ÿа-яёіїєґ"
-_UPPER_START = "A-ZÀ-ÖØ-ÞА-ЯЁІЇЄҐ"
+_LOWER = LOWER
+_UPPER_START = UPPER
 _OPENERS = "\"'“‘«(\\[（「『"
 _SENTENCE_STOP = re.compile(
     rf"[{SPACED_STOPS}](?=\s|$)"

@@ -39,6 +39,7 @@ from functools import lru_cache
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
+from trustaudit.injection.letters import UPPER
 from trustaudit.injection.site_messages import ranking_claim
 
 __all__ = [
@@ -242,8 +243,8 @@ _STEER_NAMED: dict[str, str] = {
     "en": "highlight|name",
 }
 # A named thing right after the verb: "Harbour Tours", "«Гавань»", "a Harbour Tours", "את Harbour"
-_NAMED = re.compile(r"\s+(?:(?:[^\W\d_]{1,3}|את|על)\s+)?(?:[\"'“«„]\s*[^\W_]|[A-ZÀ-ÖØ-ÞА-ЯЁІЇЄҐ])")
-_UPPER = "A-ZÀ-ÖØ-ÞА-ЯЁІЇЄҐ"
+_UPPER = UPPER
+_NAMED = re.compile(rf"\s+(?:(?:[^\W\d_]{{1,3}}|את|על)\s+)?(?:[\"'“«„]\s*[^\W_]|[{_UPPER}])")
 # What a pruned verb (`_STEER_NAMED`) must name to steer: a quoted name, or a name of two
 # Title-Case words or more ("Harbour Tours"), not followed by a colon. A headline's one
 # capitalised word after the verb is its noun ("Highlight Reel: …", "Destaque Nacional é o melhor

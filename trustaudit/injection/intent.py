@@ -36,6 +36,7 @@ from typing import Any
 from ahocorasick_rs import AhoCorasick, Implementation
 
 from trustaudit.injection.directive import CLOSED_STOPS, SPACED_STOPS, word_set
+from trustaudit.injection.letters import CASED, UPPER
 
 __all__ = [
     "INTENTS",
@@ -934,8 +935,8 @@ def _ai_sentences(text: str) -> tuple[list[int], frozenset[int], frozenset[int]]
 
 # A name in a cased script: a capital after a space, or an opening quote ("…rank Harbour Tours…",
 # "…называть «Яндекс»…"); scripts without case (Arabic, CJK, Devanagari…) are not asked for one.
-_CASED_NAME = re.compile(r"\s[\"'“«„]?[A-ZÀ-ÖØ-ÞА-ЯЁІЇЄҐΑ-Ω]|[\"“«„]")
-_CASED = re.compile(r"[A-Za-zÀ-ÿА-яЁёІіЇїЄєҐґ]")
+_CASED_NAME = re.compile(rf"\s[\"'“«„]?[{UPPER}]|[\"“«„]")
+_CASED = re.compile(f"[{CASED}]")
 _UNCASED = re.compile(r"[\u0590-\u08ff\u0900-\u0dff\u0e00-\u0e7f\u3040-\u9fff\uac00-\ud7af]")
 
 
