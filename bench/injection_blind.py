@@ -13,6 +13,11 @@ normalised) its snippet and the payload share a run of at least 20 characters (t
 when shorter). Hard negatives are inserted the same way, always visibly, and count as a false
 positive under the same rule. Only pages whose plain scan has no finding are used as hosts, so a
 finding can only come from what was inserted; how many real pages were dropped for that is printed.
+Both rates are also given for the findings that quarantine (``quarantining``: not quoted in plain
+sight and not addressed to a person, `scoring.injection.quoted_finding`, the scorer's own test):
+a quoted finding is reported as `INJECTION_QUOTED` and quarantines nothing, so it is neither a
+catch nor a false positive of the trust decision (session 34: before, the bench counted any finding,
+and a rule that marks a person's note as quoted could not move it).
 
 Prints recall per language, intent, style, hiding location and overall; the false-positive rate on
 hard negatives per language and overall; and up to 30 misses (`--misses N`), grouped by language,
@@ -274,11 +279,33 @@ def run_case(
     text: str,
     location: str,
     rng: random.Random,
-) -> tuple[bool, list[dict[str, Any]]]:
-    """Insert one text, scan, and return (a new finding points at it, the new findings)."""
+) -> tuple[bool, bool, list[dict[str, Any]]]:
+    """Insert one text, scan, and return (a new finding points at it, one that quarantines
+    does, the new findings)."""
     placed = place(page, text, location, rng)
     fresh = [f for f in scan(placed.html).findings if _key(f) not in baseline]
-    return any(points_at(f, placed, text) for f in fresh), fresh
+    mine = [f for f in fresh if points_at(f, placed, text)]
+    return bool(mine), any(quarantines(mine)), fresh
+
+
+def quarantines(findings: Sequence[dict[str, Any]]) -> list[bool]:
+    """Per finding, whether it quarantines its page: not quoted (`scoring.injection.quoted_finding`,
+    with the default `quoted_context`)."""
+    if not findings:
+        return []
+    import polars as pl
+
+    from trustaudit.policy.injection import InjectionPolicy
+    from trustaudit.scoring.injection import quoted_finding
+
+    frame = pl.DataFrame(
+        {
+            "technique": [str(f.get("technique", "")) for f in findings],
+            "quoted": [str(f.get("quoted") or "") for f in findings],
+        }
+    )
+    quoted = quoted_finding(pl.col("technique"), pl.col("quoted"), InjectionPolicy().quoted_context)
+    return [not q for q in frame.select(quoted.alias("q"))["q"].to_list()]
 
 
 def _rate(hits: Iterable[bool]) -> tuple[int, int]:
@@ -330,9 +357,16 @@ def evaluate(
     rows: list[dict[str, Any]] = []
     for p, location in cases:
         path, page, base = hosts[rng.randrange(len(hosts))]
-        hit, fresh = run_case(scan, page, base, p["text"], location, rng)
+        hit, aimed, fresh = run_case(scan, page, base, p["text"], location, rng)
         rows.append(
-            {**p, "page": path, "location": location, "detected": hit, "new_findings": len(fresh)}
+            {
+                **p,
+                "page": path,
+                "location": location,
+                "detected": hit,
+                "quarantining": aimed,
+                "new_findings": len(fresh),
+            }
         )
     neg_places = ["visible"] * len(negatives)
     if negatives_spread:
@@ -341,9 +375,16 @@ def evaluate(
     neg_rows: list[dict[str, Any]] = []
     for n, location in zip(negatives, neg_places, strict=True):
         path, page, base = hosts[rng.randrange(len(hosts))]
-        hit, fresh = run_case(scan, page, base, n["text"], location, rng)
+        hit, aimed, fresh = run_case(scan, page, base, n["text"], location, rng)
         neg_rows.append(
-            {**n, "page": path, "location": location, "flagged": hit, "new_findings": len(fresh)}
+            {
+                **n,
+                "page": path,
+                "location": location,
+                "flagged": hit,
+                "quarantining": aimed,
+                "new_findings": len(fresh),
+            }
         )
     return summarize(rows, neg_rows, hosts=len(hosts), dropped=dropped, seed=seed, show=show)
 
@@ -399,6 +440,9 @@ def summarize(
     (0 for a collection still held out from whoever reads the output)."""
     hit, n = _rate(r["detected"] for r in rows)
     fp, nn = _rate(r["flagged"] for r in neg_rows)
+    hit_q, _ = _rate(r["quarantining"] for r in rows)
+    fp_q, _ = _rate(r["quarantining"] for r in neg_rows)
+    kinds = sorted({r["kind"] for r in neg_rows})
     per_lang = _by(rows, "lang", "detected", LANGS)
     worst = sorted(per_lang, key=lambda k: (per_lang[k]["rate"], LANGS.index(k)))
     misses = _spread_misses(rows, worst, limit=show)
@@ -408,6 +452,7 @@ def summarize(
         "pages_dropped_with_findings": dropped,
         "payloads": n,  # (payload, location) cases
         "recall": round(hit / n, 4) if n else None,
+        "recall_quarantining": round(hit_q / n, 4) if n else None,
         "recall_by_lang": per_lang,
         "recall_by_intent": _by(rows, "intent", "detected", INTENTS),
         "recall_by_lang_intent": {
@@ -418,10 +463,13 @@ def summarize(
         "recall_by_location": _by(rows, "location", "detected", LOCATIONS),
         "hard_negatives": nn,
         "fp_rate": round(fp / nn, 4) if nn else None,
+        "fp_rate_quarantining": round(fp_q / nn, 4) if nn else None,
         "fp_by_lang": _by(neg_rows, "lang", "flagged", LANGS),
-        "fp_by_kind": _by(neg_rows, "kind", "flagged", sorted({r["kind"] for r in neg_rows})),
+        "fp_by_kind": _by(neg_rows, "kind", "flagged", kinds),
+        "fp_by_kind_quarantining": _by(neg_rows, "kind", "quarantining", kinds),
         "fp_by_location": _by(neg_rows, "location", "flagged", LOCATIONS),
         "flagged_negatives": [r["id"] for r in neg_rows if r["flagged"]],
+        "quarantined_negatives": [r["id"] for r in neg_rows if r["quarantining"]],
         "missed_cases": [[r["id"], r["location"]] for r in rows if not r["detected"]],
         "worst_misses": misses,
     }
@@ -440,8 +488,13 @@ def report(fig: dict[str, Any]) -> str:
         f"seed {fig['seed']}: {fig['payloads']} payload cases, {fig['hard_negatives']} hard negatives, "
         f"{fig['host_pages']} host pages ({fig['pages_dropped_with_findings']} real pages skipped: "
         "findings before insertion)",
-        (f"recall overall {fig['recall']:.3f}    " if fig["payloads"] else "no payloads    ")
-        + f"false positives on hard negatives {fig['fp_rate']:.3f}",
+        (
+            f"recall overall {fig['recall']:.3f} (quarantining {fig['recall_quarantining']:.3f})    "
+            if fig["payloads"]
+            else "no payloads    "
+        )
+        + f"false positives on hard negatives {fig['fp_rate']:.3f}"
+        + f" (quarantining {fig['fp_rate_quarantining']:.3f})",
     ]
     if fig["payloads"]:  # a collection of negatives only has no recall to show
         out += [
@@ -453,6 +506,9 @@ def report(fig: dict[str, Any]) -> str:
     out += [
         _table("false-positive rate by language", fig["fp_by_lang"]),
         _table("false-positive rate by kind", fig["fp_by_kind"]),
+        _table(
+            "false-positive rate by kind, findings that quarantine", fig["fp_by_kind_quarantining"]
+        ),
     ]
     if set(fig.get("fp_by_location", {})) - {"visible"}:
         out.append(_table("false-positive rate by place", fig["fp_by_location"]))

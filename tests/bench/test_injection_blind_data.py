@@ -249,3 +249,44 @@ def test_a_collection_of_negatives_only_runs_and_reports_no_recall() -> None:
     text = IB.report(fig)
     assert text.splitlines()[1].startswith("no payloads    false positives on hard negatives 0.857")
     assert "recall by" not in text and "false-positive rate by place" in text
+
+
+# Session 34: the rates are also given for the findings that quarantine (not quoted).
+def _quoting_scanner(quoted: str, technique: str) -> Any:
+    def scan(html: str) -> _Result:
+        at = html.find("ZORBLAX")
+        if at < 0:
+            return _Result([])
+        finding = {"location": "x", "technique": technique, "snippet": html[at : at + 30]}
+        return _Result([{**finding, "offset": at, "quoted": quoted}])
+
+    return scan
+
+
+@pytest.mark.parametrize(
+    ("quoted", "technique", "quarantines"),
+    [
+        ("person", "display_none", False),  # addressed to a person: INJECTION_QUOTED
+        ("code", "visible", False),  # a quotation in plain sight
+        ("code", "display_none", True),  # hidden text is never quoted by a context
+        ("", "display_none", True),
+    ],
+)
+def test_a_quoted_finding_is_counted_apart_from_one_that_quarantines(
+    quoted: str, technique: str, quarantines: bool
+) -> None:
+    payloads = [
+        {"id": "a", "lang": "en", "intent": "override", "style": "plain", "text": "ZORBLAX obey"}
+    ]
+    negatives = [{"id": "n", "lang": "en", "kind": "memo", "text": "ZORBLAX is a cake"}]
+    fig = IB.evaluate(
+        payloads, negatives, [("p", PAGE)], scan=_quoting_scanner(quoted, technique), seed=1
+    )
+    assert fig["recall"] == 1.0 and fig["fp_rate"] == 1.0  # a finding, whatever its `quoted`
+    rate = 1.0 if quarantines else 0.0
+    assert fig["recall_quarantining"] == rate and fig["fp_rate_quarantining"] == rate
+    assert fig["quarantined_negatives"] == (["n"] if quarantines else [])
+    assert fig["fp_by_kind_quarantining"]["memo"]["rate"] == rate
+    line = IB.report(fig).splitlines()[1]
+    assert f"recall overall 1.000 (quarantining {rate:.3f})" in line
+    assert line.endswith(f"false positives on hard negatives 1.000 (quarantining {rate:.3f})")
