@@ -64,6 +64,15 @@ def _zipf(freq: dict[str, float], word: str) -> float:
     return _UNLISTED if f is None else math.log10(f) + 9
 
 
+def zipf(word: str, lang: str) -> float | None:
+    """The Zipf value of lower-case `word` in `lang`'s list (log10 of its frequency per billion
+    words); None when the list does not hold it (or `lang` has none here)."""
+    if lang not in _LANGS:
+        return None
+    f = _frequencies(lang).get(word)
+    return None if f is None else math.log10(f) + 9
+
+
 def languages(text: str) -> frozenset[str]:
     """English and the language whose stop words `text` holds most of (jusText's lists): the
     lists a cut word is looked up in."""

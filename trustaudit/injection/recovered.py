@@ -315,6 +315,43 @@ def _turkish_words(text: str) -> bool:
     return len(found) >= 2
 
 
+# The lexicon's other languages written in Latin letters: a word with a dotless ı is one of theirs
+# in disguise when its i-fold is listed there ("ıgnore", "prevıous", "ınstruccıones").
+_DISGUISED = ("en", "pt", "es", "fr", "de", "it", "nl", "pl", "id", "vi")
+
+
+@lru_cache(maxsize=4096)
+def _turkish_spelling(word: str) -> bool:
+    """Whether `word` (with a dotless ı or a dotted İ) is spelled in Turkish rather than another
+    language's word with its i swapped: its i-fold is listed in none of `_DISGUISED` (wordfreq)
+    more often than the word is in Turkish, or listed nowhere ("faturalarınızı": an inflected form
+    no list holds is no known word in disguise). "thıs", "ıs" (English 7.1 against Turkish 3.9),
+    "ınstructıons" are disguises; "akıllı", "ekranı" are Turkish (session 34)."""
+    from trustaudit.injection.cut_words import zipf
+
+    low = word.replace("İ", "i").lower()
+    turkish = zipf(low, "tr")
+    fold = low.replace("ı", "i")
+    other = max((z for lang in _DISGUISED if (z := zipf(fold, lang)) is not None), default=None)
+    return other is None or (turkish is not None and turkish >= other)
+
+
+_DOTTED_WORD = re.compile(r"[^\W\d_]*[ıİ][^\W\d_]*")
+
+
+def _spelled_turkish(text: str) -> bool:
+    """Whether more of the words of `text` written with ı or İ are Turkish spelling than other
+    languages' words in disguise (`_turkish_spelling`): a short Turkish text needs neither ş, ğ nor
+    two function words to be Turkish ("Asistan artık faturalarınızı özetleyip…"), and an English
+    sentence with one Turkish-looking word among its disguised ones ("…wıth the COVİD-19
+    vaccınatıon rates") stays English."""
+    words = _DOTTED_WORD.findall(text)
+    if not words:
+        return False
+    turkish = sum(map(_turkish_spelling, words))
+    return turkish > len(words) - turkish
+
+
 @dataclass(frozen=True, slots=True)
 class _Script:
     """What the text around a fold is written in (decides which changed words are evidence)."""
@@ -328,7 +365,7 @@ class _Script:
         letters = len(_LETTER.findall(text))
         ascii_letters = len(_ASCII_LETTER.findall(text))
         return cls(
-            bool(_TURKISH_LETTER.search(text)) or _turkish_words(text),
+            bool(_TURKISH_LETTER.search(text)) or _turkish_words(text) or _spelled_turkish(text),
             bool(_CJK.search(text)),
             ascii_letters >= 0.7 * letters,
         )
