@@ -30,7 +30,9 @@ declarations, "the earlier rules are void", with notices of the same shape as ne
 printed). A collection still held out is run with `--misses 0`.
 
 Usage: nice .venv/bin/python bench/injection_blind.py [--seed 2027] [--limit N] [--json OUT]
-           [--data DIR] [--misses N] [--negatives-spread]
+           [--data DIR] [--misses N] [--negatives-spread] [--all-locations]
+       nice .venv/bin/python bench/injection_blind.py --data bench/data/injection/hard_negatives3 \
+           --negatives-spread --all-locations   # our own negatives, each in every place
 """
 
 from __future__ import annotations
@@ -102,6 +104,19 @@ MIN_SHARED_RUN = 20  # characters a snippet must share with the payload when off
 _BODY_OPEN = re.compile(rb"<body\b[^>]*>", re.I)
 _HEAD_OPEN = re.compile(rb"<head\b[^>]*>", re.I)
 _P_CLOSE = re.compile(rb"</p\s*>", re.I)
+
+
+def read_kinds(folder: Path) -> list[dict[str, Any]]:
+    """A folder of training negatives (``<lang>.json``: kind -> texts, as
+    bench/data/injection/hard_negatives2 and 3) as rows of a collection of negatives only."""
+    rows: list[dict[str, Any]] = []
+    for path in sorted(folder.glob("*.json")):
+        for kind, texts in json.loads(path.read_text(encoding="utf-8")).items():
+            rows += [
+                {"id": f"{path.stem}-{kind}-{i}", "lang": path.stem, "kind": kind, "text": t}
+                for i, t in enumerate(texts)
+            ]
+    return rows
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -372,8 +387,11 @@ def evaluate(
     if negatives_spread:
         neg_places = [LOCATIONS[i % len(LOCATIONS)] for i in range(len(negatives))]
         rng.shuffle(neg_places)
+    neg_cases = list(zip(negatives, neg_places, strict=True))
+    if all_locations and negatives_spread:  # every negative in every place, as the payloads
+        neg_cases = [(n, loc) for n in negatives for loc in LOCATIONS]
     neg_rows: list[dict[str, Any]] = []
-    for n, location in zip(negatives, neg_places, strict=True):
+    for n, location in neg_cases:
         path, page, base = hosts[rng.randrange(len(hosts))]
         hit, aimed, fresh = run_case(scan, page, base, n["text"], location, rng)
         neg_rows.append(
@@ -548,7 +566,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--all-locations",
         action="store_true",
-        help="put every payload in every hiding location (7x the scans) instead of one seeded one",
+        help="put every payload in every hiding location (7x the scans) instead of one seeded one; "
+        "with --negatives-spread every negative too",
     )
     ap.add_argument(
         "--semantic",
@@ -565,7 +584,8 @@ def main(argv: list[str] | None = None) -> int:
         default=DATA,
         metavar="DIR",
         help="the collection: payloads.jsonl and hard_negatives.jsonl (default: the blind set; "
-        "bench/data/injection_blind2 and bench/data/injection_statements are others)",
+        "bench/data/injection_blind2 and bench/data/injection_statements are others), or a folder "
+        "of training negatives, <lang>.json of kind -> texts (bench/data/injection/hard_negatives*)",
     )
     ap.add_argument(
         "--misses",
@@ -587,7 +607,11 @@ def main(argv: list[str] | None = None) -> int:
     if found.exists() and not payloads:
         print(f"invalid data: {found} is empty", file=sys.stderr)
         return 2
-    negatives = read_jsonl(args.data / "hard_negatives.jsonl")
+    negatives = (
+        read_jsonl(args.data / "hard_negatives.jsonl")
+        if (args.data / "hard_negatives.jsonl").exists()
+        else read_kinds(args.data)
+    )
     problems = check_data(payloads, negatives)
     if problems:
         print("invalid data:\n  " + "\n  ".join(problems[:20]), file=sys.stderr)

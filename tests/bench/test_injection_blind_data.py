@@ -290,3 +290,35 @@ def test_a_quoted_finding_is_counted_apart_from_one_that_quarantines(
     line = IB.report(fig).splitlines()[1]
     assert f"recall overall 1.000 (quarantining {rate:.3f})" in line
     assert line.endswith(f"false positives on hard negatives 1.000 (quarantining {rate:.3f})")
+
+
+def test_a_folder_of_training_negatives_reads_as_negatives_only(tmp_path: Path) -> None:
+    """`--data` also reads bench/data/injection/hard_negatives* (<lang>.json: kind -> texts); with
+    `--negatives-spread --all-locations` each negative goes into every place."""
+    import json
+
+    (tmp_path / "en.json").write_text(json.dumps({"memo": ["ZORBLAX is a cake", "plain words"]}))
+    (tmp_path / "de.json").write_text(json.dumps({"faq": ["Kuchen ohne ZORBLAX"]}))
+    rows = IB.read_kinds(tmp_path)
+    assert [(r["id"], r["lang"], r["kind"]) for r in rows] == [
+        ("de-faq-0", "de", "faq"),
+        ("en-memo-0", "en", "memo"),
+        ("en-memo-1", "en", "memo"),
+    ]
+    fig = IB.evaluate(
+        [],
+        rows,
+        [("p", PAGE)],
+        scan=_marker_scanner,
+        seed=1,
+        negatives_spread=True,
+        all_locations=True,
+        show=0,
+    )
+    n = len(IB.LOCATIONS)
+    assert fig["hard_negatives"] == 3 * n
+    assert {k: v["n"] for k, v in fig["fp_by_location"].items()} == dict.fromkeys(IB.LOCATIONS, 3)
+    assert fig["fp_by_kind"]["memo"] == {"hit": n, "n": 2 * n, "rate": 0.5}
+    assert fig["fp_by_kind"]["faq"]["hit"] == n
+    own = IB.read_kinds(ROOT / "bench" / "data" / "injection" / "hard_negatives3")
+    assert len(own) == 480 and IB.check_data([], own) == []

@@ -91,6 +91,24 @@ def audit_run(root: Path, pages: dict[str, str], policy: str = LEXICAL_POLICY) -
     return out
 
 
+def site_page(site: str, slug: str, hidden: str, *, lang: str = "en", lead: str = "") -> str:
+    """An article of `site` with `lead` in plain sight and `hidden` in a display:none block, its
+    canonical URL `site`/`slug` (the CLI tests audit a few of these and read one page's row)."""
+    return (
+        f'<!doctype html><html lang="{lang}"><head><title>{slug}</title>'
+        f'<link rel="canonical" href="{site}/{slug}"></head><body><main><article>'
+        f'<h1>{slug}</h1><p>{lead}</p><div style="display:none">{hidden}</div>'
+        "</article></main></body></html>"
+    )
+
+
+def signals_of(run: Path, url: str) -> dict[str, Any]:
+    """The `signals.parquet` row of the page at `url` in the run directory `run`."""
+    scores = pl.read_parquet(run / "scores.parquet")
+    doc = scores.filter(pl.col("url") == url)["doc_id"][0]
+    return pl.read_parquet(run / "signals.parquet").filter(pl.col("doc_id") == doc).to_dicts()[0]
+
+
 HARBOUR_SITE = "https://harbour.example.com"
 
 

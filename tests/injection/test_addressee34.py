@@ -15,9 +15,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import polars as pl
 import pytest
-from injection.gate_pages import audit_run
+from injection.gate_pages import audit_run, signals_of, site_page
 from injection.semantic_stub import model_says_yes
 from typer.testing import CliRunner
 
@@ -142,16 +141,7 @@ def test_scan_keeps_a_turned_note_unquoted(text: str) -> None:
 
 
 SITE = "https://press.example.org"
-
-
-def _site_page(slug: str, hidden: str) -> str:
-    return (
-        f'<!doctype html><html lang="en"><head><title>Press room</title>'
-        f'<link rel="canonical" href="{SITE}/{slug}"></head><body><main><article>'
-        "<h1>Press room</h1><p>Our spring catalogue is out. It lists forty new titles for young "
-        "readers and a series of travel guides.</p>"
-        f'<div style="display:none">{hidden}</div></article></main></body></html>'
-    )
+LEAD = "Our spring catalogue is out. It lists forty new titles for young readers."
 
 
 @pytest.fixture(scope="module")
@@ -159,24 +149,18 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return audit_run(
         tmp_path_factory.mktemp("editorial"),
         {
-            "note.html": _site_page("note", NOTES[4]),
-            "turned.html": _site_page("turned", TURNED[1]),
+            "note.html": site_page(SITE, "note", NOTES[4], lead=LEAD),
+            "turned.html": site_page(SITE, "turned", TURNED[1], lead=LEAD),
         },
     )
 
 
-def _signals(out: Path, slug: str) -> dict[str, object]:
-    scores = pl.read_parquet(out / "scores.parquet")
-    doc = scores.filter(pl.col("url") == f"{SITE}/{slug}")["doc_id"][0]
-    return pl.read_parquet(out / "signals.parquet").filter(pl.col("doc_id") == doc).to_dicts()[0]
-
-
 def test_audit_quotes_the_staff_note_and_quarantines_the_turned_one(run: Path) -> None:
-    note = _signals(run, "note")
+    note = signals_of(run, f"{SITE}/note")
     assert note["quarantine_injection"] is False
     assert note["injection_count"] >= 1
     assert note["injection_count"] == note["injection_quoted_count"]
-    turned = _signals(run, "turned")
+    turned = signals_of(run, f"{SITE}/turned")
     assert turned["quarantine_injection"] is True and turned["injection_quoted_count"] == 0
 
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import polars as pl
 import pytest
-from injection.gate_pages import audit_run
+from injection.gate_pages import audit_run, signals_of
 from typer.testing import CliRunner
 
 from trustaudit.cli.main import app
@@ -48,9 +47,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _signals(out: Path, slug: str) -> dict[str, object]:
-    scores = pl.read_parquet(out / "scores.parquet")
-    doc = scores.filter(pl.col("url") == f"{SITE}/{slug}")["doc_id"][0]
-    return pl.read_parquet(out / "signals.parquet").filter(pl.col("doc_id") == doc).to_dicts()[0]
+    return signals_of(out, f"{SITE}/{slug}")
 
 
 def test_audit_quotes_the_tutorial_and_quarantines_the_turned_text(run: Path) -> None:

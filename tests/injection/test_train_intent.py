@@ -443,6 +443,18 @@ def test_fit_fold_reads_its_thresholds_by_the_rule_given() -> None:
     assert heads["tail"].thresholds != heads["top"].thresholds
 
 
+def _held_out_texts() -> set[str]:
+    """Every text of the held-out collections (never printed: only counts are asserted)."""
+    return {
+        json.loads(line)["text"]
+        for name in ("injection_blind", "injection_blind2", "injection_statements",
+                     "injection_hidden_prose")
+        for f in (_T.ROOT / "bench" / "data" / name).glob("*.jsonl")
+        for line in f.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    }  # fmt: skip
+
+
 def test_training_hard_negatives_cover_every_language_and_no_held_out_text() -> None:
     """Session 32's training negatives (hard_negatives2, `--hard-sets`) join the bench's 75 as a
     group of their own; none of their texts is a text of a held-out collection or one of our own
@@ -454,14 +466,7 @@ def test_training_hard_negatives_cover_every_language_and_no_held_out_text() -> 
     assert groups.count("hard") == len(_LOFO.load_hard_negatives()) and groups.count("hard2") == 360
     assert texts[groups.index("hard2") :] == [t for t, _, _ in own]
     assert _T.hard_negative_rows()[1] == ["hard"] * groups.count("hard")  # HARD_SETS, the recipe
-    held_out = {
-        json.loads(line)["text"]
-        for name in ("injection_blind", "injection_blind2", "injection_statements",
-                     "injection_hidden_prose")
-        for f in (_T.ROOT / "bench" / "data" / name).glob("*.jsonl")
-        for line in f.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    }  # fmt: skip
+    held_out = _held_out_texts()
     assert len(held_out) > 1500
     shared = len(held_out & set(texts))
     assert shared == 0, shared
@@ -539,3 +544,17 @@ def test_the_lexical_input_is_the_embedding_and_the_features_of_each_text(
     marks = _T.represent(texts, None, "pooled+marks", 0.1)
     assert np.allclose(marks[:, EMBED_DIM:], 0.1 * passage_features(texts, "marks1"))
     assert np.array_equal(x[0], x[2]) and not np.array_equal(x[0], x[1])
+
+
+def test_the_third_set_of_hidden_prose_keeps_its_contract_and_no_held_out_text() -> None:
+    """Session 34's development negatives (hard_negatives3: 8 kinds of copy sites hide for people,
+    3 a kind in each of the 20 languages) load as a `--hard-sets` folder; none of their texts is a
+    held-out collection's (counts only: a failure must not print held-out text)."""
+    own = _LOFO.load_hard_negatives("hard_negatives3")
+    assert len(own) == 480 and {lang for _, lang, _ in own} == set(_LOFO.LANGS)
+    kinds = {kind for _, _, kind in own}
+    assert len(kinds) == 8 and "moderation_note" in kinds and "template_text" in kinds
+    texts, groups = _T.hard_negative_rows(("hard_negatives", "hard_negatives3"))
+    assert groups.count("hard2") == 480 and len(set(texts)) == len(texts)
+    held_out = _held_out_texts()
+    assert len(held_out & set(texts)) == 0
