@@ -321,35 +321,38 @@ _DISGUISED = ("en", "pt", "es", "fr", "de", "it", "nl", "pl", "id", "vi")
 
 
 @lru_cache(maxsize=4096)
-def _turkish_spelling(word: str) -> bool:
-    """Whether `word` (with a dotless ı or a dotted İ) is spelled in Turkish rather than another
-    language's word with its i swapped: its i-fold is listed in none of `_DISGUISED` (wordfreq)
-    more often than the word is in Turkish, or listed nowhere ("faturalarınızı": an inflected form
-    no list holds is no known word in disguise). "thıs", "ıs" (English 7.1 against Turkish 3.9),
-    "ınstructıons" are disguises; "akıllı", "ekranı" are Turkish (session 34)."""
+def _spelling(word: str) -> int:
+    """How `word` (with a dotless ı or a dotted İ) is spelled: 1 in Turkish, -1 as another
+    language's word with its i swapped, 0 unknown. Turkish when wordfreq lists it in Turkish at
+    least as often as its i-fold in any of `_DISGUISED` ("akıllı", "ekranı"); a disguise when
+    the fold is listed there more often ("thıs", "ıs": English 7.1 against Turkish 3.9,
+    "ınstructıons", "sıstema"); unknown when neither list holds it ("faturalarınızı", a made-up
+    word)."""
     from trustaudit.injection.cut_words import zipf
 
     low = word.replace("İ", "i").lower()
     turkish = zipf(low, "tr")
     fold = low.replace("ı", "i")
     other = max((z for lang in _DISGUISED if (z := zipf(fold, lang)) is not None), default=None)
-    return other is None or (turkish is not None and turkish >= other)
+    if turkish is not None and (other is None or turkish >= other):
+        return 1
+    return -1 if other is not None else 0
 
 
-_DOTTED_WORD = re.compile(r"[^\W\d_]*[ıİ][^\W\d_]*")
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 
 def _spelled_turkish(text: str) -> bool:
-    """Whether more of the words of `text` written with ı or İ are Turkish spelling than other
-    languages' words in disguise (`_turkish_spelling`): a short Turkish text needs neither ş, ğ nor
-    two function words to be Turkish ("Asistan artık faturalarınızı özetleyip…"), and an English
-    sentence with one Turkish-looking word among its disguised ones ("…wıth the COVİD-19
-    vaccınatıon rates") stays English."""
-    words = _DOTTED_WORD.findall(text)
-    if not words:
+    """Whether more of the distinct words of `text` written with ı or İ are spelled in Turkish
+    than disguised (`_spelling`): a short Turkish text needs neither ş, ğ nor two function words
+    to be Turkish ("Asistan artık faturalarınızı özetleyip…"), and an English sentence with one
+    Turkish-looking word among its disguised ones ("…wıth the COVİD-19 vaccınatıon rates") stays
+    English. Distinct and listed words only: a word repeated or made up casts no vote."""
+    if "ı" not in text and "İ" not in text:
         return False
-    turkish = sum(map(_turkish_spelling, words))
-    return turkish > len(words) - turkish
+    words = {w for w in _LETTERS.findall(text) if "ı" in w or "İ" in w}
+    votes = sum(map(_spelling, words))
+    return votes > 0
 
 
 @dataclass(frozen=True, slots=True)
