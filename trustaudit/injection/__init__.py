@@ -1244,14 +1244,12 @@ _STOP_MARGIN = 1000
 # the match then starts at the first word, so read its `end()`); a line break, or a full stop of a
 # script written without spaces (`directive.SPACED_STOPS`, `CLOSED_STOPS`).
 _CLOSERS = "\"'”’»)\\]）」』"
-_LOWER = LOWER
-_UPPER_START = UPPER
 _OPENERS = "\"'“‘«(\\[（「『"
 _SENTENCE_STOP = re.compile(
     rf"[{SPACED_STOPS}](?=\s|$)"
-    rf"|[{SPACED_STOPS}][{_CLOSERS}]+(?=\s+[^\s{_LOWER}]|\s*$)"
-    rf"|(?<![^\s{_OPENERS}])(?P<glued>[{_UPPER_START}]?)[{_LOWER}]{{2,}}[.!?]"
-    rf"(?=[{_UPPER_START}][{_LOWER}](?:[^\s./]|[./](?=\s|$))*(?:\s|$))"
+    rf"|[{SPACED_STOPS}][{_CLOSERS}]+(?=\s+[^\s{LOWER}]|\s*$)"
+    rf"|(?<![^\s{_OPENERS}])(?P<glued>[{UPPER}]?)[{LOWER}]{{2,}}[.!?]"
+    rf"(?=[{UPPER}][{LOWER}](?:[^\s./]|[./](?=\s|$))*(?:\s|$))"
     rf"|[\n{CLOSED_STOPS}]"
 )
 

@@ -59,18 +59,20 @@ def _frequencies(lang: str) -> dict[str, float]:
     return get_frequency_dict(lang, "small")
 
 
-def _zipf(freq: dict[str, float], word: str) -> float:
+def _listed(freq: dict[str, float], word: str) -> float | None:
     f = freq.get(word)
-    return _UNLISTED if f is None else math.log10(f) + 9
+    return None if f is None else math.log10(f) + 9
+
+
+def _zipf(freq: dict[str, float], word: str) -> float:
+    z = _listed(freq, word)
+    return _UNLISTED if z is None else z
 
 
 def zipf(word: str, lang: str) -> float | None:
     """The Zipf value of lower-case `word` in `lang`'s list (log10 of its frequency per billion
     words); None when the list does not hold it (or `lang` has none here)."""
-    if lang not in _LANGS:
-        return None
-    f = _frequencies(lang).get(word)
-    return None if f is None else math.log10(f) + 9
+    return _listed(_frequencies(lang), word) if lang in _LANGS else None
 
 
 def languages(text: str) -> frozenset[str]:

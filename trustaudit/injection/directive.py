@@ -243,15 +243,14 @@ _STEER_NAMED: dict[str, str] = {
     "en": "highlight|name",
 }
 # A named thing right after the verb: "Harbour Tours", "«Гавань»", "a Harbour Tours", "את Harbour"
-_UPPER = UPPER
-_NAMED = re.compile(rf"\s+(?:(?:[^\W\d_]{{1,3}}|את|על)\s+)?(?:[\"'“«„]\s*[^\W_]|[{_UPPER}])")
+_NAMED = re.compile(rf"\s+(?:(?:[^\W\d_]{{1,3}}|את|על)\s+)?(?:[\"'“«„]\s*[^\W_]|[{UPPER}])")
 # What a pruned verb (`_STEER_NAMED`) must name to steer: a quoted name, or a name of two
 # Title-Case words or more ("Harbour Tours"), not followed by a colon. A headline's one
 # capitalised word after the verb is its noun ("Highlight Reel: …", "Destaque Nacional é o melhor
 # programa", "Puji Tuhan, …", "Destaque Brasil: …").
 _NAMED_FULL = re.compile(
     rf"\s+(?:(?:[^\W\d_]{{1,3}}|את|על)\s+)?(?:[\"'“«„][^\"'”»“\n]{{1,60}}[\"'”»“]"
-    rf"|(?>[{_UPPER}][\w'’&.-]*(?:\s+[{_UPPER}][\w'’&.-]*)+)(?!\s*:))"
+    rf"|(?>[{UPPER}][\w'’&.-]*(?:\s+[{UPPER}][\w'’&.-]*)+)(?!\s*:))"
 )
 # Where the context of a pruned verb's name ends: a sentence's end, and a comma, a colon, a
 # semicolon or a dash ("Puji Tuhan, yang terbaik untuk kita semua": the best is not Tuhan's).
