@@ -320,6 +320,12 @@ def _slot_hits_before(low: str, orig: str | None = None, *, first_strong: bool =
             if f & intent._URL:
                 tail = intent._URL_TAIL.match(low, j)
                 url_end = tail.end() if tail else j
+            if f & intent._MAIL:  # (session 35: an "@" counts inside an e-mail address only)
+                before = low[i - 1] if i else ""
+                domain = intent._MAIL_TAIL.match(low, j)
+                if domain is None or not (before.isalnum() or before in intent._MAIL_LOCAL):
+                    continue
+                url_end = domain.end()
         glued = (
             i > 0
             and (low[i - 1].isalnum() or low[i - 1] == "_")
