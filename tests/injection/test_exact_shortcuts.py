@@ -326,6 +326,10 @@ def _slot_hits_before(low: str, orig: str | None = None, *, first_strong: bool =
                 if domain is None or not (before.isalnum() or before in intent._MAIL_LOCAL):
                     continue
                 url_end = domain.end()
+                part = intent._MAIL_LOCAL_PART.search(low, max(0, i - 64), i)
+                local = part.start() if part else i
+                while out and out[-1][1] > local:
+                    out.pop()
         glued = (
             i > 0
             and (low[i - 1].isalnum() or low[i - 1] == "_")

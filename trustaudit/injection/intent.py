@@ -115,6 +115,7 @@ _URL_TAIL = re.compile(r"[^\s)\"'<>\]]{4,}")
 # written the same in every language, and none of the 20 languages' combinations read it (32 of 32
 # injecagent-ds payloads scored nothing lexically).
 _MAIL_LOCAL = frozenset("._+-")
+_MAIL_LOCAL_PART = re.compile(r"[\w.+-]*\Z")  # (searched in the 64 characters before the "@")
 _MAIL_TAIL = re.compile(r"[^\W_](?:[\w-]{0,61}[^\W_])?(?:\.[^\W_](?:[\w-]{0,61}[^\W_])?){1,8}")
 # "Join the chat at https://gitter.im/…", "join the discussion on Discord": a README's badge or
 # link line invites the reader to a room; "join" (a build verb of the exfiltration slot, as in
@@ -480,6 +481,12 @@ def _slot_hits(
                 if domain is None or not (before.isalnum() or before in _MAIL_LOCAL):
                     continue  # a handle ("@user"), a decorator, an "@" alone: no address
                 url_end = domain.end()  # the domain's words are no slot words
+                # nor the local part's, found before its "@" ("agenda.copia@", "bob.list@": as
+                # words of other languages they split the sentence's language and its combination)
+                part = _MAIL_LOCAL_PART.search(low, max(0, i - 64), i)
+                local = part.start() if part else i
+                while out and out[-1][1] > local:
+                    out.pop()
         # "_" joins words in identifiers (ignore_previous_instructions_flag is no sentence); a
         # Latin term glued to Chinese, Japanese or Korean ("AIへの注意", "AI에게", "给AI的") stands
         # apart: those scripts put no space between words (`_cjk_edge`, asked only where the
