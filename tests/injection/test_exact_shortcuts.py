@@ -306,7 +306,10 @@ def _slot_hits_before(low: str, orig: str | None = None, *, first_strong: bool =
     out: list[tuple[int, int, int, int]] = []
     seen: dict[int, int] = {}
     url_end = -1
+    idle = m.qualifying if "@" not in low else frozenset()  # (session 35: no address, no qualifier)
     for k, i, j in m.finder.find_matches_as_indexes(low, overlapping=True):
+        if k in idle:
+            continue
         c = seen.get(k, 0)
         if c >= intent._TERM_HITS:
             continue

@@ -184,6 +184,10 @@ class _Matcher:
     # per pattern: whether every use needs a word start (`left_check`): then a match glued to the
     # letter before it is let go at once (`_slot_hits`; half of the real pages' slot matches are)
     word_start: tuple[bool, ...]
+    # the patterns whose every use is a `_QUALIFIERS` slot's: in a text without an "@" they can
+    # complete nothing (every combination of theirs needs an address), and are let go at once
+    qualifying: frozenset[int]
+    qualifier_slots: frozenset[int]  # the `_QUALIFIERS` slots' indexes
 
 
 def _inflected(lang: str, terms: list[str]) -> list[str]:
@@ -297,6 +301,10 @@ def _matcher() -> _Matcher:
         _mask(_STRONG, bit),
         _mask({slots[si] for uses in short.values() for si, _, _ in uses}, bit),
         tuple(all(use[3] for use in table[t]) for t in terms),
+        frozenset(
+            k for k, t in enumerate(terms) if all(slots[use[0]] in _QUALIFIERS for use in table[t])
+        ),
+        frozenset(si for si, slot in enumerate(slots) if slot in _QUALIFIERS),
     )
 
 
@@ -457,11 +465,16 @@ def _slot_hits(
         found, ids = m.finder.find_matches_as_indexes(low, overlapping=True), None
     else:
         found, ids = matches
+    # (an address is the one slot every qualifier's combination needs: without an "@" their words
+    # would only join sentences into one group and cost a pass through the checks below)
+    idle = m.qualifying if "@" not in low else frozenset()
     for k, i, j in found:
         if ids is not None:
             k = ids[k]
             if k < 0:
                 continue
+        if k in idle:
+            continue
         c = seen.get(k, 0)
         if c >= _TERM_HITS:
             continue
@@ -662,6 +675,7 @@ def find_intents(
     groups, ends, masks = _groups(text, hits)
     starts = [hits[a][0] for a, _ in groups]
     meta_bit, strong, lazy_mask = m.bit["meta"], m.strong_mask, m.lazy_mask
+    idle = m.qualifier_slots if "@" not in text else frozenset()
     out: list[IntentFeature] = []
     for g, (a, b) in enumerate(groups):
         lo, hi, mask = hits[a][0], ends[g], masks[g]
@@ -672,6 +686,8 @@ def find_intents(
         lazy: list[tuple[int, int, int, int]] = []
         if mask & strong and _reachable(mask | lazy_mask, m):
             lazy = _lazy_hits(text, lo, hi, m)
+            if idle:  # ("my", "mi", "ma": `_QUALIFIERS` words, idle without an address)
+                lazy = [x for x in lazy if x[2] not in idle]
             for x in lazy:
                 mask |= 1 << x[2]
         if not mask & strong or not _reachable(mask, m):
