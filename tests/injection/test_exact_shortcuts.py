@@ -324,13 +324,10 @@ def _slot_hits_before(low: str, orig: str | None = None, *, first_strong: bool =
                 tail = intent._URL_TAIL.match(low, j)
                 url_end = tail.end() if tail else j
             if f & intent._MAIL:  # (session 35: an "@" counts inside an e-mail address only)
-                before = low[i - 1] if i else ""
-                domain = intent._MAIL_TAIL.match(low, j)
-                if domain is None or not (before.isalnum() or before in intent._MAIL_LOCAL):
+                span = intent.address_span(low, i, j)
+                if span is None:
                     continue
-                url_end = domain.end()
-                part = intent._MAIL_LOCAL_PART.search(low, max(0, i - 64), i)
-                local = part.start() if part else i
+                local, url_end = span
                 while out and out[-1][1] > local:
                     out.pop()
         glued = (

@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 from injection.gate_pages import audit_run, page, pages_of
 
-from trustaudit.injection import intent
-from trustaudit.injection.html_scan import PRIORS
+from trustaudit.injection import intent, scan_html
 from trustaudit.injection.intent import LANGUAGES, find_intents
 from trustaudit.policy.injection import InjectionPolicy
 
@@ -45,8 +44,16 @@ def test_a_send_alone_is_a_finding_out_of_sight_only() -> None:
     own text in the visitor's voice ("attach a copy of my ID and send it to …") is written so."""
     policy = InjectionPolicy()
     assert WEAK < SEND < policy.semantic_gate < policy.min_score
-    assert 1 - (1 - SEND) * (1 - PRIORS["display_none"]) >= policy.min_score
-    assert 1 - (1 - SEND) * (1 - PRIORS["attr_alt"]) >= policy.min_score
+    lexical = InjectionPolicy(semantic="off")
+    text = SENDS[0]
+    for html, where, found in (
+        (f'<div style="display:none">{text}</div>', "display_none", True),
+        (f'<img src="a.png" alt="{text}">', "attr_alt", True),
+        (f"<p>{text}</p>", "visible", False),
+    ):
+        findings = scan_html(page(html), policy=lexical).findings
+        mine = [f for f in findings if f["technique"] == where and f["intent"] == "exfiltration"]
+        assert bool(mine) is found, (where, findings)
 
 
 def test_the_new_slots_cover_every_language() -> None:

@@ -489,15 +489,13 @@ def _slot_hits(
                 tail = _URL_TAIL.match(low, j)
                 url_end = tail.end() if tail else j
             if f & _MAIL:
-                before = low[i - 1] if i else ""
-                domain = _MAIL_TAIL.match(low, j)
-                if domain is None or not (before.isalnum() or before in _MAIL_LOCAL):
+                span = address_span(low, i, j)
+                if span is None:
                     continue  # a handle ("@user"), a decorator, an "@" alone: no address
-                url_end = domain.end()  # the domain's words are no slot words
+                # the address's words are no slot words: the domain's (skipped as a URL's tail)
                 # nor the local part's, found before its "@" ("agenda.copia@", "bob.list@": as
                 # words of other languages they split the sentence's language and its combination)
-                part = _MAIL_LOCAL_PART.search(low, max(0, i - 64), i)
-                local = part.start() if part else i
+                local, url_end = span
                 while out and out[-1][1] > local:
                     out.pop()
         # "_" joins words in identifiers (ignore_previous_instructions_flag is no sentence); a
@@ -534,6 +532,18 @@ def _slot_hits(
         return []
     out.sort()
     return out
+
+
+def address_span(low: str, at: int, after: int) -> tuple[int, int] | None:
+    """(start of the local part, end of the domain) of the e-mail address whose "@" is
+    `low[at:after]`, or None when it is none: a letter, digit or `._+-` before the "@" and a domain
+    after it (`_MAIL_TAIL`); the local part is read at most 64 characters back."""
+    before = low[at - 1] if at else ""
+    domain = _MAIL_TAIL.match(low, after)
+    if domain is None or not (before.isalnum() or before in _MAIL_LOCAL):
+        return None
+    part = _MAIL_LOCAL_PART.search(low, max(0, at - 64), at)
+    return (part.start() if part else at), domain.end()
 
 
 def _cjk_edge(low: str, out: int, inside: int) -> bool:
